@@ -1,0 +1,560 @@
+/*
+ * rfx.h - random feature expansions: the public C API.
+ *
+ * rfx approximates shift-invariant kernels k(x, y) = k(x - y) with explicit
+ * random Fourier features z(x) such that z(x).z(y) ~ k(x, y) (Rahimi & Recht,
+ * "Random Features for Large-Scale Kernel Machines", NIPS 2007), and fits
+ * linear models on those features: ridge regression and weight-space Bayesian
+ * regression with predictive standard deviations.
+ *
+ * This header is the manual. Conventions that hold everywhere:
+ *
+ *  - Every fallible function returns an rfx_status. RFX_OK (0) is success; any
+ *    other value is an error, and rfx_last_error() then holds a message that
+ *    says what went wrong and where (file, line, column, parameter field).
+ *    The message is thread-local: each thread sees its own last error.
+ *  - The library never prints, exits, aborts, or touches the locale.
+ *  - Outputs are written only on success: on error, *out pointers are left
+ *    untouched and output files are not created or replaced.
+ *  - Objects come in _create / _free pairs; _free(NULL) is a harmless no-op.
+ *  - Matrices are row-major with an explicit stride (elements between the
+ *    starts of consecutive rows, >= cols), so C-contiguous numpy arrays and
+ *    row blocks of larger arrays pass without copies.
+ *  - Randomness comes only from explicit seeds. Feature j depends only on
+ *    (seed, j) through a counter-based generator (Philox4x64-10, Salmon et al.
+ *    SC'11), so the same seed gives bitwise-identical features and models for
+ *    any number of threads.
+ *  - n_threads fields: 0 means the OpenMP default (OMP_NUM_THREADS or the
+ *    number of cores); results never depend on the value.
+ */
+#ifndef RFX_H
+#define RFX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define RFX_API
+#elif defined(__GNUC__)
+#define RFX_API __attribute__((visibility("default")))
+#else
+#define RFX_API
+#endif
+
+#define RFX_VERSION_MAJOR 0
+#define RFX_VERSION_MINOR 1
+#define RFX_VERSION_PATCH 0
+
+/* The library version as "MAJOR.MINOR.PATCH". */
+RFX_API const char *rfx_version(void);
+
+/* ------------------------------------------------------------------------ */
+/* Errors                                                                    */
+/* ------------------------------------------------------------------------ */
+
+typedef enum rfx_status {
+    RFX_OK = 0,
+    RFX_EINVAL = 1,      /* an argument or parameter field is invalid        */
+    RFX_ENOMEM = 2,      /* an allocation failed                             */
+    RFX_EOVERFLOW = 3,   /* a size computation would overflow size_t         */
+    RFX_EDIM = 4,        /* matrix dimensions do not match                   */
+    RFX_EIO = 5,         /* a file could not be opened, read or written      */
+    RFX_EPARSE = 6,      /* input data is malformed (CSV, .npy, NaN/Inf)     */
+    RFX_EFORMAT = 7,     /* a model file or buffer is corrupt or truncated   */
+    RFX_EVERSION = 8,    /* a model file is newer than this library          */
+    RFX_ENUMERIC = 9,    /* a numerical failure (matrix not positive definite) */
+    RFX_ECANCELLED = 10, /* a progress callback asked to stop                */
+    RFX_EINTERNAL = 11   /* an internal invariant failed (a bug: report it)  */
+} rfx_status;
+
+/* A static, constant description of a status code (never NULL). */
+RFX_API const char *rfx_strerror(rfx_status status);
+
+/* The detailed message of the last error raised on the calling thread, or ""
+ * when none. The string is valid until the next rfx call on this thread. */
+RFX_API const char *rfx_last_error(void);
+
+/* Forget the last error of the calling thread. */
+RFX_API void rfx_clear_error(void);
+
+/* ------------------------------------------------------------------------ */
+/* Matrix views                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* A row-major view: element (i, j) is data[i * stride + j]; stride >= cols.
+ * Views never own their data. */
+typedef struct rfx_mat {
+    double *data;
+    size_t rows, cols, stride;
+} rfx_mat;
+
+typedef struct rfx_cmat {
+    const double *data;
+    size_t rows, cols, stride;
+} rfx_cmat;
+
+typedef struct rfx_matf {
+    float *data;
+    size_t rows, cols, stride;
+} rfx_matf;
+
+typedef struct rfx_cmatf {
+    const float *data;
+    size_t rows, cols, stride;
+} rfx_cmatf;
+
+/* Contiguous views (stride == cols). */
+static inline rfx_mat rfx_mat_of(double *data, size_t rows, size_t cols)
+{
+    rfx_mat m;
+    m.data = data; m.rows = rows; m.cols = cols; m.stride = cols;
+    return m;
+}
+static inline rfx_cmat rfx_cmat_of(const double *data, size_t rows, size_t cols)
+{
+    rfx_cmat m;
+    m.data = data; m.rows = rows; m.cols = cols; m.stride = cols;
+    return m;
+}
+static inline rfx_matf rfx_matf_of(float *data, size_t rows, size_t cols)
+{
+    rfx_matf m;
+    m.data = data; m.rows = rows; m.cols = cols; m.stride = cols;
+    return m;
+}
+static inline rfx_cmatf rfx_cmatf_of(const float *data, size_t rows, size_t cols)
+{
+    rfx_cmatf m;
+    m.data = data; m.rows = rows; m.cols = cols; m.stride = cols;
+    return m;
+}
+/* A read-only view of a mutable one. */
+static inline rfx_cmat rfx_cmat_from(rfx_mat m)
+{
+    rfx_cmat c;
+    c.data = m.data; c.rows = m.rows; c.cols = m.cols; c.stride = m.stride;
+    return c;
+}
+/* The empty view: passed where an optional matrix is not wanted. */
+static inline rfx_mat rfx_mat_none(void)
+{
+    rfx_mat m;
+    m.data = NULL; m.rows = 0; m.cols = 0; m.stride = 0;
+    return m;
+}
+static inline rfx_cmat rfx_cmat_none(void)
+{
+    rfx_cmat m;
+    m.data = NULL; m.rows = 0; m.cols = 0; m.stride = 0;
+    return m;
+}
+
+/* Progress and cancellation: called from the calling thread with the name of
+ * the current stage and the fraction done in [0, 1]. Return non-zero to stop;
+ * the running call then returns RFX_ECANCELLED. */
+typedef int (*rfx_progress_fn)(void *user, const char *stage, double fraction);
+
+/* ------------------------------------------------------------------------ */
+/* Random Fourier features                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* Shift-invariant kernels and their spectral densities (Bochner's theorem).
+ * With scaled inputs u = x / l (l the length scale, or one per dimension)
+ * and r = |u_x - u_y|_2, t = u_x - u_y:
+ *
+ *  GAUSSIAN   k = exp(-r^2 / 2)              w ~ N(0, I) / l
+ *  LAPLACIAN  k = exp(-|t|_1)                w_i ~ Cauchy(0, 1) / l_i
+ *  CAUCHY     k = prod_i 1 / (1 + t_i^2)     w_i ~ Laplace(0, 1) / l_i
+ *  MATERN     k = 2^(1-nu)/Gamma(nu) (sqrt(2 nu) r)^nu K_nu(sqrt(2 nu) r)
+ *             w ~ multivariate Student-t, 2 nu degrees of freedom, / l;
+ *             closed forms for nu = 1/2, 3/2, 5/2 (exp(-r) for nu = 1/2).
+ *
+ * scikit-learn's gamma: rbf_kernel is exp(-gamma |x-y|^2), i.e. GAUSSIAN with
+ * l = 1 / sqrt(2 gamma); laplacian_kernel is exp(-gamma |x-y|_1), i.e.
+ * LAPLACIAN with l = 1 / gamma. Setting gamma > 0 in rfx_features_params uses
+ * that meaning (GAUSSIAN and LAPLACIAN only). */
+typedef enum rfx_kernel {
+    RFX_KERNEL_GAUSSIAN = 0,
+    RFX_KERNEL_LAPLACIAN = 1,
+    RFX_KERNEL_CAUCHY = 2,
+    RFX_KERNEL_MATERN = 3
+} rfx_kernel;
+
+/* The two feature forms, both with E[z(x).z(y)] = k(x, y):
+ *  COS_BIAS  z_j(x) = sqrt(2/D) cos(w_j.x + b_j), b_j ~ U(0, 2 pi),
+ *            j = 0..D-1: D frequencies, D outputs.
+ *  COS_SIN   z(x) = sqrt(2/D) [cos(w_1.x) .. cos(w_F.x), sin(w_1.x) ..
+ *            sin(w_F.x)], F = D/2 frequencies, D outputs (D even): the
+ *            cosines in columns 0..F-1, the sines in columns F..D-1. Lower
+ *            variance than COS_BIAS at equal D (Sutherland & Schneider 2015). */
+typedef enum rfx_form {
+    RFX_FORM_COS_BIAS = 0,
+    RFX_FORM_COS_SIN = 1
+} rfx_form;
+
+/* The name of a kernel ("gaussian", ...) or form ("cos-bias", "cos-sin"), and
+ * the reverse look-up (RFX_EINVAL for an unknown name). */
+RFX_API const char *rfx_kernel_name(rfx_kernel kernel);
+RFX_API const char *rfx_form_name(rfx_form form);
+RFX_API rfx_status rfx_kernel_from_name(const char *name, rfx_kernel *out);
+RFX_API rfx_status rfx_form_from_name(const char *name, rfx_form *out);
+
+typedef struct rfx_features_params {
+    rfx_kernel kernel;      /* default RFX_KERNEL_GAUSSIAN                    */
+    double nu;              /* Matern smoothness > 0, default 1.5             */
+    rfx_form form;          /* default RFX_FORM_COS_BIAS                      */
+    size_t n_features;      /* D, the number of output columns; default 1024  */
+    uint64_t seed;          /* default 0                                      */
+    double length_scale;    /* isotropic l > 0, default 1                     */
+    const double *length_scales; /* d per-dimension scales (ARD), or NULL;
+                                    copied at create; overrides length_scale */
+    double gamma;           /* > 0: scikit-learn's gamma (see rfx_kernel);
+                               overrides length_scale; default 0 (unused)     */
+    int n_threads;          /* for transform; 0 = OpenMP default            */
+} rfx_features_params;
+
+/* The defaults documented in the struct. */
+RFX_API rfx_features_params rfx_features_params_default(void);
+
+/* A sampled feature map: frequencies W (F x d), phases b (F), scale. */
+typedef struct rfx_features rfx_features;
+
+/* Sample a feature map for inputs of dimension d. Every field is validated;
+ * the message names the bad field. */
+RFX_API rfx_status rfx_features_create(const rfx_features_params *params, size_t d,
+                                       rfx_features **out);
+RFX_API void rfx_features_free(rfx_features *f);
+
+/* A copy of the parameters the map was made with (length_scales points into
+ * the map and lives as long as it does; gamma is converted to length_scale). */
+RFX_API rfx_features_params rfx_features_get_params(const rfx_features *f);
+RFX_API size_t rfx_features_input_dim(const rfx_features *f);  /* d */
+RFX_API size_t rfx_features_output_dim(const rfx_features *f); /* D */
+
+/* The sampled frequencies W (F x d, F = D for COS_BIAS, D/2 for COS_SIN) and
+ * phases b (F values, all zero for COS_SIN); both owned by f. */
+RFX_API rfx_cmat rfx_features_frequencies(const rfx_features *f);
+RFX_API const double *rfx_features_phases(const rfx_features *f);
+
+/* Set the number of threads used by transforms of this map. */
+RFX_API void rfx_features_set_threads(rfx_features *f, int n_threads);
+
+/* Z = z(X): X is n x d, Z is n x D (caller-allocated; any strides). Computed
+ * in cache-sized row blocks: a BLAS GEMM into the output block followed by a
+ * vectorised cos (or sincos) in place, OpenMP over row blocks; no temporary
+ * larger than one block. Cost 2 n d D flops + n D cosines. */
+RFX_API rfx_status rfx_features_transform(const rfx_features *f, rfx_cmat X, rfx_mat Z);
+
+/* The same in single precision (SGEMM, float cos): about twice the speed,
+ * with absolute errors of order 1e-6 * |w.x + b| in each feature. */
+RFX_API rfx_status rfx_features_transform_f32(const rfx_features *f, rfx_cmatf X, rfx_matf Z);
+
+/* The exact kernel that f approximates: K(i, j) = k(X_i, Y_j), K is
+ * X.rows x Y.rows. For verification and for small problems. */
+RFX_API rfx_status rfx_features_exact_kernel(const rfx_features *f, rfx_cmat X, rfx_cmat Y,
+                                             rfx_mat K);
+
+/* ------------------------------------------------------------------------ */
+/* Row-block sources                                                         */
+/* ------------------------------------------------------------------------ */
+
+/* A block of rows: x is rows x cols with stride; y is rows x ny with
+ * y_stride (NULL and ny == 0 when there are no targets). Owned by the
+ * source, valid until its next call. */
+typedef struct rfx_block {
+    const double *x;
+    size_t rows, cols, stride;
+    const double *y;
+    size_t ny, y_stride;
+} rfx_block;
+
+/* Where rows come from. Solvers call next() until *done is set (a call that
+ * sets *done returns no rows), and rewind() to start a new pass. Users may
+ * implement their own (a database cursor, an MPI shard): fill next, rewind,
+ * and optionally destroy (called by rfx_source_free), state. */
+typedef struct rfx_source {
+    rfx_status (*next)(struct rfx_source *src, rfx_block *out, int *done);
+    rfx_status (*rewind)(struct rfx_source *src);
+    void (*destroy)(struct rfx_source *src);
+    void *state;
+} rfx_source;
+
+/* A source over in-memory X (n x d) and Y (n x ny, or rfx_cmat_none()), in
+ * blocks of block_rows rows (0 = 4096). X and Y must outlive the source. */
+RFX_API rfx_status rfx_source_memory_create(rfx_cmat X, rfx_cmat Y, size_t block_rows,
+                                            rfx_source **out);
+
+/* Release a source made by the library (calls destroy, frees the struct). */
+RFX_API void rfx_source_free(rfx_source *src);
+
+/* ------------------------------------------------------------------------ */
+/* Sufficient statistics                                                     */
+/* ------------------------------------------------------------------------ */
+
+/* Mergeable sufficient statistics of a linear model on features Z (n x D)
+ * and targets Y (n x ny): n, Z^T Z, Z^T Y, column sums of Z and Y, and the
+ * diagonal of Y^T Y. Targets are accumulated about a shift (the mean of the
+ * first block) so that large offsets do not cancel. Statistics of disjoint
+ * row sets merge exactly (streaming, cross-validation folds, MPI ranks). */
+typedef struct rfx_stats rfx_stats;
+
+RFX_API rfx_status rfx_stats_create(size_t n_features, size_t n_targets, rfx_stats **out);
+RFX_API void rfx_stats_free(rfx_stats *s);
+RFX_API size_t rfx_stats_rows(const rfx_stats *s);
+
+/* Featurise the rows X (n x d) with f and add them, with targets Y (n x ny).
+ * Z^T Z is accumulated by fixed tiles (BLAS SYRK/GEMM, OpenMP over tiles), so
+ * results are bitwise identical for any thread count. */
+RFX_API rfx_status rfx_stats_add(rfx_stats *s, const rfx_features *f, rfx_cmat X, rfx_cmat Y);
+
+/* Add every row of a source (one pass; rewinds it first). */
+RFX_API rfx_status rfx_stats_add_source(rfx_stats *s, const rfx_features *f, rfx_source *src,
+                                        rfx_progress_fn progress, void *user);
+
+/* into += other (disjoint rows), or into -= other (other's rows are a subset
+ * of into's: leave-fold-out statistics). */
+RFX_API rfx_status rfx_stats_merge(rfx_stats *into, const rfx_stats *other);
+RFX_API rfx_status rfx_stats_remove(rfx_stats *into, const rfx_stats *other);
+
+/* A deep copy. */
+RFX_API rfx_status rfx_stats_copy(const rfx_stats *s, rfx_stats **out);
+
+/* Z^T Z (D x D, full symmetric), Z^T Y (D x ny), and the column sums of Z
+ * and Y, copied into caller buffers (any of them NULL to skip). */
+RFX_API rfx_status rfx_stats_get(const rfx_stats *s, double *ztz, double *zty, double *zsum,
+                                 double *ysum);
+
+/* ------------------------------------------------------------------------ */
+/* Models                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* A fitted model: an optional input scaler, a feature map, weights (D x ny),
+ * intercepts (ny), and for Bayesian models the posterior covariance factor. */
+typedef struct rfx_model rfx_model;
+
+typedef enum rfx_method {
+    RFX_METHOD_RIDGE = 0,
+    RFX_METHOD_BAYES = 1
+} rfx_method;
+
+RFX_API const char *rfx_method_name(rfx_method method);
+RFX_API rfx_status rfx_method_from_name(const char *name, rfx_method *out);
+
+/* How the regularisation is chosen when it is not given. */
+typedef enum rfx_select {
+    RFX_SELECT_NONE = 0,  /* use the given lambda                          */
+    RFX_SELECT_GCV = 1,   /* generalised cross-validation (Golub, Heath &
+                             Wahba 1979) over the lambda grid               */
+    RFX_SELECT_KFOLD = 2  /* k-fold cross-validation over the lambda grid;
+                             row i belongs to fold i mod k                   */
+} rfx_select;
+
+typedef enum rfx_solver {
+    RFX_SOLVER_AUTO = 0,   /* dual when n < D and the rows are in memory    */
+    RFX_SOLVER_PRIMAL = 1, /* (Z^T Z + lambda I) w = Z^T y, D x D Cholesky  */
+    RFX_SOLVER_DUAL = 2    /* (Z Z^T + lambda I) a = y, w = Z^T a, n x n    */
+} rfx_solver;
+
+typedef struct rfx_ridge_params {
+    double lambda;         /* penalty lambda |w|^2 >= 0, default 1e-3       */
+    int fit_intercept;     /* default 1: unpenalised intercept, by centring */
+    rfx_select select;     /* default RFX_SELECT_NONE                        */
+    size_t n_folds;        /* for RFX_SELECT_KFOLD, >= 2, default 5          */
+    const double *lambdas; /* candidate grid, or NULL for the default grid:
+                              40 values, log-spaced, 1e-10..1e2 times
+                              trace(Z^T Z)/D                                */
+    size_t n_lambdas;
+    rfx_solver solver;     /* default RFX_SOLVER_AUTO                        */
+    int n_threads;         /* 0 = OpenMP default                             */
+} rfx_ridge_params;
+
+RFX_API rfx_ridge_params rfx_ridge_params_default(void);
+
+/* Ridge regression from statistics (primal): min |Y - Z W - 1 c^T|^2 +
+ * lambda |W|^2. Selection by GCV uses one eigendecomposition of the centred
+ * Z^T Z; RFX_SELECT_KFOLD needs per-fold statistics and is only available
+ * through rfx_ridge_fit_source / rfx_ridge_fit. */
+RFX_API rfx_status rfx_ridge_solve(const rfx_features *f, const rfx_stats *s,
+                                   const rfx_ridge_params *params, rfx_model **out);
+
+/* Ridge regression by streaming a source: accumulate (one pass, or one
+ * accumulator per fold for k-fold selection), then solve. */
+RFX_API rfx_status rfx_ridge_fit_source(const rfx_features *f, rfx_source *src,
+                                        const rfx_ridge_params *params, rfx_model **out);
+
+/* Ridge regression on in-memory rows X (n x d), Y (n x ny); chooses the dual
+ * form when params->solver allows it and n < D. */
+RFX_API rfx_status rfx_ridge_fit(const rfx_features *f, rfx_cmat X, rfx_cmat Y,
+                                 const rfx_ridge_params *params, rfx_model **out);
+
+/* Weight-space Bayesian linear regression (Rasmussen & Williams 2006, 2.1):
+ * prior w ~ N(0, prior_var I), noise N(0, noise_var); posterior precision
+ * A = Z^T Z / noise_var + I / prior_var, mean A^-1 Z^T y / noise_var;
+ * predictive variance of f(x*) is z*^T A^-1 z* (plus noise_var for y*).
+ * Variances <= 0 are fitted by maximising the log marginal likelihood
+ * (evidence), with MacKay's fixed-point updates in the eigenbasis of Z^T Z. */
+typedef struct rfx_bayes_params {
+    double noise_var;  /* sigma_n^2 > 0, or <= 0 to fit; default 0 (fit)    */
+    double prior_var;  /* sigma_p^2 > 0, or <= 0 to fit; default 0 (fit)    */
+    int fit_intercept; /* default 1: flat prior on the intercept (centring)  */
+    size_t max_iter;   /* evidence iterations, default 300                   */
+    double tol;        /* relative change of the variances, default 1e-8    */
+    int n_threads;
+} rfx_bayes_params;
+
+RFX_API rfx_bayes_params rfx_bayes_params_default(void);
+
+/* The Bayesian posterior from statistics (one target column). */
+RFX_API rfx_status rfx_bayes_solve(const rfx_features *f, const rfx_stats *s,
+                                   const rfx_bayes_params *params, rfx_model **out);
+
+/* The same from in-memory rows. */
+RFX_API rfx_status rfx_bayes_fit(const rfx_features *f, rfx_cmat X, rfx_cmat Y,
+                                 const rfx_bayes_params *params, rfx_model **out);
+
+/* The whole fit in one call, as the command line does it: optional input
+ * standardisation, a feature map, and a method, with the length scale and the
+ * regularisation chosen automatically when not given. */
+typedef struct rfx_fit_params {
+    rfx_method method;         /* default RFX_METHOD_BAYES                   */
+    rfx_features_params features; /* kernel, form, D, seed; length_scale <= 0
+                                     means "choose" (the default here)       */
+    int standardize;           /* default 1: x -> (x - mean) / std per column */
+    double lambda;             /* ridge: < 0 means choose by GCV (default -1) */
+    double noise_var, prior_var; /* bayes: <= 0 means fit (default 0)       */
+    int fit_intercept;         /* default 1                                   */
+    size_t select_rows;        /* rows used to choose the length scale, a
+                                  seeded subset when n is larger; default 4000 */
+    rfx_progress_fn progress;  /* optional                                   */
+    void *progress_user;
+} rfx_fit_params;
+
+RFX_API rfx_fit_params rfx_fit_params_default(void);
+
+/* What an automatic fit chose. */
+typedef struct rfx_fit_report {
+    double length_scale;  /* isotropic length scale, in standardised units  */
+    double lambda;        /* ridge penalty (or noise_var / prior_var)       */
+    double noise_var, prior_var; /* Bayesian variances (0 for ridge)         */
+    double score;         /* log evidence per row (bayes) or GCV (ridge)    */
+    size_t n_candidates;  /* length scales tried                            */
+} rfx_fit_report;
+
+/* Fit X (n x d), Y (n x ny; one column for RFX_METHOD_BAYES). report may be
+ * NULL. */
+RFX_API rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y,
+                                 rfx_model **out, rfx_fit_report *report);
+
+RFX_API void rfx_model_free(rfx_model *m);
+
+/* Predictions for X (n x d): Yhat (n x ny) and, for Bayesian models, Ystd
+ * (n x ny), the predictive standard deviation of the noisy target y*
+ * (sqrt(z*^T A^-1 z* + noise_var)). Pass rfx_mat_none() for Ystd when not
+ * wanted; asking it of a ridge model is RFX_EINVAL. */
+RFX_API rfx_status rfx_model_predict(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_mat Ystd);
+
+/* The same with the standard deviation of the latent f(x*) (no noise). */
+RFX_API rfx_status rfx_model_predict_latent(const rfx_model *m, rfx_cmat X, rfx_mat Yhat,
+                                            rfx_mat Fstd);
+
+typedef struct rfx_model_info {
+    rfx_method method;
+    rfx_features_params features; /* length_scales points into the model     */
+    size_t n_inputs;          /* d                                           */
+    size_t n_targets;         /* ny                                          */
+    size_t n_train;           /* rows the model was fitted on                */
+    int standardized;         /* inputs standardised by a stored scaler      */
+    int fit_intercept;
+    int has_std;              /* predictive std available                    */
+    double lambda;            /* ridge penalty, or noise_var / prior_var     */
+    double noise_var, prior_var;
+    double log_evidence;      /* Bayesian log marginal likelihood, else 0     */
+} rfx_model_info;
+
+RFX_API rfx_status rfx_model_get_info(const rfx_model *m, rfx_model_info *info);
+
+/* The feature map of the model (owned by m). */
+RFX_API const rfx_features *rfx_model_features(const rfx_model *m);
+
+/* Weights W (D x ny) and intercepts (ny), owned by m. */
+RFX_API rfx_cmat rfx_model_weights(const rfx_model *m);
+RFX_API const double *rfx_model_intercepts(const rfx_model *m);
+
+/* Model files. The format (version 1), all integers little-endian:
+ *
+ *   offset 0   8 bytes  magic "RFXMODL\x1a"
+ *          8   u32      format version (1)
+ *         12   u32      header size in bytes (32)
+ *         16   u64      payload size P in bytes
+ *         24   u32      CRC-32 (zlib) of the payload
+ *         28   u32      CRC-32 of bytes 0..27
+ *         32   P bytes  payload: a sequence of records, each
+ *                         u32 tag, u32 element type, u64 count, data
+ *                       (f64 / u64 / i64 little-endian, data padded to 8).
+ *
+ * The loader checks the magic, refuses a newer version by name, verifies
+ * both CRCs, and checks every count against the bytes that remain and
+ * against SIZE_MAX before it allocates. The weights and frequencies are
+ * stored, not re-derived from the seed, so a loaded model predicts bitwise
+ * identically to the saved one. Saving writes a temporary file beside path
+ * and renames it over path, so path is never left half-written. */
+RFX_API rfx_status rfx_model_save(const rfx_model *m, const char *path);
+RFX_API rfx_status rfx_model_load(const char *path, rfx_model **out);
+
+/* The same to and from memory. *buf is allocated with malloc; release it
+ * with rfx_buffer_free. */
+RFX_API rfx_status rfx_model_save_buffer(const rfx_model *m, void **buf, size_t *len);
+RFX_API rfx_status rfx_model_load_buffer(const void *buf, size_t len, rfx_model **out);
+RFX_API void rfx_buffer_free(void *buf);
+
+/* ------------------------------------------------------------------------ */
+/* Data input and output                                                     */
+/* ------------------------------------------------------------------------ */
+
+/* A table of numbers read from CSV or .npy: inputs X (n x d) and, when a
+ * target column was named, Y (n x 1). */
+typedef struct rfx_data rfx_data;
+
+typedef struct rfx_read_params {
+    const char *target;  /* target column: a header name, or a 0-based index
+                            as text ("3"), or "-1" for the last column; NULL
+                            for no target (all columns are inputs)          */
+    char delimiter;      /* CSV field separator, default ','                */
+    int has_header;      /* CSV: 1 = first row names the columns, 0 = none,
+                            -1 = detect (default): a first row with a cell
+                            that is not a number is a header                 */
+    char comment;        /* CSV: lines starting with it are skipped,
+                            default '#'; 0 for none                         */
+} rfx_read_params;
+
+RFX_API rfx_read_params rfx_read_params_default(void);
+
+/* Read a CSV file or a .npy file (float64 or float32, C order, 1-D or 2-D;
+ * chosen by the magic bytes). Errors name the file, line and column: ragged
+ * rows, cells that are not numbers, NaN or Inf, an empty file, zero rows or
+ * columns, an unknown target column. */
+RFX_API rfx_status rfx_data_read(const char *path, const rfx_read_params *params,
+                                 rfx_data **out);
+RFX_API void rfx_data_free(rfx_data *data);
+
+RFX_API rfx_cmat rfx_data_x(const rfx_data *data);
+RFX_API rfx_cmat rfx_data_y(const rfx_data *data);  /* rfx_cmat_none() if none */
+/* The name of input column j (j < d), or of the target when j == SIZE_MAX;
+ * "x<j>" style names when the file had no header. */
+RFX_API const char *rfx_data_name(const rfx_data *data, size_t j);
+
+/* Write M as CSV (with a header line when names is not NULL: M.cols names)
+ * with 17 significant digits, or as a float64 .npy file. Both go through a
+ * temporary file and a rename. */
+RFX_API rfx_status rfx_csv_write(const char *path, rfx_cmat M, const char *const *names);
+RFX_API rfx_status rfx_npy_write(const char *path, rfx_cmat M);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RFX_H */

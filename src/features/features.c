@@ -1,0 +1,333 @@
+/*
+ * Random Fourier features (Rahimi & Recht, "Random Features for Large-Scale
+ * Kernel Machines", NIPS 2007): by Bochner's theorem a continuous shift-
+ * invariant kernel with k(0) = 1 is the Fourier transform of a probability
+ * density p(w), so k(x - y) = E_w[cos(w.(x - y))], estimated by D samples.
+ */
+#include "internal.h"
+
+#include <math.h>
+#include <string.h>
+
+static const double TWO_PI = 6.283185307179586476925;
+static const double PI = 3.141592653589793238463;
+
+rfx_features_params rfx_features_params_default(void)
+{
+    rfx_features_params p;
+    memset(&p, 0, sizeof p);
+    p.kernel = RFX_KERNEL_GAUSSIAN;
+    p.nu = 1.5;
+    p.form = RFX_FORM_COS_BIAS;
+    p.n_features = 1024;
+    p.seed = 0;
+    p.length_scale = 1.0;
+    p.length_scales = NULL;
+    p.gamma = 0.0;
+    p.n_threads = 0;
+    return p;
+}
+
+static const char *const kernel_names[] = {"gaussian", "laplacian", "cauchy", "matern"};
+static const char *const form_names[] = {"cos-bias", "cos-sin"};
+
+const char *rfx_kernel_name(rfx_kernel kernel)
+{
+    if ((unsigned)kernel < sizeof kernel_names / sizeof *kernel_names) return kernel_names[kernel];
+    return "unknown";
+}
+
+const char *rfx_form_name(rfx_form form)
+{
+    if ((unsigned)form < sizeof form_names / sizeof *form_names) return form_names[form];
+    return "unknown";
+}
+
+rfx_status rfx_kernel_from_name(const char *name, rfx_kernel *out)
+{
+    if (!name || !out) return rfx__error(RFX_EINVAL, "kernel name: NULL argument");
+    for (size_t i = 0; i < sizeof kernel_names / sizeof *kernel_names; i++) {
+        if (strcmp(name, kernel_names[i]) == 0) {
+            *out = (rfx_kernel)i;
+            return RFX_OK;
+        }
+    }
+    if (strcmp(name, "rbf") == 0) {
+        *out = RFX_KERNEL_GAUSSIAN;
+        return RFX_OK;
+    }
+    return rfx__error(RFX_EINVAL,
+                      "unknown kernel '%s' (expected gaussian, laplacian, cauchy or matern)", name);
+}
+
+rfx_status rfx_form_from_name(const char *name, rfx_form *out)
+{
+    if (!name || !out) return rfx__error(RFX_EINVAL, "form name: NULL argument");
+    for (size_t i = 0; i < sizeof form_names / sizeof *form_names; i++) {
+        if (strcmp(name, form_names[i]) == 0) {
+            *out = (rfx_form)i;
+            return RFX_OK;
+        }
+    }
+    return rfx__error(RFX_EINVAL, "unknown feature form '%s' (expected cos-bias or cos-sin)", name);
+}
+
+rfx_status rfx__features_check(const rfx_features_params *p, size_t d)
+{
+    if (!p) return rfx__error(RFX_EINVAL, "features: params is NULL");
+    if (d == 0) return rfx__error(RFX_EINVAL, "features: input dimension d must be >= 1");
+    if ((unsigned)p->kernel > RFX_KERNEL_MATERN)
+        return rfx__error(RFX_EINVAL, "features.kernel: %d is not an rfx_kernel", (int)p->kernel);
+    if ((unsigned)p->form > RFX_FORM_COS_SIN)
+        return rfx__error(RFX_EINVAL, "features.form: %d is not an rfx_form", (int)p->form);
+    if (p->n_features == 0)
+        return rfx__error(RFX_EINVAL, "features.n_features: must be >= 1");
+    if (p->form == RFX_FORM_COS_SIN && p->n_features % 2 != 0)
+        return rfx__error(RFX_EINVAL,
+                          "features.n_features: the cos-sin form needs an even count, got %zu",
+                          p->n_features);
+    if (p->kernel == RFX_KERNEL_MATERN && !(p->nu > 0 && isfinite(p->nu)))
+        return rfx__error(RFX_EINVAL, "features.nu: Matern smoothness must be > 0, got %g", p->nu);
+    if (!(p->gamma >= 0 && isfinite(p->gamma)))
+        return rfx__error(RFX_EINVAL, "features.gamma: must be >= 0 and finite, got %g", p->gamma);
+    if (p->gamma > 0 && p->kernel != RFX_KERNEL_GAUSSIAN && p->kernel != RFX_KERNEL_LAPLACIAN)
+        return rfx__error(RFX_EINVAL,
+                          "features.gamma: defined for the gaussian and laplacian kernels only; "
+                          "use length_scale for the %s kernel", rfx_kernel_name(p->kernel));
+    if (p->gamma > 0 && p->length_scales)
+        return rfx__error(RFX_EINVAL, "features: give gamma or length_scales, not both");
+    if (p->length_scales) {
+        for (size_t i = 0; i < d; i++) {
+            if (!(p->length_scales[i] > 0 && isfinite(p->length_scales[i])))
+                return rfx__error(RFX_EINVAL,
+                                  "features.length_scales[%zu]: must be > 0 and finite, got %g", i,
+                                  p->length_scales[i]);
+        }
+    } else if (p->gamma == 0 && !(p->length_scale > 0 && isfinite(p->length_scale))) {
+        return rfx__error(RFX_EINVAL, "features.length_scale: must be > 0 and finite, got %g",
+                          p->length_scale);
+    }
+    if (p->n_threads < 0)
+        return rfx__error(RFX_EINVAL, "features.n_threads: must be >= 0, got %d", p->n_threads);
+    size_t cells;
+    RFX__TRY(rfx__mul(p->n_features, d, &cells, "features: n_features x d"));
+    return RFX_OK;
+}
+
+/* The isotropic length scale that gamma stands for (scikit-learn meaning). */
+static double length_from_gamma(rfx_kernel kernel, double gamma)
+{
+    return kernel == RFX_KERNEL_GAUSSIAN ? 1.0 / sqrt(2.0 * gamma) : 1.0 / gamma;
+}
+
+static rfx_status features_alloc(const rfx_features_params *p, size_t d, rfx_features **out)
+{
+    rfx_features *f = calloc(1, sizeof *f);
+    if (!f) return rfx__error(RFX_ENOMEM, "features: cannot allocate");
+    f->params = *p;
+    f->d = d;
+    f->D = p->n_features;
+    f->F = p->form == RFX_FORM_COS_SIN ? p->n_features / 2 : p->n_features;
+    f->scale = sqrt(2.0 / (double)f->D);
+    rfx_status st = rfx__alloc(d, sizeof(double), (void **)&f->ls, "features: length scales");
+    if (!st) st = rfx__alloc(f->F * d, sizeof(double), (void **)&f->W, "features: frequencies");
+    if (!st) st = rfx__alloc(f->F, sizeof(double), (void **)&f->b, "features: phases");
+    if (!st) st = rfx__alloc(f->F * d, sizeof(float), (void **)&f->W32, "features: frequencies");
+    if (!st) st = rfx__alloc(f->F, sizeof(float), (void **)&f->b32, "features: phases");
+    if (st) {
+        rfx_features_free(f);
+        return st;
+    }
+    *out = f;
+    return RFX_OK;
+}
+
+static void features_finish(rfx_features *f)
+{
+    for (size_t i = 0; i < f->F * f->d; i++) f->W32[i] = (float)f->W[i];
+    for (size_t j = 0; j < f->F; j++) f->b32[j] = (float)f->b[j];
+    f->params.length_scales = f->ard ? f->ls : NULL;
+    f->params.length_scale = f->ard ? 0.0 : f->ls[0];
+    f->params.gamma = 0.0;
+}
+
+/* Draw frequency j: the phase first, then the d coordinates, all from the
+ * stream (seed, 0, j), so row j is the same whatever F, d or thread count. */
+static void sample_row(const rfx_features *f, size_t j, double *w, double *b)
+{
+    rfx__rng r;
+    rfx__rng_init(&r, f->params.seed, 0, (uint64_t)j);
+    *b = TWO_PI * rfx__rng_uniform(&r);
+    switch (f->params.kernel) {
+    case RFX_KERNEL_GAUSSIAN: /* N(0, 1) */
+        for (size_t i = 0; i < f->d; i++) w[i] = rfx__rng_normal(&r);
+        break;
+    case RFX_KERNEL_LAPLACIAN: /* Cauchy(0, 1) by inversion: tan(pi (u - 1/2)) */
+        for (size_t i = 0; i < f->d; i++) w[i] = tan(PI * (rfx__rng_uniform(&r) - 0.5));
+        break;
+    case RFX_KERNEL_CAUCHY: /* Laplace(0, 1) by inversion */
+        for (size_t i = 0; i < f->d; i++) {
+            double v = rfx__rng_uniform(&r) - 0.5;
+            w[i] = v < 0 ? log(1.0 + 2.0 * v) : -log(1.0 - 2.0 * v);
+        }
+        break;
+    case RFX_KERNEL_MATERN: {
+        /* multivariate t with 2 nu degrees of freedom: g sqrt(2 nu / chi2),
+         * chi2(2 nu) = 2 Gamma(nu, 1); one chi2 draw per frequency */
+        double chi2 = 2.0 * rfx__rng_gamma(&r, f->params.nu);
+        double s = sqrt(2.0 * f->params.nu / chi2);
+        for (size_t i = 0; i < f->d; i++) w[i] = s * rfx__rng_normal(&r);
+        break;
+    }
+    }
+    for (size_t i = 0; i < f->d; i++) w[i] /= f->ls[i];
+    if (f->params.form == RFX_FORM_COS_SIN) *b = 0.0;
+}
+
+rfx_status rfx_features_create(const rfx_features_params *params, size_t d, rfx_features **out)
+{
+    if (!out) return rfx__error(RFX_EINVAL, "rfx_features_create: out is NULL");
+    RFX__TRY(rfx__features_check(params, d));
+    rfx_features *f;
+    RFX__TRY(features_alloc(params, d, &f));
+    f->ard = params->length_scales != NULL;
+    for (size_t i = 0; i < d; i++) {
+        if (params->length_scales) f->ls[i] = params->length_scales[i];
+        else if (params->gamma > 0) f->ls[i] = length_from_gamma(params->kernel, params->gamma);
+        else f->ls[i] = params->length_scale;
+    }
+    for (size_t j = 0; j < f->F; j++) sample_row(f, j, f->W + j * d, f->b + j);
+    features_finish(f);
+    *out = f;
+    return RFX_OK;
+}
+
+rfx_status rfx__features_from_arrays(const rfx_features_params *params, size_t d,
+                                     const double *ls, int ard, const double *W,
+                                     const double *b, rfx_features **out)
+{
+    rfx_features_params p = *params;
+    p.length_scales = NULL;
+    p.gamma = 0.0;
+    p.length_scale = ls[0];
+    RFX__TRY(rfx__features_check(&p, d));
+    rfx_features *f;
+    RFX__TRY(features_alloc(&p, d, &f));
+    f->ard = ard != 0;
+    memcpy(f->ls, ls, d * sizeof *ls);
+    memcpy(f->W, W, f->F * d * sizeof *W);
+    memcpy(f->b, b, f->F * sizeof *b);
+    features_finish(f);
+    *out = f;
+    return RFX_OK;
+}
+
+void rfx_features_free(rfx_features *f)
+{
+    if (!f) return;
+    free(f->ls);
+    free(f->W);
+    free(f->b);
+    free(f->W32);
+    free(f->b32);
+    free(f);
+}
+
+rfx_features_params rfx_features_get_params(const rfx_features *f) { return f->params; }
+size_t rfx_features_input_dim(const rfx_features *f) { return f->d; }
+size_t rfx_features_output_dim(const rfx_features *f) { return f->D; }
+
+rfx_cmat rfx_features_frequencies(const rfx_features *f)
+{
+    return rfx_cmat_of(f->W, f->F, f->d);
+}
+
+const double *rfx_features_phases(const rfx_features *f) { return f->b; }
+
+void rfx_features_set_threads(rfx_features *f, int n_threads)
+{
+    if (f && n_threads >= 0) f->params.n_threads = n_threads;
+}
+
+/* ---- the exact kernels, for verification ------------------------------- */
+
+/* k at scaled difference t = (x - y) / l (d values). */
+static double kernel_at(const rfx_features *f, const double *t)
+{
+    size_t d = f->d;
+    switch (f->params.kernel) {
+    case RFX_KERNEL_GAUSSIAN: {
+        double r2 = 0;
+        for (size_t i = 0; i < d; i++) r2 += t[i] * t[i];
+        return exp(-0.5 * r2);
+    }
+    case RFX_KERNEL_LAPLACIAN: {
+        double r1 = 0;
+        for (size_t i = 0; i < d; i++) r1 += fabs(t[i]);
+        return exp(-r1);
+    }
+    case RFX_KERNEL_CAUCHY: {
+        double k = 1;
+        for (size_t i = 0; i < d; i++) k /= 1.0 + t[i] * t[i];
+        return k;
+    }
+    case RFX_KERNEL_MATERN: {
+        double r2 = 0;
+        for (size_t i = 0; i < d; i++) r2 += t[i] * t[i];
+        double r = sqrt(r2), nu = f->params.nu;
+        if (nu == 0.5) return exp(-r);
+        if (nu == 1.5) {
+            double a = sqrt(3.0) * r;
+            return (1.0 + a) * exp(-a);
+        }
+        /* nu == 2.5, checked by the caller */
+        double a = sqrt(5.0) * r;
+        return (1.0 + a + a * a / 3.0) * exp(-a);
+    }
+    }
+    return NAN;
+}
+
+rfx_status rfx_features_exact_kernel(const rfx_features *f, rfx_cmat X, rfx_cmat Y, rfx_mat K)
+{
+    if (!f) return rfx__error(RFX_EINVAL, "exact kernel: features is NULL");
+    RFX__TRY(rfx__check_cmat(X, "exact kernel: X"));
+    RFX__TRY(rfx__check_cmat(Y, "exact kernel: Y"));
+    RFX__TRY(rfx__check_mat(K, "exact kernel: K"));
+    if (X.cols != f->d || Y.cols != f->d)
+        return rfx__error(RFX_EDIM, "exact kernel: X has %zu and Y %zu columns, features expect %zu",
+                          X.cols, Y.cols, f->d);
+    if (K.rows != X.rows || K.cols != Y.rows)
+        return rfx__error(RFX_EDIM, "exact kernel: K is %zu x %zu, expected %zu x %zu", K.rows,
+                          K.cols, X.rows, Y.rows);
+    if (f->params.kernel == RFX_KERNEL_MATERN && f->params.nu != 0.5 && f->params.nu != 1.5 &&
+        f->params.nu != 2.5)
+        return rfx__error(RFX_EINVAL,
+                          "exact kernel: the Matern kernel has a closed form here for nu = 0.5, "
+                          "1.5, 2.5 only (nu = %g)", f->params.nu);
+    size_t d = f->d;
+    double *t;
+    int nt = rfx__threads(f->params.n_threads);
+    RFX__TRY(rfx__alloc((size_t)nt, d * sizeof(double), (void **)&t, "exact kernel: workspace"));
+#pragma omp parallel for schedule(static) num_threads(nt)
+    for (size_t i = 0; i < X.rows; i++) {
+#ifdef _OPENMP
+        double *ti = t + (size_t)omp_get_thread_num() * d;
+#else
+        double *ti = t;
+#endif
+        const double *x = X.data + i * X.stride;
+        for (size_t j = 0; j < Y.rows; j++) {
+            const double *y = Y.data + j * Y.stride;
+            for (size_t c = 0; c < d; c++) ti[c] = (x[c] - y[c]) / f->ls[c];
+            K.data[i * K.stride + j] = kernel_at(f, ti);
+        }
+    }
+    free(t);
+    return RFX_OK;
+}
+
+rfx_status rfx__features_copy(const rfx_features *f, rfx_features **out)
+{
+    return rfx__features_from_arrays(&f->params, f->d, f->ls, f->ard, f->W, f->b, out);
+}

@@ -1,0 +1,101 @@
+/*
+ * The fused transform Z = s cos(X W^T + b), blocked: for a tile of 64 rows
+ * and 512 frequencies (256 KiB of doubles, resident in L2) a GEMM writes
+ * X W^T straight into the output tile and the vectorised cos runs over it
+ * in place, so each output element is written once and re-read from cache,
+ * and no temporary bigger than a tile exists. OpenMP runs over row tiles;
+ * the BLAS call inside a parallel region is single-threaded (OpenMP
+ * OpenBLAS), and each row's result does not depend on the thread count.
+ * Cost per row: 2 d F flops (GEMM) + D cosines; memory: D doubles written.
+ */
+#include "internal.h"
+
+#define COL_TILE 512
+
+void rfx__transform_tile(const rfx_features *f, const double *X, size_t ldx, size_t rows,
+                         double *Z, size_t ldz)
+{
+    const size_t F = f->F, d = f->d;
+    for (size_t c0 = 0; c0 < F; c0 += COL_TILE) {
+        size_t nc = F - c0 < COL_TILE ? F - c0 : COL_TILE;
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)nc, (int)d, 1.0, X,
+                    (int)ldx, f->W + c0 * d, (int)d, 0.0, Z + c0, (int)ldz);
+        for (size_t i = 0; i < rows; i++) {
+            double *z = Z + i * ldz;
+            if (f->params.form == RFX_FORM_COS_BIAS)
+                rfx__vcos_bias(z + c0, f->b + c0, f->scale, nc);
+            else
+                rfx__vsincos(z + c0, z + c0, z + F + c0, f->scale, nc);
+        }
+    }
+}
+
+static void transform_tile_f32(const rfx_features *f, const float *X, size_t ldx, size_t rows,
+                               float *Z, size_t ldz)
+{
+    const size_t F = f->F, d = f->d;
+    const float s = (float)f->scale;
+    for (size_t c0 = 0; c0 < F; c0 += 2 * COL_TILE) {
+        size_t nc = F - c0 < 2 * COL_TILE ? F - c0 : 2 * COL_TILE;
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)nc, (int)d, 1.0f, X,
+                    (int)ldx, f->W32 + c0 * d, (int)d, 0.0f, Z + c0, (int)ldz);
+        for (size_t i = 0; i < rows; i++) {
+            float *z = Z + i * ldz;
+            if (f->params.form == RFX_FORM_COS_BIAS)
+                rfx__vcos_bias_f32(z + c0, f->b32 + c0, s, nc);
+            else
+                rfx__vsincos_f32(z + c0, z + c0, z + F + c0, s, nc);
+        }
+    }
+}
+
+static rfx_status check_shapes(const rfx_features *f, size_t xr, size_t xc, size_t zr, size_t zc,
+                               size_t xs, size_t zs)
+{
+    if (xc != f->d)
+        return rfx__error(RFX_EDIM, "transform: X has %zu columns, the features expect %zu", xc,
+                          f->d);
+    if (zr != xr || zc != f->D)
+        return rfx__error(RFX_EDIM, "transform: Z is %zu x %zu, expected %zu x %zu", zr, zc, xr,
+                          f->D);
+    if (xs > 2147483647u || zs > 2147483647u || f->D > 2147483647u)
+        return rfx__error(RFX_EOVERFLOW, "transform: strides exceed the BLAS integer range");
+    return RFX_OK;
+}
+
+rfx_status rfx_features_transform(const rfx_features *f, rfx_cmat X, rfx_mat Z)
+{
+    if (!f) return rfx__error(RFX_EINVAL, "transform: features is NULL");
+    RFX__TRY(rfx__check_cmat(X, "transform: X"));
+    RFX__TRY(rfx__check_mat(Z, "transform: Z"));
+    RFX__TRY(check_shapes(f, X.rows, X.cols, Z.rows, Z.cols, X.stride, Z.stride));
+    const size_t n = X.rows, tiles = (n + RFX__ROW_TILE - 1) / RFX__ROW_TILE;
+    int nt = rfx__threads(f->params.n_threads);
+#pragma omp parallel for schedule(static) num_threads(nt) if (tiles > 1)
+    for (size_t t = 0; t < tiles; t++) {
+        size_t r0 = t * RFX__ROW_TILE;
+        size_t rows = n - r0 < RFX__ROW_TILE ? n - r0 : RFX__ROW_TILE;
+        rfx__transform_tile(f, X.data + r0 * X.stride, X.stride, rows, Z.data + r0 * Z.stride,
+                            Z.stride);
+    }
+    return RFX_OK;
+}
+
+rfx_status rfx_features_transform_f32(const rfx_features *f, rfx_cmatf X, rfx_matf Z)
+{
+    if (!f) return rfx__error(RFX_EINVAL, "transform: features is NULL");
+    if (X.stride < X.cols || Z.stride < Z.cols || (!X.data && X.rows && X.cols) ||
+        (!Z.data && Z.rows && Z.cols))
+        return rfx__error(RFX_EINVAL, "transform: invalid X or Z view (NULL data or stride < cols)");
+    RFX__TRY(check_shapes(f, X.rows, X.cols, Z.rows, Z.cols, X.stride, Z.stride));
+    const size_t n = X.rows, tiles = (n + RFX__ROW_TILE - 1) / RFX__ROW_TILE;
+    int nt = rfx__threads(f->params.n_threads);
+#pragma omp parallel for schedule(static) num_threads(nt) if (tiles > 1)
+    for (size_t t = 0; t < tiles; t++) {
+        size_t r0 = t * RFX__ROW_TILE;
+        size_t rows = n - r0 < RFX__ROW_TILE ? n - r0 : RFX__ROW_TILE;
+        transform_tile_f32(f, X.data + r0 * X.stride, X.stride, rows, Z.data + r0 * Z.stride,
+                           Z.stride);
+    }
+    return RFX_OK;
+}

@@ -1,0 +1,214 @@
+/*
+ * internal.h - object layouts and helpers shared inside the library.
+ * Nothing here is exported: internal functions carry the rfx__ prefix and
+ * hidden visibility (the library is built with -fvisibility=hidden).
+ */
+#ifndef RFX_INTERNAL_H
+#define RFX_INTERNAL_H
+
+#include "rfx.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#if defined(__GNUC__)
+#define RFX__PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define RFX__PRINTF(a, b)
+#endif
+
+/* ---- errors (src/core/error.c) ----------------------------------------- */
+
+/* Record a formatted message for the calling thread and return status. */
+rfx_status rfx__error(rfx_status status, const char *fmt, ...) RFX__PRINTF(2, 3);
+
+/* Prefix the current message with "<prefix>: " (context added on the way up). */
+void rfx__error_prefix(const char *fmt, ...) RFX__PRINTF(1, 2);
+
+#define RFX__TRY(expr)                       \
+    do {                                     \
+        rfx_status rfx__st_ = (expr);        \
+        if (rfx__st_ != RFX_OK) return rfx__st_; \
+    } while (0)
+
+/* ---- checked size arithmetic (src/core/mem.c) --------------------------- */
+
+/* *out = a * b, or RFX_EOVERFLOW with a message naming what. */
+rfx_status rfx__mul(size_t a, size_t b, size_t *out, const char *what);
+rfx_status rfx__mul3(size_t a, size_t b, size_t c, size_t *out, const char *what);
+rfx_status rfx__add(size_t a, size_t b, size_t *out, const char *what);
+
+/* Allocate n elements of size bytes, 64-byte aligned, with overflow check;
+ * RFX_ENOMEM / RFX_EOVERFLOW with a message naming what. Free with free(). */
+rfx_status rfx__alloc(size_t n, size_t size, void **out, const char *what);
+rfx_status rfx__calloc(size_t n, size_t size, void **out, const char *what);
+
+/* Validate a view: data non-NULL when rows*cols > 0, stride >= cols. */
+rfx_status rfx__check_cmat(rfx_cmat m, const char *what);
+rfx_status rfx__check_mat(rfx_mat m, const char *what);
+
+/* 1 when every entry of the view is finite; else 0 and *row, *col. */
+int rfx__all_finite(rfx_cmat m, size_t *row, size_t *col);
+
+/* The number of threads to use for a requested count (0 = default). */
+int rfx__threads(int requested);
+
+/* ---- counter-based random numbers (src/core/rng.c) ---------------------- */
+
+/* A stream of random numbers depending only on (seed, stream, substream):
+ * Philox4x64-10 with key (seed, stream) and counter (substream, i, 0, 0). */
+typedef struct rfx__rng {
+    uint64_t key[2];
+    uint64_t ctr[4];
+    uint64_t buf[4];
+    int pos;           /* next unused word of buf; 4 = empty */
+    int have_normal;   /* Box-Muller returns two normals */
+    double normal;
+} rfx__rng;
+
+void rfx__rng_init(rfx__rng *r, uint64_t seed, uint64_t stream, uint64_t substream);
+uint64_t rfx__rng_u64(rfx__rng *r);
+double rfx__rng_uniform(rfx__rng *r);      /* in (0, 1), 53 bits, never 0 or 1 */
+double rfx__rng_normal(rfx__rng *r);       /* N(0, 1), Box-Muller               */
+double rfx__rng_gamma(rfx__rng *r, double shape); /* Gamma(shape, 1), Marsaglia-Tsang */
+
+/* ---- vectorised math (src/core/vmath*.c) -------------------------------- */
+
+/* y[i] = s * cos(x[i] + b[i]) in place over n values (b may be NULL). */
+void rfx__vcos_bias(double *x, const double *b, double s, size_t n);
+/* c[i] = s * cos(x[i]); s_out[i] = s * sin(x[i]); c may alias x. */
+void rfx__vsincos(const double *x, double *c, double *s_out, double s, size_t n);
+void rfx__vcos_bias_f32(float *x, const float *b, float s, size_t n);
+void rfx__vsincos_f32(const float *x, float *c, float *s_out, float s, size_t n);
+/* The instruction set the kernels dispatch to ("avx512f", "avx2", "generic"). */
+const char *rfx__vmath_isa(void);
+
+/* ---- feature maps ------------------------------------------------------- */
+
+struct rfx_features {
+    rfx_features_params params; /* length_scales -> ls below, gamma -> 0     */
+    size_t d;                   /* input dimension                           */
+    size_t D;                   /* output columns                            */
+    size_t F;                   /* frequencies: D (COS_BIAS) or D/2 (COS_SIN) */
+    double *ls;                 /* d length scales (all equal if isotropic)  */
+    int ard;                    /* per-dimension scales were given           */
+    double *W;                  /* F x d frequencies, row-major               */
+    double *b;                  /* F phases                                   */
+    float *W32, *b32;           /* single-precision copies                   */
+    double scale;               /* sqrt(2 / D)                               */
+};
+
+/* Build a feature map around given W (F x d) and b (F), copying them (used
+ * by the model loader): params must already be valid for d. */
+rfx_status rfx__features_from_arrays(const rfx_features_params *params, size_t d,
+                                     const double *ls, int ard, const double *W,
+                                     const double *b, rfx_features **out);
+
+/* Featurise rows rows of X (row stride ldx) into Z (row stride ldz) on the
+ * calling thread: GEMM into cache-sized column chunks of Z, then cos in
+ * place. The building block of every parallel loop over row tiles. */
+void rfx__transform_tile(const rfx_features *f, const double *X, size_t ldx, size_t rows,
+                         double *Z, size_t ldz);
+
+/* Rows per tile of the parallel loops over rows. */
+#define RFX__ROW_TILE 64
+
+/* Validate feature parameters for input dimension d. */
+rfx_status rfx__features_check(const rfx_features_params *p, size_t d);
+
+/* ---- statistics --------------------------------------------------------- */
+
+struct rfx_stats {
+    size_t D, ny;
+    size_t n;       /* rows                                                */
+    double *ztz;    /* D x D, upper triangle valid (row-major: i <= j)       */
+    double *zty;    /* D x ny: sum z (y - shift)                            */
+    double *zsum;   /* D                                                    */
+    double *ysum;   /* ny: sum (y - shift)                                  */
+    double *yy;     /* ny: sum (y - shift)^2                                */
+    double *shift;  /* ny target shift                                      */
+    int shift_set;
+};
+
+/* Add featurised rows: Z (rows x D, row stride ldz) and targets Y (rows x ny,
+ * row stride ldy; NULL when ny == 0). Z^T Z by fixed tiles, OpenMP over
+ * tiles: bitwise identical for any thread count. */
+rfx_status rfx__stats_add_z(rfx_stats *s, const double *Z, size_t ldz, size_t rows,
+                            const double *Y, size_t ldy, int n_threads);
+
+/* Rows per chunk when featurising into a workspace: about 16 MiB of Z. */
+size_t rfx__chunk_rows(size_t D);
+
+/* Centred (or raw, without intercept) normal equations from statistics:
+ * C = Z^T Z - n mu mu^T (D x D, full symmetric), c = Z^T (y - ybar) (D x ny),
+ * yy = |y - ybar|^2 per target, mu = column means of Z, ybar = target means
+ * (in original units). Without intercept mu and ybar are zero and C, c, yy
+ * are the raw sums. Arrays are caller-allocated. */
+void rfx__stats_normal(const rfx_stats *s, int intercept, double *C, double *c, double *yy,
+                       double *mu, double *ybar);
+
+/* ---- models ------------------------------------------------------------- */
+
+struct rfx_model {
+    rfx_method method;
+    rfx_features *features; /* owned                                        */
+    size_t d, D, ny;
+    size_t n_train;
+    int fit_intercept;
+    /* input scaler: x_std = (x - x_mean) / x_scale (NULL when absent)       */
+    double *x_mean, *x_scale; /* d each                                     */
+    double *W;              /* D x ny weights, row-major                    */
+    double *intercept;      /* ny                                           */
+    double lambda;
+    double gcv;             /* GCV score of the chosen lambda (not saved)   */
+    /* Bayesian posterior (method == RFX_METHOD_BAYES, ny == 1):             */
+    double noise_var, prior_var, log_evidence;
+    double *chol;           /* D x D upper-triangular R with R^T R = A, the
+                               posterior precision (row-major; the lower part
+                               is zero); NULL for ridge                      */
+    double *zmean;          /* D feature means of the training rows (Bayes
+                               with intercept: predictive variance is of the
+                               centred features); NULL otherwise            */
+};
+
+/* An empty model with the given sizes (arrays allocated, zeroed); takes
+ * ownership of f on success only. */
+rfx_status rfx__model_alloc(rfx_method method, rfx_features *f, size_t ny, int with_posterior,
+                            rfx_model **out);
+
+/* ---- BLAS / LAPACK (Fortran LAPACK called directly: OpenBLAS ships it) --- */
+
+#include <cblas.h>
+
+void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info, size_t);
+void dpotrs_(const char *uplo, const int *n, const int *nrhs, const double *a, const int *lda,
+             double *b, const int *ldb, int *info, size_t);
+void dsyevd_(const char *jobz, const char *uplo, const int *n, double *a, const int *lda,
+             double *w, double *work, const int *lwork, int *iwork, const int *liwork,
+             int *info, size_t, size_t);
+void dtrtrs_(const char *uplo, const char *trans, const char *diag, const int *n,
+             const int *nrhs, const double *a, const int *lda, double *b, const int *ldb,
+             int *info, size_t, size_t, size_t);
+
+/* Dense helpers over LAPACK (src/solvers/linalg.c). Matrices row-major.
+ * rfx__chol: A (n x n symmetric, full) -> upper R with R^T R = A in place,
+ * lower part zeroed; RFX_ENUMERIC naming what when not positive definite.
+ * rfx__chol_solve: B (n x nrhs, row-major) <- A^-1 B given R.
+ * rfx__eig_sym: A -> eigenvectors in place (row k of A is eigenvector k),
+ * w ascending eigenvalues. */
+rfx_status rfx__chol(double *A, size_t n, const char *what);
+rfx_status rfx__chol_solve(const double *R, size_t n, double *B, size_t nrhs);
+rfx_status rfx__eig_sym(double *A, size_t n, double *w, const char *what);
+/* log det A = 2 sum log R_ii */
+double rfx__chol_logdet(const double *R, size_t n);
+/* A deep copy of a feature map. */
+rfx_status rfx__features_copy(const rfx_features *f, rfx_features **out);
+
+/* int-sized LAPACK dimension check. */
+rfx_status rfx__lapack_int(size_t n, int *out, const char *what);
+
+#endif /* RFX_INTERNAL_H */

@@ -1,0 +1,193 @@
+/* Fitted models: ownership, accessors and prediction. */
+#include "internal.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const method_names[] = {"ridge", "bayes"};
+
+const char *rfx_method_name(rfx_method method)
+{
+    if ((unsigned)method < sizeof method_names / sizeof *method_names) return method_names[method];
+    return "unknown";
+}
+
+rfx_status rfx_method_from_name(const char *name, rfx_method *out)
+{
+    if (!name || !out) return rfx__error(RFX_EINVAL, "method name: NULL argument");
+    for (size_t i = 0; i < sizeof method_names / sizeof *method_names; i++) {
+        if (strcmp(name, method_names[i]) == 0) {
+            *out = (rfx_method)i;
+            return RFX_OK;
+        }
+    }
+    return rfx__error(RFX_EINVAL, "unknown method '%s' (expected ridge or bayes)", name);
+}
+
+rfx_status rfx__model_alloc(rfx_method method, rfx_features *f, size_t ny, int with_posterior,
+                            rfx_model **out)
+{
+    const size_t D = f->D;
+    size_t dy, dd;
+    if (ny == 0) return rfx__error(RFX_EINVAL, "model: no targets");
+    RFX__TRY(rfx__mul(D, ny, &dy, "model: weights"));
+    RFX__TRY(rfx__mul(D, D, &dd, "model: posterior factor"));
+    rfx_model *m = calloc(1, sizeof *m);
+    if (!m) return rfx__error(RFX_ENOMEM, "model: cannot allocate");
+    m->method = method;
+    m->d = f->d;
+    m->D = D;
+    m->ny = ny;
+    m->fit_intercept = 1;
+    rfx_status st = rfx__calloc(dy, sizeof(double), (void **)&m->W, "model: weights");
+    if (!st) st = rfx__calloc(ny, sizeof(double), (void **)&m->intercept, "model: intercepts");
+    if (!st && with_posterior)
+        st = rfx__calloc(dd, sizeof(double), (void **)&m->chol, "model: posterior factor");
+    if (!st && with_posterior)
+        st = rfx__calloc(D, sizeof(double), (void **)&m->zmean, "model: feature means");
+    if (st) {
+        rfx_model_free(m); /* f is not yet owned */
+        return st;
+    }
+    m->features = f;
+    *out = m;
+    return RFX_OK;
+}
+
+void rfx_model_free(rfx_model *m)
+{
+    if (!m) return;
+    rfx_features_free(m->features);
+    free(m->x_mean);
+    free(m->x_scale);
+    free(m->W);
+    free(m->intercept);
+    free(m->chol);
+    free(m->zmean);
+    free(m);
+}
+
+const rfx_features *rfx_model_features(const rfx_model *m) { return m ? m->features : NULL; }
+
+rfx_cmat rfx_model_weights(const rfx_model *m)
+{
+    return m ? rfx_cmat_of(m->W, m->D, m->ny) : rfx_cmat_none();
+}
+
+const double *rfx_model_intercepts(const rfx_model *m) { return m ? m->intercept : NULL; }
+
+rfx_status rfx_model_get_info(const rfx_model *m, rfx_model_info *info)
+{
+    if (!m || !info) return rfx__error(RFX_EINVAL, "model info: NULL argument");
+    memset(info, 0, sizeof *info);
+    info->method = m->method;
+    info->features = m->features->params;
+    info->n_inputs = m->d;
+    info->n_targets = m->ny;
+    info->n_train = m->n_train;
+    info->standardized = m->x_mean != NULL;
+    info->fit_intercept = m->fit_intercept;
+    info->has_std = m->chol != NULL;
+    info->lambda = m->lambda;
+    info->noise_var = m->noise_var;
+    info->prior_var = m->prior_var;
+    info->log_evidence = m->log_evidence;
+    return RFX_OK;
+}
+
+/* One tile of rows: scale, featurise, Yhat = Z W + c, and the posterior
+ * variance v = |Zc R^-1|^2 per row (R^T R = A). Cost per row: 2 d D (GEMM)
+ * + D cos + 2 D ny, and D^2 (TRSM) with the std. ws: rows x (d + D). */
+static void predict_tile(const rfx_model *m, const double *X, size_t ldx, size_t rows,
+                         double *yhat, size_t ldy, double *ystd, size_t lds, double add_var,
+                         double *ws)
+{
+    const size_t d = m->d, D = m->D, ny = m->ny;
+    double *xs = ws, *Z = ws + rows * d;
+    const double *xin = X;
+    size_t ldin = ldx;
+    if (m->x_mean) {
+        for (size_t i = 0; i < rows; i++)
+            for (size_t j = 0; j < d; j++)
+                xs[i * d + j] = (X[i * ldx + j] - m->x_mean[j]) / m->x_scale[j];
+        xin = xs;
+        ldin = d;
+    }
+    rfx__transform_tile(m->features, xin, ldin, rows, Z, D);
+    for (size_t i = 0; i < rows; i++)
+        for (size_t k = 0; k < ny; k++) yhat[i * ldy + k] = m->intercept[k];
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)ny, (int)D, 1.0, Z,
+                (int)D, m->W, (int)ny, 1.0, yhat, (int)ldy);
+    if (!ystd) return;
+    if (m->zmean)
+        for (size_t i = 0; i < rows; i++)
+            for (size_t j = 0; j < D; j++) Z[i * D + j] -= m->zmean[j];
+    cblas_dtrsm(CblasRowMajor, CblasRight, CblasUpper, CblasNoTrans, CblasNonUnit, (int)rows,
+                (int)D, 1.0, m->chol, (int)D, Z, (int)D);
+    for (size_t i = 0; i < rows; i++) {
+        double v = 0;
+        for (size_t j = 0; j < D; j++) v += Z[i * D + j] * Z[i * D + j];
+        for (size_t k = 0; k < ny; k++) ystd[i * lds + k] = sqrt(v + add_var);
+    }
+}
+
+static rfx_status predict(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_mat Ystd, int noisy)
+{
+    if (!m) return rfx__error(RFX_EINVAL, "predict: model is NULL");
+    RFX__TRY(rfx__check_cmat(X, "predict: X"));
+    RFX__TRY(rfx__check_mat(Yhat, "predict: Yhat"));
+    RFX__TRY(rfx__check_mat(Ystd, "predict: Ystd"));
+    if (X.cols != m->d)
+        return rfx__error(RFX_EDIM, "predict: the data has %zu columns, the model expects %zu",
+                          X.cols, m->d);
+    if (Yhat.rows != X.rows || Yhat.cols != m->ny)
+        return rfx__error(RFX_EDIM, "predict: Yhat is %zu x %zu, expected %zu x %zu", Yhat.rows,
+                          Yhat.cols, X.rows, m->ny);
+    int want_std = Ystd.data != NULL;
+    if (want_std && !m->chol)
+        return rfx__error(RFX_EINVAL,
+                          "predict: standard deviations need a Bayesian model (this one is %s)",
+                          rfx_method_name(m->method));
+    if (want_std && (Ystd.rows != X.rows || Ystd.cols != m->ny))
+        return rfx__error(RFX_EDIM, "predict: Ystd is %zu x %zu, expected %zu x %zu", Ystd.rows,
+                          Ystd.cols, X.rows, m->ny);
+    size_t r, c;
+    if (!rfx__all_finite(X, &r, &c))
+        return rfx__error(RFX_EPARSE, "predict: X row %zu, column %zu: %g is not finite", r, c,
+                          X.data[r * X.stride + c]);
+    /* the intercept's own variance under a flat prior: noise_var / n */
+    double add_var = 0;
+    if (m->zmean && m->n_train > 0) add_var += m->noise_var / (double)m->n_train;
+    if (noisy) add_var += m->noise_var;
+
+    const size_t n = X.rows, T = RFX__ROW_TILE, tiles = (n + T - 1) / T;
+    int nt = rfx__threads(m->features->params.n_threads);
+    size_t per;
+    RFX__TRY(rfx__mul(T, m->d + m->D, &per, "predict: workspace"));
+    double *ws;
+    RFX__TRY(rfx__alloc((size_t)nt, per * sizeof(double), (void **)&ws, "predict: workspace"));
+#pragma omp parallel for schedule(static) num_threads(nt) if (tiles > 1)
+    for (size_t t = 0; t < tiles; t++) {
+        size_t r0 = t * T, rows = n - r0 < T ? n - r0 : T;
+#ifdef _OPENMP
+        double *w = ws + (size_t)omp_get_thread_num() * per;
+#else
+        double *w = ws;
+#endif
+        predict_tile(m, X.data + r0 * X.stride, X.stride, rows, Yhat.data + r0 * Yhat.stride,
+                     Yhat.stride, want_std ? Ystd.data + r0 * Ystd.stride : NULL, Ystd.stride,
+                     add_var, w);
+    }
+    free(ws);
+    return RFX_OK;
+}
+
+rfx_status rfx_model_predict(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_mat Ystd)
+{
+    return predict(m, X, Yhat, Ystd, 1);
+}
+
+rfx_status rfx_model_predict_latent(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_mat Fstd)
+{
+    return predict(m, X, Yhat, Fstd, 0);
+}

@@ -1,0 +1,197 @@
+/*
+ * Weight-space Bayesian linear regression on random features (Rasmussen &
+ * Williams, "Gaussian Processes for Machine Learning", 2006, section 2.1;
+ * Bishop, "Pattern Recognition and Machine Learning", 2006, section 3.5).
+ * alpha = 1 / prior_var, beta = 1 / noise_var:
+ *   A = beta C + alpha I,  m = beta A^-1 c,
+ *   log p(y) = n/2 log beta + D/2 log alpha - 1/2 log|A|
+ *              - beta/2 |y - Z m|^2 - alpha/2 |m|^2 - n/2 log(2 pi)   (3.86)
+ * with C, c the (centred) normal equations. Unknown variances maximise the
+ * evidence by MacKay's fixed point (Bishop 3.91-3.95) in the eigenbasis of
+ * C: gamma = sum beta s_i / (beta s_i + alpha), alpha = gamma / |m|^2,
+ * beta = (n - gamma) / |y - Z m|^2. With an intercept (flat prior) the
+ * centred problem has n - 1 degrees of freedom.
+ */
+#include "internal.h"
+
+#include <math.h>
+#include <string.h>
+
+static const double LOG_2PI = 1.837877066409345483560659472811;
+
+rfx_bayes_params rfx_bayes_params_default(void)
+{
+    rfx_bayes_params p;
+    memset(&p, 0, sizeof p);
+    p.noise_var = 0;
+    p.prior_var = 0;
+    p.fit_intercept = 1;
+    p.max_iter = 300;
+    p.tol = 1e-8;
+    p.n_threads = 0;
+    return p;
+}
+
+static rfx_status check_params(const rfx_bayes_params *p)
+{
+    if (!p) return rfx__error(RFX_EINVAL, "bayes: params is NULL");
+    if (!isfinite(p->noise_var))
+        return rfx__error(RFX_EINVAL, "bayes.noise_var: must be finite, got %g", p->noise_var);
+    if (!isfinite(p->prior_var))
+        return rfx__error(RFX_EINVAL, "bayes.prior_var: must be finite, got %g", p->prior_var);
+    if (p->max_iter == 0) return rfx__error(RFX_EINVAL, "bayes.max_iter: must be >= 1");
+    if (!(p->tol > 0 && isfinite(p->tol)))
+        return rfx__error(RFX_EINVAL, "bayes.tol: must be > 0, got %g", p->tol);
+    if (p->n_threads < 0)
+        return rfx__error(RFX_EINVAL, "bayes.n_threads: must be >= 0, got %d", p->n_threads);
+    return RFX_OK;
+}
+
+/* MacKay's evidence iteration in the eigenbasis (s: eigenvalues of C, ct:
+ * c in that basis). Updates *alpha and/or *beta (those flagged free). */
+static void evidence_fixed_point(const double *s, const double *ct, size_t D, double yy,
+                                 double n_eff, int fit_alpha, int fit_beta, size_t max_iter,
+                                 double tol, double *alpha, double *beta)
+{
+    double a = *alpha, b = *beta;
+    const double var_y = yy / (n_eff > 1 ? n_eff : 1);
+    const double floor_noise = 1e-12 * (var_y > 0 ? var_y : 1.0);
+    for (size_t it = 0; it < max_iter; it++) {
+        double gamma = 0, mm = 0, fit = 0;
+        for (size_t i = 0; i < D; i++) {
+            double si = s[i] > 0 ? s[i] : 0;
+            double den = b * si + a;
+            double mi = b * ct[i] / den; /* posterior mean, eigen coordinates */
+            gamma += b * si / den;
+            mm += mi * mi;
+            fit += mi * (2.0 * ct[i] - si * mi); /* 2 m.c - m^T C m */
+        }
+        double rss = yy - fit;
+        if (rss < floor_noise * n_eff) rss = floor_noise * n_eff;
+        double a_new = a, b_new = b;
+        if (fit_alpha) a_new = mm > 0 ? gamma / mm : a * 10.0;
+        if (fit_beta) b_new = n_eff > gamma ? (n_eff - gamma) / rss : b;
+        if (!(a_new > 0) || !isfinite(a_new)) a_new = a;
+        if (!(b_new > 0) || !isfinite(b_new)) b_new = b;
+        if (b_new > 1.0 / floor_noise) b_new = 1.0 / floor_noise;
+        double change = fabs(log(a_new / a)) + fabs(log(b_new / b));
+        a = a_new;
+        b = b_new;
+        if (change < tol) break;
+    }
+    *alpha = a;
+    *beta = b;
+}
+
+rfx_status rfx_bayes_solve(const rfx_features *f, const rfx_stats *s,
+                           const rfx_bayes_params *params, rfx_model **out)
+{
+    if (!f || !s || !out) return rfx__error(RFX_EINVAL, "bayes: NULL argument");
+    RFX__TRY(check_params(params));
+    if (s->D != f->D)
+        return rfx__error(RFX_EDIM, "bayes: statistics of %zu features, the map has %zu", s->D,
+                          f->D);
+    if (s->ny != 1)
+        return rfx__error(RFX_EINVAL, "bayes: one target column is supported, got %zu", s->ny);
+    if (s->n < 2) return rfx__error(RFX_EINVAL, "bayes: at least 2 rows are needed, got %zu", s->n);
+    const size_t D = s->D;
+    const int icpt = params->fit_intercept != 0;
+    const double n_eff = (double)s->n - icpt;
+    double *C = NULL, *c = NULL, *mu = NULL, *w = NULL, *ct = NULL, yy, ybar;
+    rfx_features *fc = NULL;
+    rfx_model *m = NULL;
+    rfx_status st = rfx__alloc(D * D, sizeof(double), (void **)&C, "bayes: normal matrix");
+    if (!st) st = rfx__alloc(D, sizeof(double), (void **)&c, "bayes");
+    if (!st) st = rfx__alloc(D, sizeof(double), (void **)&mu, "bayes");
+    if (!st) st = rfx__alloc(D, sizeof(double), (void **)&w, "bayes");
+    if (!st) st = rfx__alloc(D, sizeof(double), (void **)&ct, "bayes");
+    if (st) goto done;
+    rfx__stats_normal(s, icpt, C, c, &yy, mu, &ybar);
+
+    double alpha = params->prior_var > 0 ? 1.0 / params->prior_var : 0;
+    double beta = params->noise_var > 0 ? 1.0 / params->noise_var : 0;
+    if (alpha == 0 || beta == 0) {
+        double var_y = yy / n_eff;
+        if (!(var_y > 0)) var_y = 1.0;
+        /* start: signal variance var(y) (|z|^2 ~ 1), noise 10% of it */
+        if (alpha == 0) alpha = 1.0 / var_y;
+        if (beta == 0) beta = 10.0 / var_y;
+        st = rfx__eig_sym(C, D, w, "bayes (evidence)");
+        if (st) goto done;
+        cblas_dgemv(CblasRowMajor, CblasNoTrans, (int)D, (int)D, 1.0, C, (int)D, c, 1, 0.0, ct, 1);
+        evidence_fixed_point(w, ct, D, yy, n_eff, params->prior_var <= 0, params->noise_var <= 0,
+                             params->max_iter, params->tol, &alpha, &beta);
+        rfx__stats_normal(s, icpt, C, c, &yy, mu, &ybar); /* C was overwritten */
+    }
+    /* A = beta C + alpha I = R^T R; m = beta A^-1 c */
+    for (size_t i = 0; i < D * D; i++) C[i] *= beta;
+    for (size_t i = 0; i < D; i++) C[i * D + i] += alpha;
+    st = rfx__chol(C, D, "bayes: posterior precision");
+    if (st) goto done;
+    for (size_t i = 0; i < D; i++) ct[i] = beta * c[i];
+    st = rfx__chol_solve(C, D, ct, 1);
+    if (st) goto done;
+
+    double mm = 0, mc = 0;
+    for (size_t i = 0; i < D; i++) {
+        mm += ct[i] * ct[i];
+        mc += ct[i] * c[i];
+    }
+    /* |y - Z m|^2 = yy - 2 m.c + m^T C m, and m^T C m = (m.(A m) - alpha |m|^2)/beta
+     * = (beta m.c - alpha |m|^2) / beta since A m = beta c */
+    double mCm = (beta * mc - alpha * mm) / beta;
+    double rss = yy - 2.0 * mc + mCm;
+    if (rss < 0) rss = 0;
+    double logdet = rfx__chol_logdet(C, D);
+    double logev = 0.5 * n_eff * log(beta) + 0.5 * (double)D * log(alpha) - 0.5 * logdet -
+                   0.5 * beta * rss - 0.5 * alpha * mm - 0.5 * n_eff * LOG_2PI;
+
+    st = rfx__features_copy(f, &fc);
+    if (!st) st = rfx__model_alloc(RFX_METHOD_BAYES, fc, 1, 1, &m);
+    if (st) goto done;
+    fc = NULL;
+    m->fit_intercept = icpt;
+    m->n_train = s->n;
+    m->noise_var = 1.0 / beta;
+    m->prior_var = 1.0 / alpha;
+    m->lambda = alpha / beta;
+    m->log_evidence = logev;
+    memcpy(m->W, ct, D * sizeof *ct);
+    memcpy(m->chol, C, D * D * sizeof *C);
+    if (icpt) {
+        memcpy(m->zmean, mu, D * sizeof *mu);
+    } else {
+        free(m->zmean);
+        m->zmean = NULL;
+    }
+    double b0 = ybar;
+    for (size_t j = 0; j < D; j++) b0 -= mu[j] * ct[j];
+    m->intercept[0] = b0;
+    *out = m;
+    m = NULL;
+done:
+    rfx_features_free(fc);
+    rfx_model_free(m);
+    free(C);
+    free(c);
+    free(mu);
+    free(w);
+    free(ct);
+    return st;
+}
+
+rfx_status rfx_bayes_fit(const rfx_features *f, rfx_cmat X, rfx_cmat Y,
+                         const rfx_bayes_params *params, rfx_model **out)
+{
+    if (!f || !out) return rfx__error(RFX_EINVAL, "bayes: NULL argument");
+    RFX__TRY(check_params(params));
+    if (Y.cols != 1 || Y.rows != X.rows)
+        return rfx__error(RFX_EDIM, "bayes: Y must be %zu x 1, got %zu x %zu", X.rows, Y.rows,
+                          Y.cols);
+    rfx_stats *s;
+    RFX__TRY(rfx_stats_create(f->D, 1, &s));
+    rfx_status st = rfx_stats_add(s, f, X, Y);
+    if (!st) st = rfx_bayes_solve(f, s, params, out);
+    rfx_stats_free(s);
+    return st;
+}

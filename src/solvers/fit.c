@@ -1,0 +1,310 @@
+/*
+ * The one-call fit used by the command line: standardise the inputs, choose
+ * the length scale (and the regularisation) automatically, fit.
+ *
+ * The length scale is chosen on a seeded subset of at most select_rows rows
+ * with at most 512 features (the optimum moves little with D, and each
+ * candidate costs one D x D eigendecomposition): a log grid over
+ * [0.02, 20] sqrt(d) (standardised inputs are O(1) per coordinate, so
+ * distances are O(sqrt(d))), then a golden-section refinement around the
+ * best grid point. Bayesian fits maximise the log evidence per row; ridge
+ * fits minimise GCV.
+ */
+#include "internal.h"
+
+#include <math.h>
+#include <string.h>
+
+#define SELECT_MAX_FEATURES 512
+#define GRID_POINTS 13
+#define GOLDEN_STEPS 10
+
+rfx_fit_params rfx_fit_params_default(void)
+{
+    rfx_fit_params p;
+    memset(&p, 0, sizeof p);
+    p.method = RFX_METHOD_BAYES;
+    p.features = rfx_features_params_default();
+    p.features.length_scale = 0.0; /* choose */
+    p.standardize = 1;
+    p.lambda = -1.0;
+    p.noise_var = 0.0;
+    p.prior_var = 0.0;
+    p.fit_intercept = 1;
+    p.select_rows = 4000;
+    return p;
+}
+
+typedef struct problem {
+    const rfx_fit_params *p;
+    rfx_cmat X, Y;
+} problem;
+
+/* Fit one model with isotropic length scale l on X, Y with D features. */
+static rfx_status fit_with(const problem *pb, double l, size_t D, rfx_model **out, double *score)
+{
+    rfx_features_params fp = pb->p->features;
+    fp.length_scale = l;
+    fp.length_scales = NULL;
+    fp.gamma = 0;
+    fp.n_features = D;
+    rfx_features *f;
+    RFX__TRY(rfx_features_create(&fp, pb->X.cols, &f));
+    rfx_status st;
+    rfx_model *m = NULL;
+    if (pb->p->method == RFX_METHOD_BAYES) {
+        rfx_bayes_params bp = rfx_bayes_params_default();
+        bp.noise_var = pb->p->noise_var;
+        bp.prior_var = pb->p->prior_var;
+        bp.fit_intercept = pb->p->fit_intercept;
+        bp.n_threads = fp.n_threads;
+        st = rfx_bayes_fit(f, pb->X, pb->Y, &bp, &m);
+        if (!st) *score = -m->log_evidence / (double)pb->X.rows;
+    } else {
+        rfx_ridge_params rp = rfx_ridge_params_default();
+        rp.fit_intercept = pb->p->fit_intercept;
+        rp.n_threads = fp.n_threads;
+        rp.select = RFX_SELECT_GCV;
+        if (pb->p->lambda >= 0) {
+            rp.lambdas = &pb->p->lambda;
+            rp.n_lambdas = 1;
+        }
+        st = rfx_ridge_fit(f, pb->X, pb->Y, &rp, &m);
+        if (!st) *score = m->gcv;
+    }
+    rfx_features_free(f);
+    if (st) return st;
+    if (out) *out = m;
+    else rfx_model_free(m);
+    return RFX_OK;
+}
+
+static int report_progress(const rfx_fit_params *p, const char *stage, double frac)
+{
+    return p->progress && p->progress(p->progress_user, stage, frac);
+}
+
+/* Choose the length scale on (a subset of) the rows; lower score is better. */
+static rfx_status choose_length_scale(const problem *pb, double *best_l, double *best_score,
+                                      size_t *evals)
+{
+    const size_t D = pb->p->features.n_features < SELECT_MAX_FEATURES
+                         ? pb->p->features.n_features
+                         : SELECT_MAX_FEATURES;
+    const size_t Dsel = pb->p->features.form == RFX_FORM_COS_SIN ? D & ~(size_t)1 : D;
+    const double root = sqrt((double)pb->X.cols), lo = log(0.02 * root), hi = log(20.0 * root);
+    const size_t total = GRID_POINTS + GOLDEN_STEPS + 2;
+    double ls[GRID_POINTS], sc[GRID_POINTS];
+    size_t best = 0;
+    *evals = 0;
+    for (size_t i = 0; i < GRID_POINTS; i++) {
+        ls[i] = lo + (hi - lo) * (double)i / (GRID_POINTS - 1);
+        rfx_status st = fit_with(pb, exp(ls[i]), Dsel, NULL, &sc[i]);
+        if (st == RFX_ENUMERIC) {
+            sc[i] = INFINITY; /* a candidate may be ill-posed; others decide */
+        } else if (st) {
+            return st;
+        }
+        if (!isfinite(sc[i])) sc[i] = INFINITY;
+        if (sc[i] < sc[best]) best = i;
+        (*evals)++;
+        if (report_progress(pb->p, "choose length scale", (double)*evals / (double)total))
+            return rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
+    }
+    if (!isfinite(sc[best]))
+        return rfx__error(RFX_ENUMERIC, "fit: no length scale gave a usable model");
+    /* golden-section search on log l in the bracket around the best point */
+    double a = ls[best > 0 ? best - 1 : 0], b = ls[best + 1 < GRID_POINTS ? best + 1 : best];
+    const double g = 0.6180339887498949;
+    double x1 = b - g * (b - a), x2 = a + g * (b - a), f1, f2;
+    double bl = ls[best], bs = sc[best];
+    RFX__TRY(fit_with(pb, exp(x1), Dsel, NULL, &f1));
+    RFX__TRY(fit_with(pb, exp(x2), Dsel, NULL, &f2));
+    *evals += 2;
+    for (int it = 0; it < GOLDEN_STEPS; it++) {
+        if (f1 < bs) { bs = f1; bl = x1; }
+        if (f2 < bs) { bs = f2; bl = x2; }
+        if (f1 < f2) {
+            b = x2; x2 = x1; f2 = f1;
+            x1 = b - g * (b - a);
+            RFX__TRY(fit_with(pb, exp(x1), Dsel, NULL, &f1));
+        } else {
+            a = x1; x1 = x2; f1 = f2;
+            x2 = a + g * (b - a);
+            RFX__TRY(fit_with(pb, exp(x2), Dsel, NULL, &f2));
+        }
+        (*evals)++;
+        if (report_progress(pb->p, "choose length scale", (double)*evals / (double)total))
+            return rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
+    }
+    if (f1 < bs) { bs = f1; bl = x1; }
+    if (f2 < bs) { bs = f2; bl = x2; }
+    *best_l = exp(bl);
+    *best_score = bs;
+    return RFX_OK;
+}
+
+static rfx_status check_fit_params(const rfx_fit_params *p)
+{
+    if (!p) return rfx__error(RFX_EINVAL, "fit: params is NULL");
+    if ((unsigned)p->method > RFX_METHOD_BAYES)
+        return rfx__error(RFX_EINVAL, "fit.method: %d is not an rfx_method", (int)p->method);
+    if (!isfinite(p->lambda))
+        return rfx__error(RFX_EINVAL, "fit.lambda: must be finite, got %g", p->lambda);
+    if (p->select_rows < 2)
+        return rfx__error(RFX_EINVAL, "fit.select_rows: must be >= 2, got %zu", p->select_rows);
+    return RFX_OK;
+}
+
+rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y, rfx_model **out,
+                         rfx_fit_report *report)
+{
+    if (!out) return rfx__error(RFX_EINVAL, "fit: out is NULL");
+    RFX__TRY(check_fit_params(params));
+    RFX__TRY(rfx__check_cmat(X, "fit: X"));
+    RFX__TRY(rfx__check_cmat(Y, "fit: Y"));
+    const size_t n = X.rows, d = X.cols;
+    if (n < 2) return rfx__error(RFX_EINVAL, "fit: at least 2 rows are needed, got %zu", n);
+    if (d == 0) return rfx__error(RFX_EINVAL, "fit: X has no columns");
+    if (Y.rows != n || Y.cols == 0)
+        return rfx__error(RFX_EDIM, "fit: Y is %zu x %zu for %zu rows of X", Y.rows, Y.cols, n);
+    if (params->method == RFX_METHOD_BAYES && Y.cols != 1)
+        return rfx__error(RFX_EINVAL, "fit: the Bayesian method takes one target, got %zu",
+                          Y.cols);
+    size_t r, c;
+    if (!rfx__all_finite(X, &r, &c))
+        return rfx__error(RFX_EPARSE, "fit: X row %zu, column %zu: %g is not finite", r, c,
+                          X.data[r * X.stride + c]);
+    if (!rfx__all_finite(Y, &r, &c))
+        return rfx__error(RFX_EPARSE, "fit: Y row %zu, column %zu: %g is not finite", r, c,
+                          Y.data[r * Y.stride + c]);
+    const rfx_features_params *fp = &params->features;
+    int choose = fp->length_scales == NULL && fp->gamma == 0 && fp->length_scale <= 0;
+    {
+        rfx_features_params chk = *fp;
+        if (choose) chk.length_scale = 1.0;
+        RFX__TRY(rfx__features_check(&chk, d));
+    }
+
+    double *mean = NULL, *scale = NULL, *Xs = NULL, *Xsub = NULL, *Ysub = NULL;
+    rfx_model *m = NULL;
+    rfx_status st = RFX_OK;
+    rfx_cmat Xw = X;
+    if (params->standardize) {
+        st = rfx__calloc(d, sizeof(double), (void **)&mean, "fit: scaler");
+        if (!st) st = rfx__calloc(d, sizeof(double), (void **)&scale, "fit: scaler");
+        if (!st) st = rfx__alloc(n * d, sizeof(double), (void **)&Xs, "fit: standardised inputs");
+        if (st) goto done;
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < d; j++) mean[j] += X.data[i * X.stride + j];
+        for (size_t j = 0; j < d; j++) mean[j] /= (double)n;
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < d; j++) {
+                double v = X.data[i * X.stride + j] - mean[j];
+                scale[j] += v * v;
+            }
+        for (size_t j = 0; j < d; j++) {
+            scale[j] = sqrt(scale[j] / (double)n);
+            if (!(scale[j] > 0)) scale[j] = 1.0; /* a constant column stays constant */
+        }
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < d; j++)
+                Xs[i * d + j] = (X.data[i * X.stride + j] - mean[j]) / scale[j];
+        Xw = rfx_cmat_of(Xs, n, d);
+    }
+
+    double l = fp->length_scale, score = NAN;
+    size_t evals = 0;
+    if (choose) {
+        problem sub = {params, Xw, Y};
+        size_t ns = params->select_rows;
+        if (n > ns) {
+            /* a seeded subset: the first ns of a partial Fisher-Yates shuffle */
+            size_t *idx = NULL;
+            st = rfx__alloc(n, sizeof(size_t), (void **)&idx, "fit: subset");
+            if (!st) st = rfx__alloc(ns * d, sizeof(double), (void **)&Xsub, "fit: subset");
+            if (!st) st = rfx__alloc(ns * Y.cols, sizeof(double), (void **)&Ysub, "fit: subset");
+            if (st) {
+                free(idx);
+                goto done;
+            }
+            rfx__rng rng;
+            rfx__rng_init(&rng, fp->seed, 1, 0);
+            for (size_t i = 0; i < n; i++) idx[i] = i;
+            for (size_t i = 0; i < ns; i++) {
+                size_t j = i + (size_t)(rfx__rng_uniform(&rng) * (double)(n - i));
+                if (j >= n) j = n - 1;
+                size_t t = idx[i];
+                idx[i] = idx[j];
+                idx[j] = t;
+                memcpy(Xsub + i * d, Xw.data + idx[i] * Xw.stride, d * sizeof(double));
+                memcpy(Ysub + i * Y.cols, Y.data + idx[i] * Y.stride, Y.cols * sizeof(double));
+            }
+            free(idx);
+            sub.X = rfx_cmat_of(Xsub, ns, d);
+            sub.Y = rfx_cmat_of(Ysub, ns, Y.cols);
+        }
+        st = choose_length_scale(&sub, &l, &score, &evals);
+        if (st) goto done;
+    }
+    if (report_progress(params, "fit", 0.0)) {
+        st = rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
+        goto done;
+    }
+    if (choose) {
+        problem all = {params, Xw, Y};
+        st = fit_with(&all, l, fp->n_features, &m, &score);
+    } else {
+        /* the user's map as given (isotropic, ARD or gamma) */
+        rfx_features *f = NULL;
+        st = rfx_features_create(fp, d, &f);
+        if (!st && params->method == RFX_METHOD_BAYES) {
+            rfx_bayes_params bp = rfx_bayes_params_default();
+            bp.noise_var = params->noise_var;
+            bp.prior_var = params->prior_var;
+            bp.fit_intercept = params->fit_intercept;
+            bp.n_threads = fp->n_threads;
+            st = rfx_bayes_fit(f, Xw, Y, &bp, &m);
+            if (!st) score = -m->log_evidence / (double)n;
+        } else if (!st) {
+            rfx_ridge_params rp = rfx_ridge_params_default();
+            rp.fit_intercept = params->fit_intercept;
+            rp.n_threads = fp->n_threads;
+            if (params->lambda >= 0) rp.lambda = params->lambda;
+            else rp.select = RFX_SELECT_GCV;
+            st = rfx_ridge_fit(f, Xw, Y, &rp, &m);
+            if (!st) score = m->gcv;
+        }
+        rfx_features_free(f);
+        if (!st) l = m->features->ls[0];
+    }
+    if (st) goto done;
+    if (report_progress(params, "fit", 1.0)) {
+        st = rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
+        goto done;
+    }
+    if (params->standardize) {
+        m->x_mean = mean;
+        m->x_scale = scale;
+        mean = scale = NULL;
+    }
+    if (report) {
+        memset(report, 0, sizeof *report);
+        report->length_scale = l;
+        report->lambda = m->lambda;
+        report->noise_var = m->noise_var;
+        report->prior_var = m->prior_var;
+        report->score = params->method == RFX_METHOD_BAYES ? -score : score;
+        report->n_candidates = evals;
+    }
+    *out = m;
+    m = NULL;
+done:
+    rfx_model_free(m);
+    free(mean);
+    free(scale);
+    free(Xs);
+    free(Xsub);
+    free(Ysub);
+    return st;
+}

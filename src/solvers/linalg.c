@@ -1,0 +1,76 @@
+/* Dense symmetric linear algebra over LAPACK (OpenBLAS ships the Fortran
+ * LAPACK; calling it directly keeps one BLAS and one thread runtime). A
+ * symmetric matrix is its own transpose, so a row-major array is passed to
+ * the column-major routines as is; "L" there is the upper triangle here. */
+#include "internal.h"
+
+#include <math.h>
+#include <string.h>
+
+rfx_status rfx__chol(double *A, size_t n, const char *what)
+{
+    int nn, info = 0;
+    RFX__TRY(rfx__lapack_int(n, &nn, what));
+    dpotrf_("L", &nn, A, &nn, &info, 1);
+    if (info < 0) return rfx__error(RFX_EINTERNAL, "%s: dpotrf argument %d invalid", what, -info);
+    if (info > 0)
+        return rfx__error(RFX_ENUMERIC,
+                          "%s: matrix is not positive definite (leading minor %d); increase the "
+                          "regularisation", what, info);
+    for (size_t i = 1; i < n; i++) memset(A + i * n, 0, i * sizeof *A);
+    return RFX_OK;
+}
+
+rfx_status rfx__chol_solve(const double *R, size_t n, double *B, size_t nrhs)
+{
+    int nn, nr, info = 0;
+    RFX__TRY(rfx__lapack_int(n, &nn, "cholesky solve"));
+    RFX__TRY(rfx__lapack_int(nrhs, &nr, "cholesky solve"));
+    if (nrhs == 1) {
+        dpotrs_("L", &nn, &nr, R, &nn, B, &nn, &info, 1);
+    } else {
+        double *T;
+        RFX__TRY(rfx__alloc(n * nrhs, sizeof(double), (void **)&T, "cholesky solve"));
+        for (size_t i = 0; i < n; i++)
+            for (size_t k = 0; k < nrhs; k++) T[k * n + i] = B[i * nrhs + k];
+        dpotrs_("L", &nn, &nr, R, &nn, T, &nn, &info, 1);
+        for (size_t i = 0; i < n; i++)
+            for (size_t k = 0; k < nrhs; k++) B[i * nrhs + k] = T[k * n + i];
+        free(T);
+    }
+    if (info != 0) return rfx__error(RFX_EINTERNAL, "dpotrs failed (info %d)", info);
+    return RFX_OK;
+}
+
+rfx_status rfx__eig_sym(double *A, size_t n, double *w, const char *what)
+{
+    int nn, info = 0, lwork = -1, liwork = -1, iq;
+    double q;
+    RFX__TRY(rfx__lapack_int(n, &nn, what));
+    dsyevd_("V", "L", &nn, A, &nn, w, &q, &lwork, &iq, &liwork, &info, 1, 1);
+    if (info != 0) return rfx__error(RFX_EINTERNAL, "%s: dsyevd workspace query failed", what);
+    lwork = (int)q;
+    liwork = iq;
+    double *work;
+    int *iwork;
+    RFX__TRY(rfx__alloc((size_t)lwork, sizeof(double), (void **)&work, what));
+    rfx_status st = rfx__alloc((size_t)liwork, sizeof(int), (void **)&iwork, what);
+    if (st) {
+        free(work);
+        return st;
+    }
+    dsyevd_("V", "L", &nn, A, &nn, w, work, &lwork, iwork, &liwork, &info, 1, 1);
+    free(work);
+    free(iwork);
+    if (info != 0)
+        return rfx__error(RFX_ENUMERIC, "%s: the symmetric eigensolver did not converge (%d)", what,
+                          info);
+    return RFX_OK;
+}
+
+double rfx__chol_logdet(const double *R, size_t n)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++) s += log(R[i * n + i]);
+    return 2.0 * s;
+}

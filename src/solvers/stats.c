@@ -1,0 +1,387 @@
+/*
+ * Mergeable sufficient statistics of a linear model on random features.
+ * Streaming, cross-validation folds and distributed fits all reduce to
+ * "accumulate per part, then add": Z^T Z, Z^T y, sum z, sum y, sum y^2.
+ * Targets are accumulated about a shift (the mean of the first rows seen)
+ * so that a large common offset in y does not cancel in y^T y.
+ */
+#include "internal.h"
+
+#include <string.h>
+
+#define SYRK_TILE 256
+
+rfx_status rfx_stats_create(size_t n_features, size_t n_targets, rfx_stats **out)
+{
+    if (!out) return rfx__error(RFX_EINVAL, "stats: out is NULL");
+    if (n_features == 0) return rfx__error(RFX_EINVAL, "stats: n_features must be >= 1");
+    if (n_features > 2147483647u)
+        return rfx__error(RFX_EOVERFLOW, "stats: n_features %zu exceeds the BLAS range", n_features);
+    size_t dd, dy;
+    RFX__TRY(rfx__mul(n_features, n_features, &dd, "stats: D x D"));
+    RFX__TRY(rfx__mul(n_features, n_targets, &dy, "stats: D x ny"));
+    rfx_stats *s = calloc(1, sizeof *s);
+    if (!s) return rfx__error(RFX_ENOMEM, "stats: cannot allocate");
+    s->D = n_features;
+    s->ny = n_targets;
+    rfx_status st = rfx__calloc(dd, sizeof(double), (void **)&s->ztz, "stats: Z^T Z");
+    if (!st) st = rfx__calloc(dy, sizeof(double), (void **)&s->zty, "stats: Z^T Y");
+    if (!st) st = rfx__calloc(n_features, sizeof(double), (void **)&s->zsum, "stats: sums");
+    if (!st) st = rfx__calloc(n_targets, sizeof(double), (void **)&s->ysum, "stats: sums");
+    if (!st) st = rfx__calloc(n_targets, sizeof(double), (void **)&s->yy, "stats: sums");
+    if (!st) st = rfx__calloc(n_targets, sizeof(double), (void **)&s->shift, "stats: shift");
+    if (st) {
+        rfx_stats_free(s);
+        return st;
+    }
+    *out = s;
+    return RFX_OK;
+}
+
+void rfx_stats_free(rfx_stats *s)
+{
+    if (!s) return;
+    free(s->ztz);
+    free(s->zty);
+    free(s->zsum);
+    free(s->ysum);
+    free(s->yy);
+    free(s->shift);
+    free(s);
+}
+
+size_t rfx_stats_rows(const rfx_stats *s) { return s ? s->n : 0; }
+
+size_t rfx__chunk_rows(size_t D)
+{
+    size_t r = ((size_t)1 << 21) / (D ? D : 1);
+    if (r < 64) r = 64;
+    if (r > 4096) r = 4096;
+    return r;
+}
+
+/* Z^T Z += Z_blk^T Z_blk on the upper triangle, tile pair by tile pair.
+ * The tiling is fixed, so each element sees the same operations whatever
+ * the thread count. Cost: rows D^2 flops (half a GEMM). */
+static void syrk_tiled(double *C, size_t D, const double *Z, size_t ldz, size_t rows, int nt)
+{
+    const size_t T = (D + SYRK_TILE - 1) / SYRK_TILE, pairs = T * (T + 1) / 2;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (pairs > 1)
+    for (size_t p = 0; p < pairs; p++) {
+        /* p -> (I, J), I <= J, row by row of the upper triangle */
+        size_t ti = 0, q = p;
+        while (q >= T - ti) {
+            q -= T - ti;
+            ti++;
+        }
+        size_t tj = ti + q;
+        size_t i0 = ti * SYRK_TILE, j0 = tj * SYRK_TILE;
+        size_t ni = D - i0 < SYRK_TILE ? D - i0 : SYRK_TILE;
+        size_t nj = D - j0 < SYRK_TILE ? D - j0 : SYRK_TILE;
+        if (ti == tj)
+            cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)ni, (int)rows, 1.0, Z + i0,
+                        (int)ldz, 1.0, C + i0 * D + i0, (int)D);
+        else
+            cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)ni, (int)nj, (int)rows, 1.0,
+                        Z + i0, (int)ldz, Z + j0, (int)ldz, 1.0, C + i0 * D + j0, (int)D);
+    }
+}
+
+rfx_status rfx__stats_add_z(rfx_stats *s, const double *Z, size_t ldz, size_t rows,
+                            const double *Y, size_t ldy, int n_threads)
+{
+    const size_t D = s->D, ny = s->ny;
+    if (rows == 0) return RFX_OK;
+    if (ldz > 2147483647u || rows > 2147483647u)
+        return rfx__error(RFX_EOVERFLOW, "stats: block exceeds the BLAS integer range");
+    double *yc = NULL;
+    if (ny > 0) {
+        if (!s->shift_set) {
+            for (size_t k = 0; k < ny; k++) {
+                double m = 0;
+                for (size_t i = 0; i < rows; i++) m += Y[i * ldy + k];
+                s->shift[k] = m / (double)rows;
+            }
+            s->shift_set = 1;
+        }
+        RFX__TRY(rfx__alloc(rows * ny, sizeof(double), (void **)&yc, "stats: targets"));
+        for (size_t i = 0; i < rows; i++) {
+            for (size_t k = 0; k < ny; k++) {
+                double v = Y[i * ldy + k] - s->shift[k];
+                yc[i * ny + k] = v;
+                s->ysum[k] += v;
+                s->yy[k] += v * v;
+            }
+        }
+    }
+    int nt = rfx__threads(n_threads);
+    syrk_tiled(s->ztz, D, Z, ldz, rows, nt);
+    if (ny > 0) {
+        /* Z^T Yc: D x ny, by row tiles of Z^T so it is thread-count independent */
+        const size_t T = (D + SYRK_TILE - 1) / SYRK_TILE;
+#pragma omp parallel for schedule(static) num_threads(nt) if (T > 1)
+        for (size_t t = 0; t < T; t++) {
+            size_t j0 = t * SYRK_TILE, nj = D - j0 < SYRK_TILE ? D - j0 : SYRK_TILE;
+            cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)nj, (int)ny, (int)rows, 1.0,
+                        Z + j0, (int)ldz, yc, (int)ny, 1.0, s->zty + j0 * ny, (int)ny);
+        }
+    }
+    for (size_t i = 0; i < rows; i++) {
+        const double *z = Z + i * ldz;
+        for (size_t j = 0; j < D; j++) s->zsum[j] += z[j];
+    }
+    s->n += rows;
+    free(yc);
+    return RFX_OK;
+}
+
+static rfx_status check_rows(const rfx_stats *s, const rfx_features *f, rfx_cmat X, rfx_cmat Y)
+{
+    if (!s || !f) return rfx__error(RFX_EINVAL, "stats: NULL argument");
+    RFX__TRY(rfx__check_cmat(X, "X"));
+    RFX__TRY(rfx__check_cmat(Y, "Y"));
+    if (f->D != s->D)
+        return rfx__error(RFX_EDIM, "stats: the features have %zu outputs, the statistics %zu",
+                          f->D, s->D);
+    if (X.cols != f->d)
+        return rfx__error(RFX_EDIM, "X has %zu columns, the features expect %zu", X.cols, f->d);
+    if (s->ny > 0 && (Y.rows != X.rows || Y.cols != s->ny))
+        return rfx__error(RFX_EDIM, "Y is %zu x %zu, expected %zu x %zu", Y.rows, Y.cols, X.rows,
+                          s->ny);
+    size_t r, c;
+    if (!rfx__all_finite(X, &r, &c))
+        return rfx__error(RFX_EPARSE, "X row %zu, column %zu: %g is not finite", r, c,
+                          X.data[r * X.stride + c]);
+    if (s->ny > 0 && !rfx__all_finite(Y, &r, &c))
+        return rfx__error(RFX_EPARSE, "Y row %zu, column %zu: %g is not finite", r, c,
+                          Y.data[r * Y.stride + c]);
+    return RFX_OK;
+}
+
+rfx_status rfx_stats_add(rfx_stats *s, const rfx_features *f, rfx_cmat X, rfx_cmat Y)
+{
+    RFX__TRY(check_rows(s, f, X, Y));
+    const size_t n = X.rows, D = s->D, B = rfx__chunk_rows(D);
+    double *Z;
+    RFX__TRY(rfx__alloc((n < B ? n : B) * D, sizeof(double), (void **)&Z, "stats: feature block"));
+    rfx_status st = RFX_OK;
+    for (size_t r0 = 0; r0 < n && !st; r0 += B) {
+        size_t rows = n - r0 < B ? n - r0 : B;
+        st = rfx_features_transform(f, (rfx_cmat){X.data + r0 * X.stride, rows, X.cols, X.stride},
+                                    rfx_mat_of(Z, rows, D));
+        if (!st)
+            st = rfx__stats_add_z(s, Z, D, rows, s->ny ? Y.data + r0 * Y.stride : NULL, Y.stride,
+                                  f->params.n_threads);
+    }
+    free(Z);
+    return st;
+}
+
+rfx_status rfx_stats_add_source(rfx_stats *s, const rfx_features *f, rfx_source *src,
+                                rfx_progress_fn progress, void *user)
+{
+    if (!src || !src->next || !src->rewind) return rfx__error(RFX_EINVAL, "stats: invalid source");
+    RFX__TRY(src->rewind(src));
+    size_t blocks = 0;
+    for (;;) {
+        rfx_block b;
+        int done = 0;
+        memset(&b, 0, sizeof b);
+        RFX__TRY(src->next(src, &b, &done));
+        if (done) break;
+        if (b.ny != s->ny)
+            return rfx__error(RFX_EDIM, "source block has %zu targets, the statistics %zu", b.ny,
+                              s->ny);
+        rfx_cmat X = {b.x, b.rows, b.cols, b.stride};
+        rfx_cmat Y = {b.y, b.rows, b.ny, b.y_stride};
+        rfx_status st = rfx_stats_add(s, f, X, Y);
+        if (st) {
+            rfx__error_prefix("source block %zu (rows from %zu)", blocks, s->n);
+            return st;
+        }
+        blocks++;
+        if (progress && progress(user, "accumulate", -1.0))
+            return rfx__error(RFX_ECANCELLED, "stats: cancelled by the progress callback");
+    }
+    return RFX_OK;
+}
+
+static rfx_status check_pair(const rfx_stats *a, const rfx_stats *b)
+{
+    if (!a || !b) return rfx__error(RFX_EINVAL, "stats: NULL argument");
+    if (a->D != b->D || a->ny != b->ny)
+        return rfx__error(RFX_EDIM, "stats: cannot combine D=%zu, ny=%zu with D=%zu, ny=%zu", a->D,
+                          a->ny, b->D, b->ny);
+    return RFX_OK;
+}
+
+/* into +/-= other, re-expressing other's target sums about into's shift:
+ * sum (y - s1) = sum (y - s2) + n2 (s2 - s1), and likewise for z y, y^2. */
+static void combine(rfx_stats *into, const rfx_stats *o, double sign)
+{
+    const size_t D = into->D, ny = into->ny;
+    if (!into->shift_set && o->shift_set) {
+        memcpy(into->shift, o->shift, ny * sizeof *into->shift);
+        into->shift_set = 1;
+    }
+    for (size_t i = 0; i < D; i++)
+        for (size_t j = i; j < D; j++) into->ztz[i * D + j] += sign * o->ztz[i * D + j];
+    for (size_t k = 0; k < ny; k++) {
+        double delta = o->shift[k] - into->shift[k];
+        double ys = o->ysum[k] + (double)o->n * delta;
+        double yy = o->yy[k] + 2.0 * delta * o->ysum[k] + (double)o->n * delta * delta;
+        for (size_t j = 0; j < D; j++)
+            into->zty[j * ny + k] += sign * (o->zty[j * ny + k] + delta * o->zsum[j]);
+        into->ysum[k] += sign * ys;
+        into->yy[k] += sign * yy;
+    }
+    for (size_t j = 0; j < D; j++) into->zsum[j] += sign * o->zsum[j];
+}
+
+rfx_status rfx_stats_merge(rfx_stats *into, const rfx_stats *other)
+{
+    RFX__TRY(check_pair(into, other));
+    combine(into, other, 1.0);
+    into->n += other->n;
+    return RFX_OK;
+}
+
+rfx_status rfx_stats_remove(rfx_stats *into, const rfx_stats *other)
+{
+    RFX__TRY(check_pair(into, other));
+    if (other->n > into->n)
+        return rfx__error(RFX_EINVAL, "stats: cannot remove %zu rows from %zu", other->n, into->n);
+    combine(into, other, -1.0);
+    into->n -= other->n;
+    return RFX_OK;
+}
+
+rfx_status rfx_stats_copy(const rfx_stats *s, rfx_stats **out)
+{
+    if (!s || !out) return rfx__error(RFX_EINVAL, "stats copy: NULL argument");
+    rfx_stats *c;
+    RFX__TRY(rfx_stats_create(s->D, s->ny, &c));
+    memcpy(c->ztz, s->ztz, s->D * s->D * sizeof *c->ztz);
+    memcpy(c->zty, s->zty, s->D * s->ny * sizeof *c->zty);
+    memcpy(c->zsum, s->zsum, s->D * sizeof *c->zsum);
+    memcpy(c->ysum, s->ysum, s->ny * sizeof *c->ysum);
+    memcpy(c->yy, s->yy, s->ny * sizeof *c->yy);
+    memcpy(c->shift, s->shift, s->ny * sizeof *c->shift);
+    c->shift_set = s->shift_set;
+    c->n = s->n;
+    *out = c;
+    return RFX_OK;
+}
+
+rfx_status rfx_stats_get(const rfx_stats *s, double *ztz, double *zty, double *zsum, double *ysum)
+{
+    if (!s) return rfx__error(RFX_EINVAL, "stats get: NULL statistics");
+    const size_t D = s->D, ny = s->ny;
+    if (ztz) {
+        for (size_t i = 0; i < D; i++)
+            for (size_t j = i; j < D; j++) ztz[i * D + j] = ztz[j * D + i] = s->ztz[i * D + j];
+    }
+    for (size_t k = 0; k < ny; k++) {
+        if (zty)
+            for (size_t j = 0; j < D; j++)
+                zty[j * ny + k] = s->zty[j * ny + k] + s->shift[k] * s->zsum[j];
+        if (ysum) ysum[k] = s->ysum[k] + (double)s->n * s->shift[k];
+    }
+    if (zsum) memcpy(zsum, s->zsum, D * sizeof *zsum);
+    return RFX_OK;
+}
+
+void rfx__stats_normal(const rfx_stats *s, int intercept, double *C, double *c, double *yy,
+                       double *mu, double *ybar)
+{
+    const size_t D = s->D, ny = s->ny;
+    const double n = (double)s->n;
+    for (size_t j = 0; j < D; j++) mu[j] = intercept && n > 0 ? s->zsum[j] / n : 0.0;
+    for (size_t i = 0; i < D; i++) {
+        for (size_t j = i; j < D; j++) {
+            double v = s->ztz[i * D + j] - n * mu[i] * mu[j];
+            C[i * D + j] = C[j * D + i] = v;
+        }
+    }
+    for (size_t k = 0; k < ny; k++) {
+        double m = n > 0 ? s->ysum[k] / n : 0.0; /* mean of y - shift */
+        if (intercept) {
+            ybar[k] = s->shift[k] + m;
+            for (size_t j = 0; j < D; j++) c[j * ny + k] = s->zty[j * ny + k] - n * mu[j] * m;
+            yy[k] = s->yy[k] - n * m * m;
+            if (yy[k] < 0) yy[k] = 0;
+        } else {
+            double sh = s->shift[k];
+            ybar[k] = 0.0;
+            for (size_t j = 0; j < D; j++) c[j * ny + k] = s->zty[j * ny + k] + sh * s->zsum[j];
+            yy[k] = s->yy[k] + 2.0 * sh * s->ysum[k] + n * sh * sh;
+        }
+    }
+}
+
+/* ---- the in-memory source --------------------------------------------- */
+
+typedef struct memory_state {
+    rfx_cmat X, Y;
+    size_t block, pos;
+} memory_state;
+
+static rfx_status memory_next(rfx_source *src, rfx_block *out, int *done)
+{
+    memory_state *m = src->state;
+    if (m->pos >= m->X.rows) {
+        *done = 1;
+        return RFX_OK;
+    }
+    size_t rows = m->X.rows - m->pos < m->block ? m->X.rows - m->pos : m->block;
+    out->x = m->X.data + m->pos * m->X.stride;
+    out->rows = rows;
+    out->cols = m->X.cols;
+    out->stride = m->X.stride;
+    out->ny = m->Y.data ? m->Y.cols : 0;
+    out->y = m->Y.data ? m->Y.data + m->pos * m->Y.stride : NULL;
+    out->y_stride = m->Y.stride;
+    m->pos += rows;
+    *done = 0;
+    return RFX_OK;
+}
+
+static rfx_status memory_rewind(rfx_source *src)
+{
+    ((memory_state *)src->state)->pos = 0;
+    return RFX_OK;
+}
+
+static void memory_destroy(rfx_source *src) { free(src->state); }
+
+rfx_status rfx_source_memory_create(rfx_cmat X, rfx_cmat Y, size_t block_rows, rfx_source **out)
+{
+    if (!out) return rfx__error(RFX_EINVAL, "memory source: out is NULL");
+    RFX__TRY(rfx__check_cmat(X, "memory source: X"));
+    RFX__TRY(rfx__check_cmat(Y, "memory source: Y"));
+    if (Y.data && Y.rows != X.rows)
+        return rfx__error(RFX_EDIM, "memory source: X has %zu rows, Y %zu", X.rows, Y.rows);
+    rfx_source *src = calloc(1, sizeof *src);
+    memory_state *m = calloc(1, sizeof *m);
+    if (!src || !m) {
+        free(src);
+        free(m);
+        return rfx__error(RFX_ENOMEM, "memory source: cannot allocate");
+    }
+    m->X = X;
+    m->Y = Y;
+    m->block = block_rows ? block_rows : 4096;
+    src->next = memory_next;
+    src->rewind = memory_rewind;
+    src->destroy = memory_destroy;
+    src->state = m;
+    *out = src;
+    return RFX_OK;
+}
+
+void rfx_source_free(rfx_source *src)
+{
+    if (!src) return;
+    if (src->destroy) src->destroy(src);
+    free(src);
+}

@@ -1,0 +1,50 @@
+/* testlib.h - a minimal test harness: checks count, failures print where. */
+#ifndef RFX_TESTLIB_H
+#define RFX_TESTLIB_H
+
+#include <stddef.h>
+
+extern int rfx_test_failures;
+extern int rfx_test_checks;
+
+void rfx_test_fail(const char *file, int line, const char *fmt, ...);
+/* Print a summary line and return the process exit status. */
+int rfx_test_finish(const char *name);
+/* A scratch file path under the build directory (unique per test + tag). */
+const char *rfx_test_tmp(const char *tag);
+
+#define CHECK(cond)                                                          \
+    do {                                                                     \
+        rfx_test_checks++;                                                   \
+        if (!(cond)) rfx_test_fail(__FILE__, __LINE__, "check failed: %s", #cond); \
+    } while (0)
+
+#define CHECK_MSG(cond, ...)                                                 \
+    do {                                                                     \
+        rfx_test_checks++;                                                   \
+        if (!(cond)) rfx_test_fail(__FILE__, __LINE__, __VA_ARGS__);         \
+    } while (0)
+
+/* |a - b| <= tol */
+#define CHECK_NEAR(a, b, tol)                                                \
+    do {                                                                     \
+        double a_ = (a), b_ = (b), t_ = (tol);                               \
+        rfx_test_checks++;                                                   \
+        if (!(a_ - b_ <= t_ && b_ - a_ <= t_))                               \
+            rfx_test_fail(__FILE__, __LINE__, "%s = %.17g, %s = %.17g, |diff| = %.3g > %.3g", \
+                          #a, a_, #b, b_, a_ > b_ ? a_ - b_ : b_ - a_, t_);   \
+    } while (0)
+
+/* a call returns the expected status */
+#define CHECK_STATUS(call, expected)                                         \
+    do {                                                                     \
+        rfx_status s_ = (call);                                              \
+        rfx_test_checks++;                                                   \
+        if (s_ != (expected))                                                \
+            rfx_test_fail(__FILE__, __LINE__, "%s returned %d (%s), expected %d: %s", #call, \
+                          (int)s_, rfx_strerror(s_), (int)(expected), rfx_last_error()); \
+    } while (0)
+
+#define CHECK_OK(call) CHECK_STATUS(call, RFX_OK)
+
+#endif
