@@ -31,3 +31,28 @@ const char *rfx_test_tmp(const char *tag)
     snprintf(buf, sizeof buf, "%s/tmp_%s", RFX_BINARY_DIR, tag);
     return buf;
 }
+
+#include <math.h>
+#include <stdlib.h>
+
+double rfx_test_uniform(rfx_test_rng *r)
+{
+    unsigned long long z = (r->s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    return (double)(z >> 11) * 0x1.0p-53;
+}
+
+double rfx_test_normal(rfx_test_rng *r)
+{
+    double u = rfx_test_uniform(r), v = rfx_test_uniform(r);
+    return sqrt(-2.0 * log(1.0 - u)) * cos(6.283185307179586 * v);
+}
+
+double *rfx_test_matrix(rfx_test_rng *r, size_t rows, size_t cols, double lo, double hi)
+{
+    double *m = malloc(rows * cols * sizeof *m + 1);
+    for (size_t i = 0; i < rows * cols; i++) m[i] = lo + (hi - lo) * rfx_test_uniform(r);
+    return m;
+}

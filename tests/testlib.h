@@ -47,4 +47,12 @@ const char *rfx_test_tmp(const char *tag);
 
 #define CHECK_OK(call) CHECK_STATUS(call, RFX_OK)
 
+
+
+/* Deterministic test data: splitmix64 uniforms in [0, 1) and normals. */
+typedef struct rfx_test_rng { unsigned long long s; } rfx_test_rng;
+double rfx_test_uniform(rfx_test_rng *r);
+double rfx_test_normal(rfx_test_rng *r);
+/* A malloc'd rows x cols matrix of U(lo, hi) values. */
+double *rfx_test_matrix(rfx_test_rng *r, size_t rows, size_t cols, double lo, double hi);
 #endif
