@@ -54,6 +54,33 @@ rfx_status rfx__check_mat(rfx_mat m, const char *what);
 /* 1 when every entry of the view is finite; else 0 and *row, *col. */
 int rfx__all_finite(rfx_cmat m, size_t *row, size_t *col);
 
+/* The first statement of every parallel region of rfx: BLAS calls made in
+ * it then run on the calling thread. OpenMP OpenBLAS goes single-threaded
+ * by itself inside a team of two or more, but a team of one is not "in
+ * parallel" to it; setting this implicit task's ICV covers that case and
+ * does not leak out of the region. Each tile then computes the same bits
+ * whatever the thread count. */
+#ifdef _OPENMP
+#define RFX__SERIAL_BLAS() omp_set_num_threads(1)
+#else
+#define RFX__SERIAL_BLAS() ((void)0)
+#endif
+
+/* Run stmt (a BLAS or LAPACK call outside the tile loops) on the calling
+ * thread only. LAPACK's blocked factorisations give different bits for
+ * different thread counts; rfx's models must not, so the O(D^3) steps run
+ * single-threaded (the O(n D^2) accumulation is where the threads go). */
+#ifdef _OPENMP
+#define RFX__SERIAL(stmt)                  \
+    _Pragma("omp parallel num_threads(1)") \
+    {                                      \
+        omp_set_num_threads(1);            \
+        stmt;                              \
+    }
+#else
+#define RFX__SERIAL(stmt) stmt;
+#endif
+
 /* The number of threads to use for a requested count (0 = default). */
 int rfx__threads(int requested);
 
@@ -199,10 +226,10 @@ void dtrtrs_(const char *uplo, const char *trans, const char *diag, const int *n
  * lower part zeroed; RFX_ENUMERIC naming what when not positive definite.
  * rfx__chol_solve: B (n x nrhs, row-major) <- A^-1 B given R.
  * rfx__eig_sym: A -> eigenvectors in place (row k of A is eigenvector k),
- * w ascending eigenvalues. */
-rfx_status rfx__chol(double *A, size_t n, const char *what);
+ * w ascending eigenvalues. n_threads: the BLAS threads LAPACK may use. */
+rfx_status rfx__chol(double *A, size_t n, int n_threads, const char *what);
 rfx_status rfx__chol_solve(const double *R, size_t n, double *B, size_t nrhs);
-rfx_status rfx__eig_sym(double *A, size_t n, double *w, const char *what);
+rfx_status rfx__eig_sym(double *A, size_t n, double *w, int n_threads, const char *what);
 /* log det A = 2 sum log R_ii */
 double rfx__chol_logdet(const double *R, size_t n);
 /* A deep copy of a feature map. */

@@ -71,12 +71,16 @@ rfx_status rfx_features_transform(const rfx_features *f, rfx_cmat X, rfx_mat Z)
     RFX__TRY(check_shapes(f, X.rows, X.cols, Z.rows, Z.cols, X.stride, Z.stride));
     const size_t n = X.rows, tiles = (n + RFX__ROW_TILE - 1) / RFX__ROW_TILE;
     int nt = rfx__threads(f->params.n_threads);
-#pragma omp parallel for schedule(static) num_threads(nt) if (tiles > 1)
-    for (size_t t = 0; t < tiles; t++) {
-        size_t r0 = t * RFX__ROW_TILE;
-        size_t rows = n - r0 < RFX__ROW_TILE ? n - r0 : RFX__ROW_TILE;
-        rfx__transform_tile(f, X.data + r0 * X.stride, X.stride, rows, Z.data + r0 * Z.stride,
-                            Z.stride);
+#pragma omp parallel num_threads(nt) if (tiles > 1)
+    {
+        RFX__SERIAL_BLAS();
+#pragma omp for schedule(static)
+        for (size_t t = 0; t < tiles; t++) {
+            size_t r0 = t * RFX__ROW_TILE;
+            size_t rows = n - r0 < RFX__ROW_TILE ? n - r0 : RFX__ROW_TILE;
+            rfx__transform_tile(f, X.data + r0 * X.stride, X.stride, rows, Z.data + r0 * Z.stride,
+                                Z.stride);
+        }
     }
     return RFX_OK;
 }
@@ -90,12 +94,16 @@ rfx_status rfx_features_transform_f32(const rfx_features *f, rfx_cmatf X, rfx_ma
     RFX__TRY(check_shapes(f, X.rows, X.cols, Z.rows, Z.cols, X.stride, Z.stride));
     const size_t n = X.rows, tiles = (n + RFX__ROW_TILE - 1) / RFX__ROW_TILE;
     int nt = rfx__threads(f->params.n_threads);
-#pragma omp parallel for schedule(static) num_threads(nt) if (tiles > 1)
-    for (size_t t = 0; t < tiles; t++) {
-        size_t r0 = t * RFX__ROW_TILE;
-        size_t rows = n - r0 < RFX__ROW_TILE ? n - r0 : RFX__ROW_TILE;
-        transform_tile_f32(f, X.data + r0 * X.stride, X.stride, rows, Z.data + r0 * Z.stride,
-                           Z.stride);
+#pragma omp parallel num_threads(nt) if (tiles > 1)
+    {
+        RFX__SERIAL_BLAS();
+#pragma omp for schedule(static)
+        for (size_t t = 0; t < tiles; t++) {
+            size_t r0 = t * RFX__ROW_TILE;
+            size_t rows = n - r0 < RFX__ROW_TILE ? n - r0 : RFX__ROW_TILE;
+            transform_tile_f32(f, X.data + r0 * X.stride, X.stride, rows, Z.data + r0 * Z.stride,
+                               Z.stride);
+        }
     }
     return RFX_OK;
 }

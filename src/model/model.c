@@ -166,17 +166,21 @@ static rfx_status predict(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_mat 
     RFX__TRY(rfx__mul(T, m->d + m->D, &per, "predict: workspace"));
     double *ws;
     RFX__TRY(rfx__alloc((size_t)nt, per * sizeof(double), (void **)&ws, "predict: workspace"));
-#pragma omp parallel for schedule(static) num_threads(nt) if (tiles > 1)
-    for (size_t t = 0; t < tiles; t++) {
-        size_t r0 = t * T, rows = n - r0 < T ? n - r0 : T;
-#ifdef _OPENMP
-        double *w = ws + (size_t)omp_get_thread_num() * per;
-#else
-        double *w = ws;
-#endif
-        predict_tile(m, X.data + r0 * X.stride, X.stride, rows, Yhat.data + r0 * Yhat.stride,
-                     Yhat.stride, want_std ? Ystd.data + r0 * Ystd.stride : NULL, Ystd.stride,
-                     add_var, w);
+#pragma omp parallel num_threads(nt) if (tiles > 1)
+    {
+        RFX__SERIAL_BLAS();
+#pragma omp for schedule(static)
+        for (size_t t = 0; t < tiles; t++) {
+            size_t r0 = t * T, rows = n - r0 < T ? n - r0 : T;
+    #ifdef _OPENMP
+            double *w = ws + (size_t)omp_get_thread_num() * per;
+    #else
+            double *w = ws;
+    #endif
+            predict_tile(m, X.data + r0 * X.stride, X.stride, rows, Yhat.data + r0 * Yhat.stride,
+                         Yhat.stride, want_std ? Ystd.data + r0 * Ystd.stride : NULL, Ystd.stride,
+                         add_var, w);
+        }
     }
     free(ws);
     return RFX_OK;

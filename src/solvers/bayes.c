@@ -116,9 +116,9 @@ rfx_status rfx_bayes_solve(const rfx_features *f, const rfx_stats *s,
         /* start: signal variance var(y) (|z|^2 ~ 1), noise 10% of it */
         if (alpha == 0) alpha = 1.0 / var_y;
         if (beta == 0) beta = 10.0 / var_y;
-        st = rfx__eig_sym(C, D, w, "bayes (evidence)");
+        st = rfx__eig_sym(C, D, w, params->n_threads, "bayes (evidence)");
         if (st) goto done;
-        cblas_dgemv(CblasRowMajor, CblasNoTrans, (int)D, (int)D, 1.0, C, (int)D, c, 1, 0.0, ct, 1);
+        RFX__SERIAL(cblas_dgemv(CblasRowMajor, CblasNoTrans, (int)D, (int)D, 1.0, C, (int)D, c, 1, 0.0, ct, 1))
         evidence_fixed_point(w, ct, D, yy, n_eff, params->prior_var <= 0, params->noise_var <= 0,
                              params->max_iter, params->tol, &alpha, &beta);
         rfx__stats_normal(s, icpt, C, c, &yy, mu, &ybar); /* C was overwritten */
@@ -126,7 +126,7 @@ rfx_status rfx_bayes_solve(const rfx_features *f, const rfx_stats *s,
     /* A = beta C + alpha I = R^T R; m = beta A^-1 c */
     for (size_t i = 0; i < D * D; i++) C[i] *= beta;
     for (size_t i = 0; i < D; i++) C[i * D + i] += alpha;
-    st = rfx__chol(C, D, "bayes: posterior precision");
+    st = rfx__chol(C, D, params->n_threads, "bayes: posterior precision");
     if (st) goto done;
     for (size_t i = 0; i < D; i++) ct[i] = beta * c[i];
     st = rfx__chol_solve(C, D, ct, 1);

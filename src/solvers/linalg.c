@@ -7,11 +7,13 @@
 #include <math.h>
 #include <string.h>
 
-rfx_status rfx__chol(double *A, size_t n, const char *what)
+
+rfx_status rfx__chol(double *A, size_t n, int n_threads, const char *what)
 {
     int nn, info = 0;
     RFX__TRY(rfx__lapack_int(n, &nn, what));
-    dpotrf_("L", &nn, A, &nn, &info, 1);
+    (void)n_threads;
+    RFX__SERIAL(dpotrf_("L", &nn, A, &nn, &info, 1))
     if (info < 0) return rfx__error(RFX_EINTERNAL, "%s: dpotrf argument %d invalid", what, -info);
     if (info > 0)
         return rfx__error(RFX_ENUMERIC,
@@ -27,13 +29,13 @@ rfx_status rfx__chol_solve(const double *R, size_t n, double *B, size_t nrhs)
     RFX__TRY(rfx__lapack_int(n, &nn, "cholesky solve"));
     RFX__TRY(rfx__lapack_int(nrhs, &nr, "cholesky solve"));
     if (nrhs == 1) {
-        dpotrs_("L", &nn, &nr, R, &nn, B, &nn, &info, 1);
+        RFX__SERIAL(dpotrs_("L", &nn, &nr, R, &nn, B, &nn, &info, 1))
     } else {
         double *T;
         RFX__TRY(rfx__alloc(n * nrhs, sizeof(double), (void **)&T, "cholesky solve"));
         for (size_t i = 0; i < n; i++)
             for (size_t k = 0; k < nrhs; k++) T[k * n + i] = B[i * nrhs + k];
-        dpotrs_("L", &nn, &nr, R, &nn, T, &nn, &info, 1);
+        RFX__SERIAL(dpotrs_("L", &nn, &nr, R, &nn, T, &nn, &info, 1))
         for (size_t i = 0; i < n; i++)
             for (size_t k = 0; k < nrhs; k++) B[i * nrhs + k] = T[k * n + i];
         free(T);
@@ -42,7 +44,7 @@ rfx_status rfx__chol_solve(const double *R, size_t n, double *B, size_t nrhs)
     return RFX_OK;
 }
 
-rfx_status rfx__eig_sym(double *A, size_t n, double *w, const char *what)
+rfx_status rfx__eig_sym(double *A, size_t n, double *w, int n_threads, const char *what)
 {
     int nn, info = 0, lwork = -1, liwork = -1, iq;
     double q;
@@ -59,7 +61,8 @@ rfx_status rfx__eig_sym(double *A, size_t n, double *w, const char *what)
         free(work);
         return st;
     }
-    dsyevd_("V", "L", &nn, A, &nn, w, work, &lwork, iwork, &liwork, &info, 1, 1);
+    (void)n_threads;
+    RFX__SERIAL(dsyevd_("V", "L", &nn, A, &nn, w, work, &lwork, iwork, &liwork, &info, 1, 1))
     free(work);
     free(iwork);
     if (info != 0)

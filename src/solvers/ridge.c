@@ -108,8 +108,7 @@ static void eig_weights(const double *V, const double *s, const double *ct, size
         for (size_t k = 0; k < ny; k++) tmp[i * ny + k] = den > 0 ? ct[i * ny + k] / den : 0.0;
     }
     /* W = V^T-rows... eigenvector i is row i of V: W = V^T tmp */
-    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)D, (int)ny, (int)D, 1.0, V, (int)D,
-                tmp, (int)ny, 0.0, W, (int)ny);
+    RFX__SERIAL(cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)D, (int)ny, (int)D, 1.0, V, (int)D, tmp, (int)ny, 0.0, W, (int)ny))
 }
 
 /* GCV(lambda) = n RSS / (n_eff - df)^2, summed over targets, with
@@ -171,11 +170,10 @@ rfx_status rfx_ridge_solve(const rfx_features *f, const rfx_stats *s,
         st = lambda_grid(params, trace, D, &grid, &ng);
         if (!st) st = rfx__alloc(D, sizeof(double), (void **)&w, "ridge: eigenvalues");
         if (!st) st = rfx__alloc(D * ny, sizeof(double), (void **)&tmp, "ridge");
-        if (!st) st = rfx__eig_sym(C, D, w, "ridge (GCV)");
+        if (!st) st = rfx__eig_sym(C, D, w, params->n_threads, "ridge (GCV)");
         if (st) goto done;
         /* ct = V c: coordinates of the right-hand side in the eigenbasis */
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)D, (int)ny, (int)D, 1.0, C,
-                    (int)D, c, (int)ny, 0.0, tmp, (int)ny);
+        RFX__SERIAL(cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)D, (int)ny, (int)D, 1.0, C, (int)D, c, (int)ny, 0.0, tmp, (int)ny))
         memcpy(c, tmp, D * ny * sizeof *c);
         double best = INFINITY;
         lambda = grid[0];
@@ -192,7 +190,7 @@ rfx_status rfx_ridge_solve(const rfx_features *f, const rfx_stats *s,
         eig_weights(C, w, c, D, ny, lambda, m->W, tmp);
     } else {
         for (size_t i = 0; i < D; i++) C[i * D + i] += lambda;
-        st = rfx__chol(C, D, "ridge");
+        st = rfx__chol(C, D, params->n_threads, "ridge");
         if (!st) st = rfx__chol_solve(C, D, c, ny);
         if (!st) st = new_model(f, ny, icpt, s->n, lambda, &m);
         if (st) goto done;
@@ -346,10 +344,9 @@ rfx_status rfx_ridge_fit_source(const rfx_features *f, rfx_source *src,
         if (!st) st = rfx_stats_remove(train, folds[fo]);
         if (st) break;
         rfx__stats_normal(train, icpt, C, c, yy, mu, ybar);
-        st = rfx__eig_sym(C, D, w, "ridge (k-fold)");
+        st = rfx__eig_sym(C, D, w, params->n_threads, "ridge (k-fold)");
         if (st) break;
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)D, (int)ny, (int)D, 1.0, C,
-                    (int)D, c, (int)ny, 0.0, tmp, (int)ny);
+        RFX__SERIAL(cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)D, (int)ny, (int)D, 1.0, C, (int)D, c, (int)ny, 0.0, tmp, (int)ny))
         memcpy(c, tmp, D * ny * sizeof *c);
         for (size_t g = 0; g < ng; g++) {
             eig_weights(C, w, c, D, ny, grid[g], W, tmp);
@@ -417,8 +414,7 @@ static rfx_status ridge_dual(const rfx_features *f, rfx_cmat X, rfx_cmat Y,
     }
     for (size_t i = 0; i < n; i++)
         for (size_t k = 0; k < ny; k++) A[i * ny + k] = Y.data[i * Y.stride + k] - ybar[k];
-    cblas_dsyrk(CblasRowMajor, CblasUpper, CblasNoTrans, (int)n, (int)D, 1.0, Z, (int)D, 0.0, K,
-                (int)n);
+    RFX__SERIAL(cblas_dsyrk(CblasRowMajor, CblasUpper, CblasNoTrans, (int)n, (int)D, 1.0, Z, (int)D, 0.0, K, (int)n))
     for (size_t i = 0; i < n; i++)
         for (size_t j = i + 1; j < n; j++) K[j * n + i] = K[i * n + j];
 
@@ -429,13 +425,12 @@ static rfx_status ridge_dual(const rfx_features *f, rfx_cmat X, rfx_cmat Y,
         double trace = 0;
         size_t ng;
         for (size_t i = 0; i < n; i++) trace += K[i * n + i];
-        st = lambda_grid(p, trace, n, &grid, &ng);
+        st = lambda_grid(p, trace, D, &grid, &ng); /* the primal grid: same trace, same D */
         if (!st) st = rfx__alloc(n, sizeof(double), (void **)&w, "ridge (dual)");
         if (!st) st = rfx__alloc(n * ny, sizeof(double), (void **)&ut, "ridge (dual)");
-        if (!st) st = rfx__eig_sym(K, n, w, "ridge (dual, GCV)");
+        if (!st) st = rfx__eig_sym(K, n, w, p->n_threads, "ridge (dual, GCV)");
         if (st) goto done;
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)ny, (int)n, 1.0, K,
-                    (int)n, A, (int)ny, 0.0, ut, (int)ny);
+        RFX__SERIAL(cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)ny, (int)n, 1.0, K, (int)n, A, (int)ny, 0.0, ut, (int)ny))
         best = INFINITY;
         lambda = grid[0];
         for (size_t g = 0; g < ng; g++) {
@@ -460,19 +455,17 @@ static rfx_status ridge_dual(const rfx_features *f, rfx_cmat X, rfx_cmat Y,
             double si = w[i] > 0 ? w[i] : 0;
             for (size_t k = 0; k < ny; k++) ut[i * ny + k] /= si + lambda;
         }
-        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)n, (int)ny, (int)n, 1.0, K,
-                    (int)n, ut, (int)ny, 0.0, A, (int)ny);
+        RFX__SERIAL(cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)n, (int)ny, (int)n, 1.0, K, (int)n, ut, (int)ny, 0.0, A, (int)ny))
     } else {
         for (size_t i = 0; i < n; i++) K[i * n + i] += lambda;
-        st = rfx__chol(K, n, "ridge (dual)");
+        st = rfx__chol(K, n, p->n_threads, "ridge (dual)");
         if (!st) st = rfx__chol_solve(K, n, A, ny);
         if (st) goto done;
     }
     st = new_model(f, ny, icpt, n, lambda, &m);
     if (st) goto done;
     m->gcv = best;
-    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)D, (int)ny, (int)n, 1.0, Z, (int)D,
-                A, (int)ny, 0.0, m->W, (int)ny);
+    RFX__SERIAL(cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)D, (int)ny, (int)n, 1.0, Z, (int)D, A, (int)ny, 0.0, m->W, (int)ny))
     set_intercepts(m, mu, ybar);
     *out = m;
     m = NULL;

@@ -66,24 +66,28 @@ size_t rfx__chunk_rows(size_t D)
 static void syrk_tiled(double *C, size_t D, const double *Z, size_t ldz, size_t rows, int nt)
 {
     const size_t T = (D + SYRK_TILE - 1) / SYRK_TILE, pairs = T * (T + 1) / 2;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (pairs > 1)
-    for (size_t p = 0; p < pairs; p++) {
-        /* p -> (I, J), I <= J, row by row of the upper triangle */
-        size_t ti = 0, q = p;
-        while (q >= T - ti) {
-            q -= T - ti;
-            ti++;
+#pragma omp parallel num_threads(nt) if (pairs > 1)
+    {
+        RFX__SERIAL_BLAS();
+#pragma omp for schedule(dynamic, 1)
+        for (size_t p = 0; p < pairs; p++) {
+            /* p -> (I, J), I <= J, row by row of the upper triangle */
+            size_t ti = 0, q = p;
+            while (q >= T - ti) {
+                q -= T - ti;
+                ti++;
+            }
+            size_t tj = ti + q;
+            size_t i0 = ti * SYRK_TILE, j0 = tj * SYRK_TILE;
+            size_t ni = D - i0 < SYRK_TILE ? D - i0 : SYRK_TILE;
+            size_t nj = D - j0 < SYRK_TILE ? D - j0 : SYRK_TILE;
+            if (ti == tj)
+                cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)ni, (int)rows, 1.0, Z + i0,
+                            (int)ldz, 1.0, C + i0 * D + i0, (int)D);
+            else
+                cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)ni, (int)nj, (int)rows, 1.0,
+                            Z + i0, (int)ldz, Z + j0, (int)ldz, 1.0, C + i0 * D + j0, (int)D);
         }
-        size_t tj = ti + q;
-        size_t i0 = ti * SYRK_TILE, j0 = tj * SYRK_TILE;
-        size_t ni = D - i0 < SYRK_TILE ? D - i0 : SYRK_TILE;
-        size_t nj = D - j0 < SYRK_TILE ? D - j0 : SYRK_TILE;
-        if (ti == tj)
-            cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)ni, (int)rows, 1.0, Z + i0,
-                        (int)ldz, 1.0, C + i0 * D + i0, (int)D);
-        else
-            cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)ni, (int)nj, (int)rows, 1.0,
-                        Z + i0, (int)ldz, Z + j0, (int)ldz, 1.0, C + i0 * D + j0, (int)D);
     }
 }
 
@@ -119,11 +123,15 @@ rfx_status rfx__stats_add_z(rfx_stats *s, const double *Z, size_t ldz, size_t ro
     if (ny > 0) {
         /* Z^T Yc: D x ny, by row tiles of Z^T so it is thread-count independent */
         const size_t T = (D + SYRK_TILE - 1) / SYRK_TILE;
-#pragma omp parallel for schedule(static) num_threads(nt) if (T > 1)
-        for (size_t t = 0; t < T; t++) {
-            size_t j0 = t * SYRK_TILE, nj = D - j0 < SYRK_TILE ? D - j0 : SYRK_TILE;
-            cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)nj, (int)ny, (int)rows, 1.0,
-                        Z + j0, (int)ldz, yc, (int)ny, 1.0, s->zty + j0 * ny, (int)ny);
+#pragma omp parallel num_threads(nt) if (T > 1)
+        {
+            RFX__SERIAL_BLAS();
+#pragma omp for schedule(static)
+            for (size_t t = 0; t < T; t++) {
+                size_t j0 = t * SYRK_TILE, nj = D - j0 < SYRK_TILE ? D - j0 : SYRK_TILE;
+                cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)nj, (int)ny, (int)rows, 1.0,
+                            Z + j0, (int)ldz, yc, (int)ny, 1.0, s->zty + j0 * ny, (int)ny);
+            }
         }
     }
     for (size_t i = 0; i < rows; i++) {

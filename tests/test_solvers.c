@@ -1,0 +1,650 @@
+/* Ridge and Bayesian regression on random features, checked against the
+ * normal equations (LAPACK residuals), the dual form, brute-force GCV and
+ * k-fold selection, and an exact GP with the finite-feature kernel. */
+#include "internal.h"
+#include "testlib.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* y = sin(3 x0) + x1^2 - x2 + noise, columns ny copies with offsets */
+static void make_data(rfx_test_rng *r, size_t n, size_t d, size_t ny, double offset, double **X,
+                      double **Y)
+{
+    *X = rfx_test_matrix(r, n, d, -1, 1);
+    *Y = malloc(n * ny * sizeof **Y);
+    for (size_t i = 0; i < n; i++) {
+        const double *x = *X + i * d;
+        double f = sin(3 * x[0]) + (d > 1 ? x[1] * x[1] : 0) - (d > 2 ? x[2] : 0);
+        for (size_t k = 0; k < ny; k++)
+            (*Y)[i * ny + k] = offset + (double)k * f + f + 0.05 * rfx_test_normal(r);
+    }
+}
+
+static rfx_features *make_features(size_t D, size_t d, uint64_t seed, rfx_form form)
+{
+    rfx_features_params p = rfx_features_params_default();
+    p.n_features = D;
+    p.seed = seed;
+    p.form = form;
+    p.length_scale = 0.7;
+    rfx_features *f = NULL;
+    CHECK_OK(rfx_features_create(&p, d, &f));
+    return f;
+}
+
+static double *features_of(const rfx_features *f, const double *X, size_t n)
+{
+    size_t d = rfx_features_input_dim(f), D = rfx_features_output_dim(f);
+    double *Z = malloc(n * D * sizeof *Z);
+    CHECK_OK(rfx_features_transform(f, rfx_cmat_of(X, n, d), rfx_mat_of(Z, n, D)));
+    return Z;
+}
+
+static double max_rel_diff(const double *a, const double *b, size_t n)
+{
+    double num = 0, den = 0;
+    for (size_t i = 0; i < n; i++) {
+        num = fmax(num, fabs(a[i] - b[i]));
+        den = fmax(den, fabs(b[i]));
+    }
+    return den > 0 ? num / den : num;
+}
+
+/* The weights satisfy (Zc^T Zc + lambda I) w = Zc^T yc to LAPACK accuracy:
+ * |residual| <= 1e-12 |A| |w| (a backward-stable solve gives O(eps)). */
+static void test_normal_equations(void)
+{
+    rfx_test_rng r = {1};
+    const size_t n = 700, d = 3, D = 200, ny = 2;
+    double *X, *Y;
+    make_data(&r, n, d, ny, 3.0, &X, &Y);
+    rfx_features *f = make_features(D, d, 5, RFX_FORM_COS_BIAS);
+    double *Z = features_of(f, X, n);
+    for (int icpt = 0; icpt < 2; icpt++) {
+        rfx_ridge_params p = rfx_ridge_params_default();
+        p.lambda = 1e-2;
+        p.fit_intercept = icpt;
+        p.solver = RFX_SOLVER_PRIMAL;
+        rfx_model *m = NULL;
+        CHECK_OK(rfx_ridge_fit(f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, ny), &p, &m));
+        if (!m) continue;
+        const double *W = rfx_model_weights(m).data;
+        /* centre explicitly, form A and the residual */
+        double *mu = calloc(D, sizeof *mu), ybar[2] = {0, 0};
+        if (icpt) {
+            for (size_t i = 0; i < n; i++) {
+                for (size_t j = 0; j < D; j++) mu[j] += Z[i * D + j] / (double)n;
+                for (size_t k = 0; k < ny; k++) ybar[k] += Y[i * ny + k] / (double)n;
+            }
+        }
+        double res = 0, anorm = 0, wnorm = 0;
+        for (size_t k = 0; k < ny; k++) {
+            for (size_t a = 0; a < D; a++) {
+                double lhs = p.lambda * W[a * ny + k], rhs = 0, rowsum = p.lambda;
+                for (size_t i = 0; i < n; i++) {
+                    double za = Z[i * D + a] - mu[a];
+                    rhs += za * (Y[i * ny + k] - ybar[k]);
+                }
+                for (size_t b = 0; b < D; b++) {
+                    double g = 0;
+                    for (size_t i = 0; i < n; i++)
+                        g += (Z[i * D + a] - mu[a]) * (Z[i * D + b] - mu[b]);
+                    lhs += g * W[b * ny + k];
+                    rowsum += fabs(g);
+                }
+                res = fmax(res, fabs(lhs - rhs));
+                anorm = fmax(anorm, rowsum);
+                wnorm = fmax(wnorm, fabs(W[a * ny + k]));
+            }
+        }
+        double rel = res / (anorm * wnorm);
+        printf("normal equations (intercept %d): |r| / (|A| |w|) = %.3g\n", icpt, rel);
+        CHECK(rel < 1e-12);
+        /* the intercept makes the mean residual zero */
+        if (icpt) {
+            double *P = malloc(n * ny * sizeof *P);
+            CHECK_OK(rfx_model_predict(m, rfx_cmat_of(X, n, d), rfx_mat_of(P, n, ny),
+                                       rfx_mat_none()));
+            for (size_t k = 0; k < ny; k++) {
+                double s = 0;
+                for (size_t i = 0; i < n; i++) s += Y[i * ny + k] - P[i * ny + k];
+                CHECK_NEAR(s / (double)n, 0.0, 1e-10);
+            }
+            free(P);
+        }
+        free(mu);
+        rfx_model_free(m);
+    }
+    free(Z);
+    free(X);
+    free(Y);
+    rfx_features_free(f);
+}
+
+/* Primal and dual forms give the same weights and intercepts. */
+static void test_primal_dual(void)
+{
+    rfx_test_rng r = {2};
+    const size_t n = 150, d = 3, D = 300, ny = 2;
+    double *X, *Y;
+    make_data(&r, n, d, ny, -2.0, &X, &Y);
+    for (int form = 0; form < 2; form++) {
+        rfx_features *f = make_features(D, d, 3, (rfx_form)form);
+        for (int gcv = 0; gcv < 2; gcv++) {
+            rfx_ridge_params p = rfx_ridge_params_default();
+            p.lambda = 1e-3;
+            if (gcv) p.select = RFX_SELECT_GCV;
+            rfx_model *mp = NULL, *md = NULL;
+            p.solver = RFX_SOLVER_PRIMAL;
+            CHECK_OK(rfx_ridge_fit(f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, ny), &p, &mp));
+            p.solver = RFX_SOLVER_DUAL;
+            CHECK_OK(rfx_ridge_fit(f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, ny), &p, &md));
+            if (!mp || !md) continue;
+            rfx_model_info ip, id;
+            rfx_model_get_info(mp, &ip);
+            rfx_model_get_info(md, &id);
+            CHECK_NEAR(ip.lambda / id.lambda, 1.0, 1e-12);
+            double dw = max_rel_diff(rfx_model_weights(md).data, rfx_model_weights(mp).data, D * ny);
+            double db = max_rel_diff(rfx_model_intercepts(md), rfx_model_intercepts(mp), ny);
+            printf("primal vs dual (form %d, gcv %d, lambda %.3g): weights %.3g, intercepts %.3g\n",
+                   form, gcv, ip.lambda, dw, db);
+            CHECK(dw < 1e-8);
+            CHECK(db < 1e-8);
+            rfx_model_free(mp);
+            rfx_model_free(md);
+        }
+        rfx_features_free(f);
+    }
+    free(X);
+    free(Y);
+}
+
+/* Streaming with any block size gives the one-block answer (to 1e-10). */
+static void test_streaming(void)
+{
+    rfx_test_rng r = {3};
+    const size_t n = 3000, d = 4, D = 256, ny = 1;
+    double *X, *Y;
+    make_data(&r, n, d, ny, 1e6, &X, &Y); /* a large offset: the target shift at work */
+    rfx_features *f = make_features(D, d, 1, RFX_FORM_COS_SIN);
+    rfx_ridge_params p = rfx_ridge_params_default();
+    p.lambda = 1e-2;
+    rfx_model *ref = NULL;
+    rfx_source *src = NULL;
+    CHECK_OK(rfx_source_memory_create(rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, ny), n, &src));
+    CHECK_OK(rfx_ridge_fit_source(f, src, &p, &ref));
+    rfx_source_free(src);
+    const size_t blocks[] = {1, 7, 64, 1000, 2999};
+    for (size_t b = 0; b < sizeof blocks / sizeof *blocks; b++) {
+        rfx_model *m = NULL;
+        CHECK_OK(rfx_source_memory_create(rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, ny), blocks[b],
+                                          &src));
+        CHECK_OK(rfx_ridge_fit_source(f, src, &p, &m));
+        rfx_source_free(src);
+        if (!m || !ref) continue;
+        double dw = max_rel_diff(rfx_model_weights(m).data, rfx_model_weights(ref).data, D);
+        double db = max_rel_diff(rfx_model_intercepts(m), rfx_model_intercepts(ref), 1);
+        printf("streaming, blocks of %zu rows: weights %.3g, intercept %.3g\n", blocks[b], dw, db);
+        CHECK(dw < 1e-10);
+        CHECK(db < 1e-10);
+        rfx_model_free(m);
+    }
+    /* and the fit is good despite the 1e6 offset */
+    double *P = malloc(n * sizeof *P), rss = 0, tss = 0, ym = 0;
+    CHECK_OK(rfx_model_predict(ref, rfx_cmat_of(X, n, d), rfx_mat_of(P, n, 1), rfx_mat_none()));
+    for (size_t i = 0; i < n; i++) ym += Y[i] / (double)n;
+    for (size_t i = 0; i < n; i++) {
+        rss += (Y[i] - P[i]) * (Y[i] - P[i]);
+        tss += (Y[i] - ym) * (Y[i] - ym);
+    }
+    printf("offset 1e6: R^2 = %.6f\n", 1 - rss / tss);
+    CHECK(1 - rss / tss > 0.99);
+    free(P);
+    rfx_model_free(ref);
+    rfx_features_free(f);
+    free(X);
+    free(Y);
+}
+
+/* Statistics merge exactly and removal undoes a merge. */
+static void test_stats_merge(void)
+{
+    rfx_test_rng r = {4};
+    const size_t n = 500, d = 2, D = 64;
+    double *X, *Y;
+    make_data(&r, n, d, 1, 50.0, &X, &Y);
+    rfx_features *f = make_features(D, d, 2, RFX_FORM_COS_BIAS);
+    rfx_stats *all = NULL, *a = NULL, *b = NULL, *c = NULL;
+    CHECK_OK(rfx_stats_create(D, 1, &all));
+    CHECK_OK(rfx_stats_create(D, 1, &a));
+    CHECK_OK(rfx_stats_create(D, 1, &b));
+    CHECK_OK(rfx_stats_add(all, f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1)));
+    CHECK_OK(rfx_stats_add(a, f, rfx_cmat_of(X, 200, d), rfx_cmat_of(Y, 200, 1)));
+    CHECK_OK(rfx_stats_add(b, f, rfx_cmat_of(X + 200 * d, 300, d), rfx_cmat_of(Y + 200, 300, 1)));
+    CHECK_OK(rfx_stats_copy(a, &c));
+    CHECK_OK(rfx_stats_merge(c, b));
+    CHECK(rfx_stats_rows(c) == n);
+    double *g1 = malloc(D * D * sizeof *g1), *g2 = malloc(D * D * sizeof *g2);
+    double t1[64], t2[64], z1[64], z2[64], y1, y2;
+    CHECK_OK(rfx_stats_get(all, g1, t1, z1, &y1));
+    CHECK_OK(rfx_stats_get(c, g2, t2, z2, &y2));
+    CHECK(max_rel_diff(g2, g1, D * D) < 1e-13);
+    CHECK(max_rel_diff(t2, t1, D) < 1e-12);
+    CHECK(max_rel_diff(z2, z1, D) < 1e-13);
+    CHECK_NEAR(y2 / y1, 1.0, 1e-13);
+    CHECK_OK(rfx_stats_remove(c, b));
+    CHECK_OK(rfx_stats_get(a, g1, t1, z1, &y1));
+    CHECK_OK(rfx_stats_get(c, g2, t2, z2, &y2));
+    CHECK(max_rel_diff(g2, g1, D * D) < 1e-12);
+    CHECK(max_rel_diff(t2, t1, D) < 1e-10);
+    CHECK_STATUS(rfx_stats_remove(a, all), RFX_EINVAL);
+    rfx_stats *other = NULL;
+    CHECK_OK(rfx_stats_create(D + 1, 1, &other));
+    CHECK_STATUS(rfx_stats_merge(a, other), RFX_EDIM);
+    rfx_stats_free(other);
+    free(g1);
+    free(g2);
+    rfx_stats_free(all);
+    rfx_stats_free(a);
+    rfx_stats_free(b);
+    rfx_stats_free(c);
+    rfx_features_free(f);
+    free(X);
+    free(Y);
+}
+
+/* Solve a small dense SPD system by Cholesky (test-local reference). */
+static void dense_solve(double *A, double *b, size_t n, size_t nrhs)
+{
+    CHECK_OK(rfx__chol(A, n, 0, "test"));
+    CHECK_OK(rfx__chol_solve(A, n, b, nrhs));
+}
+
+/* GCV picks the grid value a brute-force computation (explicit hat matrix)
+ * picks; k-fold picks what explicit refits on each fold pick. */
+static void test_selection(void)
+{
+    rfx_test_rng r = {6};
+    const size_t n = 120, d = 2, D = 40;
+    double *X, *Y;
+    make_data(&r, n, d, 1, 0.5, &X, &Y);
+    rfx_features *f = make_features(D, d, 4, RFX_FORM_COS_BIAS);
+    double *Z = features_of(f, X, n);
+    const double grid[6] = {1e-6, 1e-4, 1e-3, 1e-2, 1e-1, 1.0};
+    /* brute-force GCV with intercept: centred Z, hat = Zc (Zc'Zc + l)^-1 Zc' */
+    double mu[40] = {0}, ybar = 0;
+    for (size_t i = 0; i < n; i++) {
+        for (size_t j = 0; j < D; j++) mu[j] += Z[i * D + j] / (double)n;
+        ybar += Y[i] / (double)n;
+    }
+    double best_gcv = INFINITY, best_cv = INFINITY;
+    size_t arg_gcv = 0, arg_cv = 0;
+    double *A = malloc(D * D * sizeof *A), *B = malloc(D * n * sizeof *B);
+    for (size_t g = 0; g < 6; g++) {
+        /* B = (Zc'Zc + l)^-1 Zc' (D x n), hat trace and residuals */
+        for (size_t a = 0; a < D; a++) {
+            for (size_t b = 0; b < D; b++) {
+                double s = a == b ? grid[g] : 0;
+                for (size_t i = 0; i < n; i++) s += (Z[i * D + a] - mu[a]) * (Z[i * D + b] - mu[b]);
+                A[a * D + b] = s;
+            }
+        }
+        double *Bt = malloc(D * n * sizeof *Bt);
+        for (size_t a = 0; a < D; a++)
+            for (size_t i = 0; i < n; i++) Bt[a * n + i] = Z[i * D + a] - mu[a];
+        dense_solve(A, Bt, D, n);
+        double tr = 0, rss = 0;
+        for (size_t i = 0; i < n; i++) {
+            double fi = ybar;
+            for (size_t j = 0; j < n; j++) {
+                double h = 0;
+                for (size_t a = 0; a < D; a++) h += (Z[i * D + a] - mu[a]) * Bt[a * n + j];
+                fi += h * (Y[j] - ybar);
+                if (i == j) tr += h;
+            }
+            rss += (Y[i] - fi) * (Y[i] - fi);
+        }
+        double gcv = (double)n * rss / pow((double)n - 1 - tr, 2);
+        if (gcv < best_gcv) {
+            best_gcv = gcv;
+            arg_gcv = g;
+        }
+        free(Bt);
+        /* brute-force 3-fold CV, fold = i mod 3, by refitting */
+        double cv = 0;
+        for (size_t fo = 0; fo < 3; fo++) {
+            size_t nt = 0;
+            double *Xt = malloc(n * d * sizeof *Xt), *Yt = malloc(n * sizeof *Yt);
+            for (size_t i = 0; i < n; i++) {
+                if (i % 3 == fo) continue;
+                memcpy(Xt + nt * d, X + i * d, d * sizeof *Xt);
+                Yt[nt++] = Y[i];
+            }
+            rfx_ridge_params p = rfx_ridge_params_default();
+            p.lambda = grid[g];
+            p.solver = RFX_SOLVER_PRIMAL;
+            rfx_model *m = NULL;
+            CHECK_OK(rfx_ridge_fit(f, rfx_cmat_of(Xt, nt, d), rfx_cmat_of(Yt, nt, 1), &p, &m));
+            for (size_t i = fo; i < n; i += 3) {
+                double pi;
+                CHECK_OK(rfx_model_predict(m, rfx_cmat_of(X + i * d, 1, d), rfx_mat_of(&pi, 1, 1),
+                                           rfx_mat_none()));
+                cv += (Y[i] - pi) * (Y[i] - pi);
+            }
+            rfx_model_free(m);
+            free(Xt);
+            free(Yt);
+        }
+        if (cv < best_cv) {
+            best_cv = cv;
+            arg_cv = g;
+        }
+    }
+    rfx_ridge_params p = rfx_ridge_params_default();
+    p.lambdas = grid;
+    p.n_lambdas = 6;
+    p.select = RFX_SELECT_GCV;
+    p.solver = RFX_SOLVER_PRIMAL;
+    rfx_model *m = NULL;
+    CHECK_OK(rfx_ridge_fit(f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1), &p, &m));
+    rfx_model_info info;
+    CHECK_OK(rfx_model_get_info(m, &info));
+    printf("GCV: rfx lambda %g, brute force %g (GCV %.6g vs %.6g)\n", info.lambda, grid[arg_gcv],
+           m->gcv, best_gcv);
+    CHECK(info.lambda == grid[arg_gcv]);
+    CHECK_NEAR(m->gcv / best_gcv, 1.0, 1e-8);
+    rfx_model_free(m);
+    p.select = RFX_SELECT_KFOLD;
+    p.n_folds = 3;
+    CHECK_OK(rfx_ridge_fit(f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1), &p, &m));
+    CHECK_OK(rfx_model_get_info(m, &info));
+    printf("3-fold CV: rfx lambda %g, brute force %g\n", info.lambda, grid[arg_cv]);
+    CHECK(info.lambda == grid[arg_cv]);
+    rfx_model_free(m);
+    free(A);
+    free(B);
+    free(Z);
+    rfx_features_free(f);
+    free(X);
+    free(Y);
+}
+
+/* Bayesian regression equals an exact GP with kernel s2p Z Z^T and noise
+ * s2n: predictive mean and variance to 1e-8 relative, and the log evidence
+ * equals the GP log marginal likelihood. */
+static void test_bayes_gp(void)
+{
+    rfx_test_rng r = {7};
+    const size_t n = 80, d = 2, D = 120, nt = 25;
+    double *X, *Y, *Xt = rfx_test_matrix(&r, nt, d, -1.2, 1.2);
+    make_data(&r, n, d, 1, 0.0, &X, &Y);
+    rfx_features *f = make_features(D, d, 8, RFX_FORM_COS_SIN);
+    const double s2n = 0.01, s2p = 2.0;
+    rfx_bayes_params bp = rfx_bayes_params_default();
+    bp.noise_var = s2n;
+    bp.prior_var = s2p;
+    bp.fit_intercept = 0;
+    rfx_model *m = NULL;
+    CHECK_OK(rfx_bayes_fit(f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1), &bp, &m));
+    double *mean = malloc(nt * sizeof *mean), *sd = malloc(nt * sizeof *sd);
+    double *sdy = malloc(nt * sizeof *sdy);
+    CHECK_OK(rfx_model_predict_latent(m, rfx_cmat_of(Xt, nt, d), rfx_mat_of(mean, nt, 1),
+                                      rfx_mat_of(sd, nt, 1)));
+    CHECK_OK(rfx_model_predict(m, rfx_cmat_of(Xt, nt, d), rfx_mat_of(mean, nt, 1),
+                               rfx_mat_of(sdy, nt, 1)));
+    /* the GP: K = s2p Z Z^T + s2n I, mean k*^T K^-1 y, var k** - k*^T K^-1 k* */
+    double *Z = features_of(f, X, n), *Zt = features_of(f, Xt, nt);
+    double *K = malloc(n * n * sizeof *K), *Ks = malloc(n * nt * sizeof *Ks);
+    double *alpha = malloc(n * sizeof *alpha);
+    for (size_t i = 0; i < n; i++) {
+        for (size_t j = 0; j < n; j++) {
+            double s = 0;
+            for (size_t k = 0; k < D; k++) s += Z[i * D + k] * Z[j * D + k];
+            K[i * n + j] = s2p * s + (i == j ? s2n : 0);
+        }
+        for (size_t t = 0; t < nt; t++) {
+            double s = 0;
+            for (size_t k = 0; k < D; k++) s += Z[i * D + k] * Zt[t * D + k];
+            Ks[i * nt + t] = s2p * s;
+        }
+        alpha[i] = Y[i];
+    }
+    double *Kcopy = malloc(n * n * sizeof *Kcopy), *V = malloc(n * nt * sizeof *V);
+    memcpy(Kcopy, K, n * n * sizeof *K);
+    memcpy(V, Ks, n * nt * sizeof *V);
+    dense_solve(Kcopy, alpha, n, 1);
+    double logdet = rfx__chol_logdet(Kcopy, n); /* Kcopy holds the factor */
+    CHECK_OK(rfx__chol_solve(Kcopy, n, V, nt));
+    double worst_m = 0, worst_v = 0, worst_y = 0;
+    for (size_t t = 0; t < nt; t++) {
+        double gm = 0, gv = 0;
+        for (size_t k = 0; k < D; k++) gv += s2p * Zt[t * D + k] * Zt[t * D + k];
+        for (size_t i = 0; i < n; i++) {
+            gm += Ks[i * nt + t] * alpha[i];
+            gv -= Ks[i * nt + t] * V[i * nt + t];
+        }
+        worst_m = fmax(worst_m, fabs(mean[t] - gm) / fmax(fabs(gm), 1e-3));
+        worst_v = fmax(worst_v, fabs(sd[t] * sd[t] - gv) / gv);
+        worst_y = fmax(worst_y, fabs(sdy[t] * sdy[t] - (gv + s2n)) / (gv + s2n));
+    }
+    double yKy = 0;
+    for (size_t i = 0; i < n; i++) yKy += Y[i] * alpha[i];
+    double gp_lml = -0.5 * yKy - 0.5 * logdet - 0.5 * (double)n * log(6.283185307179586);
+    rfx_model_info info;
+    CHECK_OK(rfx_model_get_info(m, &info));
+    printf("Bayes vs exact GP: mean %.3g, variance %.3g, noisy variance %.3g (relative); "
+           "log evidence %.10g vs %.10g\n", worst_m, worst_v, worst_y, info.log_evidence, gp_lml);
+    CHECK(worst_m < 1e-8);
+    CHECK(worst_v < 1e-8);
+    CHECK(worst_y < 1e-8);
+    CHECK_NEAR(info.log_evidence, gp_lml, 1e-8 * fabs(gp_lml));
+    rfx_model_free(m);
+
+    /* fitted variances maximise the evidence: any nearby pair is lower */
+    bp.noise_var = 0;
+    bp.prior_var = 0;
+    CHECK_OK(rfx_bayes_fit(f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1), &bp, &m));
+    CHECK_OK(rfx_model_get_info(m, &info));
+    printf("evidence maximum: noise %.5g, prior %.5g, log evidence %.8g\n", info.noise_var,
+           info.prior_var, info.log_evidence);
+    for (int a = -1; a <= 1; a++) {
+        for (int b = -1; b <= 1; b++) {
+            if (!a && !b) continue;
+            rfx_bayes_params q = bp;
+            q.noise_var = info.noise_var * (1 + 0.05 * a);
+            q.prior_var = info.prior_var * (1 + 0.05 * b);
+            rfx_model *m2 = NULL;
+            rfx_model_info i2;
+            CHECK_OK(rfx_bayes_fit(f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1), &q, &m2));
+            CHECK_OK(rfx_model_get_info(m2, &i2));
+            CHECK_MSG(i2.log_evidence < info.log_evidence + 1e-9,
+                      "(%d, %d): %.10g above the optimum %.10g", a, b, i2.log_evidence,
+                      info.log_evidence);
+            rfx_model_free(m2);
+        }
+    }
+    /* the posterior mean is the ridge solution with lambda = s2n / s2p */
+    rfx_ridge_params rp = rfx_ridge_params_default();
+    rp.lambda = info.noise_var / info.prior_var;
+    rp.solver = RFX_SOLVER_PRIMAL;
+    rp.fit_intercept = 0;
+    rfx_model *mr = NULL;
+    CHECK_OK(rfx_ridge_fit(f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1), &rp, &mr));
+    CHECK(max_rel_diff(rfx_model_weights(m).data, rfx_model_weights(mr).data, D) < 1e-8);
+    /* std asked of a ridge model is refused */
+    CHECK_STATUS(rfx_model_predict(mr, rfx_cmat_of(Xt, nt, d), rfx_mat_of(mean, nt, 1),
+                                   rfx_mat_of(sd, nt, 1)),
+                 RFX_EINVAL);
+    rfx_model_free(mr);
+    rfx_model_free(m);
+    free(Z);
+    free(Zt);
+    free(K);
+    free(Ks);
+    free(alpha);
+    free(Kcopy);
+    free(V);
+    free(mean);
+    free(sd);
+    free(sdy);
+    free(X);
+    free(Y);
+    free(Xt);
+    rfx_features_free(f);
+}
+
+/* The same seed gives bitwise-identical statistics and models with 1 and 2
+ * threads. */
+static void test_reproducible(void)
+{
+    rfx_test_rng r = {9};
+    const size_t n = 2500, d = 5, D = 700;
+    double *X, *Y;
+    make_data(&r, n, d, 1, 1.0, &X, &Y);
+    rfx_model *m[2] = {NULL, NULL}, *b[2] = {NULL, NULL};
+    for (int t = 0; t < 2; t++) {
+        rfx_features_params p = rfx_features_params_default();
+        p.n_features = D;
+        p.seed = 77;
+        p.n_threads = t + 1;
+        rfx_features *f = NULL;
+        CHECK_OK(rfx_features_create(&p, d, &f));
+        rfx_ridge_params rp = rfx_ridge_params_default();
+        rp.n_threads = t + 1;
+        rp.select = RFX_SELECT_GCV;
+        CHECK_OK(rfx_ridge_fit(f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1), &rp, &m[t]));
+        rfx_bayes_params bp = rfx_bayes_params_default();
+        bp.n_threads = t + 1;
+        CHECK_OK(rfx_bayes_fit(f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1), &bp, &b[t]));
+        rfx_features_free(f);
+    }
+    if (m[0] && m[1] && b[0] && b[1]) {
+        CHECK(memcmp(m[0]->W, m[1]->W, D * sizeof(double)) == 0);
+        CHECK(memcmp(m[0]->intercept, m[1]->intercept, sizeof(double)) == 0);
+        CHECK(memcmp(b[0]->W, b[1]->W, D * sizeof(double)) == 0);
+        CHECK(memcmp(b[0]->chol, b[1]->chol, D * D * sizeof(double)) == 0);
+        CHECK(b[0]->noise_var == b[1]->noise_var);
+    }
+    for (int t = 0; t < 2; t++) {
+        rfx_model_free(m[t]);
+        rfx_model_free(b[t]);
+    }
+    free(X);
+    free(Y);
+}
+
+/* The one-call fit chooses a sensible length scale and fits well. */
+static void test_auto_fit(void)
+{
+    rfx_test_rng r = {10};
+    const size_t n = 1500, d = 3, nt = 500;
+    double *X, *Y, *Xt, *Yt;
+    make_data(&r, n, d, 1, 100.0, &X, &Y);
+    make_data(&r, nt, d, 1, 100.0, &Xt, &Yt);
+    for (size_t i = 0; i < n * d; i++) X[i] = 1000 + 50 * X[i]; /* unscaled inputs */
+    for (size_t i = 0; i < nt * d; i++) Xt[i] = 1000 + 50 * Xt[i];
+    for (int method = 0; method < 2; method++) {
+        rfx_fit_params p = rfx_fit_params_default();
+        p.method = (rfx_method)method;
+        p.features.n_features = 512;
+        rfx_model *m = NULL;
+        rfx_fit_report rep;
+        CHECK_OK(rfx_model_fit(&p, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1), &m, &rep));
+        if (!m) continue;
+        double *P = malloc(nt * sizeof *P), rss = 0, tss = 0, ym = 0;
+        CHECK_OK(rfx_model_predict(m, rfx_cmat_of(Xt, nt, d), rfx_mat_of(P, nt, 1),
+                                   rfx_mat_none()));
+        for (size_t i = 0; i < nt; i++) ym += Yt[i] / (double)nt;
+        for (size_t i = 0; i < nt; i++) {
+            rss += (Yt[i] - P[i]) * (Yt[i] - P[i]);
+            tss += (Yt[i] - ym) * (Yt[i] - ym);
+        }
+        /* the noise is 0.05: R^2 near 1 - 0.0025 / var(f) */
+        printf("auto %s: length scale %.3g, lambda %.3g, %zu candidates, test R^2 %.5f\n",
+               rfx_method_name(p.method), rep.length_scale, rep.lambda, rep.n_candidates,
+               1 - rss / tss);
+        CHECK(1 - rss / tss > 0.99);
+        free(P);
+        rfx_model_free(m);
+    }
+    free(X);
+    free(Y);
+    free(Xt);
+    free(Yt);
+}
+
+/* Bad input and bad parameters: clear errors, nothing written. */
+static void test_errors(void)
+{
+    rfx_test_rng r = {12};
+    const size_t n = 50, d = 2;
+    double *X, *Y;
+    make_data(&r, n, d, 1, 0, &X, &Y);
+    rfx_features *f = make_features(32, d, 1, RFX_FORM_COS_BIAS);
+    rfx_model *m = NULL;
+    rfx_ridge_params p = rfx_ridge_params_default();
+    p.lambda = -1;
+    CHECK_STATUS(rfx_ridge_fit(f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1), &p, &m), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "lambda") != NULL);
+    p = rfx_ridge_params_default();
+    p.select = RFX_SELECT_KFOLD;
+    p.n_folds = 1;
+    CHECK_STATUS(rfx_ridge_fit(f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1), &p, &m), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "n_folds") != NULL);
+    p = rfx_ridge_params_default();
+    CHECK_STATUS(rfx_ridge_fit(f, rfx_cmat_of(X, n, 1), rfx_cmat_of(Y, n, 1), &p, &m), RFX_EDIM);
+    CHECK_STATUS(rfx_ridge_fit(f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n - 1, 1), &p, &m), RFX_EDIM);
+    X[7 * d + 1] = NAN;
+    CHECK_STATUS(rfx_ridge_fit(f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1), &p, &m), RFX_EPARSE);
+    CHECK(strstr(rfx_last_error(), "row 7") != NULL);
+    X[7 * d + 1] = 0.5;
+    Y[3] = INFINITY;
+    rfx_bayes_params bp = rfx_bayes_params_default();
+    CHECK_STATUS(rfx_bayes_fit(f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1), &bp, &m), RFX_EPARSE);
+    Y[3] = 0.5;
+    bp.tol = 0;
+    CHECK_STATUS(rfx_bayes_fit(f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1), &bp, &m), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "tol") != NULL);
+    CHECK(m == NULL);
+    rfx_fit_params fp = rfx_fit_params_default();
+    fp.method = RFX_METHOD_BAYES;
+    CHECK_STATUS(rfx_model_fit(&fp, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n / 2, 2), &m, NULL),
+                 RFX_EDIM);
+    fp.features.n_features = 0;
+    CHECK_STATUS(rfx_model_fit(&fp, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1), &m, NULL),
+                 RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "n_features") != NULL);
+    /* predict with the wrong number of columns */
+    p = rfx_ridge_params_default();
+    CHECK_OK(rfx_ridge_fit(f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1), &p, &m));
+    double out[50];
+    CHECK_STATUS(rfx_model_predict(m, rfx_cmat_of(X, 25, 1), rfx_mat_of(out, 25, 1), rfx_mat_none()),
+                 RFX_EDIM);
+    CHECK(strstr(rfx_last_error(), "columns") != NULL);
+    CHECK_STATUS(rfx_model_predict(m, rfx_cmat_of(X, 25, d), rfx_mat_of(out, 24, 1), rfx_mat_none()),
+                 RFX_EDIM);
+    rfx_model_free(m);
+    rfx_model_free(NULL);
+    rfx_stats_free(NULL);
+    rfx_source_free(NULL);
+    rfx_features_free(f);
+    free(X);
+    free(Y);
+}
+
+int main(void)
+{
+    test_normal_equations();
+    test_primal_dual();
+    test_streaming();
+    test_stats_merge();
+    test_selection();
+    test_bayes_gp();
+    test_reproducible();
+    test_auto_fit();
+    test_errors();
+    return rfx_test_finish("test_solvers");
+}
