@@ -494,14 +494,35 @@ RFX_API const double *rfx_model_intercepts(const rfx_model *m);
  *         28   u32      CRC-32 of bytes 0..27
  *         32   P bytes  payload: a sequence of records, each
  *                         u32 tag, u32 element type, u64 count, data
- *                       (f64 / u64 / i64 little-endian, data padded to 8).
+ *                       element types: 1 f64 (the IEEE-754 bit pattern),
+ *                       2 u64, 3 i64, 4 UTF-8 bytes; data zero-padded to a
+ *                       multiple of 8 bytes.
+ *
+ * Bytes 0..15 (magic, version, header size) keep their meaning in every
+ * future version. Version 1 tags, each at most once, in any order (u64 unless
+ * marked; scalars have count 1; F = D for COS_BIAS, D/2 for COS_SIN; arrays
+ * row-major):
+ *    1 method        2 d             3 D             4 ny
+ *    5 n_train       6 fit_intercept 7 kernel        8 form
+ *    9 nu (f64)     10 seed         11 length_scale (f64, 0 with ARD)
+ *   12 ard (0/1)    13 length scales (d f64)   14 frequencies W (F x d f64)
+ *   15 phases b (F f64)   16 x_mean, 17 x_scale (d f64 each, both or none)
+ *   18 weights (D x ny f64)   19 intercepts (ny f64)   20 lambda (f64)
+ *   21 noise_var, 22 prior_var, 23 log_evidence (f64)
+ *   24 posterior factor R (D x D f64; Bayesian models only)
+ *   25 training feature means (D f64, optional, with 24)
+ *   26 creator ("rfx <version>", UTF-8, informational)
+ * Unknown tags, missing required tags and duplicates make a file corrupt.
  *
  * The loader checks the magic, refuses a newer version by name, verifies
  * both CRCs, and checks every count against the bytes that remain and
- * against SIZE_MAX before it allocates. The weights and frequencies are
- * stored, not re-derived from the seed, so a loaded model predicts bitwise
- * identically to the saved one. Saving writes a temporary file beside path
- * and renames it over path, so path is never left half-written. */
+ * against the shapes the sizes imply before it allocates. Errors are
+ * RFX_EFORMAT (RFX_EVERSION for a newer file, RFX_EIO when the file cannot
+ * be read or written) with a message naming the file, or "buffer". The
+ * weights and frequencies are stored, not re-derived from the seed, so a
+ * loaded model predicts bitwise identically to the saved one. Saving writes
+ * a temporary file beside path (path.tmp.XXXXXX), syncs it and renames it
+ * over path, so path is never left half-written. */
 RFX_API rfx_status rfx_model_save(const rfx_model *m, const char *path);
 RFX_API rfx_status rfx_model_load(const char *path, rfx_model **out);
 

@@ -1,0 +1,966 @@
+/*
+ * Reading tables of numbers: CSV (tokenised by libcsv) and .npy files.
+ *
+ * Both readers end in the same place: X (n x d, contiguous, rfx__alloc) and,
+ * when a target column was asked for, Y (n x 1), with one name per column.
+ * Errors name the file and, for CSV, the physical line and the 1-based
+ * column; for .npy the 0-based row and column of the array.
+ *
+ * Numbers are parsed with strtod, so the decimal point is that of the C
+ * locale ('.'): the library never sets the locale, and a host program that
+ * does (LC_NUMERIC) changes what strtod accepts.
+ */
+#include "internal.h"
+
+#include <csv.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+struct rfx_data {
+    size_t n, d;
+    double *x;         /* n x d, row-major                                   */
+    double *y;         /* n x 1, or NULL without a target                    */
+    char **names;      /* d input column names                               */
+    char *target_name; /* NULL without a target                              */
+};
+
+/* No target column. */
+#define NO_TARGET SIZE_MAX
+
+/* How much of a bad cell or name to quote in a message. */
+#define QUOTE_MAX 40
+
+/* ---- small helpers ------------------------------------------------------- */
+
+/* strerror is not thread-safe; the XSI strerror_r is (_POSIX_C_SOURCE). */
+static const char *errno_text(int err, char *buf, size_t size)
+{
+    if (strerror_r(err, buf, size) != 0) snprintf(buf, size, "error %d", err);
+    return buf;
+}
+
+static char *copy_text(const char *s, size_t len)
+{
+    char *c = malloc(len + 1);
+    if (!c) return NULL;
+    memcpy(c, s, len);
+    c[len] = '\0';
+    return c;
+}
+
+static int is_blank_char(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
+}
+
+rfx_read_params rfx_read_params_default(void)
+{
+    rfx_read_params p;
+    memset(&p, 0, sizeof p);
+    p.target = NULL;
+    p.delimiter = ',';
+    p.has_header = -1;
+    p.comment = '#';
+    return p;
+}
+
+static rfx_status check_params(const rfx_read_params *p)
+{
+    if (p->has_header < -1 || p->has_header > 1)
+        return rfx__error(RFX_EINVAL, "params->has_header: %d is not 1, 0 or -1 (detect)",
+                          p->has_header);
+    if (p->delimiter == '\0' || p->delimiter == '"' || p->delimiter == '\n' ||
+        p->delimiter == '\r')
+        return rfx__error(RFX_EINVAL,
+                          "params->delimiter: must not be NUL, a quote or a line break");
+    if (p->comment == '"' || p->comment == '\n' || p->comment == '\r')
+        return rfx__error(RFX_EINVAL, "params->comment: must not be a quote or a line break");
+    if (p->comment != '\0' && p->comment == p->delimiter)
+        return rfx__error(RFX_EINVAL, "params->comment: '%c' is also the delimiter", p->comment);
+    if (p->target && p->target[0] == '\0')
+        return rfx__error(RFX_EINVAL, "params->target: empty (use NULL for no target)");
+    return RFX_OK;
+}
+
+/* ---- the result ---------------------------------------------------------- */
+
+void rfx_data_free(rfx_data *data)
+{
+    if (!data) return;
+    if (data->names) {
+        for (size_t j = 0; j < data->d; j++) free(data->names[j]);
+        free(data->names);
+    }
+    free(data->target_name);
+    free(data->x);
+    free(data->y);
+    free(data);
+}
+
+rfx_cmat rfx_data_x(const rfx_data *data)
+{
+    if (!data) return rfx_cmat_none();
+    return rfx_cmat_of(data->x, data->n, data->d);
+}
+
+rfx_cmat rfx_data_y(const rfx_data *data)
+{
+    if (!data || !data->y) return rfx_cmat_none();
+    return rfx_cmat_of(data->y, data->n, 1);
+}
+
+/* NULL for a column that does not exist (j >= d, or SIZE_MAX without a
+ * target), so that a caller's mistake does not read out of bounds. */
+const char *rfx_data_name(const rfx_data *data, size_t j)
+{
+    if (!data) return NULL;
+    if (j == SIZE_MAX) return data->target_name;
+    if (j >= data->d) return NULL;
+    return data->names[j];
+}
+
+/* An empty table of n rows and d inputs: X, Y (when has_target) and the
+ * name array allocated; names still NULL. */
+static rfx_status data_alloc(size_t n, size_t d, int has_target, rfx_data **out)
+{
+    rfx_data *data;
+    size_t cells;
+    rfx_status st;
+    RFX__TRY(rfx__mul(n, d, &cells, "data X"));
+    data = calloc(1, sizeof *data);
+    if (!data) return rfx__error(RFX_ENOMEM, "data: cannot allocate");
+    data->n = n;
+    data->d = d;
+    data->names = calloc(d, sizeof *data->names);
+    if (!data->names) {
+        free(data);
+        return rfx__error(RFX_ENOMEM, "data: cannot allocate %zu column names", d);
+    }
+    st = rfx__alloc(cells, sizeof(double), (void **)&data->x, "data X");
+    if (st == RFX_OK && has_target) st = rfx__alloc(n, sizeof(double), (void **)&data->y, "data Y");
+    if (st != RFX_OK) {
+        rfx_data_free(data);
+        return st;
+    }
+    *out = data;
+    return RFX_OK;
+}
+
+/* Name the columns: from the file's header (ncols names, or NULL without
+ * one; an empty header cell gets a made-up name too) or "x<j>" by input
+ * index, and "y" for the target. */
+static rfx_status data_name(rfx_data *data, char *const *file_names, size_t ncols, size_t target)
+{
+    char made[32];
+    size_t j = 0;
+    for (size_t c = 0; c < ncols; c++) {
+        const char *name = file_names && file_names[c][0] ? file_names[c] : NULL;
+        char *copy;
+        if (c == target) {
+            copy = copy_text(name ? name : "y", strlen(name ? name : "y"));
+            if (!copy) return rfx__error(RFX_ENOMEM, "data: cannot allocate column names");
+            data->target_name = copy;
+            continue;
+        }
+        if (!name) {
+            snprintf(made, sizeof made, "x%zu", j);
+            name = made;
+        }
+        copy = copy_text(name, strlen(name));
+        if (!copy) return rfx__error(RFX_ENOMEM, "data: cannot allocate column names");
+        data->names[j++] = copy;
+    }
+    return RFX_OK;
+}
+
+/* ---- the target column --------------------------------------------------- */
+
+/* Parse "12" or "-1" (no spaces, no '+'); 0 when the text is not an integer.
+ * Magnitudes beyond size_t saturate: they are out of range anyway. */
+static int parse_index(const char *s, int *negative, size_t *value)
+{
+    size_t v = 0;
+    *negative = (*s == '-');
+    if (*negative) s++;
+    if (*s == '\0') return 0;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9') return 0;
+        unsigned dig = (unsigned)(*s - '0');
+        v = v > (SIZE_MAX - dig) / 10 ? SIZE_MAX : v * 10 + dig;
+    }
+    *value = v;
+    return 1;
+}
+
+/* Append "a, b, c" (the header) to buf, cut short with ", ..." when long. */
+static void list_names(char *buf, size_t size, char *const *names, size_t ncols)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t c = 0; c < ncols; c++) {
+        const char *sep = c ? ", " : "";
+        size_t need = strlen(sep) + strlen(names[c]);
+        if (used + need + 6 >= size) {
+            snprintf(buf + used, size - used, "%s...", sep);
+            return;
+        }
+        used += (size_t)snprintf(buf + used, size - used, "%s%s", sep, names[c]);
+    }
+}
+
+/* The file column of the target: params->target is a header name (when the
+ * file has names and one matches: a column named "3" wins over index 3), or
+ * an index as text ("0".."ncols-1", negative counting from the end, "-1" =
+ * last). names is NULL when the file has none; npy says which kind of file
+ * (its messages differ). *out = NO_TARGET for no target. */
+static rfx_status find_target(const char *path, const char *target, char *const *names,
+                              size_t ncols, int npy, size_t *out)
+{
+    size_t value, found = NO_TARGET;
+    int negative;
+    if (!target) {
+        *out = NO_TARGET;
+        return RFX_OK;
+    }
+    if (names) {
+        for (size_t c = 0; c < ncols; c++) {
+            if (strcmp(names[c], target) != 0) continue;
+            if (found != NO_TARGET)
+                return rfx__error(RFX_EPARSE,
+                                  "%s: target column '%.*s' is ambiguous (columns %zu and %zu "
+                                  "have that name; give the index instead)",
+                                  path, QUOTE_MAX, target, found, c);
+            found = c;
+        }
+        if (found != NO_TARGET) {
+            *out = found;
+            return RFX_OK;
+        }
+    }
+    if (parse_index(target, &negative, &value)) {
+        if (!negative && value < ncols) {
+            *out = value;
+            return RFX_OK;
+        }
+        if (negative && value >= 1 && value <= ncols) {
+            *out = ncols - value;
+            return RFX_OK;
+        }
+        return rfx__error(RFX_EPARSE, "%s: target index %.*s out of range (%zu column%s)", path,
+                          QUOTE_MAX, target, ncols, ncols == 1 ? "" : "s");
+    }
+    if (npy)
+        return rfx__error(RFX_EPARSE,
+                          "%s: target '%.*s' is not a column index (.npy files have no column "
+                          "names; give a 0-based index, or -1 for the last column)",
+                          path, QUOTE_MAX, target);
+    if (!names)
+        return rfx__error(RFX_EPARSE,
+                          "%s: target column '%.*s' not found (the file has no header; give a "
+                          "0-based index, or -1 for the last column)",
+                          path, QUOTE_MAX, target);
+    {
+        char list[512];
+        list_names(list, sizeof list, names, ncols);
+        return rfx__error(RFX_EPARSE, "%s: target column '%.*s' not found (columns: %s)", path,
+                          QUOTE_MAX, target, list);
+    }
+}
+
+/* ---- numbers ------------------------------------------------------------- */
+
+typedef enum cell_kind {
+    CELL_NUMBER,   /* a finite number                                       */
+    CELL_EMPTY,    /* nothing but spaces                                    */
+    CELL_NAN,
+    CELL_INF,
+    CELL_RANGE,    /* a finite-looking number beyond the double range       */
+    CELL_TEXT      /* anything else                                         */
+} cell_kind;
+
+/* Classify a cell and convert it with strtod. s[len] must be '\0'. Spaces
+ * around the number are allowed; hexadecimal floats are accepted, as strtod
+ * does. Values that underflow become the nearest double (0 or subnormal). */
+static cell_kind parse_cell(const char *s, size_t len, double *out)
+{
+    const char *b = s, *e = s + len;
+    char *end;
+    double v;
+    while (b < e && is_blank_char(*b)) b++;
+    while (e > b && is_blank_char(e[-1])) e--;
+    if (b == e) return CELL_EMPTY;
+    errno = 0;
+    v = strtod(b, &end);
+    if (end != e) return CELL_TEXT; /* also catches an embedded NUL */
+    if (isnan(v)) return CELL_NAN;
+    if (isinf(v)) return errno == ERANGE ? CELL_RANGE : CELL_INF;
+    *out = v;
+    return CELL_NUMBER;
+}
+
+/* The message for a cell that is not a finite number, at line:col. */
+static rfx_status cell_error(const char *path, size_t line, size_t col, cell_kind kind,
+                             const char *s, size_t len)
+{
+    const char *b = s, *e = s + len;
+    int shown;
+    while (b < e && is_blank_char(*b)) b++;
+    while (e > b && is_blank_char(e[-1])) e--;
+    shown = (int)((size_t)(e - b) > QUOTE_MAX ? QUOTE_MAX : (size_t)(e - b));
+    switch (kind) {
+    case CELL_EMPTY:
+        return rfx__error(RFX_EPARSE, "%s:%zu:%zu: empty cell", path, line, col);
+    case CELL_NAN:
+        return rfx__error(RFX_EPARSE, "%s:%zu:%zu: NaN is not allowed", path, line, col);
+    case CELL_INF:
+        return rfx__error(RFX_EPARSE, "%s:%zu:%zu: Inf is not allowed", path, line, col);
+    case CELL_RANGE:
+        return rfx__error(RFX_EPARSE, "%s:%zu:%zu: '%.*s%s' is out of the range of a double",
+                          path, line, col, shown, b, (size_t)(e - b) > QUOTE_MAX ? "..." : "");
+    case CELL_NUMBER: /* not an error: never asked */
+    case CELL_TEXT:
+        break;
+    }
+    return rfx__error(RFX_EPARSE, "%s:%zu:%zu: '%.*s%s' is not a number", path, line, col,
+                      shown, b, (size_t)(e - b) > QUOTE_MAX ? "..." : "");
+}
+
+/* ---- CSV ----------------------------------------------------------------- */
+
+/* A cell of the first record, kept as text until we know whether the record
+ * is a header. */
+typedef struct csv_cell {
+    char *text;
+    size_t len;
+    size_t line;
+} csv_cell;
+
+/* The state shared by the libcsv callbacks. The callbacks cannot return an
+ * error, so the first one is kept in status and later callbacks do nothing. */
+typedef struct csv_ctx {
+    const char *path;
+    const rfx_read_params *params;
+    rfx_status status;
+    size_t line;        /* physical line being parsed, 1-based              */
+    size_t record_line; /* line where the current record began              */
+    size_t first_line;  /* line of the first record (header or data)        */
+    size_t records;     /* records completed, the header included           */
+    size_t field;       /* fields seen so far in the current record         */
+    csv_cell *first;    /* the first record                                 */
+    size_t first_cap;
+    int header;         /* the first record was a header                    */
+    char **col_names;   /* ncols header names (owned), or NULL              */
+    size_t ncols;       /* fields per record, set by the first record       */
+    size_t target;      /* file column of the target, or NO_TARGET          */
+    size_t d;           /* input columns                                    */
+    double *x, *y;      /* cap rows of data (malloc / realloc)              */
+    size_t n, cap;
+} csv_ctx;
+
+static void csv_ctx_free(csv_ctx *c)
+{
+    if (c->first) {
+        for (size_t i = 0; i < c->first_cap; i++) free(c->first[i].text);
+        free(c->first);
+    }
+    if (c->col_names) {
+        for (size_t i = 0; i < c->ncols; i++) free(c->col_names[i]);
+        free(c->col_names);
+    }
+    free(c->x);
+    free(c->y);
+}
+
+/* Room for one more data row; rows grow geometrically so that n rows cost
+ * O(n) copies in all. */
+static rfx_status csv_reserve_row(csv_ctx *c)
+{
+    size_t cap, xbytes;
+    double *p;
+    if (c->n < c->cap) return RFX_OK;
+    if (c->cap > SIZE_MAX / 2)
+        return rfx__error(RFX_EOVERFLOW, "%s: too many rows", c->path);
+    cap = c->cap ? 2 * c->cap : 256;
+    RFX__TRY(rfx__mul3(cap, c->d, sizeof(double), &xbytes, c->path));
+    p = realloc(c->x, xbytes);
+    if (!p) return rfx__error(RFX_ENOMEM, "%s: cannot allocate %zu bytes for rows", c->path,
+                              xbytes);
+    c->x = p;
+    if (c->target != NO_TARGET) {
+        p = realloc(c->y, cap * sizeof(double)); /* cap * d * 8 did not overflow */
+        if (!p) return rfx__error(RFX_ENOMEM, "%s: cannot allocate rows", c->path);
+        c->y = p;
+    }
+    c->cap = cap;
+    return RFX_OK;
+}
+
+/* Store the value of file column col in data row c->n. */
+static void csv_store(csv_ctx *c, size_t col, double v)
+{
+    if (col == c->target)
+        c->y[c->n] = v;
+    else
+        c->x[c->n * c->d + (c->target != NO_TARGET && col > c->target ? col - 1 : col)] = v;
+}
+
+/* Parse one cell of data row c->n and store it. */
+static rfx_status csv_cell_value(csv_ctx *c, const char *s, size_t len, size_t line, size_t col)
+{
+    double v = 0.0;
+    cell_kind kind = parse_cell(s, len, &v);
+    if (kind != CELL_NUMBER) return cell_error(c->path, line, col + 1, kind, s, len);
+    csv_store(c, col, v);
+    return RFX_OK;
+}
+
+static rfx_status csv_keep_first(csv_ctx *c, const char *s, size_t len, size_t col)
+{
+    if (col >= c->first_cap) {
+        size_t cap = c->first_cap ? 2 * c->first_cap : 16;
+        csv_cell *p;
+        if (c->first_cap > SIZE_MAX / 2 / sizeof *p)
+            return rfx__error(RFX_EOVERFLOW, "%s: too many columns", c->path);
+        p = realloc(c->first, cap * sizeof *p);
+        if (!p) return rfx__error(RFX_ENOMEM, "%s: cannot allocate the first row", c->path);
+        memset(p + c->first_cap, 0, (cap - c->first_cap) * sizeof *p);
+        c->first = p;
+        c->first_cap = cap;
+    }
+    c->first[col].text = copy_text(s, len);
+    if (!c->first[col].text)
+        return rfx__error(RFX_ENOMEM, "%s: cannot allocate the first row", c->path);
+    c->first[col].len = len;
+    c->first[col].line = c->line;
+    return RFX_OK;
+}
+
+/* The first record fixes the number of columns. It is a header when asked,
+ * or (detection) when one of its cells is text: empty, NaN or Inf cells are
+ * data errors, not names. Then the target is resolved, before the rest of
+ * the file is read, so that a wrong target fails fast. */
+static rfx_status csv_first_record(csv_ctx *c, size_t ncols)
+{
+    int header = c->params->has_header;
+    c->ncols = ncols;
+    c->first_line = c->record_line;
+    if (header < 0) {
+        header = 0;
+        for (size_t i = 0; i < ncols && !header; i++) {
+            double v;
+            header = parse_cell(c->first[i].text, c->first[i].len, &v) == CELL_TEXT;
+        }
+    }
+    c->header = header;
+    if (header) {
+        c->col_names = calloc(ncols, sizeof *c->col_names);
+        if (!c->col_names) return rfx__error(RFX_ENOMEM, "%s: cannot allocate names", c->path);
+        for (size_t i = 0; i < ncols; i++) {
+            c->col_names[i] = c->first[i].text;
+            c->first[i].text = NULL;
+        }
+    }
+    RFX__TRY(find_target(c->path, c->params->target, c->col_names, ncols, 0, &c->target));
+    c->d = ncols - (c->target != NO_TARGET);
+    if (c->d == 0)
+        return rfx__error(RFX_EPARSE,
+                          "%s: no input columns: the only column is the target (column %zu)",
+                          c->path, c->target + 1);
+    if (!header) {
+        RFX__TRY(csv_reserve_row(c));
+        for (size_t i = 0; i < ncols; i++)
+            RFX__TRY(csv_cell_value(c, c->first[i].text, c->first[i].len, c->first[i].line, i));
+        c->n++;
+    }
+    return RFX_OK;
+}
+
+/* libcsv field callback: s[len] is '\0' (CSV_APPEND_NULL). */
+static void csv_on_field(void *s, size_t len, void *user)
+{
+    csv_ctx *c = user;
+    const char *text = s ? s : "";
+    size_t col = c->field++;
+    if (c->status != RFX_OK) return;
+    if (c->records == 0) {
+        c->status = csv_keep_first(c, text, s ? len : 0, col);
+        return;
+    }
+    if (col >= c->ncols) return; /* a long row: reported at its end */
+    if (col == 0) {
+        c->status = csv_reserve_row(c);
+        if (c->status != RFX_OK) return;
+    }
+    c->status = csv_cell_value(c, text, s ? len : 0, c->line, col);
+}
+
+/* libcsv record callback. */
+static void csv_on_record(int term, void *user)
+{
+    csv_ctx *c = user;
+    size_t fields = c->field;
+    (void)term;
+    c->field = 0;
+    c->records++;
+    if (c->status != RFX_OK) return;
+    if (c->records == 1)
+        c->status = csv_first_record(c, fields);
+    else if (fields != c->ncols)
+        c->status = rfx__error(RFX_EPARSE, "%s:%zu: row has %zu field%s, expected %zu (as in line %zu)",
+                               c->path, c->record_line, fields, fields == 1 ? "" : "s",
+                               c->ncols, c->first_line);
+    else
+        c->n++;
+}
+
+/* A line that holds no record: only spaces, or a comment. */
+static int csv_skip_line(const char *s, size_t len, char comment)
+{
+    size_t i = 0;
+    while (i < len && (s[i] == ' ' || s[i] == '\t')) i++;
+    if (comment != '\0' && i < len && s[i] == comment) return 1;
+    for (; i < len; i++)
+        if (!is_blank_char(s[i])) return 0;
+    return 1;
+}
+
+/* libcsv stopped: say where and why. */
+static rfx_status csv_parser_error(const csv_ctx *c, int err)
+{
+    if (err == CSV_ENOMEM) return rfx__error(RFX_ENOMEM, "%s:%zu: out of memory", c->path, c->line);
+    if (err == CSV_ETOOBIG) return rfx__error(RFX_EOVERFLOW, "%s:%zu: field too large", c->path,
+                                              c->line);
+    return rfx__error(RFX_EPARSE,
+                      "%s:%zu:%zu: misplaced quote (a quoted field must be the whole field, and "
+                      "quotes inside it are doubled: \"a\"\"b\")",
+                      c->path, c->line, c->field + 1);
+}
+
+/* Read the lines of fp ourselves, so that every message can carry the
+ * physical line number, and feed the lines that hold records to libcsv.
+ * A record is still open after its line when a quoted field spans lines;
+ * blank and comment lines inside it are then data, not skipped. */
+static rfx_status csv_parse_lines(csv_ctx *c, FILE *fp, struct csv_parser *p)
+{
+    char *line = NULL;
+    size_t size = 0;
+    ssize_t got;
+    int open = 0; /* the previous line left a record open (in quotes) */
+    rfx_status st = RFX_OK;
+    errno = 0;
+    while ((got = getline(&line, &size, fp)) != -1) {
+        const char *s = line;
+        size_t len = (size_t)got, before = c->records;
+        c->line++;
+        if (c->line == 1 && len >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) {
+            s += 3; /* a UTF-8 byte order mark, as spreadsheets write */
+            len -= 3;
+        }
+        if (!open) {
+            if (csv_skip_line(s, len, c->params->comment)) continue;
+            c->record_line = c->line;
+        }
+        if (csv_parse(p, s, len, csv_on_field, csv_on_record, c) != len) {
+            st = c->status != RFX_OK ? c->status : csv_parser_error(c, csv_error(p));
+            break;
+        }
+        if (c->status != RFX_OK) {
+            st = c->status;
+            break;
+        }
+        open = c->records == before && len > 0 && s[len - 1] == '\n';
+        errno = 0;
+    }
+    if (st == RFX_OK && ferror(fp)) {
+        char buf[128];
+        int err = errno;
+        st = rfx__error(err == ENOMEM ? RFX_ENOMEM : RFX_EIO, "%s:%zu: cannot read: %s", c->path,
+                        c->line + 1, errno_text(err ? err : EIO, buf, sizeof buf));
+    } else if (st == RFX_OK && got == -1 && errno == ENOMEM) {
+        st = rfx__error(RFX_ENOMEM, "%s:%zu: line too long for memory", c->path, c->line + 1);
+    }
+    free(line);
+    if (st != RFX_OK) return st;
+    /* The last record may lack its line break; a quote still open is an
+     * error (CSV_STRICT_FINI). */
+    if (csv_fini(p, csv_on_field, csv_on_record, c) != 0)
+        return rfx__error(RFX_EPARSE, "%s:%zu: quoted field not closed before the end of the file",
+                          c->path, c->record_line);
+    return c->status;
+}
+
+/* Move the rows into a fresh table. */
+static rfx_status csv_finish(csv_ctx *c, rfx_data **out)
+{
+    rfx_data *data;
+    if (c->records == 0) return rfx__error(RFX_EPARSE, "%s: empty file (no rows)", c->path);
+    if (c->n == 0) return rfx__error(RFX_EPARSE, "%s: header only, no data rows", c->path);
+    RFX__TRY(data_alloc(c->n, c->d, c->target != NO_TARGET, &data));
+    memcpy(data->x, c->x, c->n * c->d * sizeof(double));
+    if (data->y) memcpy(data->y, c->y, c->n * sizeof(double));
+    {
+        rfx_status st = data_name(data, c->col_names, c->ncols, c->target);
+        if (st != RFX_OK) {
+            rfx_data_free(data);
+            return st;
+        }
+    }
+    *out = data;
+    return RFX_OK;
+}
+
+static rfx_status csv_read(const char *path, FILE *fp, const rfx_read_params *params,
+                           rfx_data **out)
+{
+    struct csv_parser p;
+    csv_ctx c;
+    rfx_status st;
+    memset(&c, 0, sizeof c);
+    c.path = path;
+    c.params = params;
+    c.target = NO_TARGET;
+    /* strict: a stray quote is an error rather than a silently odd cell */
+    if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0)
+        return rfx__error(RFX_ENOMEM, "%s: cannot initialise the CSV parser", path);
+    csv_set_delim(&p, (unsigned char)params->delimiter);
+    st = csv_parse_lines(&c, fp, &p);
+    csv_free(&p);
+    if (st == RFX_OK) st = csv_finish(&c, out);
+    csv_ctx_free(&c);
+    return st;
+}
+
+/* ---- .npy ---------------------------------------------------------------- */
+
+/*
+ * The .npy format (numpy.lib.format): magic "\x93NUMPY", major and minor
+ * version bytes, the header length (u16 little-endian in version 1, u32 in
+ * versions 2 and 3), then the header: a Python dict literal such as
+ * {'descr': '<f8', 'fortran_order': False, 'shape': (3, 4), }
+ * padded with spaces and a newline, then the array data.
+ */
+
+#define NPY_MAX_HEADER (1u << 20) /* numpy itself refuses far smaller ones */
+#define NPY_MAX_DIMS 32
+
+typedef struct npy_header {
+    int have_descr, have_order, have_shape;
+    size_t itemsize;   /* 8 or 4                                            */
+    int big_endian;
+    int fortran;
+    size_t ndim;
+    size_t shape[NPY_MAX_DIMS];
+} npy_header;
+
+static const char *npy_skip(const char *p, const char *end)
+{
+    while (p < end && is_blank_char(*p)) p++;
+    return p;
+}
+
+/* A quoted Python string without escapes, copied into buf (size bytes). */
+static int npy_string(const char **pp, const char *end, char *buf, size_t size)
+{
+    const char *p = *pp;
+    char q;
+    size_t n = 0;
+    if (p >= end || (*p != '\'' && *p != '"')) return 0;
+    q = *p++;
+    while (p < end && *p != q) {
+        if (*p == '\\' || n + 1 >= size) return 0;
+        buf[n++] = *p++;
+    }
+    if (p >= end) return 0;
+    buf[n] = '\0';
+    *pp = p + 1;
+    return 1;
+}
+
+static int npy_word(const char **pp, const char *end, const char *word)
+{
+    size_t n = strlen(word);
+    if ((size_t)(end - *pp) < n || memcmp(*pp, word, n) != 0) return 0;
+    *pp += n;
+    return 1;
+}
+
+/* A tuple of non-negative integers, "(3, 4)", "(3,)" or "()"; Python 2
+ * numpy wrote longs as "3L". Returns 0 on malformed input, -1 on a value
+ * beyond size_t. */
+static int npy_shape(const char **pp, const char *end, npy_header *h)
+{
+    const char *p = *pp;
+    h->ndim = 0;
+    if (p >= end || *p != '(') return 0;
+    p = npy_skip(p + 1, end);
+    while (p < end && *p != ')') {
+        size_t v = 0;
+        if (*p < '0' || *p > '9') return 0;
+        for (; p < end && *p >= '0' && *p <= '9'; p++) {
+            unsigned dig = (unsigned)(*p - '0');
+            if (v > (SIZE_MAX - dig) / 10) return -1;
+            v = v * 10 + dig;
+        }
+        if (p < end && *p == 'L') p++;
+        if (h->ndim == NPY_MAX_DIMS) return 0;
+        h->shape[h->ndim++] = v;
+        p = npy_skip(p, end);
+        if (p < end && *p == ',') p = npy_skip(p + 1, end);
+        else if (p < end && *p != ')') return 0;
+    }
+    if (p >= end) return 0;
+    *pp = p + 1;
+    return 1;
+}
+
+static rfx_status npy_parse_header(const char *path, const char *text, size_t len, npy_header *h)
+{
+    const char *p = text, *end = text + len;
+    memset(h, 0, sizeof *h);
+    p = npy_skip(p, end);
+    if (p >= end || *p != '{') goto bad;
+    p = npy_skip(p + 1, end);
+    while (p < end && *p != '}') {
+        char key[32], val[32];
+        if (!npy_string(&p, end, key, sizeof key)) goto bad;
+        p = npy_skip(p, end);
+        if (p >= end || *p != ':') goto bad;
+        p = npy_skip(p + 1, end);
+        if (strcmp(key, "descr") == 0) {
+            if (!npy_string(&p, end, val, sizeof val))
+                return rfx__error(RFX_EPARSE, "%s: unsupported dtype (structured or unreadable "
+                                  "'descr'); only float64 and float32 are read", path);
+            if ((val[0] != '<' && val[0] != '>') || val[1] != 'f' ||
+                (strcmp(val + 2, "8") != 0 && strcmp(val + 2, "4") != 0))
+                return rfx__error(RFX_EPARSE, "%s: dtype '%s' is not supported; only float64 "
+                                  "('<f8') and float32 ('<f4') are read: convert with "
+                                  "a.astype(np.float64)", path, val);
+            h->big_endian = val[0] == '>';
+            h->itemsize = val[2] == '8' ? 8 : 4;
+            h->have_descr = 1;
+        } else if (strcmp(key, "fortran_order") == 0) {
+            if (npy_word(&p, end, "True")) h->fortran = 1;
+            else if (npy_word(&p, end, "False")) h->fortran = 0;
+            else goto bad;
+            h->have_order = 1;
+        } else if (strcmp(key, "shape") == 0) {
+            int r = npy_shape(&p, end, h);
+            if (r < 0) return rfx__error(RFX_EPARSE, "%s: shape value too large", path);
+            if (r == 0) goto bad;
+            h->have_shape = 1;
+        } else {
+            return rfx__error(RFX_EPARSE, "%s: unexpected key '%s' in the .npy header", path, key);
+        }
+        p = npy_skip(p, end);
+        if (p < end && *p == ',') p = npy_skip(p + 1, end);
+        else if (p < end && *p != '}') goto bad;
+    }
+    if (p >= end) goto bad;
+    if (!h->have_descr || !h->have_order || !h->have_shape)
+        return rfx__error(RFX_EPARSE, "%s: the .npy header lacks '%s'", path,
+                          !h->have_descr ? "descr" : !h->have_order ? "fortran_order" : "shape");
+    return RFX_OK;
+bad:
+    return rfx__error(RFX_EPARSE, "%s: malformed .npy header at byte %zu of the header dict",
+                      path, (size_t)(p - text));
+}
+
+static uint64_t npy_load(const unsigned char *b, size_t size, int big_endian)
+{
+    uint64_t v = 0;
+    for (size_t k = 0; k < size; k++) {
+        size_t i = big_endian ? k : size - 1 - k;
+        v = (v << 8) | b[i];
+    }
+    return v;
+}
+
+/* One value, whatever the byte order of the host. */
+static double npy_value(const unsigned char *b, const npy_header *h)
+{
+    uint64_t bits = npy_load(b, h->itemsize, h->big_endian);
+    if (h->itemsize == 8) {
+        double v;
+        memcpy(&v, &bits, sizeof v);
+        return v;
+    } else {
+        uint32_t b32 = (uint32_t)bits;
+        float v;
+        memcpy(&v, &b32, sizeof v);
+        return (double)v;
+    }
+}
+
+static rfx_status npy_read_error(const char *path, FILE *fp, const char *what)
+{
+    char buf[128];
+    if (ferror(fp)) return rfx__error(RFX_EIO, "%s: cannot read %s: %s", path, what,
+                                      errno_text(errno ? errno : EIO, buf, sizeof buf));
+    return rfx__error(RFX_EPARSE, "%s: truncated .npy file (the %s is cut short)", path, what);
+}
+
+/* The data, read in blocks of rows and decoded into X and Y. */
+static rfx_status npy_read_rows(const char *path, FILE *fp, const npy_header *h, size_t ncols,
+                                size_t target, rfx_data *data)
+{
+    size_t row_bytes = ncols * h->itemsize; /* bounded by the checked total */
+    size_t block = row_bytes >= ((size_t)1 << 20) ? 1 : ((size_t)1 << 20) / row_bytes;
+    unsigned char *buf;
+    rfx_status st = RFX_OK;
+    if (block > data->n) block = data->n;
+    RFX__TRY(rfx__alloc(block, row_bytes, (void **)&buf, "npy read buffer"));
+    for (size_t i0 = 0; i0 < data->n && st == RFX_OK; i0 += block) {
+        size_t rows = data->n - i0 < block ? data->n - i0 : block;
+        errno = 0;
+        if (fread(buf, row_bytes, rows, fp) != rows) {
+            st = npy_read_error(path, fp, "data");
+            break;
+        }
+        for (size_t r = 0; r < rows && st == RFX_OK; r++) {
+            const unsigned char *src = buf + r * row_bytes;
+            double *xr = data->x + (i0 + r) * data->d;
+            for (size_t c = 0, j = 0; c < ncols; c++) {
+                double v = npy_value(src + c * h->itemsize, h);
+                if (!isfinite(v)) {
+                    st = rfx__error(RFX_EPARSE, "%s: row %zu, column %zu: %s is not allowed",
+                                    path, i0 + r, c, isnan(v) ? "NaN" : "Inf");
+                    break;
+                }
+                if (c == target) data->y[i0 + r] = v;
+                else xr[j++] = v;
+            }
+        }
+    }
+    free(buf);
+    return st;
+}
+
+/* fp is positioned after the 6 magic bytes. */
+static rfx_status npy_read(const char *path, FILE *fp, const rfx_read_params *params,
+                           rfx_data **out)
+{
+    unsigned char pre[6];
+    size_t hlen, prelen, n, ncols, cells, bytes, target;
+    char *text;
+    npy_header h;
+    rfx_data *data;
+    rfx_status st;
+    struct stat sb;
+
+    errno = 0;
+    if (fread(pre, 1, 2, fp) != 2) return npy_read_error(path, fp, "header");
+    if (pre[0] == 1) {
+        if (fread(pre + 2, 1, 2, fp) != 2) return npy_read_error(path, fp, "header");
+        hlen = (size_t)pre[2] | (size_t)pre[3] << 8;
+        prelen = 10;
+    } else if (pre[0] == 2 || pre[0] == 3) {
+        if (fread(pre + 2, 1, 4, fp) != 4) return npy_read_error(path, fp, "header");
+        hlen = (size_t)npy_load(pre + 2, 4, 0);
+        prelen = 12;
+    } else {
+        return rfx__error(RFX_EPARSE, "%s: .npy format version %u.%u is not supported (1.0, "
+                          "2.0 and 3.0 are)", path, pre[0], pre[1]);
+    }
+    if (hlen > NPY_MAX_HEADER)
+        return rfx__error(RFX_EPARSE, "%s: .npy header of %zu bytes is implausibly large", path,
+                          hlen);
+    text = malloc(hlen + 1);
+    if (!text) return rfx__error(RFX_ENOMEM, "%s: cannot allocate the .npy header", path);
+    if (fread(text, 1, hlen, fp) != hlen) {
+        free(text);
+        return npy_read_error(path, fp, "header");
+    }
+    text[hlen] = '\0';
+    st = npy_parse_header(path, text, hlen, &h);
+    free(text);
+    RFX__TRY(st);
+
+    if (h.ndim == 0)
+        return rfx__error(RFX_EPARSE, "%s: a 0-d array (a scalar) is not a table", path);
+    if (h.ndim > 2)
+        return rfx__error(RFX_EPARSE, "%s: %zu-d arrays are not supported (1-d or 2-d only)",
+                          path, h.ndim);
+    n = h.shape[0];
+    ncols = h.ndim == 2 ? h.shape[1] : 1;
+    /* Fortran order is the same layout when at most one extent exceeds 1. */
+    if (h.fortran && n > 1 && ncols > 1)
+        return rfx__error(RFX_EPARSE, "%s: Fortran order not supported, save with "
+                          "np.ascontiguousarray", path);
+    if (rfx__mul(n, ncols, &cells, path) != RFX_OK || rfx__mul(cells, h.itemsize, &bytes, path))
+        return rfx__error(RFX_EPARSE, "%s: shape (%zu, %zu) is too large", path, n, ncols);
+    /* Check the size before allocating anything: a hostile shape must not
+     * make us allocate (pipes are checked as they are read). */
+    if (fstat(fileno(fp), &sb) == 0 && S_ISREG(sb.st_mode)) {
+        uint64_t have = sb.st_size > (off_t)(prelen + hlen) ? (uint64_t)sb.st_size - prelen - hlen : 0;
+        if (have < (uint64_t)bytes)
+            return rfx__error(RFX_EPARSE, "%s: truncated .npy file: shape (%zu, %zu) needs %zu "
+                              "data bytes, the file has %llu", path, n, ncols, bytes,
+                              (unsigned long long)have);
+        if (have > (uint64_t)bytes)
+            return rfx__error(RFX_EPARSE, "%s: %llu trailing bytes after the .npy data", path,
+                              (unsigned long long)(have - bytes));
+    }
+    if (n == 0) return rfx__error(RFX_EPARSE, "%s: no rows (shape (0, %zu))", path, ncols);
+    if (ncols == 0) return rfx__error(RFX_EPARSE, "%s: no columns (shape (%zu, 0))", path, n);
+    RFX__TRY(find_target(path, params->target, NULL, ncols, 1, &target));
+    if (ncols - (target != NO_TARGET) == 0)
+        return rfx__error(RFX_EPARSE, "%s: no input columns: the only column is the target",
+                          path);
+
+    RFX__TRY(data_alloc(n, ncols - (target != NO_TARGET), target != NO_TARGET, &data));
+    st = npy_read_rows(path, fp, &h, ncols, target, data);
+    if (st == RFX_OK && fgetc(fp) != EOF)
+        st = rfx__error(RFX_EPARSE, "%s: trailing bytes after the .npy data", path);
+    if (st == RFX_OK) st = data_name(data, NULL, ncols, target);
+    if (st != RFX_OK) {
+        rfx_data_free(data);
+        return st;
+    }
+    *out = data;
+    return RFX_OK;
+}
+
+/* ---- entry point ----------------------------------------------------------- */
+
+rfx_status rfx_data_read(const char *path, const rfx_read_params *params, rfx_data **out)
+{
+    rfx_read_params defaults = rfx_read_params_default();
+    unsigned char magic[6];
+    size_t got;
+    FILE *fp;
+    rfx_status st;
+
+    if (!path || !out) return rfx__error(RFX_EINVAL, "rfx_data_read: path and out must not be NULL");
+    if (!params) params = &defaults;
+    RFX__TRY(check_params(params));
+    fp = fopen(path, "rb");
+    if (!fp) {
+        char buf[128];
+        return rfx__error(RFX_EIO, "%s: cannot open: %s", path, errno_text(errno, buf, sizeof buf));
+    }
+    /* Chosen by content, not by name. The first byte 0x93 cannot begin a
+     * UTF-8 text, so only a would-be .npy file needs its bytes put back;
+     * a single ungetc is all that works on a pipe. */
+    got = fread(magic, 1, 1, fp);
+    if (got == 1 && magic[0] == 0x93) {
+        got += fread(magic + 1, 1, 5, fp);
+        if (got == 6 && memcmp(magic, "\x93NUMPY", 6) == 0) {
+            st = npy_read(path, fp, params, out);
+            fclose(fp);
+            return st;
+        }
+        if (fseek(fp, 0, SEEK_SET) != 0) {
+            fclose(fp);
+            return rfx__error(RFX_EPARSE, "%s: neither a .npy file nor text", path);
+        }
+    } else if (got == 1) {
+        ungetc(magic[0], fp);
+    }
+    st = csv_read(path, fp, params, out);
+    fclose(fp);
+    return st;
+}

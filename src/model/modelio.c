@@ -1,0 +1,839 @@
+/*
+ * Model files, format version 1 (the layout is documented above
+ * rfx_model_save in rfx.h; the record tags are the enum below).
+ *
+ * Every integer is encoded byte by byte, little-endian, and every double as
+ * the little-endian bytes of its IEEE-754 bit pattern, so a file written on
+ * one host loads bitwise identically on any other, whatever its byte order.
+ *
+ * The loader trusts nothing it reads. It checks, in this order: the magic,
+ * the version (before the checksums, so that a newer file is refused as
+ * newer rather than as corrupt), the header size and checksum, the payload
+ * length against the bytes present, the payload checksum, then every record:
+ * its tag, element type and count against the bytes that remain, and finally
+ * the values: sizes >= 1 whose products do not overflow, enums in range,
+ * array counts equal to the shapes the scalars imply, finite numbers. Only
+ * then does it allocate, and every allocation is bounded by the bytes of a
+ * record that is actually present. Errors free everything; *out is written
+ * only on success.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+_Static_assert(sizeof(double) == sizeof(uint64_t), "doubles are stored as 64-bit patterns");
+
+#define HEADER_SIZE 32
+#define FORMAT_VERSION 1
+#define RECORD_HEADER 16
+
+static const unsigned char MAGIC[8] = {'R', 'F', 'X', 'M', 'O', 'D', 'L', 0x1a};
+
+/* Element types of a record's data. */
+enum elem_type {
+    ELEM_F64 = 1,  /* IEEE-754 binary64, little-endian bit pattern */
+    ELEM_U64 = 2,  /* unsigned 64-bit integer                        */
+    ELEM_I64 = 3,  /* signed 64-bit, two's complement (unused in v1) */
+    ELEM_UTF8 = 4  /* bytes of a UTF-8 string, no terminator          */
+};
+
+/* Record tags of version 1. Numbers are part of the format: never reuse or
+ * renumber them; new fields take new numbers and a new format version. */
+enum tag {
+    TAG_METHOD = 1,         /* u64: rfx_method                               */
+    TAG_N_INPUTS = 2,       /* u64: d >= 1                                   */
+    TAG_N_FEATURES = 3,     /* u64: D >= 1 (even for the cos-sin form)       */
+    TAG_N_TARGETS = 4,      /* u64: ny >= 1                                  */
+    TAG_N_TRAIN = 5,        /* u64: rows the model was fitted on             */
+    TAG_FIT_INTERCEPT = 6,  /* u64: 0 or 1                                   */
+    TAG_KERNEL = 7,         /* u64: rfx_kernel                               */
+    TAG_FORM = 8,           /* u64: rfx_form                                 */
+    TAG_NU = 9,             /* f64: Matern smoothness                        */
+    TAG_SEED = 10,          /* u64: the seed the frequencies were drawn with */
+    TAG_LENGTH_SCALE = 11,  /* f64: isotropic length scale (0 with ARD)      */
+    TAG_ARD = 12,           /* u64: 1 when per-dimension scales were given   */
+    TAG_LENGTH_SCALES = 13, /* f64 x d: the length scale of every input      */
+    TAG_FREQUENCIES = 14,   /* f64 x F*d: W, row-major; F = D or D/2 by form */
+    TAG_PHASES = 15,        /* f64 x F: b                                    */
+    TAG_X_MEAN = 16,        /* f64 x d: input scaler (optional, with X_SCALE) */
+    TAG_X_SCALE = 17,       /* f64 x d: > 0 (optional, with X_MEAN)          */
+    TAG_WEIGHTS = 18,       /* f64 x D*ny: row-major                         */
+    TAG_INTERCEPT = 19,     /* f64 x ny                                      */
+    TAG_LAMBDA = 20,        /* f64: ridge penalty or noise_var / prior_var   */
+    TAG_NOISE_VAR = 21,     /* f64                                           */
+    TAG_PRIOR_VAR = 22,     /* f64                                           */
+    TAG_LOG_EVIDENCE = 23,  /* f64                                           */
+    TAG_CHOL = 24,          /* f64 x D*D: posterior factor R, row-major
+                               (Bayesian models only)                        */
+    TAG_ZMEAN = 25,         /* f64 x D: training feature means (optional,
+                               with CHOL)                                    */
+    TAG_CREATOR = 26,       /* utf8: "rfx <version>" that wrote the file
+                               (optional; informational, not interpreted)    */
+    TAG_END                 /* one past the last tag                         */
+};
+
+#define F_SCALAR 1u   /* exactly one element */
+#define F_REQUIRED 2u /* must be present     */
+
+static const struct field_spec {
+    const char *name;
+    uint32_t type;
+    unsigned flags;
+} SPECS[TAG_END] = {
+    [TAG_METHOD] = {"method", ELEM_U64, F_SCALAR | F_REQUIRED},
+    [TAG_N_INPUTS] = {"n_inputs", ELEM_U64, F_SCALAR | F_REQUIRED},
+    [TAG_N_FEATURES] = {"n_features", ELEM_U64, F_SCALAR | F_REQUIRED},
+    [TAG_N_TARGETS] = {"n_targets", ELEM_U64, F_SCALAR | F_REQUIRED},
+    [TAG_N_TRAIN] = {"n_train", ELEM_U64, F_SCALAR | F_REQUIRED},
+    [TAG_FIT_INTERCEPT] = {"fit_intercept", ELEM_U64, F_SCALAR | F_REQUIRED},
+    [TAG_KERNEL] = {"kernel", ELEM_U64, F_SCALAR | F_REQUIRED},
+    [TAG_FORM] = {"form", ELEM_U64, F_SCALAR | F_REQUIRED},
+    [TAG_NU] = {"nu", ELEM_F64, F_SCALAR | F_REQUIRED},
+    [TAG_SEED] = {"seed", ELEM_U64, F_SCALAR | F_REQUIRED},
+    [TAG_LENGTH_SCALE] = {"length_scale", ELEM_F64, F_SCALAR | F_REQUIRED},
+    [TAG_ARD] = {"ard", ELEM_U64, F_SCALAR | F_REQUIRED},
+    [TAG_LENGTH_SCALES] = {"length_scales", ELEM_F64, F_REQUIRED},
+    [TAG_FREQUENCIES] = {"frequencies", ELEM_F64, F_REQUIRED},
+    [TAG_PHASES] = {"phases", ELEM_F64, F_REQUIRED},
+    [TAG_X_MEAN] = {"x_mean", ELEM_F64, 0},
+    [TAG_X_SCALE] = {"x_scale", ELEM_F64, 0},
+    [TAG_WEIGHTS] = {"weights", ELEM_F64, F_REQUIRED},
+    [TAG_INTERCEPT] = {"intercept", ELEM_F64, F_REQUIRED},
+    [TAG_LAMBDA] = {"lambda", ELEM_F64, F_SCALAR | F_REQUIRED},
+    [TAG_NOISE_VAR] = {"noise_var", ELEM_F64, F_SCALAR | F_REQUIRED},
+    [TAG_PRIOR_VAR] = {"prior_var", ELEM_F64, F_SCALAR | F_REQUIRED},
+    [TAG_LOG_EVIDENCE] = {"log_evidence", ELEM_F64, F_SCALAR | F_REQUIRED},
+    [TAG_CHOL] = {"chol", ELEM_F64, 0},
+    [TAG_ZMEAN] = {"zmean", ELEM_F64, 0},
+    [TAG_CREATOR] = {"creator", ELEM_UTF8, 0},
+};
+
+/* ---- little-endian encoding --------------------------------------------- */
+
+static void put_le32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void put_le64(unsigned char *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint32_t get_le32(const unsigned char *p)
+{
+    uint32_t v = 0;
+    for (int i = 0; i < 4; i++) v |= (uint32_t)p[i] << (8 * i);
+    return v;
+}
+
+static uint64_t get_le64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++) v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+/* The bit pattern of a double (memcpy between equal-sized scalars is the
+ * defined way to type-pun in C; it is not a copy of a host struct). */
+static uint64_t f64_bits(double x)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+static double f64_from_bits(uint64_t u)
+{
+    double x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+/* zlib's crc32 takes a uInt length: feed large buffers in pieces. */
+static uint32_t crc_update(uint32_t crc, const unsigned char *p, size_t n)
+{
+    uLong c = crc;
+    while (n > 0) {
+        uInt k = n > (1u << 30) ? (1u << 30) : (uInt)n;
+        c = crc32(c, p, k);
+        p += k;
+        n -= k;
+    }
+    return (uint32_t)c;
+}
+
+static uint32_t crc_of(const unsigned char *p, size_t n)
+{
+    return crc_update((uint32_t)crc32(0L, Z_NULL, 0), p, n);
+}
+
+static void encode_header(unsigned char h[HEADER_SIZE], uint64_t payload, uint32_t payload_crc)
+{
+    memcpy(h, MAGIC, sizeof MAGIC);
+    put_le32(h + 8, FORMAT_VERSION);
+    put_le32(h + 12, HEADER_SIZE);
+    put_le64(h + 16, payload);
+    put_le32(h + 24, payload_crc);
+    put_le32(h + 28, crc_of(h, 28));
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+/* Where payload bytes go: nowhere (measuring the size), a memory buffer
+ * sized by a measuring pass, or a file. Bytes are staged so that a file gets
+ * large writes and the CRC large updates; the first write error sticks. */
+typedef struct sink {
+    unsigned char *mem; /* memory mode: the payload area of the buffer       */
+    FILE *fp;           /* file mode                                         */
+    uint64_t total;     /* payload bytes so far                              */
+    uint32_t crc;       /* CRC-32 of the payload so far                      */
+    int err;            /* errno of the first failed write, or 0             */
+    size_t staged;
+    unsigned char stage[16384];
+} sink;
+
+static void sink_init(sink *s, unsigned char *mem, FILE *fp)
+{
+    s->mem = mem;
+    s->fp = fp;
+    s->total = 0;
+    s->crc = (uint32_t)crc32(0L, Z_NULL, 0);
+    s->err = 0;
+    s->staged = 0;
+}
+
+static void sink_flush(sink *s)
+{
+    size_t n = s->staged;
+    s->staged = 0;
+    if (n == 0 || s->err) return;
+    if (s->mem || s->fp) s->crc = crc_update(s->crc, s->stage, n);
+    if (s->mem) memcpy(s->mem + s->total, s->stage, n);
+    if (s->fp && fwrite(s->stage, 1, n, s->fp) != n) s->err = errno ? errno : EIO;
+    s->total += n;
+}
+
+static void sink_put(sink *s, const unsigned char *p, size_t n)
+{
+    while (n > 0) {
+        size_t k = sizeof s->stage - s->staged;
+        if (k > n) k = n;
+        memcpy(s->stage + s->staged, p, k);
+        s->staged += k;
+        p += k;
+        n -= k;
+        if (s->staged == sizeof s->stage) sink_flush(s);
+    }
+}
+
+static void put_record_header(sink *s, uint32_t tag, uint32_t type, uint64_t count)
+{
+    unsigned char h[RECORD_HEADER];
+    put_le32(h, tag);
+    put_le32(h + 4, type);
+    put_le64(h + 8, count);
+    sink_put(s, h, sizeof h);
+}
+
+static void put_u64(sink *s, uint32_t tag, uint64_t v)
+{
+    unsigned char b[8];
+    put_record_header(s, tag, ELEM_U64, 1);
+    put_le64(b, v);
+    sink_put(s, b, sizeof b);
+}
+
+static void put_f64s(sink *s, uint32_t tag, const double *v, size_t n)
+{
+    put_record_header(s, tag, ELEM_F64, n);
+    for (size_t i = 0; i < n; i++) {
+        /* encode straight into the stage: large arrays (D x D) dominate */
+        if (sizeof s->stage - s->staged < 8) sink_flush(s);
+        put_le64(s->stage + s->staged, f64_bits(v[i]));
+        s->staged += 8;
+    }
+}
+
+static void put_f64(sink *s, uint32_t tag, double v) { put_f64s(s, tag, &v, 1); }
+
+static void put_utf8(sink *s, uint32_t tag, const char *str)
+{
+    static const unsigned char zeros[8] = {0};
+    size_t n = strlen(str);
+    put_record_header(s, tag, ELEM_UTF8, n);
+    sink_put(s, (const unsigned char *)str, n);
+    sink_put(s, zeros, (8 - n % 8) % 8);
+}
+
+/* The payload: every field of the model, in tag order. */
+static void write_payload(sink *s, const rfx_model *m)
+{
+    const rfx_features *f = m->features;
+    const rfx_features_params *p = &f->params;
+    char creator[64];
+    put_u64(s, TAG_METHOD, (uint64_t)m->method);
+    put_u64(s, TAG_N_INPUTS, m->d);
+    put_u64(s, TAG_N_FEATURES, m->D);
+    put_u64(s, TAG_N_TARGETS, m->ny);
+    put_u64(s, TAG_N_TRAIN, m->n_train);
+    put_u64(s, TAG_FIT_INTERCEPT, m->fit_intercept ? 1 : 0);
+    put_u64(s, TAG_KERNEL, (uint64_t)p->kernel);
+    put_u64(s, TAG_FORM, (uint64_t)p->form);
+    put_f64(s, TAG_NU, p->nu);
+    put_u64(s, TAG_SEED, p->seed);
+    put_f64(s, TAG_LENGTH_SCALE, f->ard ? 0.0 : f->ls[0]);
+    put_u64(s, TAG_ARD, f->ard ? 1 : 0);
+    put_f64s(s, TAG_LENGTH_SCALES, f->ls, f->d);
+    put_f64s(s, TAG_FREQUENCIES, f->W, f->F * f->d);
+    put_f64s(s, TAG_PHASES, f->b, f->F);
+    if (m->x_mean && m->x_scale) {
+        put_f64s(s, TAG_X_MEAN, m->x_mean, m->d);
+        put_f64s(s, TAG_X_SCALE, m->x_scale, m->d);
+    }
+    put_f64s(s, TAG_WEIGHTS, m->W, m->D * m->ny);
+    put_f64s(s, TAG_INTERCEPT, m->intercept, m->ny);
+    put_f64(s, TAG_LAMBDA, m->lambda);
+    put_f64(s, TAG_NOISE_VAR, m->noise_var);
+    put_f64(s, TAG_PRIOR_VAR, m->prior_var);
+    put_f64(s, TAG_LOG_EVIDENCE, m->log_evidence);
+    if (m->chol) {
+        put_f64s(s, TAG_CHOL, m->chol, m->D * m->D);
+        if (m->zmean) put_f64s(s, TAG_ZMEAN, m->zmean, m->D);
+    }
+    snprintf(creator, sizeof creator, "rfx %s", rfx_version());
+    put_utf8(s, TAG_CREATOR, creator);
+    sink_flush(s);
+}
+
+static rfx_status check_savable(const rfx_model *m, const char *where)
+{
+    if (!m) return rfx__error(RFX_EINVAL, "%s: model is NULL", where);
+    if (!m->features || !m->W || !m->intercept)
+        return rfx__error(RFX_EINTERNAL, "%s: the model is incomplete", where);
+    return RFX_OK;
+}
+
+rfx_status rfx_model_save_buffer(const rfx_model *m, void **buf, size_t *len)
+{
+    RFX__TRY(check_savable(m, "save model to buffer"));
+    if (!buf || !len) return rfx__error(RFX_EINVAL, "save model to buffer: buf or len is NULL");
+    sink s;
+    sink_init(&s, NULL, NULL);
+    write_payload(&s, m); /* measure */
+    if (s.total > SIZE_MAX - HEADER_SIZE)
+        return rfx__error(RFX_EOVERFLOW, "save model to buffer: %llu bytes overflow size_t",
+                          (unsigned long long)s.total);
+    size_t total = HEADER_SIZE + (size_t)s.total;
+    unsigned char *b = malloc(total);
+    if (!b) return rfx__error(RFX_ENOMEM, "save model to buffer: cannot allocate %zu bytes", total);
+    sink_init(&s, b + HEADER_SIZE, NULL);
+    write_payload(&s, m);
+    encode_header(b, s.total, s.crc);
+    *buf = b;
+    *len = total;
+    return RFX_OK;
+}
+
+/* Write to a temporary file beside path, make it durable, then rename it
+ * over path: readers see the old file or the new one, never half of one.
+ * The header goes last (its payload CRC is known only then). */
+rfx_status rfx_model_save(const rfx_model *m, const char *path)
+{
+    static const char suffix[] = ".tmp.XXXXXX";
+    unsigned char hdr[HEADER_SIZE] = {0};
+    FILE *fp = NULL;
+    sink sk, *s = &sk;
+    int e = 0;
+    RFX__TRY(check_savable(m, "save model"));
+    if (!path || !*path) return rfx__error(RFX_EINVAL, "save model: path is NULL or empty");
+    size_t plen = strlen(path);
+    char *tmp = malloc(plen + sizeof suffix);
+    if (!tmp) return rfx__error(RFX_ENOMEM, "%s: cannot allocate", path);
+    memcpy(tmp, path, plen);
+    memcpy(tmp + plen, suffix, sizeof suffix);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        e = errno;
+        free(tmp);
+        return rfx__error(RFX_EIO, "%s: cannot create a temporary file beside it: %s", path,
+                          strerror(e));
+    }
+    fp = fdopen(fd, "wb");
+    if (!fp) {
+        e = errno;
+        close(fd);
+        goto fail;
+    }
+    if (fwrite(hdr, 1, sizeof hdr, fp) != sizeof hdr) goto fail_errno;
+    sink_init(s, NULL, fp);
+    write_payload(s, m);
+    if (s->err) {
+        e = s->err;
+        goto fail;
+    }
+    encode_header(hdr, s->total, s->crc);
+    if (fseek(fp, 0, SEEK_SET) != 0) goto fail_errno;
+    if (fwrite(hdr, 1, sizeof hdr, fp) != sizeof hdr) goto fail_errno;
+    if (fflush(fp) != 0) goto fail_errno;
+    if (fsync(fileno(fp)) != 0) goto fail_errno;
+    if (fclose(fp) != 0) {
+        fp = NULL;
+        goto fail_errno;
+    }
+    fp = NULL;
+    if (rename(tmp, path) != 0) goto fail_errno;
+    free(tmp);
+    return RFX_OK;
+
+fail_errno:
+    e = errno ? errno : EIO;
+fail:
+    if (fp) fclose(fp);
+    remove(tmp);
+    free(tmp);
+    return rfx__error(RFX_EIO, "%s: cannot write the model: %s", path, strerror(e));
+}
+
+/* ---- reading ------------------------------------------------------------ */
+
+/* RFX_EFORMAT with the file name (or "buffer") in front. */
+static rfx_status corrupt(const char *name, const char *fmt, ...) RFX__PRINTF(2, 3);
+
+static rfx_status corrupt(const char *name, const char *fmt, ...)
+{
+    char what[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return rfx__error(RFX_EFORMAT, "%s: %s", name, what);
+}
+
+/* The fixed header: magic, version, header size, header CRC. n is the number
+ * of header bytes available (< HEADER_SIZE for a short file). */
+static rfx_status parse_header(const unsigned char *h, size_t n, const char *name,
+                               uint64_t *payload, uint32_t *payload_crc)
+{
+    size_t k = n < sizeof MAGIC ? n : sizeof MAGIC;
+    if (k > 0 && memcmp(h, MAGIC, k) != 0) return corrupt(name, "not an rfx model file (bad magic)");
+    if (n < HEADER_SIZE)
+        return corrupt(name, "truncated: %zu bytes, shorter than the %d-byte header", n,
+                       HEADER_SIZE);
+    uint32_t version = get_le32(h + 8);
+    if (version > FORMAT_VERSION)
+        return rfx__error(RFX_EVERSION,
+                          "%s: model format version %lu is newer than this library supports "
+                          "(%d); upgrade rfx", name, (unsigned long)version, FORMAT_VERSION);
+    if (version == 0) return corrupt(name, "format version 0 is invalid (corrupt file)");
+    if (get_le32(h + 12) != HEADER_SIZE)
+        return corrupt(name, "header size %lu, expected %d (corrupt file)",
+                       (unsigned long)get_le32(h + 12), HEADER_SIZE);
+    if (get_le32(h + 28) != crc_of(h, 28))
+        return corrupt(name, "header checksum mismatch (corrupt file)");
+    *payload = get_le64(h + 16);
+    *payload_crc = get_le32(h + 24);
+    return RFX_OK;
+}
+
+/* The payload size the header announces against the bytes present. */
+static rfx_status check_length(uint64_t payload, uint64_t present, const char *name)
+{
+    if (payload > present)
+        return corrupt(name, "truncated: the header announces %llu payload bytes, %llu present",
+                       (unsigned long long)payload, (unsigned long long)present);
+    if (payload < present)
+        return corrupt(name, "%llu trailing bytes after the %llu-byte payload (corrupt file)",
+                       (unsigned long long)(present - payload), (unsigned long long)payload);
+    return RFX_OK;
+}
+
+typedef struct record {
+    const unsigned char *data;
+    uint64_t count;
+    int present;
+} record;
+
+/* Split the payload into records, one per tag. Each count is checked against
+ * the bytes that remain by division, so no product can wrap. */
+static rfx_status parse_records(const unsigned char *p, size_t n, const char *name,
+                                record rec[TAG_END])
+{
+    size_t pos = 0;
+    memset(rec, 0, TAG_END * sizeof *rec);
+    while (pos < n) {
+        if (n - pos < RECORD_HEADER)
+            return corrupt(name, "payload offset %zu: a record header needs %d bytes, %zu remain "
+                           "(corrupt file)", pos, RECORD_HEADER, n - pos);
+        uint32_t tag = get_le32(p + pos), type = get_le32(p + pos + 4);
+        uint64_t count = get_le64(p + pos + 8);
+        size_t at = pos;
+        pos += RECORD_HEADER;
+        if (tag == 0 || tag >= TAG_END)
+            return corrupt(name, "payload offset %zu: unknown record tag %lu (corrupt file)", at,
+                           (unsigned long)tag);
+        const struct field_spec *spec = &SPECS[tag];
+        if (rec[tag].present)
+            return corrupt(name, "field '%s' appears twice (corrupt file)", spec->name);
+        if (type != spec->type)
+            return corrupt(name, "field '%s' has element type %lu, expected %lu (corrupt file)",
+                           spec->name, (unsigned long)type, (unsigned long)spec->type);
+        if ((spec->flags & F_SCALAR) && count != 1)
+            return corrupt(name, "field '%s' has %llu values, expected 1 (corrupt file)",
+                           spec->name, (unsigned long long)count);
+        size_t esize = type == ELEM_UTF8 ? 1 : 8, remain = n - pos;
+        if (count > remain / esize)
+            return corrupt(name, "field '%s' claims %llu values, only %zu bytes remain "
+                           "(corrupt or truncated file)", spec->name, (unsigned long long)count,
+                           remain);
+        size_t bytes = (size_t)count * esize, pad = (8 - bytes % 8) % 8;
+        if (pad > remain - bytes)
+            return corrupt(name, "field '%s': padding runs past the payload (corrupt file)",
+                           spec->name);
+        for (size_t i = 0; i < pad; i++)
+            if (p[pos + bytes + i] != 0)
+                return corrupt(name, "field '%s': non-zero padding (corrupt file)", spec->name);
+        rec[tag].data = p + pos;
+        rec[tag].count = count;
+        rec[tag].present = 1;
+        pos += bytes + pad;
+    }
+    return RFX_OK;
+}
+
+static uint64_t rec_u64(const record *r) { return get_le64(r->data); }
+static double rec_f64(const record *r) { return f64_from_bits(get_le64(r->data)); }
+
+static void decode_f64s(const record *r, double *out)
+{
+    for (uint64_t i = 0; i < r->count; i++) out[i] = f64_from_bits(get_le64(r->data + 8 * i));
+}
+
+/* A size field: >= 1 and within the int range that BLAS and LAPACK take
+ * (prediction passes d, D and ny to them). */
+static rfx_status get_dim(const record *rec, int tag, const char *name, size_t *out)
+{
+    uint64_t v = rec_u64(&rec[tag]);
+    if (v < 1 || v > 2147483647u)
+        return corrupt(name, "field '%s' = %llu, expected 1 .. 2147483647 (corrupt file)",
+                       SPECS[tag].name, (unsigned long long)v);
+    *out = (size_t)v;
+    return RFX_OK;
+}
+
+static rfx_status get_enum(const record *rec, int tag, uint64_t max, const char *name,
+                           uint64_t *out)
+{
+    uint64_t v = rec_u64(&rec[tag]);
+    if (v > max)
+        return corrupt(name, "field '%s' = %llu, expected 0 .. %llu (corrupt file)",
+                       SPECS[tag].name, (unsigned long long)v, (unsigned long long)max);
+    *out = v;
+    return RFX_OK;
+}
+
+/* An array field must have exactly the count its shape implies. */
+static rfx_status check_count(const record *rec, int tag, size_t expected, const char *shape,
+                              const char *name)
+{
+    if (rec[tag].present && rec[tag].count != expected)
+        return corrupt(name, "field '%s' has %llu values, expected %s = %zu (corrupt file)",
+                       SPECS[tag].name, (unsigned long long)rec[tag].count, shape, expected);
+    return RFX_OK;
+}
+
+/* Every value finite (and > 0 when positive is set). */
+static rfx_status check_values(const double *v, size_t n, int positive, int tag, const char *name)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(v[i]) || (positive && !(v[i] > 0)))
+            return corrupt(name, "field '%s'[%zu] = %g, expected a %s number (corrupt file)",
+                           SPECS[tag].name, i, v[i], positive ? "positive finite" : "finite");
+    }
+    return RFX_OK;
+}
+
+static rfx_status check_scalar(const record *rec, int tag, const char *name)
+{
+    double v = rec_f64(&rec[tag]);
+    if (!(isfinite(v) && v >= 0))
+        return corrupt(name, "field '%s' = %g, expected a finite number >= 0 (corrupt file)",
+                       SPECS[tag].name, v);
+    return RFX_OK;
+}
+
+/* Decode an f64 record into a fresh array (bounded by the record's bytes). */
+static rfx_status decode_new(const record *r, double **out, const char *what)
+{
+    double *v;
+    RFX__TRY(rfx__alloc((size_t)r->count, sizeof(double), (void **)&v, what));
+    decode_f64s(r, v);
+    *out = v;
+    return RFX_OK;
+}
+
+/* Records -> model. All shape checks come before the first allocation. */
+static rfx_status build_model(const record *rec, const char *name, rfx_model **out)
+{
+    size_t d, D, ny, F, fd, dd, dy;
+    uint64_t method, kernel, form, intercept, ard;
+    rfx_status st;
+
+    for (int t = 1; t < TAG_END; t++)
+        if ((SPECS[t].flags & F_REQUIRED) && !rec[t].present)
+            return corrupt(name, "missing field '%s' (corrupt file)", SPECS[t].name);
+
+    RFX__TRY(get_enum(rec, TAG_METHOD, RFX_METHOD_BAYES, name, &method));
+    RFX__TRY(get_dim(rec, TAG_N_INPUTS, name, &d));
+    RFX__TRY(get_dim(rec, TAG_N_FEATURES, name, &D));
+    RFX__TRY(get_dim(rec, TAG_N_TARGETS, name, &ny));
+    RFX__TRY(get_enum(rec, TAG_FIT_INTERCEPT, 1, name, &intercept));
+    RFX__TRY(get_enum(rec, TAG_KERNEL, RFX_KERNEL_MATERN, name, &kernel));
+    RFX__TRY(get_enum(rec, TAG_FORM, RFX_FORM_COS_SIN, name, &form));
+    RFX__TRY(get_enum(rec, TAG_ARD, 1, name, &ard));
+    uint64_t n_train = rec_u64(&rec[TAG_N_TRAIN]);
+    if (n_train > SIZE_MAX)
+        return corrupt(name, "field 'n_train' = %llu exceeds size_t", (unsigned long long)n_train);
+    if (form == RFX_FORM_COS_SIN && D % 2 != 0)
+        return corrupt(name, "field 'n_features' = %zu is odd; the cos-sin form needs it even "
+                       "(corrupt file)", D);
+    double nu = rec_f64(&rec[TAG_NU]);
+    if (kernel == RFX_KERNEL_MATERN && !(isfinite(nu) && nu > 0))
+        return corrupt(name, "field 'nu' = %g, expected a positive finite number (corrupt file)",
+                       nu);
+    double length_scale = rec_f64(&rec[TAG_LENGTH_SCALE]);
+    if (!ard && !(isfinite(length_scale) && length_scale > 0))
+        return corrupt(name, "field 'length_scale' = %g, expected a positive finite number "
+                       "(corrupt file)", length_scale);
+    RFX__TRY(check_scalar(rec, TAG_LAMBDA, name));
+    RFX__TRY(check_scalar(rec, TAG_NOISE_VAR, name));
+    RFX__TRY(check_scalar(rec, TAG_PRIOR_VAR, name));
+
+    /* shapes: the products the arrays imply, overflow-checked */
+    F = form == RFX_FORM_COS_SIN ? D / 2 : D;
+    st = rfx__mul(F, d, &fd, "frequencies F x d");
+    if (!st) st = rfx__mul(D, D, &dd, "posterior factor D x D");
+    if (!st) st = rfx__mul(D, ny, &dy, "weights D x ny");
+    if (st) {
+        rfx__error_prefix("%s", name);
+        return st;
+    }
+    RFX__TRY(check_count(rec, TAG_LENGTH_SCALES, d, "d", name));
+    RFX__TRY(check_count(rec, TAG_FREQUENCIES, fd, "F x d", name));
+    RFX__TRY(check_count(rec, TAG_PHASES, F, "F", name));
+    RFX__TRY(check_count(rec, TAG_X_MEAN, d, "d", name));
+    RFX__TRY(check_count(rec, TAG_X_SCALE, d, "d", name));
+    RFX__TRY(check_count(rec, TAG_WEIGHTS, dy, "D x ny", name));
+    RFX__TRY(check_count(rec, TAG_INTERCEPT, ny, "ny", name));
+    RFX__TRY(check_count(rec, TAG_CHOL, dd, "D x D", name));
+    RFX__TRY(check_count(rec, TAG_ZMEAN, D, "D", name));
+    if (rec[TAG_X_MEAN].present != rec[TAG_X_SCALE].present)
+        return corrupt(name, "field '%s' without '%s' (corrupt file)",
+                       rec[TAG_X_MEAN].present ? "x_mean" : "x_scale",
+                       rec[TAG_X_MEAN].present ? "x_scale" : "x_mean");
+    int posterior = rec[TAG_CHOL].present;
+    if (posterior != (method == RFX_METHOD_BAYES))
+        return corrupt(name, "a %s model %s field 'chol' (corrupt file)",
+                       rfx_method_name((rfx_method)method), posterior ? "with" : "without");
+    if (rec[TAG_ZMEAN].present && !posterior)
+        return corrupt(name, "field 'zmean' without 'chol' (corrupt file)");
+
+    /* values: decode the feature map into temporaries (it copies them) */
+    double *ls = NULL, *W = NULL, *b = NULL, *x_mean = NULL, *x_scale = NULL;
+    rfx_features *f = NULL;
+    rfx_model *m = NULL;
+    rfx_features_params p = rfx_features_params_default();
+    st = decode_new(&rec[TAG_LENGTH_SCALES], &ls, "model: length scales");
+    if (!st) st = decode_new(&rec[TAG_FREQUENCIES], &W, "model: frequencies");
+    if (!st) st = decode_new(&rec[TAG_PHASES], &b, "model: phases");
+    if (!st && rec[TAG_X_MEAN].present)
+        st = decode_new(&rec[TAG_X_MEAN], &x_mean, "model: input means");
+    if (!st && rec[TAG_X_SCALE].present)
+        st = decode_new(&rec[TAG_X_SCALE], &x_scale, "model: input scales");
+    if (st) {
+        rfx__error_prefix("%s", name);
+        goto done;
+    }
+    if ((st = check_values(ls, d, 1, TAG_LENGTH_SCALES, name))) goto done;
+    if ((st = check_values(W, fd, 0, TAG_FREQUENCIES, name))) goto done;
+    if ((st = check_values(b, F, 0, TAG_PHASES, name))) goto done;
+    if (x_mean && (st = check_values(x_mean, d, 0, TAG_X_MEAN, name))) goto done;
+    if (x_scale && (st = check_values(x_scale, d, 1, TAG_X_SCALE, name))) goto done;
+    if (!ard) {
+        for (size_t i = 0; i < d; i++) {
+            if (ls[i] != length_scale) {
+                st = corrupt(name, "field 'length_scales'[%zu] = %g differs from the isotropic "
+                             "length_scale %g (corrupt file)", i, ls[i], length_scale);
+                goto done;
+            }
+        }
+    }
+
+    p.kernel = (rfx_kernel)kernel;
+    p.nu = nu;
+    p.form = (rfx_form)form;
+    p.n_features = D;
+    p.seed = rec_u64(&rec[TAG_SEED]);
+    p.length_scale = ls[0];
+    st = rfx__features_from_arrays(&p, d, ls, (int)ard, W, b, &f);
+    if (!st) {
+        st = rfx__model_alloc((rfx_method)method, f, ny, posterior, &m);
+        if (st) rfx_features_free(f); /* not owned by m on failure */
+    }
+    if (st) {
+        rfx__error_prefix("%s", name);
+        goto done;
+    }
+    decode_f64s(&rec[TAG_WEIGHTS], m->W);
+    decode_f64s(&rec[TAG_INTERCEPT], m->intercept);
+    if ((st = check_values(m->W, dy, 0, TAG_WEIGHTS, name))) goto done;
+    if ((st = check_values(m->intercept, ny, 0, TAG_INTERCEPT, name))) goto done;
+    if (posterior) {
+        decode_f64s(&rec[TAG_CHOL], m->chol);
+        if ((st = check_values(m->chol, dd, 0, TAG_CHOL, name))) goto done;
+        /* prediction divides by the diagonal of R */
+        for (size_t i = 0; i < D; i++) {
+            if (!(m->chol[i * D + i] > 0)) {
+                st = corrupt(name, "field 'chol': diagonal entry %zu is %g, not positive "
+                             "(corrupt file)", i, m->chol[i * D + i]);
+                goto done;
+            }
+        }
+        if (rec[TAG_ZMEAN].present) {
+            decode_f64s(&rec[TAG_ZMEAN], m->zmean);
+            if ((st = check_values(m->zmean, D, 0, TAG_ZMEAN, name))) goto done;
+        } else {
+            free(m->zmean);
+            m->zmean = NULL;
+        }
+    }
+    m->n_train = (size_t)n_train;
+    m->fit_intercept = (int)intercept;
+    m->lambda = rec_f64(&rec[TAG_LAMBDA]);
+    m->noise_var = rec_f64(&rec[TAG_NOISE_VAR]);
+    m->prior_var = rec_f64(&rec[TAG_PRIOR_VAR]);
+    m->log_evidence = rec_f64(&rec[TAG_LOG_EVIDENCE]);
+    m->x_mean = x_mean;
+    m->x_scale = x_scale;
+    x_mean = x_scale = NULL;
+    *out = m;
+    m = NULL;
+
+done:
+    rfx_model_free(m);
+    free(ls);
+    free(W);
+    free(b);
+    free(x_mean);
+    free(x_scale);
+    return st;
+}
+
+/* The payload after the header: checksum, records, model. */
+static rfx_status load_payload(const unsigned char *p, size_t n, uint32_t crc, const char *name,
+                               rfx_model **out)
+{
+    record rec[TAG_END];
+    if (crc_of(p, n) != crc) return corrupt(name, "payload checksum mismatch (corrupt file)");
+    RFX__TRY(parse_records(p, n, name, rec));
+    return build_model(rec, name, out);
+}
+
+rfx_status rfx_model_load_buffer(const void *buf, size_t len, rfx_model **out)
+{
+    const unsigned char *b = buf;
+    uint64_t payload;
+    uint32_t crc;
+    if (!out) return rfx__error(RFX_EINVAL, "load model from buffer: out is NULL");
+    if (!buf && len > 0) return rfx__error(RFX_EINVAL, "load model from buffer: buf is NULL");
+    RFX__TRY(parse_header(b, len, "buffer", &payload, &crc));
+    RFX__TRY(check_length(payload, len - HEADER_SIZE, "buffer"));
+    return load_payload(b + HEADER_SIZE, (size_t)payload, crc, "buffer", out);
+}
+
+/* Read exactly n payload bytes. For a regular file n was already checked
+ * against its size; for a pipe or device the buffer grows as bytes arrive,
+ * so a hostile header cannot make us allocate more than is really there. */
+static rfx_status read_payload(FILE *fp, size_t n, int regular, const char *path,
+                               unsigned char **out)
+{
+    size_t cap = regular || n < ((size_t)1 << 20) ? n : ((size_t)1 << 20), have = 0;
+    unsigned char *b = malloc(cap ? cap : 1);
+    if (!b) return rfx__error(RFX_ENOMEM, "%s: cannot allocate %zu bytes", path, cap);
+    while (have < n) {
+        if (have == cap) {
+            size_t ncap = cap > n / 2 ? n : 2 * cap;
+            unsigned char *nb = realloc(b, ncap);
+            if (!nb) {
+                free(b);
+                return rfx__error(RFX_ENOMEM, "%s: cannot allocate %zu bytes", path, ncap);
+            }
+            b = nb;
+            cap = ncap;
+        }
+        size_t got = fread(b + have, 1, cap - have, fp);
+        if (got == 0) {
+            int e = errno;
+            int err = ferror(fp);
+            free(b);
+            if (err) return rfx__error(RFX_EIO, "%s: read error: %s", path, strerror(e));
+            return corrupt(path, "truncated: the header announces %zu payload bytes, %zu present",
+                           n, have);
+        }
+        have += got;
+    }
+    if (fgetc(fp) != EOF) {
+        free(b);
+        return corrupt(path, "trailing bytes after the %zu-byte payload (corrupt file)", n);
+    }
+    *out = b;
+    return RFX_OK;
+}
+
+rfx_status rfx_model_load(const char *path, rfx_model **out)
+{
+    unsigned char hdr[HEADER_SIZE], *payload = NULL;
+    uint64_t n;
+    uint32_t crc;
+    struct stat sb;
+    rfx_status st;
+    if (!path || !out) return rfx__error(RFX_EINVAL, "load model: path or out is NULL");
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return rfx__error(RFX_EIO, "%s: cannot open: %s", path, strerror(errno));
+    if (fstat(fileno(fp), &sb) != 0) {
+        st = rfx__error(RFX_EIO, "%s: cannot stat: %s", path, strerror(errno));
+        goto done;
+    }
+    if (S_ISDIR(sb.st_mode)) {
+        st = rfx__error(RFX_EIO, "%s: is a directory, not a model file", path);
+        goto done;
+    }
+    size_t got = fread(hdr, 1, sizeof hdr, fp);
+    if (got < sizeof hdr && ferror(fp)) {
+        st = rfx__error(RFX_EIO, "%s: read error: %s", path, strerror(errno));
+        goto done;
+    }
+    if ((st = parse_header(hdr, got, path, &n, &crc))) goto done;
+    int regular = S_ISREG(sb.st_mode);
+    uint64_t size = sb.st_size > HEADER_SIZE ? (uint64_t)sb.st_size : HEADER_SIZE;
+    if (regular && (st = check_length(n, size - HEADER_SIZE, path))) goto done;
+    if (n > SIZE_MAX) {
+        st = corrupt(path, "the header announces %llu payload bytes, more than size_t holds",
+                     (unsigned long long)n);
+        goto done;
+    }
+    if ((st = read_payload(fp, (size_t)n, regular, path, &payload))) goto done;
+    st = load_payload(payload, (size_t)n, crc, path, out);
+
+done:
+    free(payload);
+    fclose(fp);
+    return st;
+}

@@ -1,0 +1,779 @@
+/*
+ * Model files: round trips predict bitwise identically (file and buffer),
+ * and every kind of damage - truncation, bit flips, a newer version, hostile
+ * counts with valid checksums, missing or unknown fields - is refused with a
+ * clear status, without crashing, leaking, or writing *out.
+ *
+ * The hostile files are built by hand from a valid one: patch a field, then
+ * recompute both CRCs, so that the checks behind the checksums are reached.
+ * The byte offsets and tag numbers used here are the format of rfx.h.
+ */
+#include "rfx.h"
+#include "testlib.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define HDR 32
+
+/* tags of format version 1 (rfx.h) */
+enum {
+    T_METHOD = 1, T_D = 2, T_NF = 3, T_NY = 4, T_KERNEL = 7, T_LENGTH_SCALE = 11,
+    T_LENGTH_SCALES = 13, T_FREQ = 14, T_X_SCALE = 17, T_WEIGHTS = 18, T_CHOL = 24,
+    T_CREATOR = 26
+};
+
+/* ---- byte helpers ------------------------------------------------------- */
+
+static uint32_t get32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t get64(const unsigned char *p) { return get32(p) | (uint64_t)get32(p + 4) << 32; }
+
+static void put32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void put64(unsigned char *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void putf64(unsigned char *p, double x)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    put64(p, u);
+}
+
+/* Make a patched image valid again: payload size, payload CRC, header CRC. */
+static void fix_crcs(unsigned char *b, size_t len)
+{
+    put64(b + 16, (uint64_t)(len - HDR));
+    put32(b + 24, (uint32_t)crc32(crc32(0L, Z_NULL, 0), b + HDR, (uInt)(len - HDR)));
+    put32(b + 28, (uint32_t)crc32(crc32(0L, Z_NULL, 0), b, 28));
+}
+
+static void fix_header_crc(unsigned char *b)
+{
+    put32(b + 28, (uint32_t)crc32(crc32(0L, Z_NULL, 0), b, 28));
+}
+
+/* Bytes a record occupies: 16-byte header, data padded to 8. */
+static size_t record_size(const unsigned char *r)
+{
+    size_t es = get32(r + 4) == 4 ? 1 : 8, bytes = (size_t)get64(r + 8) * es;
+    return 16 + bytes + (8 - bytes % 8) % 8;
+}
+
+/* The offset of the record with this tag in a valid image, or 0. */
+static size_t find_record(const unsigned char *b, size_t len, uint32_t tag)
+{
+    for (size_t pos = HDR; pos + 16 <= len; pos += record_size(b + pos))
+        if (get32(b + pos) == tag) return pos;
+    return 0;
+}
+
+/* A copy of an image (with room for extra bytes at the end). */
+static unsigned char *copy_image(const void *buf, size_t len, size_t extra)
+{
+    unsigned char *c = malloc(len + extra);
+    if (c) memcpy(c, buf, len);
+    return c;
+}
+
+/* Remove a record, fix the checksums; returns the new length. */
+static size_t remove_record(unsigned char *b, size_t len, uint32_t tag)
+{
+    size_t at = find_record(b, len, tag);
+    if (!at) return len;
+    size_t n = record_size(b + at);
+    memmove(b + at, b + at + n, len - at - n);
+    len -= n;
+    fix_crcs(b, len);
+    return len;
+}
+
+/* Drop the last element of an f64 array record (count - 1, data moved up,
+ * checksums fixed): the one array no longer matches the sizes. Returns the
+ * new length, or len when the record is absent. */
+static size_t shrink_record(unsigned char *b, size_t len, uint32_t tag)
+{
+    size_t at = find_record(b, len, tag);
+    if (!at || get64(b + at + 8) == 0) return len;
+    size_t end = at + record_size(b + at);
+    put64(b + at + 8, get64(b + at + 8) - 1);
+    memmove(b + end - 8, b + end, len - end);
+    len -= 8;
+    fix_crcs(b, len);
+    return len;
+}
+
+static int contains(const char *s, const char *what) { return strstr(s, what) != NULL; }
+
+static int sentinel_storage;
+#define SENTINEL ((rfx_model *)(void *)&sentinel_storage)
+
+/* Loading the image must fail with status want (or any error when want < 0),
+ * leave *out untouched, and say msg (when not NULL). Returns the status. */
+static rfx_status expect_load_fail(const unsigned char *b, size_t len, int want, const char *msg,
+                                   const char *where, int line)
+{
+    rfx_model *out = SENTINEL;
+    rfx_status st = rfx_model_load_buffer(b, len, &out);
+    rfx_test_checks++;
+    if (st == RFX_OK || (want >= 0 && st != (rfx_status)want) || out != SENTINEL ||
+        !contains(rfx_last_error(), "buffer") || (msg && !contains(rfx_last_error(), msg))) {
+        rfx_test_fail(__FILE__, line, "%s: status %d (%s), message '%s'", where, (int)st,
+                      rfx_strerror(st), rfx_last_error());
+        if (st == RFX_OK && out != SENTINEL) rfx_model_free(out);
+    }
+    return st;
+}
+#define LOAD_FAILS(b, len, want, msg, where) expect_load_fail(b, len, want, msg, where, __LINE__)
+
+/* ---- data and models ---------------------------------------------------- */
+
+static uint64_t lcg_state = 12345;
+
+static double uniform(void)
+{
+    lcg_state = lcg_state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(lcg_state >> 11) * (1.0 / 9007199254740992.0);
+}
+
+enum { N = 80, NT = 37, DIN = 3 };
+static double X[N * DIN], Y[N * 3], XT[NT * DIN];
+
+static void make_data(void)
+{
+    for (size_t i = 0; i < N * DIN; i++) X[i] = 4.0 * uniform() - 2.0 + 10.0 * (double)(i % DIN);
+    for (size_t i = 0; i < NT * DIN; i++) XT[i] = 4.0 * uniform() - 2.0 + 10.0 * (double)(i % DIN);
+    for (size_t i = 0; i < N; i++) {
+        const double *x = X + i * DIN;
+        Y[i * 3 + 0] = sin(x[0]) + 0.5 * x[1] - 0.1 * x[2] + 0.05 * (uniform() - 0.5);
+        Y[i * 3 + 1] = cos(x[1]) * x[0];
+        Y[i * 3 + 2] = 3.0 - x[2] * 0.01;
+    }
+}
+
+static rfx_features *make_features(rfx_kernel kernel, rfx_form form, size_t D, uint64_t seed,
+                                   const double *ls)
+{
+    rfx_features_params p = rfx_features_params_default();
+    rfx_features *f = NULL;
+    p.kernel = kernel;
+    p.form = form;
+    p.n_features = D;
+    p.seed = seed;
+    p.nu = 2.5;
+    p.length_scale = 3.0;
+    p.length_scales = ls;
+    CHECK_OK(rfx_features_create(&p, DIN, &f));
+    return f;
+}
+
+static rfx_model *fit_ridge(rfx_features *f, size_t ny, int intercept)
+{
+    rfx_ridge_params p = rfx_ridge_params_default();
+    rfx_model *m = NULL;
+    double *y = malloc(N * ny * sizeof *y);
+    for (size_t i = 0; i < N; i++)
+        for (size_t k = 0; k < ny; k++) y[i * ny + k] = Y[i * 3 + k];
+    p.fit_intercept = intercept;
+    p.lambda = 1e-2;
+    CHECK_OK(rfx_ridge_fit(f, rfx_cmat_of(X, N, DIN), rfx_cmat_of(y, N, ny), &p, &m));
+    free(y);
+    rfx_features_free(f);
+    return m;
+}
+
+static rfx_model *fit_bayes(rfx_features *f, int intercept)
+{
+    rfx_bayes_params p = rfx_bayes_params_default();
+    rfx_model *m = NULL;
+    double y[N];
+    for (size_t i = 0; i < N; i++) y[i] = Y[i * 3];
+    p.fit_intercept = intercept;
+    CHECK_OK(rfx_bayes_fit(f, rfx_cmat_of(X, N, DIN), rfx_cmat_of(y, N, 1), &p, &m));
+    rfx_features_free(f);
+    return m;
+}
+
+/* rfx_model_fit with standardisation: a model with an input scaler. */
+static rfx_model *fit_standardized(rfx_method method)
+{
+    rfx_fit_params p = rfx_fit_params_default();
+    rfx_model *m = NULL;
+    p.method = method;
+    p.standardize = 1;
+    p.features.n_features = 24;
+    p.features.seed = 5;
+    p.features.length_scale = 1.5;
+    p.lambda = 1e-3;
+    rfx_cmat y = {Y, N, 1, 3}; /* the first target column */
+    CHECK_OK(rfx_model_fit(&p, rfx_cmat_of(X, N, DIN), y, &m, NULL));
+    return m;
+}
+
+/* ---- round trips -------------------------------------------------------- */
+
+static int same_doubles(const double *a, const double *b, size_t n)
+{
+    return (n == 0) || (a && b && memcmp(a, b, n * sizeof *a) == 0);
+}
+
+/* b predicts (and reports) bitwise identically to a. */
+static void check_same_model(const rfx_model *a, const rfx_model *b, const char *what)
+{
+    rfx_model_info ia, ib;
+    CHECK_OK(rfx_model_get_info(a, &ia));
+    CHECK_OK(rfx_model_get_info(b, &ib));
+    CHECK_MSG(ia.method == ib.method && ia.n_inputs == ib.n_inputs &&
+                  ia.n_targets == ib.n_targets && ia.n_train == ib.n_train &&
+                  ia.standardized == ib.standardized && ia.fit_intercept == ib.fit_intercept &&
+                  ia.has_std == ib.has_std,
+              "%s: model info differs", what);
+    CHECK_MSG(same_doubles(&ia.lambda, &ib.lambda, 1) &&
+                  same_doubles(&ia.noise_var, &ib.noise_var, 1) &&
+                  same_doubles(&ia.prior_var, &ib.prior_var, 1) &&
+                  same_doubles(&ia.log_evidence, &ib.log_evidence, 1),
+              "%s: model scalars differ", what);
+    CHECK_MSG(ia.features.kernel == ib.features.kernel && ia.features.form == ib.features.form &&
+                  ia.features.n_features == ib.features.n_features &&
+                  ia.features.seed == ib.features.seed &&
+                  same_doubles(&ia.features.nu, &ib.features.nu, 1) &&
+                  same_doubles(&ia.features.length_scale, &ib.features.length_scale, 1) &&
+                  (ia.features.length_scales == NULL) == (ib.features.length_scales == NULL),
+              "%s: feature parameters differ", what);
+    if (ia.features.length_scales && ib.features.length_scales)
+        CHECK(same_doubles(ia.features.length_scales, ib.features.length_scales, ia.n_inputs));
+
+    const rfx_features *fa = rfx_model_features(a), *fb = rfx_model_features(b);
+    rfx_cmat Wa = rfx_features_frequencies(fa), Wb = rfx_features_frequencies(fb);
+    CHECK(Wa.rows == Wb.rows && Wa.cols == Wb.cols);
+    CHECK(same_doubles(Wa.data, Wb.data, Wa.rows * Wa.cols));
+    CHECK(same_doubles(rfx_features_phases(fa), rfx_features_phases(fb), Wa.rows));
+    rfx_cmat Ma = rfx_model_weights(a), Mb = rfx_model_weights(b);
+    CHECK(same_doubles(Ma.data, Mb.data, Ma.rows * Ma.cols));
+    CHECK(same_doubles(rfx_model_intercepts(a), rfx_model_intercepts(b), ia.n_targets));
+
+    size_t ny = ia.n_targets;
+    double *ya = calloc(NT * ny, sizeof *ya), *yb = calloc(NT * ny, sizeof *yb);
+    double *sa = calloc(NT * ny, sizeof *sa), *sb = calloc(NT * ny, sizeof *sb);
+    rfx_cmat Xt = rfx_cmat_of(XT, NT, DIN);
+    if (ia.has_std) {
+        CHECK_OK(rfx_model_predict(a, Xt, rfx_mat_of(ya, NT, ny), rfx_mat_of(sa, NT, ny)));
+        CHECK_OK(rfx_model_predict(b, Xt, rfx_mat_of(yb, NT, ny), rfx_mat_of(sb, NT, ny)));
+        CHECK_MSG(memcmp(sa, sb, NT * ny * sizeof *sa) == 0, "%s: std differs", what);
+        CHECK(sa[0] > 0 && isfinite(sa[0]));
+        CHECK_OK(rfx_model_predict_latent(a, Xt, rfx_mat_of(ya, NT, ny), rfx_mat_of(sa, NT, ny)));
+        CHECK_OK(rfx_model_predict_latent(b, Xt, rfx_mat_of(yb, NT, ny), rfx_mat_of(sb, NT, ny)));
+        CHECK_MSG(memcmp(sa, sb, NT * ny * sizeof *sa) == 0, "%s: latent std differs", what);
+    } else {
+        CHECK_OK(rfx_model_predict(a, Xt, rfx_mat_of(ya, NT, ny), rfx_mat_none()));
+        CHECK_OK(rfx_model_predict(b, Xt, rfx_mat_of(yb, NT, ny), rfx_mat_none()));
+    }
+    CHECK_MSG(memcmp(ya, yb, NT * ny * sizeof *ya) == 0, "%s: predictions differ", what);
+    CHECK(isfinite(ya[0]));
+    free(ya);
+    free(yb);
+    free(sa);
+    free(sb);
+}
+
+static unsigned char *read_file(const char *path, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    unsigned char *b = NULL;
+    long n;
+    if (!fp) return NULL;
+    if (fseek(fp, 0, SEEK_END) == 0 && (n = ftell(fp)) >= 0 && fseek(fp, 0, SEEK_SET) == 0) {
+        b = malloc((size_t)n + 1);
+        if (b && fread(b, 1, (size_t)n, fp) != (size_t)n) {
+            free(b);
+            b = NULL;
+        }
+        *len = (size_t)n;
+    }
+    fclose(fp);
+    return b;
+}
+
+static int write_file(const char *path, const void *b, size_t len)
+{
+    FILE *fp = fopen(path, "wb");
+    if (!fp) return 0;
+    int ok = fwrite(b, 1, len, fp) == len;
+    return fclose(fp) == 0 && ok;
+}
+
+/* Temporary files "<name>.tmp.*" left beside path. */
+static int leftover_temps(const char *path)
+{
+    char dir[4096], prefix[4096];
+    const char *slash = strrchr(path, '/');
+    int found = 0;
+    if (!slash) return 0;
+    snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    snprintf(prefix, sizeof prefix, "%s.tmp.", slash + 1);
+    DIR *dp = opendir(dir);
+    if (!dp) return 0;
+    for (struct dirent *e; (e = readdir(dp));)
+        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0) found++;
+    closedir(dp);
+    return found;
+}
+
+/* Buffer and file round trips; returns the buffer image (caller frees). */
+static unsigned char *round_trip(const rfx_model *m, const char *tag, size_t *len_out)
+{
+    void *buf = NULL, *buf2 = NULL;
+    size_t len = 0, len2 = 0, flen = 0;
+    rfx_model *m2 = NULL, *m3 = NULL;
+    char path[4096], what[128];
+    snprintf(path, sizeof path, "%s", rfx_test_tmp(tag));
+
+    snprintf(what, sizeof what, "%s (buffer)", tag);
+    CHECK_OK(rfx_model_save_buffer(m, &buf, &len));
+    CHECK(len > HDR && len % 8 == 0);
+    CHECK_OK(rfx_model_load_buffer(buf, len, &m2));
+    if (m2) {
+        check_same_model(m, m2, what);
+        /* re-saving the loaded model reproduces the image byte for byte */
+        CHECK_OK(rfx_model_save_buffer(m2, &buf2, &len2));
+        CHECK(len2 == len && buf2 && memcmp(buf, buf2, len) == 0);
+        rfx_buffer_free(buf2);
+        rfx_model_free(m2);
+    }
+
+    snprintf(what, sizeof what, "%s (file)", tag);
+    CHECK_OK(rfx_model_save(m, path));
+    CHECK(leftover_temps(path) == 0);
+    unsigned char *fb = read_file(path, &flen);
+    CHECK(fb && flen == len && memcmp(fb, buf, len) == 0); /* the same bytes either way */
+    free(fb);
+    CHECK_OK(rfx_model_load(path, &m3));
+    if (m3) {
+        check_same_model(m, m3, what);
+        rfx_model_free(m3);
+    }
+    remove(path);
+    *len_out = len;
+    return buf;
+}
+
+/* ---- damage ------------------------------------------------------------- */
+
+/* Every prefix of an image is refused as truncated. */
+static void check_truncation(const unsigned char *img, size_t len, const char *tag)
+{
+    for (size_t n = 0; n < len; n += (n < 4 * HDR ? 1 : 1 + n / 64))
+        LOAD_FAILS(img, n, RFX_EFORMAT, "truncated", tag);
+    LOAD_FAILS(img, len - 1, RFX_EFORMAT, "truncated", tag);
+
+    /* and as files: the message names the file */
+    const size_t cuts[] = {0, 5, 8, 31, HDR, HDR + 17, len / 2, len - 1};
+    char path[4096];
+    snprintf(path, sizeof path, "%s", rfx_test_tmp("modelio_cut.rfx"));
+    for (size_t i = 0; i < sizeof cuts / sizeof *cuts; i++) {
+        rfx_model *out = SENTINEL;
+        CHECK(write_file(path, img, cuts[i]));
+        CHECK_STATUS(rfx_model_load(path, &out), RFX_EFORMAT);
+        CHECK(out == SENTINEL);
+        CHECK(contains(rfx_last_error(), path) && contains(rfx_last_error(), "truncated"));
+    }
+    remove(path);
+}
+
+/* Every single-bit flip (of every byte_step-th payload byte; all header
+ * bytes) is refused: the CRCs, or the version check, catch it. */
+static void check_bit_flips(const unsigned char *img, size_t len, size_t byte_step,
+                            const char *tag)
+{
+    unsigned char *b = copy_image(img, len, 0);
+    size_t flips = 0;
+    for (size_t i = 0; i < len; i += (i < HDR ? 1 : byte_step)) {
+        for (int bit = 0; bit < 8; bit++) {
+            b[i] ^= (unsigned char)(1u << bit);
+            rfx_status st = LOAD_FAILS(b, len, -1, NULL, tag);
+            CHECK(st == RFX_EFORMAT || st == RFX_EVERSION);
+            b[i] ^= (unsigned char)(1u << bit);
+            flips++;
+        }
+    }
+    CHECK(flips >= 8 * HDR);
+    CHECK(memcmp(b, img, len) == 0);
+    free(b);
+}
+
+static void check_header_damage(const unsigned char *img, size_t len)
+{
+    unsigned char *b = copy_image(img, len, 64);
+    char path[4096];
+
+    /* a newer version, with a valid header checksum */
+    put32(b + 8, 2);
+    fix_header_crc(b);
+    LOAD_FAILS(b, len, RFX_EVERSION, "model format version 2 is newer than this library", "v2");
+    CHECK(contains(rfx_last_error(), "(1); upgrade rfx"));
+    snprintf(path, sizeof path, "%s", rfx_test_tmp("modelio_v2.rfx"));
+    CHECK(write_file(path, b, len));
+    {
+        rfx_model *out = SENTINEL;
+        CHECK_STATUS(rfx_model_load(path, &out), RFX_EVERSION);
+        CHECK(out == SENTINEL && contains(rfx_last_error(), path));
+    }
+    remove(path);
+    memcpy(b, img, len);
+
+    /* not a model at all */
+    b[0] = 'X';
+    LOAD_FAILS(b, len, RFX_EFORMAT, "not an rfx model file", "magic");
+    LOAD_FAILS((const unsigned char *)"hello, world\n", 13, RFX_EFORMAT, "not an rfx model file",
+               "text");
+    memcpy(b, img, len);
+
+    /* header fields changed without fixing the header CRC */
+    put64(b + 16, (uint64_t)(len - HDR - 8));
+    LOAD_FAILS(b, len, RFX_EFORMAT, "checksum mismatch", "header crc");
+    memcpy(b, img, len);
+
+    /* header size other than 32, checksum valid */
+    put32(b + 12, 40);
+    fix_header_crc(b);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "header size", "header size");
+    memcpy(b, img, len);
+
+    /* a payload byte changed, CRC not fixed */
+    b[len - 3] ^= 0x40;
+    LOAD_FAILS(b, len, RFX_EFORMAT, "payload checksum mismatch", "payload crc");
+    memcpy(b, img, len);
+
+    /* trailing bytes, header unchanged */
+    memset(b + len, 0, 8);
+    LOAD_FAILS(b, len + 8, RFX_EFORMAT, "trailing", "trailing");
+    snprintf(path, sizeof path, "%s", rfx_test_tmp("modelio_trailing.rfx"));
+    CHECK(write_file(path, b, len + 8));
+    {
+        rfx_model *out = SENTINEL;
+        CHECK_STATUS(rfx_model_load(path, &out), RFX_EFORMAT);
+        CHECK(out == SENTINEL && contains(rfx_last_error(), "trailing"));
+    }
+    remove(path);
+
+    /* only a header, valid checksums: the first required field is missing */
+    fix_crcs(b, HDR);
+    LOAD_FAILS(b, HDR, RFX_EFORMAT, "missing field 'method'", "empty payload");
+    free(b);
+}
+
+/* Patch a u64 scalar record's value; fix the CRCs. */
+static void patch_u64(unsigned char *b, size_t len, uint32_t tag, uint64_t v)
+{
+    size_t at = find_record(b, len, tag);
+    CHECK(at > 0);
+    if (at) put64(b + at + 16, v);
+    fix_crcs(b, len);
+}
+
+static void patch_f64(unsigned char *b, size_t len, uint32_t tag, size_t index, double v)
+{
+    size_t at = find_record(b, len, tag);
+    CHECK(at > 0);
+    if (at) putf64(b + at + 16 + 8 * index, v);
+    fix_crcs(b, len);
+}
+
+/* Damage behind valid checksums: the semantic checks must hold. */
+static void check_hostile(const unsigned char *img, size_t len, int bayes, int cos_sin)
+{
+    unsigned char *b = copy_image(img, len, 64);
+    size_t at, n;
+
+    /* D = 2^62: shape products overflow or exceed the data; no allocation */
+    patch_u64(b, len, T_NF, (uint64_t)1 << 62);
+    rfx_status st = LOAD_FAILS(b, len, -1, "n_features", "D = 2^62");
+    CHECK(st == RFX_EFORMAT || st == RFX_EOVERFLOW);
+    memcpy(b, img, len);
+    patch_u64(b, len, T_D, (uint64_t)1 << 40);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "n_inputs", "d = 2^40");
+    memcpy(b, img, len);
+    patch_u64(b, len, T_NY, 0);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "n_targets", "ny = 0");
+    memcpy(b, img, len);
+    /* a consistent lie: D one larger, every array now one row short */
+    patch_u64(b, len, T_NF, get64(b + find_record(b, len, T_NF) + 16) + (cos_sin ? 2 : 1));
+    LOAD_FAILS(b, len, RFX_EFORMAT, "expected", "D + 1");
+    memcpy(b, img, len);
+
+    /* hostile record counts: huge, and one whose byte count wraps to 0 */
+    const uint64_t counts[] = {(uint64_t)1 << 62, (uint64_t)1 << 61, UINT64_MAX,
+                               ((uint64_t)1 << 61) + 1};
+    for (size_t i = 0; i < sizeof counts / sizeof *counts; i++) {
+        at = find_record(b, len, T_FREQ);
+        put64(b + at + 8, counts[i]);
+        fix_crcs(b, len);
+        LOAD_FAILS(b, len, RFX_EFORMAT, "frequencies", "count");
+        memcpy(b, img, len);
+    }
+    /* a count smaller than the data: the records after it misalign */
+    at = find_record(b, len, T_FREQ);
+    put64(b + at + 8, get64(b + at + 8) - 1);
+    fix_crcs(b, len);
+    LOAD_FAILS(b, len, RFX_EFORMAT, NULL, "count - 1");
+    memcpy(b, img, len);
+
+    /* enums, flags and values out of range */
+    patch_u64(b, len, T_KERNEL, 9);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "kernel", "kernel 9");
+    memcpy(b, img, len);
+    patch_u64(b, len, T_METHOD, 7);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "method", "method 7");
+    memcpy(b, img, len);
+    patch_u64(b, len, T_METHOD, bayes ? 0 : 1); /* ridge with a posterior, or bayes without */
+    LOAD_FAILS(b, len, RFX_EFORMAT, "chol", "method swapped");
+    memcpy(b, img, len);
+    patch_f64(b, len, T_LENGTH_SCALES, 0, 0.0);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "length_scales", "length scale 0");
+    memcpy(b, img, len);
+    patch_f64(b, len, T_LENGTH_SCALES, 0, INFINITY);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "length_scales", "length scale inf");
+    memcpy(b, img, len);
+    patch_f64(b, len, T_FREQ, 1, NAN);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "frequencies", "NaN frequency");
+    memcpy(b, img, len);
+    patch_f64(b, len, T_WEIGHTS, 0, -INFINITY);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "weights", "inf weight");
+    memcpy(b, img, len);
+    if (cos_sin) {
+        patch_u64(b, len, T_NF, 31);
+        LOAD_FAILS(b, len, RFX_EFORMAT, "odd", "odd D for cos-sin");
+        memcpy(b, img, len);
+    }
+    if (bayes) {
+        patch_f64(b, len, T_CHOL, 0, 0.0); /* R[0][0] */
+        LOAD_FAILS(b, len, RFX_EFORMAT, "chol", "zero pivot");
+        memcpy(b, img, len);
+        n = remove_record(b, len, T_CHOL);
+        LOAD_FAILS(b, n, RFX_EFORMAT, "chol", "no chol");
+        memcpy(b, img, len);
+    }
+
+    /* one array a value short, every other field intact */
+    static const struct { uint32_t tag; const char *name; } arrays[] = {
+        {13, "length_scales"}, {14, "frequencies"}, {15, "phases"}, {16, "x_mean"},
+        {17, "x_scale"}, {18, "weights"}, {19, "intercept"}, {24, "chol"}, {25, "zmean"}};
+    for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) {
+        n = shrink_record(b, len, arrays[i].tag);
+        if (n < len) LOAD_FAILS(b, n, RFX_EFORMAT, arrays[i].name, "array one short");
+        memcpy(b, img, len);
+    }
+
+    /* record structure: type, scalar count, padding, duplicates, unknowns */
+    at = find_record(b, len, T_METHOD);
+    put32(b + at + 4, 1);
+    fix_crcs(b, len);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "element type", "method as f64");
+    memcpy(b, img, len);
+    put64(b + at + 8, 2);
+    fix_crcs(b, len);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "expected 1", "two methods");
+    memcpy(b, img, len);
+    at = find_record(b, len, T_CREATOR);
+    CHECK(at > 0 && get64(b + at + 8) % 8 != 0);
+    b[at + 16 + get64(b + at + 8)] = 'x';
+    fix_crcs(b, len);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "padding", "padding");
+    memcpy(b, img, len);
+    at = find_record(b, len, T_METHOD);
+    memcpy(b + len, b + at, 24); /* the method record again */
+    fix_crcs(b, len + 24);
+    LOAD_FAILS(b, len + 24, RFX_EFORMAT, "twice", "duplicate");
+    memcpy(b, img, len);
+    put32(b + len, 99);
+    put32(b + len + 4, 2);
+    put64(b + len + 8, 1);
+    put64(b + len + 16, 0);
+    fix_crcs(b, len + 24);
+    LOAD_FAILS(b, len + 24, RFX_EFORMAT, "unknown record tag 99", "unknown tag");
+    memcpy(b, img, len);
+    put32(b + len, 18);
+    put32(b + len + 4, 1);
+    put64(b + len + 8, 0);
+    fix_crcs(b, len + 8); /* half a record header */
+    LOAD_FAILS(b, len + 8, RFX_EFORMAT, "record header", "short record");
+    memcpy(b, img, len);
+
+    /* required fields missing */
+    n = remove_record(b, len, T_WEIGHTS);
+    LOAD_FAILS(b, n, RFX_EFORMAT, "missing field 'weights'", "no weights");
+    memcpy(b, img, len);
+    n = remove_record(b, len, T_LENGTH_SCALE);
+    LOAD_FAILS(b, n, RFX_EFORMAT, "missing field 'length_scale'", "no length_scale");
+    memcpy(b, img, len);
+
+    /* the creator string is optional */
+    n = remove_record(b, len, T_CREATOR);
+    rfx_model *m = NULL;
+    CHECK_OK(rfx_model_load_buffer(b, n, &m));
+    rfx_model_free(m);
+    free(b);
+}
+
+/* An isotropic length scale that disagrees with the per-input list. */
+static void check_isotropic_mismatch(const unsigned char *img, size_t len)
+{
+    unsigned char *b = copy_image(img, len, 0);
+    patch_f64(b, len, T_LENGTH_SCALE, 0, 2.0);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "length_scale", "isotropic mismatch");
+    free(b);
+}
+
+static void check_scaler_pair(const unsigned char *img, size_t len)
+{
+    unsigned char *b = copy_image(img, len, 0);
+    size_t n = remove_record(b, len, T_X_SCALE);
+    CHECK(n < len);
+    LOAD_FAILS(b, n, RFX_EFORMAT, "x_mean", "x_mean without x_scale");
+    memcpy(b, img, len);
+    patch_f64(b, len, T_X_SCALE, 1, 0.0);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "x_scale", "x_scale 0");
+    free(b);
+}
+
+static void check_io_errors(const rfx_model *ridge, const rfx_model *bayes)
+{
+    char path[4096], dirpath[4096];
+    rfx_model *out = SENTINEL;
+    void *buf = SENTINEL;
+    size_t len = 7;
+
+    /* saving into a directory that does not exist */
+    snprintf(path, sizeof path, "%s/model.rfx", rfx_test_tmp("modelio_no_such_dir"));
+    CHECK_STATUS(rfx_model_save(ridge, path), RFX_EIO);
+    CHECK(contains(rfx_last_error(), path));
+    CHECK(access(path, F_OK) != 0);
+
+    /* a failure after the temporary file exists (the rename onto a
+     * directory) removes it */
+    snprintf(dirpath, sizeof dirpath, "%s", rfx_test_tmp("modelio_dir"));
+    rmdir(dirpath);
+    CHECK(mkdir(dirpath, 0755) == 0);
+    CHECK_STATUS(rfx_model_save(ridge, dirpath), RFX_EIO);
+    CHECK(contains(rfx_last_error(), dirpath));
+    CHECK(leftover_temps(dirpath) == 0);
+    rmdir(dirpath);
+
+    /* loading what is not there, or not a file */
+    CHECK_STATUS(rfx_model_load(path, &out), RFX_EIO);
+    CHECK(out == SENTINEL && contains(rfx_last_error(), path));
+    snprintf(dirpath, sizeof dirpath, "%s", rfx_test_tmp("x"));
+    *strrchr(dirpath, '/') = '\0';
+    CHECK_STATUS(rfx_model_load(dirpath, &out), RFX_EIO);
+    CHECK(out == SENTINEL);
+
+    /* NULL arguments */
+    CHECK_STATUS(rfx_model_save(NULL, path), RFX_EINVAL);
+    CHECK_STATUS(rfx_model_save(ridge, NULL), RFX_EINVAL);
+    CHECK_STATUS(rfx_model_save_buffer(ridge, NULL, &len), RFX_EINVAL);
+    CHECK_STATUS(rfx_model_save_buffer(NULL, &buf, &len), RFX_EINVAL);
+    CHECK(buf == SENTINEL && len == 7);
+    CHECK_STATUS(rfx_model_load(NULL, &out), RFX_EINVAL);
+    CHECK_STATUS(rfx_model_load(path, NULL), RFX_EINVAL);
+    CHECK_STATUS(rfx_model_load_buffer(NULL, 10, &out), RFX_EINVAL);
+    CHECK_STATUS(rfx_model_load_buffer(NULL, 0, &out), RFX_EFORMAT);
+    CHECK(out == SENTINEL);
+
+    /* saving over an existing model replaces it whole */
+    snprintf(path, sizeof path, "%s", rfx_test_tmp("modelio_replace.rfx"));
+    CHECK_OK(rfx_model_save(ridge, path));
+    CHECK_OK(rfx_model_save(bayes, path));
+    CHECK(leftover_temps(path) == 0);
+    rfx_model *m = NULL;
+    CHECK_OK(rfx_model_load(path, &m));
+    if (m) {
+        check_same_model(bayes, m, "replaced");
+        rfx_model_free(m);
+    }
+    remove(path);
+}
+
+int main(void)
+{
+    size_t len;
+    unsigned char *img;
+    const double ard[DIN] = {2.0, 0.7, 5.0};
+    make_data();
+
+    /* ridge, one target, isotropic gaussian, cos-bias */
+    rfx_model *ridge = fit_ridge(make_features(RFX_KERNEL_GAUSSIAN, RFX_FORM_COS_BIAS, 48, 11,
+                                               NULL), 1, 1);
+    /* bayes, matern cos-sin with intercept (posterior factor + feature means) */
+    rfx_model *bayes = fit_bayes(make_features(RFX_KERNEL_MATERN, RFX_FORM_COS_SIN, 40, 3, NULL),
+                                 1);
+    if (!ridge || !bayes) return rfx_test_finish("test_modelio");
+
+    img = round_trip(ridge, "modelio_ridge.rfx", &len);
+    check_truncation(img, len, "ridge truncated");
+    check_bit_flips(img, len, 1, "ridge bit flip");
+    check_header_damage(img, len);
+    check_hostile(img, len, 0, 0);
+    check_isotropic_mismatch(img, len);
+    rfx_buffer_free(img);
+
+    img = round_trip(bayes, "modelio_bayes.rfx", &len);
+    check_truncation(img, len, "bayes truncated");
+    check_bit_flips(img, len, 13, "bayes bit flip");
+    check_hostile(img, len, 1, 1);
+    rfx_buffer_free(img);
+
+    /* three targets, laplacian cos-sin with ARD length scales, no intercept */
+    rfx_model *m3 = fit_ridge(make_features(RFX_KERNEL_LAPLACIAN, RFX_FORM_COS_SIN, 32, 7, ard), 3,
+                              0);
+    if (m3) {
+        rfx_model_info info;
+        CHECK_OK(rfx_model_get_info(m3, &info));
+        CHECK(info.n_targets == 3 && info.features.length_scales != NULL);
+        img = round_trip(m3, "modelio_ridge3.rfx", &len);
+        check_hostile(img, len, 0, 1);
+        rfx_buffer_free(img);
+        rfx_model_free(m3);
+    }
+
+    /* bayes without intercept (no feature means), cauchy cos-bias */
+    rfx_model *b0 = fit_bayes(make_features(RFX_KERNEL_CAUCHY, RFX_FORM_COS_BIAS, 20, 9, NULL), 0);
+    if (b0) {
+        img = round_trip(b0, "modelio_bayes0.rfx", &len);
+        rfx_buffer_free(img);
+        rfx_model_free(b0);
+    }
+
+    /* models with an input scaler, from the one-call fit */
+    for (int k = 0; k < 2; k++) {
+        rfx_model *ms = fit_standardized(k ? RFX_METHOD_BAYES : RFX_METHOD_RIDGE);
+        if (!ms) continue;
+        rfx_model_info info;
+        CHECK_OK(rfx_model_get_info(ms, &info));
+        CHECK(info.standardized);
+        img = round_trip(ms, k ? "modelio_std_bayes.rfx" : "modelio_std_ridge.rfx", &len);
+        check_scaler_pair(img, len);
+        check_hostile(img, len, k, 0);
+        rfx_buffer_free(img);
+        rfx_model_free(ms);
+    }
+
+    check_io_errors(ridge, bayes);
+    rfx_model_free(ridge);
+    rfx_model_free(bayes);
+    return rfx_test_finish("test_modelio");
+}
