@@ -81,6 +81,24 @@ int rfx__all_finite(rfx_cmat m, size_t *row, size_t *col);
 #define RFX__SERIAL(stmt) stmt;
 #endif
 
+/* Run stmt (a BLAS call outside the tile loops) with nt BLAS threads: the
+ * caller's OpenMP default as is, any other count inside a team of one
+ * whose own ICV says nt (the caller's setting stays untouched). */
+#ifdef _OPENMP
+#define RFX__BLAS_THREADS(nt, stmt)                        \
+    if (rfx__threads(nt) == omp_get_max_threads()) {       \
+        stmt;                                              \
+    } else {                                               \
+        _Pragma("omp parallel num_threads(1)")             \
+        {                                                  \
+            omp_set_num_threads(rfx__threads(nt));         \
+            stmt;                                          \
+        }                                                  \
+    }
+#else
+#define RFX__BLAS_THREADS(nt, stmt) stmt;
+#endif
+
 /* The number of threads to use for a requested count (0 = default). */
 int rfx__threads(int requested);
 
@@ -111,6 +129,11 @@ void rfx__vcos_bias(double *x, const double *b, double s, size_t n);
 void rfx__vsincos(const double *x, double *c, double *s_out, double s, size_t n);
 void rfx__vcos_bias_f32(float *x, const float *b, float s, size_t n);
 void rfx__vsincos_f32(const float *x, float *c, float *s_out, float s, size_t n);
+/* The fused feature kernel (vmath_kernels.h): returns 0 without writing
+ * anything when no vector instruction set is available. */
+int rfx__fused_features(const double *X, size_t ldx, size_t rows, size_t d, const double *WT,
+                        size_t ldw, const double *b, size_t F, double s, int paired, double *Z,
+                        size_t ldz);
 /* The instruction set the kernels dispatch to ("avx512f", "avx2", "generic"). */
 const char *rfx__vmath_isa(void);
 
@@ -126,6 +149,9 @@ struct rfx_features {
     double *W;                  /* F x d frequencies, row-major               */
     double *b;                  /* F phases                                   */
     float *W32, *b32;           /* single-precision copies                   */
+    double *WT, *bp;            /* W transposed (d x ldw) and b (ldw), zero-
+                                   padded: the fused kernel's layout          */
+    size_t ldw;                 /* F rounded up to a multiple of 16          */
     double scale;               /* sqrt(2 / D)                               */
 };
 

@@ -71,3 +71,19 @@ void rfx__vsincos_f32(const float *x, float *c, float *so, float s, size_t n)
         }
     }
 }
+
+int rfx__fused_features(const double *X, size_t ldx, size_t rows, size_t d, const double *WT,
+                        size_t ldw, const double *b, size_t F, double s, int paired, double *Z,
+                        size_t ldz)
+{
+    switch (isa()) {
+    case ISA_AVX512:
+        rfx__fused_features_avx512(X, ldx, rows, d, WT, ldw, b, F, s, paired, Z, ldz);
+        return 1;
+    case ISA_AVX2:
+        rfx__fused_features_avx2(X, ldx, rows, d, WT, ldw, b, F, s, paired, Z, ldz);
+        return 1;
+    default:
+        return 0;
+    }
+}

@@ -134,6 +134,9 @@ static rfx_status features_alloc(const rfx_features_params *p, size_t d, rfx_fea
     if (!st) st = rfx__alloc(f->F, sizeof(double), (void **)&f->b, "features: phases");
     if (!st) st = rfx__alloc(f->F * d, sizeof(float), (void **)&f->W32, "features: frequencies");
     if (!st) st = rfx__alloc(f->F, sizeof(float), (void **)&f->b32, "features: phases");
+    f->ldw = (f->F + 15) / 16 * 16;
+    if (!st) st = rfx__calloc(f->ldw * d, sizeof(double), (void **)&f->WT, "features: frequencies");
+    if (!st) st = rfx__calloc(f->ldw, sizeof(double), (void **)&f->bp, "features: phases");
     if (st) {
         rfx_features_free(f);
         return st;
@@ -146,6 +149,10 @@ static void features_finish(rfx_features *f)
 {
     for (size_t i = 0; i < f->F * f->d; i++) f->W32[i] = (float)f->W[i];
     for (size_t j = 0; j < f->F; j++) f->b32[j] = (float)f->b[j];
+    for (size_t j = 0; j < f->F; j++) {
+        for (size_t k = 0; k < f->d; k++) f->WT[k * f->ldw + j] = f->W[j * f->d + k];
+        f->bp[j] = f->b[j];
+    }
     f->params.length_scales = f->ard ? f->ls : NULL;
     f->params.length_scale = f->ard ? 0.0 : f->ls[0];
     f->params.gamma = 0.0;
@@ -230,6 +237,8 @@ void rfx_features_free(rfx_features *f)
     free(f->b);
     free(f->W32);
     free(f->b32);
+    free(f->WT);
+    free(f->bp);
     free(f);
 }
 

@@ -12,10 +12,19 @@
 
 #define COL_TILE 512
 
+/* Up to this input dimension the fused kernel beats GEMM + cos: its W^T
+ * rows stay in L1/L2 across a register block. */
+#define FUSED_MAX_D 64
+
 void rfx__transform_tile(const rfx_features *f, const double *X, size_t ldx, size_t rows,
                          double *Z, size_t ldz)
 {
     const size_t F = f->F, d = f->d;
+    const int paired = f->params.form == RFX_FORM_COS_SIN;
+    if (d <= FUSED_MAX_D && rfx__fused_features(X, ldx, rows, d, f->WT, f->ldw,
+                                                 paired ? NULL : f->bp, F, f->scale, paired, Z,
+                                                 ldz))
+        return;
     for (size_t c0 = 0; c0 < F; c0 += COL_TILE) {
         size_t nc = F - c0 < COL_TILE ? F - c0 : COL_TILE;
         cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)nc, (int)d, 1.0, X,

@@ -9,7 +9,6 @@
 
 #include <string.h>
 
-#define SYRK_TILE 256
 
 rfx_status rfx_stats_create(size_t n_features, size_t n_targets, rfx_stats **out)
 {
@@ -54,39 +53,54 @@ size_t rfx_stats_rows(const rfx_stats *s) { return s ? s->n : 0; }
 
 size_t rfx__chunk_rows(size_t D)
 {
-    size_t r = ((size_t)1 << 21) / (D ? D : 1);
+    size_t r = ((size_t)1 << 23) / (D ? D : 1);
     if (r < 64) r = 64;
     if (r > 4096) r = 4096;
     return r;
 }
 
-/* Z^T Z += Z_blk^T Z_blk on the upper triangle, tile pair by tile pair.
- * The tiling is fixed, so each element sees the same operations whatever
- * the thread count. Cost: rows D^2 flops (half a GEMM). */
+/* The column tile of the Z^T Z update: a function of D alone (never of the
+ * thread count, so the bits do not change with it). Large tiles keep each
+ * GEMM near peak; half of D makes three tasks (two SYRK halves and one GEMM,
+ * equal work) for D <= 4096, a balanced load on two cores. */
+static size_t syrk_tile(size_t D)
+{
+    size_t t = ((D + 1) / 2 + 63) / 64 * 64;
+    if (t < 256) t = 256;
+    if (t > 2048) t = 2048;
+    return t;
+}
+
+/* Z^T Z += Z_blk^T Z_blk on the upper triangle, tile pair by tile pair,
+ * each by a single-threaded BLAS call. The tiling is fixed, so each element
+ * sees the same operations whatever the thread count (a threaded BLAS DSYRK
+ * does not promise that: its split moves with the thread count and so do
+ * the bits). Cost: rows D^2 flops (half a GEMM). */
 static void syrk_tiled(double *C, size_t D, const double *Z, size_t ldz, size_t rows, int nt)
 {
-    const size_t T = (D + SYRK_TILE - 1) / SYRK_TILE, pairs = T * (T + 1) / 2;
+    const size_t tile = syrk_tile(D);
+    const size_t T = (D + tile - 1) / tile, pairs = T * (T + 1) / 2;
 #pragma omp parallel num_threads(nt) if (pairs > 1)
     {
         RFX__SERIAL_BLAS();
 #pragma omp for schedule(dynamic, 1)
         for (size_t p = 0; p < pairs; p++) {
-            /* p -> (I, J), I <= J, row by row of the upper triangle */
+            /* p -> (ti, tj), ti <= tj, row by row of the upper triangle */
             size_t ti = 0, q = p;
             while (q >= T - ti) {
                 q -= T - ti;
                 ti++;
             }
             size_t tj = ti + q;
-            size_t i0 = ti * SYRK_TILE, j0 = tj * SYRK_TILE;
-            size_t ni = D - i0 < SYRK_TILE ? D - i0 : SYRK_TILE;
-            size_t nj = D - j0 < SYRK_TILE ? D - j0 : SYRK_TILE;
+            size_t i0 = ti * tile, j0 = tj * tile;
+            size_t ni = D - i0 < tile ? D - i0 : tile;
+            size_t nj = D - j0 < tile ? D - j0 : tile;
             if (ti == tj)
                 cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)ni, (int)rows, 1.0, Z + i0,
                             (int)ldz, 1.0, C + i0 * D + i0, (int)D);
             else
-                cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)ni, (int)nj, (int)rows, 1.0,
-                            Z + i0, (int)ldz, Z + j0, (int)ldz, 1.0, C + i0 * D + j0, (int)D);
+                cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)ni, (int)nj, (int)rows,
+                            1.0, Z + i0, (int)ldz, Z + j0, (int)ldz, 1.0, C + i0 * D + j0, (int)D);
         }
     }
 }
@@ -122,7 +136,7 @@ rfx_status rfx__stats_add_z(rfx_stats *s, const double *Z, size_t ldz, size_t ro
     syrk_tiled(s->ztz, D, Z, ldz, rows, nt);
     if (ny > 0) {
         /* Z^T Yc: D x ny, by row tiles of Z^T so it is thread-count independent */
-        const size_t T = (D + SYRK_TILE - 1) / SYRK_TILE;
+        const size_t SYRK_TILE = 512, T = (D + SYRK_TILE - 1) / SYRK_TILE;
 #pragma omp parallel num_threads(nt) if (T > 1)
         {
             RFX__SERIAL_BLAS();
