@@ -844,7 +844,7 @@ static rfx_status npy_read(const char *path, FILE *fp, const rfx_read_params *pa
                            rfx_data **out)
 {
     unsigned char pre[6];
-    size_t hlen, prelen, n, ncols, cells, bytes, target;
+    size_t hlen, prelen, n, ncols, cells, bytes, target = 0;
     char *text;
     npy_header h;
     rfx_data *data;

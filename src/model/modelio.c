@@ -582,8 +582,8 @@ static rfx_status decode_new(const record *r, double **out, const char *what)
 /* Records -> model. All shape checks come before the first allocation. */
 static rfx_status build_model(const record *rec, const char *name, rfx_model **out)
 {
-    size_t d, D, ny, F, fd, dd, dy;
-    uint64_t method, kernel, form, intercept, ard;
+    size_t d = 0, D = 0, ny = 0, F = 0, fd = 0, dd = 0, dy = 0;
+    uint64_t method = 0, kernel = 0, form = 0, intercept = 0, ard = 0;
     rfx_status st;
 
     for (int t = 1; t < TAG_END; t++)

@@ -1,0 +1,219 @@
+#!/bin/sh
+# tests/test_cli.sh RFX [DATA_DIR]: the command-line tool end to end - exit
+# codes, messages and files. Data sets are generated here with awk, in a
+# scratch directory removed at exit. Prints "N passed, M failed" last and
+# exits non-zero when something failed.
+# shellcheck disable=SC2016  # the single-quoted $ are awk's, not the shell's
+
+RFX=${1:?usage: sh tests/test_cli.sh path/to/rfx [tests/data]}
+case $RFX in /*) ;; *) RFX=$(pwd)/$RFX ;; esac
+[ -x "$RFX" ] || { echo "test_cli.sh: $RFX is not an executable"; exit 2; }
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/rfx-cli.XXXXXX") || exit 2
+trap 'rm -rf "$T"' EXIT
+trap 'exit 130' HUP INT TERM
+export OMP_NUM_THREADS="${OMP_NUM_THREADS:-2}"
+
+passed=0
+failed=0
+
+pass() { passed=$((passed + 1)); }
+fail() {
+    failed=$((failed + 1))
+    echo "FAIL: $*"
+    [ -s "$T/stderr" ] && sed -n '1,4s/^/    stderr: /p' "$T/stderr"
+    return 0
+}
+
+# expect RC NAME CMD...: run CMD (stdout in $T/stdout, stderr in $T/stderr)
+# and check its exit code; error exits must print "rfx: <message>".
+expect() {
+    want=$1
+    name=$2
+    shift 2
+    "$@" >"$T/stdout" 2>"$T/stderr"
+    got=$?
+    if [ "$got" -ne "$want" ]; then
+        fail "$name: exit code $got, expected $want"
+    elif grep -Eq 'Sanitizer|runtime error:' "$T/stderr"; then
+        fail "$name: sanitizer report"
+    elif [ "$want" -ne 0 ] && ! grep -q '^rfx: ' "$T/stderr"; then
+        fail "$name: no 'rfx: <message>' on stderr"
+    else
+        pass
+    fi
+}
+
+# check NAME CMD...: CMD must succeed.
+check() {
+    name=$1
+    shift
+    if "$@"; then pass; else fail "$name"; fi
+}
+
+# stderr_has NAME ERE: the last command's stderr matches the extended regex.
+stderr_has() {
+    if grep -Eq -- "$2" "$T/stderr"; then pass; else fail "$1: stderr does not match '$2'"; fi
+}
+
+# gen_data FILE ROWS SEED: y = sin(x0) + 0.5 x1^2 + small noise; x2 unused.
+gen_data() {
+    awk -v n="$2" -v seed="$3" 'BEGIN {
+        srand(seed)
+        print "x0,x1,x2,y"
+        for (i = 0; i < n; i++) {
+            x0 = 4 * rand() - 2; x1 = 4 * rand() - 2; x2 = 4 * rand() - 2
+            y = sin(x0) + 0.5 * x1 * x1 + 0.02 * (rand() - 0.5)
+            printf "%.10g,%.10g,%.10g,%.10g\n", x0, x1, x2, y
+        }
+    }' >"$1"
+}
+
+# field NAME FILE: the value of a "name value" line.
+field() { awk -v k="$1" '$1 == k { print $2; exit }' "$2"; }
+
+# ---- help, version, usage errors ---------------------------------------
+expect 0 "rfx --help" "$RFX" --help
+check "rfx --help lists the exit codes" grep -q "Exit codes" "$T/stdout"
+expect 0 "rfx --version" "$RFX" --version
+expect 1 "rfx with no command" "$RFX"
+expect 1 "rfx unknown command" "$RFX" frobnicate
+for cmd in fit predict eval info kernel-approx; do
+    expect 0 "rfx $cmd --help" "$RFX" "$cmd" --help
+    check "rfx $cmd --help documents the exit codes" grep -q "6  out of memory" "$T/stdout"
+    expect 0 "rfx help $cmd" "$RFX" help "$cmd"
+    expect 1 "rfx $cmd --no-such-option" "$RFX" "$cmd" --no-such-option
+    stderr_has "rfx $cmd --no-such-option" "unknown option '--no-such-option'"
+done
+check "rfx fit --help shows every option" sh -c \
+    "'$RFX' fit --help | grep -q -- '--noise-var' && '$RFX' fit --help | grep -q -- '--delimiter'"
+
+gen_data "$T/train.csv" 400 1
+gen_data "$T/test.csv" 200 2
+
+expect 1 "fit without -o" "$RFX" fit "$T/train.csv"
+expect 1 "fit -o without its value" "$RFX" fit "$T/train.csv" -o
+stderr_has "fit -o without its value" "needs a value"
+expect 1 "fit -D 0" "$RFX" fit "$T/train.csv" -o "$T/m.rfx" -D 0
+expect 1 "fit -D 12x" "$RFX" fit "$T/train.csv" -o "$T/m.rfx" -D 12x
+expect 1 "fit --gamma abc" "$RFX" fit "$T/train.csv" -o "$T/m.rfx" --gamma abc
+expect 1 "fit --gamma -1" "$RFX" fit "$T/train.csv" -o "$T/m.rfx" --gamma -1
+expect 1 "fit --threads -1" "$RFX" fit "$T/train.csv" -o "$T/m.rfx" --threads -1
+expect 1 "fit --nu 0.7" "$RFX" fit "$T/train.csv" -o "$T/m.rfx" --kernel matern --nu 0.7
+expect 1 "fit --kernel nope" "$RFX" fit "$T/train.csv" -o "$T/m.rfx" --kernel nope
+expect 1 "fit --lambda with bayes" "$RFX" fit "$T/train.csv" -o "$T/m.rfx" --lambda 1
+expect 1 "fit --gamma with cauchy" "$RFX" fit "$T/train.csv" -o "$T/m.rfx" --kernel cauchy --gamma 1
+expect 1 "fit cos-sin with odd D" "$RFX" fit "$T/train.csv" -o "$T/m.rfx" --form cos-sin -D 101
+check "no model written by failed fits" test ! -e "$T/m.rfx"
+
+# ---- fit, info, predict, eval round trip --------------------------------
+expect 0 "fit with defaults" "$RFX" fit "$T/train.csv" --target y -o "$T/model.rfx"
+check "fit reports the chosen length scale" grep -q "length scale" "$T/stderr"
+check "fit reports the evidence" grep -q "log evidence" "$T/stderr"
+check "fit prints no progress when stderr is not a terminal" sh -c "! grep -q '%' '$T/stderr'"
+
+expect 0 "info" "$RFX" info "$T/model.rfx"
+check "info prints the kernel" grep -Eq '^kernel +gaussian' "$T/stdout"
+check "info prints D" grep -Eq '^features D +1024' "$T/stdout"
+check "info prints the method" grep -Eq '^method +bayes' "$T/stdout"
+
+mkdir "$T/pred"
+expect 0 "predict -o" "$RFX" predict "$T/model.rfx" "$T/test.csv" -o "$T/pred/p.csv"
+check "predict writes a header and 200 rows" \
+    awk 'NR == 1 && $0 != "prediction" { exit 1 } END { exit NR != 201 }' "$T/pred/p.csv"
+check "predict leaves no temporary files" test "$(ls -A "$T/pred")" = "p.csv"
+
+expect 0 "predict to stdout" "$RFX" predict "$T/model.rfx" "$T/test.csv"
+check "predict to stdout equals predict -o" cmp -s "$T/stdout" "$T/pred/p.csv"
+
+expect 0 "predict --std" "$RFX" predict "$T/model.rfx" "$T/test.csv" --std -o "$T/pred/s.csv"
+check "predict --std writes 2 columns with positive std" awk -F, '
+    NR == 1 { if ($0 != "prediction,std") exit 1; next }
+    NF != 2 || !($2 > 0) { exit 1 }
+    END { exit NR != 201 }' "$T/pred/s.csv"
+
+cut -d, -f1-3 "$T/test.csv" >"$T/test_x.csv"
+expect 0 "predict on inputs without the target" "$RFX" predict "$T/model.rfx" "$T/test_x.csv" -o "$T/pred/x.csv"
+check "predictions without the target column are the same" cmp -s "$T/pred/x.csv" "$T/pred/p.csv"
+
+expect 0 "eval" "$RFX" eval "$T/model.rfx" "$T/test.csv" --target y
+r2=$(field 'R^2' "$T/stdout")
+check "eval R^2 >= 0.9 (got $r2)" awk -v r="$r2" 'BEGIN { exit !(r != "" && r >= 0.9) }'
+check "eval prints RMSE, MAE and the relative L2 error" \
+    sh -c "grep -q '^RMSE ' '$T/stdout' && grep -q '^MAE ' '$T/stdout' && grep -q '^rel_L2 ' '$T/stdout'"
+
+expect 0 "eval --pred --truth" "$RFX" eval --pred "$T/pred/p.csv" --truth "$T/test.csv" --target y
+r2b=$(field 'R^2' "$T/stdout")
+check "eval --pred gives the same R^2 ($r2b)" test "$r2" = "$r2b"
+
+# --classes: integer labels; round(sin(x0) + ...) as a class problem
+awk -F, 'NR == 1 { print; next } { printf "%s,%s,%s,%d\n", $1, $2, $3, ($4 > 1) }' \
+    "$T/test.csv" >"$T/classes.csv"
+expect 0 "eval --classes" "$RFX" eval --pred "$T/pred/p.csv" --truth "$T/classes.csv" --classes
+check "eval --classes prints the accuracy" grep -q '^accuracy ' "$T/stdout"
+
+expect 0 "fit ridge" "$RFX" fit "$T/train.csv" --method ridge -D 256 -o "$T/ridge.rfx"
+check "fit ridge reports GCV" grep -q "GCV" "$T/stderr"
+expect 0 "eval ridge" "$RFX" eval "$T/ridge.rfx" "$T/test.csv"
+r2r=$(field 'R^2' "$T/stdout")
+check "ridge R^2 >= 0.9 (got $r2r)" awk -v r="$r2r" 'BEGIN { exit !(r != "" && r >= 0.9) }'
+expect 1 "predict --std on a ridge model" "$RFX" predict "$T/ridge.rfx" "$T/test.csv" --std
+
+# ---- input data errors ---------------------------------------------------
+cut -d, -f1-2 "$T/test.csv" >"$T/two_cols.csv"
+expect 2 "predict with a wrong number of columns" "$RFX" predict "$T/model.rfx" "$T/two_cols.csv"
+stderr_has "wrong number of columns" "column"
+
+printf 'x0,x1,x2,y\n1,2,3,4\n5,6,7,8\n1,2,3,4\n1,2,3\n1,2,3,4\n' >"$T/ragged.csv"
+expect 2 "ragged CSV" "$RFX" fit "$T/ragged.csv" -o "$T/bad.rfx"
+stderr_has "ragged CSV names line 5" "(:5([^0-9]|$)|line 5([^0-9]|$))"
+
+printf 'x0,x1,x2,y\n1,2,3,4\n5,6,7,8\n1,abc,3,4\n1,2,3,4\n' >"$T/word.csv"
+expect 2 "non-numeric cell" "$RFX" fit "$T/word.csv" -o "$T/bad.rfx"
+stderr_has "non-numeric cell names line:col" "4:2"
+
+printf 'x0,x1,x2,y\n1,2,3,4\n5,nan,7,8\n1,2,3,4\n' >"$T/nan.csv"
+expect 2 "NaN cell" "$RFX" fit "$T/nan.csv" -o "$T/bad.rfx"
+check "no model written for bad data" test ! -e "$T/bad.rfx"
+
+expect 5 "missing data file" "$RFX" fit "$T/no-such-file.csv" -o "$T/bad.rfx"
+expect 5 "missing model file" "$RFX" predict "$T/no-such-model.rfx" "$T/test.csv"
+expect 5 "unwritable model path" "$RFX" fit "$T/train.csv" -D 64 --length-scale 1 \
+    -o "$T/no-such-dir/m.rfx"
+
+# ---- model file errors ----------------------------------------------------
+size=$(wc -c <"$T/model.rfx" | tr -d ' ')
+off=$((size / 2))
+cp "$T/model.rfx" "$T/corrupt.rfx"
+byte=$(od -An -tu1 -j "$off" -N1 "$T/model.rfx" | tr -d ' ')
+# shellcheck disable=SC2059  # the format is the octal escape of the new byte
+printf "\\$(printf '%03o' $(((byte + 1) % 256)))" |
+    dd of="$T/corrupt.rfx" bs=1 seek="$off" conv=notrunc 2>/dev/null
+check "the corrupt copy differs" sh -c "! cmp -s '$T/model.rfx' '$T/corrupt.rfx'"
+expect 3 "corrupt model (predict)" "$RFX" predict "$T/corrupt.rfx" "$T/test.csv"
+expect 3 "corrupt model (info)" "$RFX" info "$T/corrupt.rfx"
+head -c "$off" "$T/model.rfx" >"$T/truncated.rfx"
+expect 3 "truncated model" "$RFX" info "$T/truncated.rfx"
+head -c 20 "$T/model.rfx" >"$T/stub.rfx"
+expect 3 "model shorter than its header" "$RFX" info "$T/stub.rfx"
+expect 3 "a CSV file as a model" "$RFX" info "$T/test.csv"
+
+# ---- kernel-approx ----------------------------------------------------------
+expect 0 "kernel-approx on the S-curve" "$RFX" kernel-approx -D 10,100,1000
+check "kernel-approx error falls with D, and is < 0.1 at D = 1000" awk '
+    $1 ~ /^[0-9]+$/ { e[$1] = $2 }
+    END { exit !((1000 in e) && e[1000] < e[100] && e[100] < e[10] && e[1000] < 0.1) }' "$T/stdout"
+expect 1 "kernel-approx -D 10,,100" "$RFX" kernel-approx -D 10,,100
+expect 1 "kernel-approx cos-sin with odd D" "$RFX" kernel-approx --form cos-sin -D 10,101
+expect 5 "kernel-approx --plot without gnuplot" env PATH=/nonexistent "$RFX" kernel-approx \
+    -D 10 -n 10 --plot "$T/k.png"
+stderr_has "kernel-approx --plot without gnuplot" "gnuplot"
+if command -v gnuplot >/dev/null 2>&1; then
+    mkdir "$T/plot"
+    expect 0 "kernel-approx --plot" "$RFX" kernel-approx -D 10,100 -n 200 --plot "$T/plot/k.png"
+    check "the plot is a PNG" sh -c "od -An -c -N4 '$T/plot/k.png' | grep -q 'P   N   G'"
+    check "the plot leaves no temporary files" test "$(ls -A "$T/plot")" = "k.png"
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,1663 @@
+/*
+ * rfx - the command-line tool: fit random feature models to CSV or .npy
+ * files, predict (with standard deviations), evaluate, describe model files,
+ * and measure how well random features approximate a kernel matrix.
+ *
+ * It uses only the public API of include/rfx.h, as LIBLINEAR's train.c uses
+ * linear.h. Each subcommand is one cmd_* function; options are described
+ * once, in a table per subcommand that serves both the parser and --help.
+ *
+ * Exit codes (also printed by --help):
+ *   0  success
+ *   1  usage error: unknown option, missing argument, bad option value
+ *   2  input data error: CSV/.npy parse error, NaN/Inf, wrong dimensions
+ *   3  model file error: corrupt, truncated, or written by a newer rfx
+ *   4  numerical failure
+ *   5  I/O error: a file cannot be opened, read or written
+ *   6  out of memory, or an internal error
+ * Every error is one line on stderr, "rfx: <message>", where the message is
+ * rfx_last_error() for library failures.
+ */
+#include "rfx.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#if defined(__GNUC__)
+#define PRINTF_LIKE(a, b) __attribute__((format(printf, a, b)))
+#else
+#define PRINTF_LIKE(a, b)
+#endif
+
+static const double PI = 3.14159265358979323846;
+
+/* ------------------------------------------------------------------------ */
+/* Exit codes and messages                                                   */
+/* ------------------------------------------------------------------------ */
+
+enum exit_code {
+    RC_OK = 0,
+    RC_USAGE = 1,
+    RC_DATA = 2,
+    RC_MODEL = 3,
+    RC_NUMERIC = 4,
+    RC_IO = 5,
+    RC_INTERNAL = 6
+};
+
+static const char EXIT_CODES_HELP[] =
+    "Exit codes:\n"
+    "  0  success\n"
+    "  1  usage error: unknown option, missing argument, bad option value\n"
+    "  2  input data error: CSV/.npy parse error, NaN/Inf, wrong dimensions\n"
+    "  3  model file error: corrupt, truncated, or written by a newer rfx\n"
+    "  4  numerical failure\n"
+    "  5  I/O error: a file cannot be opened, read or written\n"
+    "  6  out of memory, or an internal error\n";
+
+/* The one place where library statuses become exit codes. */
+static int exit_code_of(rfx_status st)
+{
+    switch (st) {
+    case RFX_OK: return RC_OK;
+    case RFX_EINVAL: return RC_USAGE; /* a parameter from an option is bad */
+    case RFX_EDIM:
+    case RFX_EPARSE: return RC_DATA;
+    case RFX_EFORMAT:
+    case RFX_EVERSION: return RC_MODEL;
+    case RFX_ENUMERIC: return RC_NUMERIC;
+    case RFX_EIO: return RC_IO;
+    case RFX_ENOMEM:
+    case RFX_EOVERFLOW:
+    case RFX_ECANCELLED:
+    case RFX_EINTERNAL: return RC_INTERNAL;
+    }
+    return RC_INTERNAL;
+}
+
+/* "rfx: <message>" on stderr. */
+static void say(const char *fmt, ...) PRINTF_LIKE(1, 2);
+static void say(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("rfx: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+/* Report a library failure and return its exit code. */
+static int fail(rfx_status st)
+{
+    const char *m = rfx_last_error();
+    say("%s", (m && m[0]) ? m : rfx_strerror(st));
+    return exit_code_of(st);
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Commands and option tables                                                */
+/* ------------------------------------------------------------------------ */
+
+enum opt_id {
+    O_END = 0,
+    O_TARGET, O_OUTPUT, O_METHOD, O_KERNEL, O_NU, O_FORM, O_FEATURES, O_SEED,
+    O_LENGTH_SCALE, O_GAMMA, O_LAMBDA, O_NOISE_VAR, O_PRIOR_VAR, O_NO_STANDARDIZE,
+    O_NO_INTERCEPT, O_THREADS, O_DELIMITER, O_NO_HEADER, O_STD, O_CLASSES, O_PRED,
+    O_TRUTH, O_PLOT, O_POINTS
+};
+
+typedef struct opt_spec {
+    int id;                /* enum opt_id; O_END ends a table            */
+    char short_name;       /* 'o' for -o, or 0                           */
+    const char *long_name; /* "target" for --target, or NULL             */
+    const char *arg;       /* the value's placeholder, NULL for a flag   */
+    const char *help;
+} opt_spec;
+
+typedef struct command command;
+struct command {
+    const char *name;
+    const char *usage;   /* the synopsis lines after "Usage: "         */
+    const char *summary; /* one line, for rfx --help                   */
+    const char *details; /* preformatted paragraphs, or NULL           */
+    const opt_spec *opts;
+    int (*run)(const command *c, int argc, char **argv);
+};
+
+#define OPT_DELIMITER \
+    { O_DELIMITER, 0, "delimiter", "C", \
+      "CSV field separator: one character, or 'tab' (default ',')" }
+#define OPT_NO_HEADER \
+    { O_NO_HEADER, 0, "no-header", NULL, \
+      "the CSV file has no header line " \
+      "(default: detected; a first line with a non-number is a header)" }
+#define OPT_TARGET(what) \
+    { O_TARGET, 0, "target", "COL", \
+      "target column" what ": a header name, a 0-based index, " \
+      "or -1 for the last column (default -1)" }
+
+static const opt_spec FIT_OPTS[] = {
+    OPT_TARGET(""),
+    { O_OUTPUT, 'o', "output", "MODEL", "write the model to MODEL (required)" },
+    { O_METHOD, 0, "method", "M",
+      "bayes (default; Bayesian regression with predictive std) or ridge" },
+    { O_KERNEL, 0, "kernel", "K", "gaussian (default), laplacian, cauchy or matern" },
+    { O_NU, 0, "nu", "NU", "Matern smoothness: 0.5, 1.5 (default) or 2.5" },
+    { O_FORM, 0, "form", "F", "feature form: cos-bias (default) or cos-sin (D even)" },
+    { O_FEATURES, 'D', "features", "N", "number of random features D >= 1 (default 1024)" },
+    { O_SEED, 0, "seed", "S", "random seed of the features (default 0)" },
+    { O_LENGTH_SCALE, 0, "length-scale", "L",
+      "kernel length scale > 0, in standardised units unless --no-standardize "
+      "(default: chosen automatically)" },
+    { O_GAMMA, 0, "gamma", "G",
+      "scikit-learn's gamma > 0 instead of a length scale: l = 1/sqrt(2 G) (gaussian), "
+      "l = 1/G (laplacian)" },
+    { O_LAMBDA, 0, "lambda", "X", "ridge penalty >= 0 (default: chosen by GCV); ridge only" },
+    { O_NOISE_VAR, 0, "noise-var", "V",
+      "noise variance > 0 (default: fitted by maximising the evidence); bayes only" },
+    { O_PRIOR_VAR, 0, "prior-var", "V",
+      "prior variance of the weights > 0 (default: fitted); bayes only" },
+    { O_NO_STANDARDIZE, 0, "no-standardize", NULL,
+      "use the inputs as they are instead of (x - mean) / std per column" },
+    { O_NO_INTERCEPT, 0, "no-intercept", NULL, "fit no intercept" },
+    { O_THREADS, 0, "threads", "T",
+      "threads, >= 0 (default 0: the OpenMP default, OMP_NUM_THREADS or all cores)" },
+    OPT_DELIMITER,
+    OPT_NO_HEADER,
+    { O_END, 0, NULL, NULL, NULL }
+};
+
+static const opt_spec PREDICT_OPTS[] = {
+    { O_OUTPUT, 'o', "output", "OUT",
+      "write the predictions to OUT (.csv, or .npy by extension); '-' or absent: stdout" },
+    { O_STD, 0, "std", NULL,
+      "add a column 'std', the predictive standard deviation (Bayesian models)" },
+    OPT_TARGET(" dropped from DATA when DATA has one column more than the model's inputs"),
+    OPT_DELIMITER,
+    OPT_NO_HEADER,
+    { O_END, 0, NULL, NULL, NULL }
+};
+
+static const opt_spec EVAL_OPTS[] = {
+    OPT_TARGET(" of DATA"),
+    { O_CLASSES, 0, "classes", NULL,
+      "targets are integer class labels: also print the accuracy of the predictions "
+      "rounded to the nearest label" },
+    { O_PRED, 0, "pred", "PRED.csv",
+      "compare the first column of PRED.csv (from rfx predict) instead of a model's predictions" },
+    { O_TRUTH, 0, "truth", "DATA", "with --pred: the file holding the true targets" },
+    OPT_DELIMITER,
+    OPT_NO_HEADER,
+    { O_END, 0, NULL, NULL, NULL }
+};
+
+static const opt_spec INFO_OPTS[] = {
+    { O_END, 0, NULL, NULL, NULL }
+};
+
+static const opt_spec KAPPROX_OPTS[] = {
+    { O_KERNEL, 0, "kernel", "K", "gaussian (default), laplacian, cauchy or matern" },
+    { O_NU, 0, "nu", "NU", "Matern smoothness: 0.5, 1.5 (default) or 2.5" },
+    { O_GAMMA, 0, "gamma", "G",
+      "scikit-learn's gamma > 0 (gaussian and laplacian; default 0.5, i.e. length scale 1)" },
+    { O_LENGTH_SCALE, 0, "length-scale", "L", "kernel length scale > 0 (default 1)" },
+    { O_FEATURES, 'D', "features", "LIST",
+      "comma-separated numbers of features, each >= 1 (default 10,100,1000,10000)" },
+    { O_FORM, 0, "form", "F", "feature form: cos-bias (default) or cos-sin (every D even)" },
+    { O_SEED, 0, "seed", "S", "random seed of the features (default 0)" },
+    { O_POINTS, 'n', "points", "N",
+      "number of points, >= 1 (default 1000; with DATA, its first N rows)" },
+    { O_PLOT, 0, "plot", "OUT.png",
+      "also plot the error against D on log-log axes with a 1/sqrt(D) line (needs gnuplot)" },
+    { O_THREADS, 0, "threads", "T",
+      "threads for the feature transforms (default 0: OpenMP default)" },
+    OPT_DELIMITER,
+    OPT_NO_HEADER,
+    { O_END, 0, NULL, NULL, NULL }
+};
+
+static int cmd_fit(const command *c, int argc, char **argv);
+static int cmd_predict(const command *c, int argc, char **argv);
+static int cmd_eval(const command *c, int argc, char **argv);
+static int cmd_info(const command *c, int argc, char **argv);
+static int cmd_kernel_approx(const command *c, int argc, char **argv);
+
+static const command COMMANDS[] = {
+    { "fit", "rfx fit DATA [--target COL] -o MODEL [options]",
+      "fit a model to a CSV or .npy file",
+      "Fit a regression model on random Fourier features of the columns of DATA\n"
+      "(a CSV file, with or without a header, or a .npy file) other than the target.\n"
+      "\n"
+      "With no options the fit is automatic: inputs are standardised, the length\n"
+      "scale is chosen by the Bayesian evidence (GCV for ridge), and the noise and\n"
+      "prior variances (the ridge penalty) are fitted too. What was chosen is\n"
+      "printed on stderr; a progress line is shown when stderr is a terminal.\n",
+      FIT_OPTS, cmd_fit },
+    { "predict", "rfx predict MODEL DATA [-o OUT.csv] [--std] [--target COL]",
+      "predict with a model",
+      "Predict the target for every row of DATA. The output has a header line and\n"
+      "one column 'prediction' (and 'std' with --std). DATA holds the model's input\n"
+      "columns, or those and the target column, which is then dropped.\n",
+      PREDICT_OPTS, cmd_predict },
+    { "eval", "rfx eval MODEL DATA [--target COL] [--classes]\n"
+              "       rfx eval --pred PRED.csv --truth DATA [--target COL] [--classes]",
+      "score predictions against known targets",
+      "Print the RMSE, the MAE, R^2 and the relative L2 error\n"
+      "|f - y|_2 / |y - mean(y)|_2 of the predictions f against the targets y, one\n"
+      "'name value' pair per line.\n",
+      EVAL_OPTS, cmd_eval },
+    { "info", "rfx info MODEL", "describe a model file",
+      "Print what a model file holds: method, kernel, dimensions, length scale(s),\n"
+      "regularisation, evidence, and the file size.\n",
+      INFO_OPTS, cmd_info },
+    { "kernel-approx",
+      "rfx kernel-approx [DATA] [--kernel K] [--gamma G | --length-scale L]\n"
+      "                         [-D 10,100,1000,10000] [--form F] [--seed S] [-n N]\n"
+      "                         [--plot OUT.png]",
+      "measure how well Z Z^T approximates the kernel matrix",
+      "For each number of features D, compute the features Z (n x D) of n points and\n"
+      "the relative Frobenius error |K - Z Z^T|_F / |K|_F against the exact kernel\n"
+      "matrix K (n x n). It falls like 1/sqrt(D) (Rahimi & Recht 2007). Without\n"
+      "DATA the points are scikit-learn's S-curve (make_s_curve: 1000 points in 3-D,\n"
+      "from a fixed seed, so that --seed varies only the features).\n",
+      KAPPROX_OPTS, cmd_kernel_approx },
+};
+
+#define N_COMMANDS (sizeof COMMANDS / sizeof COMMANDS[0])
+
+static const command *command_find(const char *name)
+{
+    for (size_t i = 0; i < N_COMMANDS; ++i)
+        if (strcmp(COMMANDS[i].name, name) == 0) return &COMMANDS[i];
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Help                                                                      */
+/* ------------------------------------------------------------------------ */
+
+enum { HELP_INDENT = 28, HELP_WIDTH = 79 };
+
+/* Print text word-wrapped, continuing from column col, wrapping to indent. */
+static void print_wrapped(FILE *out, const char *text, size_t col)
+{
+    const char *p = text;
+    while (*p) {
+        size_t len = strcspn(p, " ");
+        if (col > HELP_INDENT && col + 1 + len > HELP_WIDTH) {
+            fprintf(out, "\n%*s", HELP_INDENT, "");
+            col = HELP_INDENT;
+        } else if (col > HELP_INDENT) {
+            fputc(' ', out);
+            col++;
+        }
+        fwrite(p, 1, len, out);
+        col += len;
+        p += len;
+        while (*p == ' ') p++;
+    }
+    fputc('\n', out);
+}
+
+static void print_option(FILE *out, const opt_spec *o)
+{
+    char left[80];
+    int n;
+    if (o->short_name && o->long_name)
+        n = snprintf(left, sizeof left, "  -%c, --%s", o->short_name, o->long_name);
+    else if (o->long_name)
+        n = snprintf(left, sizeof left, "  --%s", o->long_name);
+    else
+        n = snprintf(left, sizeof left, "  -%c", o->short_name);
+    if (o->arg && n > 0 && (size_t)n < sizeof left)
+        snprintf(left + n, sizeof left - (size_t)n, " %s", o->arg);
+    fputs(left, out);
+    size_t col = strlen(left);
+    if (col + 2 > HELP_INDENT) {
+        fputc('\n', out);
+        col = 0;
+    }
+    fprintf(out, "%*s", (int)(HELP_INDENT - col), "");
+    print_wrapped(out, o->help, HELP_INDENT);
+}
+
+static int print_command_help(const command *c)
+{
+    printf("Usage: %s\n", c->usage);
+    if (c->details) printf("\n%s", c->details);
+    printf("\nOptions:\n");
+    for (const opt_spec *o = c->opts; o->id != O_END; ++o) print_option(stdout, o);
+    opt_spec help = { O_END, 'h', "help", NULL, "print this help and exit" };
+    print_option(stdout, &help);
+    printf("\n%s", EXIT_CODES_HELP);
+    return RC_OK;
+}
+
+static void print_main_usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: rfx COMMAND [options] [arguments]\n"
+            "       rfx --help | --version | help COMMAND\n");
+}
+
+static int print_main_help(void)
+{
+    print_main_usage(stdout);
+    printf("\nRandom feature expansions: kernel regression with random Fourier features,\n"
+           "with predictive uncertainty, for surrogate models and large data.\n\nCommands:\n");
+    for (size_t i = 0; i < N_COMMANDS; ++i)
+        printf("  %-15s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
+    printf("\nRun 'rfx help COMMAND' or 'rfx COMMAND --help' for its options.\n"
+           "Example:\n"
+           "  rfx fit train.csv --target y -o model.rfx\n"
+           "  rfx predict model.rfx test.csv --std -o pred.csv\n"
+           "  rfx eval model.rfx test.csv --target y\n\n%s",
+           EXIT_CODES_HELP);
+    return RC_OK;
+}
+
+/* "rfx: <message>" and a pointer to the help; returns RC_USAGE. */
+static int usage_error(const command *c, const char *fmt, ...) PRINTF_LIKE(2, 3);
+static int usage_error(const command *c, const char *fmt, ...)
+{
+    va_list ap;
+    fputs("rfx: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    if (c)
+        fprintf(stderr, "\nTry 'rfx %s --help'.\n", c->name);
+    else
+        fputs("\nTry 'rfx --help'.\n", stderr);
+    return RC_USAGE;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Option parsing                                                            */
+/* ------------------------------------------------------------------------ */
+
+/* Special results of opt_next besides option ids. */
+enum { OPT_DONE = -1, OPT_ERROR = -2, OPT_POSITIONAL = -3, OPT_HELP = -4 };
+
+/* Walks argv: "--name value", "--name=value", "-x value", "-xvalue", flags,
+ * "--" (the rest are positional), and "-" (a positional). */
+typedef struct opt_iter {
+    const command *cmd;
+    int argc;
+    char **argv;
+    int next;
+    int only_positional;
+    char name[48]; /* the spelling of the last option, for messages */
+} opt_iter;
+
+static opt_iter opt_begin(const command *c, int argc, char **argv)
+{
+    opt_iter it;
+    memset(&it, 0, sizeof it);
+    it.cmd = c;
+    it.argc = argc;
+    it.argv = argv;
+    return it;
+}
+
+static const opt_spec *opt_find_long(const opt_spec *specs, const char *name, size_t len)
+{
+    for (const opt_spec *o = specs; o->id != O_END; ++o)
+        if (o->long_name && strlen(o->long_name) == len && strncmp(o->long_name, name, len) == 0)
+            return o;
+    return NULL;
+}
+
+static const opt_spec *opt_find_short(const opt_spec *specs, char ch)
+{
+    for (const opt_spec *o = specs; o->id != O_END; ++o)
+        if (o->short_name == ch) return o;
+    return NULL;
+}
+
+/* The next option id (its value in *value), OPT_POSITIONAL (the argument in
+ * *value), OPT_HELP, OPT_DONE, or OPT_ERROR after printing a message. */
+static int opt_next(opt_iter *it, const char **value)
+{
+    while (it->next < it->argc) {
+        const char *a = it->argv[it->next++];
+        const opt_spec *o;
+        const char *inline_value = NULL;
+        *value = NULL;
+        if (it->only_positional || a[0] != '-' || a[1] == '\0') {
+            *value = a;
+            return OPT_POSITIONAL;
+        }
+        if (strcmp(a, "--") == 0) {
+            it->only_positional = 1;
+            continue;
+        }
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) return OPT_HELP;
+        if (a[1] == '-') {
+            const char *name = a + 2, *eq = strchr(name, '=');
+            size_t len = eq ? (size_t)(eq - name) : strlen(name);
+            o = opt_find_long(it->cmd->opts, name, len);
+            if (eq) inline_value = eq + 1;
+        } else {
+            o = opt_find_short(it->cmd->opts, a[1]);
+            if (a[2] != '\0') inline_value = a + 2;
+        }
+        if (!o || (inline_value && !o->arg && a[1] != '-')) {
+            usage_error(it->cmd, "unknown option '%s'", a);
+            return OPT_ERROR;
+        }
+        if (o->long_name)
+            snprintf(it->name, sizeof it->name, "--%s", o->long_name);
+        else
+            snprintf(it->name, sizeof it->name, "-%c", o->short_name);
+        if (!o->arg) {
+            if (inline_value) {
+                usage_error(it->cmd, "option %s takes no value", it->name);
+                return OPT_ERROR;
+            }
+            return o->id;
+        }
+        if (inline_value) {
+            *value = inline_value;
+        } else if (it->next < it->argc) {
+            *value = it->argv[it->next++];
+        } else {
+            usage_error(it->cmd, "option %s needs a value (%s)", it->name, o->arg);
+            return OPT_ERROR;
+        }
+        return o->id;
+    }
+    return OPT_DONE;
+}
+
+/* "rfx: <option>: <message>" and the help pointer; returns RC_USAGE. */
+static int value_error(const opt_iter *it, const char *fmt, ...) PRINTF_LIKE(2, 3);
+static int value_error(const opt_iter *it, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "rfx: %s: ", it->name);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry 'rfx %s --help'.\n", it->cmd->name);
+    return RC_USAGE;
+}
+
+/* The value parsers return 0, or RC_USAGE after printing why. */
+
+static int parse_double(const opt_iter *it, const char *s, double *out)
+{
+    char *end;
+    double v = 0.0;
+    if (s[0] == '\0' || isspace((unsigned char)s[0]))
+        return value_error(it, "'%s' is not a number", s);
+    errno = 0;
+    v = strtod(s, &end);
+    if (end == s || *end != '\0') return value_error(it, "'%s' is not a number", s);
+    if (errno == ERANGE || !isfinite(v))
+        return value_error(it, "'%s' is not a finite number in range", s);
+    *out = v;
+    return 0;
+}
+
+static int parse_positive(const opt_iter *it, const char *s, double *out)
+{
+    double v = 0.0;
+    if (parse_double(it, s, &v)) return RC_USAGE;
+    if (!(v > 0)) return value_error(it, "must be > 0, got %s", s);
+    *out = v;
+    return 0;
+}
+
+static int parse_nonnegative(const opt_iter *it, const char *s, double *out)
+{
+    double v = 0.0;
+    if (parse_double(it, s, &v)) return RC_USAGE;
+    if (!(v >= 0)) return value_error(it, "must be >= 0, got %s", s);
+    *out = v;
+    return 0;
+}
+
+/* A whole number in [min, max] from the digits at *p; *p moves past them. */
+static int parse_whole(const opt_iter *it, const char *s, const char **p, unsigned long long min,
+                       unsigned long long max, unsigned long long *out)
+{
+    char *end;
+    unsigned long long v;
+    if (!isdigit((unsigned char)**p)) return value_error(it, "'%s' is not a whole number", s);
+    errno = 0;
+    v = strtoull(*p, &end, 10);
+    if (errno == ERANGE || v > max)
+        return value_error(it, "%.*s is too large (at most %llu)", (int)(end - *p), *p, max);
+    if (v < min) return value_error(it, "must be >= %llu, got %llu", min, v);
+    *p = end;
+    *out = v;
+    return 0;
+}
+
+static int parse_size(const opt_iter *it, const char *s, size_t min, size_t *out)
+{
+    const char *p = s;
+    unsigned long long v;
+    if (parse_whole(it, s, &p, min, SIZE_MAX, &v)) return RC_USAGE;
+    if (*p != '\0') return value_error(it, "'%s' is not a whole number", s);
+    *out = (size_t)v;
+    return 0;
+}
+
+static int parse_seed(const opt_iter *it, const char *s, uint64_t *out)
+{
+    const char *p = s;
+    unsigned long long v;
+    if (parse_whole(it, s, &p, 0, UINT64_MAX, &v)) return RC_USAGE;
+    if (*p != '\0') return value_error(it, "'%s' is not a whole number", s);
+    *out = (uint64_t)v;
+    return 0;
+}
+
+static int parse_threads(const opt_iter *it, const char *s, int *out)
+{
+    const char *p = s;
+    unsigned long long v;
+    if (parse_whole(it, s, &p, 0, INT_MAX, &v)) return RC_USAGE;
+    if (*p != '\0') return value_error(it, "'%s' is not a whole number >= 0", s);
+    *out = (int)v;
+    return 0;
+}
+
+/* "10,100,1000": up to cap values, each >= min. */
+static int parse_size_list(const opt_iter *it, const char *s, size_t min, size_t *vals, size_t cap,
+                           size_t *n)
+{
+    const char *p = s;
+    size_t k = 0;
+    for (;;) {
+        unsigned long long v;
+        if (parse_whole(it, s, &p, min, SIZE_MAX, &v)) return RC_USAGE;
+        if (k == cap) return value_error(it, "more than %zu values", cap);
+        vals[k++] = (size_t)v;
+        if (*p == '\0') break;
+        if (*p != ',' || !isdigit((unsigned char)p[1]))
+            return value_error(it, "'%s' is not a comma-separated list of whole numbers", s);
+        p++;
+    }
+    *n = k;
+    return 0;
+}
+
+static int parse_kernel(const opt_iter *it, const char *s, rfx_kernel *out)
+{
+    if (rfx_kernel_from_name(s, out) == RFX_OK) return 0;
+    rfx_clear_error();
+    return value_error(it, "unknown kernel '%s' (gaussian, laplacian, cauchy or matern)", s);
+}
+
+static int parse_form(const opt_iter *it, const char *s, rfx_form *out)
+{
+    if (rfx_form_from_name(s, out) == RFX_OK) return 0;
+    rfx_clear_error();
+    return value_error(it, "unknown feature form '%s' (cos-bias or cos-sin)", s);
+}
+
+static int parse_method(const opt_iter *it, const char *s, rfx_method *out)
+{
+    if (rfx_method_from_name(s, out) == RFX_OK) return 0;
+    rfx_clear_error();
+    return value_error(it, "unknown method '%s' (bayes or ridge)", s);
+}
+
+/* The Matern smoothness values with closed-form kernels. */
+static int parse_nu(const opt_iter *it, const char *s, double *out)
+{
+    double v = 0.0;
+    if (parse_double(it, s, &v)) return RC_USAGE;
+    if (v != 0.5 && v != 1.5 && v != 2.5)
+        return value_error(it, "must be 0.5, 1.5 or 2.5, got %s", s);
+    *out = v;
+    return 0;
+}
+
+static int parse_delimiter(const opt_iter *it, const char *s, char *out)
+{
+    if (strcmp(s, "tab") == 0 || strcmp(s, "\\t") == 0 || strcmp(s, "\t") == 0) {
+        *out = '\t';
+        return 0;
+    }
+    if (s[0] == '\0' || s[1] != '\0')
+        return value_error(it, "must be one character or 'tab', got '%s'", s);
+    if (strchr("\"\r\n.+-eE", s[0]) || isdigit((unsigned char)s[0]))
+        return value_error(it, "'%c' cannot separate numbers", s[0]);
+    *out = s[0];
+    return 0;
+}
+
+/* The options shared by commands that read data files. */
+static int parse_read_option(const opt_iter *it, int id, const char *v, rfx_read_params *rp)
+{
+    if (id == O_DELIMITER) return parse_delimiter(it, v, &rp->delimiter);
+    rp->has_header = 0; /* O_NO_HEADER */
+    return 0;
+}
+
+/* Settings of the kernel shared by fit and kernel-approx, checked together
+ * once all options are read. */
+typedef struct kernel_opts {
+    int have_nu, have_gamma, have_length_scale;
+    double gamma;
+} kernel_opts;
+
+/* Check the kernel options against each other and fold --gamma into the
+ * length scale (scikit-learn's meaning; see rfx_kernel in rfx.h). */
+static int kernel_opts_apply(const command *c, const kernel_opts *k, rfx_features_params *fp)
+{
+    if (k->have_nu && fp->kernel != RFX_KERNEL_MATERN)
+        return usage_error(c, "--nu applies to --kernel matern only");
+    if (k->have_gamma && k->have_length_scale)
+        return usage_error(c, "give --gamma or --length-scale, not both");
+    if (k->have_gamma) {
+        if (fp->kernel == RFX_KERNEL_GAUSSIAN)
+            fp->length_scale = 1.0 / sqrt(2.0 * k->gamma);
+        else if (fp->kernel == RFX_KERNEL_LAPLACIAN)
+            fp->length_scale = 1.0 / k->gamma;
+        else
+            return usage_error(c, "--gamma applies to the gaussian and laplacian kernels; "
+                                  "use --length-scale");
+        fp->gamma = 0.0;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Progress on a terminal                                                    */
+/* ------------------------------------------------------------------------ */
+
+typedef struct progress_state {
+    char stage[64];
+    int percent;
+    int shown;
+} progress_state;
+
+/* rfx_progress_fn: "\r<stage> NN%" on stderr when something changed. */
+static int progress_show(void *user, const char *stage, double fraction)
+{
+    progress_state *p = user;
+    int pct = fraction <= 0 ? 0 : fraction >= 1 ? 100 : (int)(100.0 * fraction);
+    if (!stage) stage = "";
+    if (p->shown && pct == p->percent && strncmp(p->stage, stage, sizeof p->stage - 1) == 0)
+        return 0;
+    snprintf(p->stage, sizeof p->stage, "%s", stage);
+    p->percent = pct;
+    p->shown = 1;
+    fprintf(stderr, "\r%-28s %3d%%", p->stage, pct);
+    fflush(stderr);
+    return 0;
+}
+
+static void progress_end(const progress_state *p)
+{
+    if (p->shown) fputc('\n', stderr);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Output helpers                                                            */
+/* ------------------------------------------------------------------------ */
+
+/* Column names "prediction" (and "std"), or "prediction_j" (and "std_j") for
+ * several targets: one malloc block (pointers, then the strings). */
+static char **output_names(size_t ny, int with_std)
+{
+    enum { NAME_MAX_LEN = 40 };
+    size_t w = with_std ? 2 * ny : ny;
+    if (ny == 0 || ny > SIZE_MAX / 2 / (sizeof(char *) + NAME_MAX_LEN)) return NULL;
+    char **names = malloc(w * (sizeof(char *) + NAME_MAX_LEN));
+    if (!names) return NULL;
+    char *text = (char *)(names + w);
+    for (size_t j = 0; j < w; ++j) {
+        const char *base = j < ny ? "prediction" : "std";
+        names[j] = text + j * NAME_MAX_LEN;
+        if (ny == 1)
+            snprintf(names[j], NAME_MAX_LEN, "%s", base);
+        else
+            snprintf(names[j], NAME_MAX_LEN, "%s_%zu", base, j % ny);
+    }
+    return names;
+}
+
+/* M as CSV on stdout, 17 significant digits (what rfx_csv_write writes). */
+static int write_csv_stdout(rfx_cmat M, const char *const *names)
+{
+    for (size_t j = 0; j < M.cols; ++j) printf(j ? ",%s" : "%s", names[j]);
+    putchar('\n');
+    for (size_t i = 0; i < M.rows; ++i) {
+        const double *row = M.data + i * M.stride;
+        for (size_t j = 0; j < M.cols; ++j) printf(j ? ",%.17g" : "%.17g", row[j]);
+        putchar('\n');
+    }
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        say("cannot write to standard output: %s", strerror(errno));
+        return RC_IO;
+    }
+    return RC_OK;
+}
+
+static const char *yes_no(int v) { return v ? "yes" : "no"; }
+
+/* ------------------------------------------------------------------------ */
+/* rfx fit                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* What the fit chose, on stderr: the settings a user may want to reuse. */
+static void print_fit_report(const rfx_model *m, const rfx_fit_report *r, const rfx_fit_params *p,
+                             int length_scale_given, const rfx_data *data, double seconds,
+                             const char *path)
+{
+    rfx_model_info info;
+    rfx_cmat X = rfx_data_x(data);
+    if (rfx_model_get_info(m, &info) != RFX_OK) return;
+    FILE *e = stderr;
+    fprintf(e, "%-16s %s\n", "method", rfx_method_name(info.method));
+    fprintf(e, "%-16s %s", "kernel", rfx_kernel_name(info.features.kernel));
+    if (info.features.kernel == RFX_KERNEL_MATERN) fprintf(e, " (nu = %g)", info.features.nu);
+    fprintf(e, ", %s features, D = %zu, seed %llu\n", rfx_form_name(info.features.form),
+            info.features.n_features, (unsigned long long)info.features.seed);
+    fprintf(e, "%-16s %zu rows x %zu inputs, target '%s'\n", "data", X.rows, X.cols,
+            rfx_data_name(data, SIZE_MAX));
+    fprintf(e, "%-16s %.6g (%s%s)\n", "length scale", r->length_scale,
+            length_scale_given ? "given" : "chosen",
+            info.standardized ? ", standardised units" : "");
+    if (!length_scale_given && r->n_candidates > 0)
+        fprintf(e, "%-16s %zu length scales tried\n", "", r->n_candidates);
+    if (info.method == RFX_METHOD_BAYES) {
+        fprintf(e, "%-16s %.6g (%s)\n", "noise variance", r->noise_var,
+                p->noise_var > 0 ? "given" : "fitted");
+        fprintf(e, "%-16s %.6g (%s)\n", "prior variance", r->prior_var,
+                p->prior_var > 0 ? "given" : "fitted");
+        fprintf(e, "%-16s %.6g (noise / prior variance)\n", "lambda", r->lambda);
+        if (isfinite(r->score)) fprintf(e, "%-16s %.6g per row\n", "log evidence", r->score);
+    } else {
+        fprintf(e, "%-16s %.6g (%s)\n", "lambda", r->lambda,
+                p->lambda >= 0 ? "given" : "chosen by GCV");
+        /* GCV is only computed when it chose something */
+        if (isfinite(r->score) && !(length_scale_given && p->lambda >= 0))
+            fprintf(e, "%-16s %.6g\n", "GCV score", r->score);
+    }
+    fprintf(e, "%-16s %.3f s\n", "time", seconds);
+    fprintf(e, "%-16s %s\n", "model", path);
+}
+
+static int cmd_fit(const command *c, int argc, char **argv)
+{
+    rfx_fit_params p = rfx_fit_params_default();
+    rfx_read_params rp = rfx_read_params_default();
+    kernel_opts ko = { 0, 0, 0, 0.0 };
+    const char *data_path = NULL, *model_path = NULL;
+    int have_lambda = 0, have_variance = 0;
+    opt_iter it = opt_begin(c, argc, argv);
+    const char *v;
+    int id;
+
+    rp.target = "-1";
+    while ((id = opt_next(&it, &v)) != OPT_DONE) {
+        int bad = 0;
+        switch (id) {
+        case OPT_ERROR: return RC_USAGE;
+        case OPT_HELP: return print_command_help(c);
+        case OPT_POSITIONAL:
+            if (data_path) return usage_error(c, "unexpected argument '%s' (one DATA file)", v);
+            data_path = v;
+            break;
+        case O_TARGET: rp.target = v; break;
+        case O_OUTPUT: model_path = v; break;
+        case O_METHOD: bad = parse_method(&it, v, &p.method); break;
+        case O_KERNEL: bad = parse_kernel(&it, v, &p.features.kernel); break;
+        case O_NU: bad = parse_nu(&it, v, &p.features.nu); ko.have_nu = 1; break;
+        case O_FORM: bad = parse_form(&it, v, &p.features.form); break;
+        case O_FEATURES: bad = parse_size(&it, v, 1, &p.features.n_features); break;
+        case O_SEED: bad = parse_seed(&it, v, &p.features.seed); break;
+        case O_LENGTH_SCALE:
+            bad = parse_positive(&it, v, &p.features.length_scale);
+            ko.have_length_scale = 1;
+            break;
+        case O_GAMMA: bad = parse_positive(&it, v, &ko.gamma); ko.have_gamma = 1; break;
+        case O_LAMBDA: bad = parse_nonnegative(&it, v, &p.lambda); have_lambda = 1; break;
+        case O_NOISE_VAR: bad = parse_positive(&it, v, &p.noise_var); have_variance = 1; break;
+        case O_PRIOR_VAR: bad = parse_positive(&it, v, &p.prior_var); have_variance = 1; break;
+        case O_NO_STANDARDIZE: p.standardize = 0; break;
+        case O_NO_INTERCEPT: p.fit_intercept = 0; break;
+        case O_THREADS: bad = parse_threads(&it, v, &p.features.n_threads); break;
+        case O_DELIMITER:
+        case O_NO_HEADER: bad = parse_read_option(&it, id, v, &rp); break;
+        default: return usage_error(c, "internal: unhandled option %s", it.name);
+        }
+        if (bad) return RC_USAGE;
+    }
+    if (!data_path) return usage_error(c, "missing DATA, the CSV or .npy file to fit");
+    if (!model_path) return usage_error(c, "missing -o MODEL, where to write the model");
+    if (kernel_opts_apply(c, &ko, &p.features)) return RC_USAGE;
+    if (p.features.form == RFX_FORM_COS_SIN && p.features.n_features % 2 != 0)
+        return usage_error(c, "-D must be even with --form cos-sin, got %zu",
+                           p.features.n_features);
+    if (have_lambda && p.method != RFX_METHOD_RIDGE)
+        return usage_error(c, "--lambda applies to --method ridge "
+                              "(bayes fits --noise-var and --prior-var)");
+    if (have_variance && p.method != RFX_METHOD_BAYES)
+        return usage_error(c, "--noise-var and --prior-var apply to --method bayes");
+
+    rfx_data *data = NULL;
+    rfx_model *model = NULL;
+    rfx_fit_report report;
+    progress_state progress;
+    int rc = RC_OK;
+    rfx_status st;
+
+    memset(&report, 0, sizeof report);
+    memset(&progress, 0, sizeof progress);
+    st = rfx_data_read(data_path, &rp, &data);
+    if (st != RFX_OK) return fail(st);
+    if (isatty(STDERR_FILENO)) {
+        p.progress = progress_show;
+        p.progress_user = &progress;
+    }
+    double t0 = now_seconds();
+    st = rfx_model_fit(&p, rfx_data_x(data), rfx_data_y(data), &model, &report);
+    double seconds = now_seconds() - t0;
+    progress_end(&progress);
+    if (st == RFX_OK) st = rfx_model_save(model, model_path);
+    if (st != RFX_OK) {
+        rc = fail(st);
+    } else {
+        print_fit_report(model, &report, &p, ko.have_gamma || ko.have_length_scale, data, seconds,
+                         model_path);
+    }
+    rfx_model_free(model);
+    rfx_data_free(data);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* rfx predict                                                               */
+/* ------------------------------------------------------------------------ */
+
+/* Read the inputs of a model with d inputs from path: all columns, or all
+ * but the target column when there is one column more than d. Any other
+ * width is left for rfx_model_predict to reject with its message. */
+static rfx_status read_inputs(const char *path, rfx_read_params rp, const char *target, size_t d,
+                              rfx_data **out)
+{
+    rfx_data *data = NULL;
+    rfx_status st;
+    rp.target = NULL;
+    st = rfx_data_read(path, &rp, &data);
+    if (st != RFX_OK) return st;
+    if (rfx_data_x(data).cols == d + 1) {
+        rfx_data_free(data);
+        data = NULL;
+        rp.target = target;
+        st = rfx_data_read(path, &rp, &data);
+        if (st != RFX_OK) return st;
+    }
+    *out = data;
+    return RFX_OK;
+}
+
+static int cmd_predict(const command *c, int argc, char **argv)
+{
+    rfx_read_params rp = rfx_read_params_default();
+    const char *pos[2] = { NULL, NULL }, *out_path = NULL, *target = "-1";
+    int want_std = 0, n_pos = 0;
+    opt_iter it = opt_begin(c, argc, argv);
+    const char *v;
+    int id;
+
+    while ((id = opt_next(&it, &v)) != OPT_DONE) {
+        int bad = 0;
+        switch (id) {
+        case OPT_ERROR: return RC_USAGE;
+        case OPT_HELP: return print_command_help(c);
+        case OPT_POSITIONAL:
+            if (n_pos == 2) return usage_error(c, "unexpected argument '%s'", v);
+            pos[n_pos++] = v;
+            break;
+        case O_OUTPUT: out_path = v; break;
+        case O_STD: want_std = 1; break;
+        case O_TARGET: target = v; break;
+        case O_DELIMITER:
+        case O_NO_HEADER: bad = parse_read_option(&it, id, v, &rp); break;
+        default: return usage_error(c, "internal: unhandled option %s", it.name);
+        }
+        if (bad) return RC_USAGE;
+    }
+    if (n_pos < 2) return usage_error(c, n_pos ? "missing DATA" : "missing MODEL and DATA");
+
+    rfx_model *model = NULL;
+    rfx_data *data = NULL;
+    double *out = NULL;
+    char **names = NULL;
+    rfx_model_info info;
+    rfx_status st;
+    int rc = RC_OK;
+
+    st = rfx_model_load(pos[0], &model);
+    if (st == RFX_OK) st = rfx_model_get_info(model, &info);
+    if (st != RFX_OK) {
+        rc = fail(st);
+        goto done;
+    }
+    if (want_std && !info.has_std) {
+        rc = usage_error(c, "--std: this %s model has no predictive standard deviation "
+                            "(fit with --method bayes)", rfx_method_name(info.method));
+        goto done;
+    }
+    st = read_inputs(pos[1], rp, target, info.n_inputs, &data);
+    if (st != RFX_OK) {
+        rc = fail(st);
+        goto done;
+    }
+    rfx_cmat X = rfx_data_x(data);
+    size_t ny = info.n_targets, w = want_std ? 2 * ny : ny;
+    out = calloc(X.rows ? X.rows : 1, w * sizeof(double));
+    names = output_names(ny, want_std);
+    if (!out || !names) {
+        say("out of memory for %zu x %zu predictions", X.rows, w);
+        rc = RC_INTERNAL;
+        goto done;
+    }
+    rfx_mat yhat = { out, X.rows, ny, w };
+    rfx_mat ystd = { out + ny, X.rows, ny, w };
+    st = rfx_model_predict(model, X, yhat, want_std ? ystd : rfx_mat_none());
+    if (st != RFX_OK) {
+        rc = fail(st);
+        goto done;
+    }
+    rfx_cmat M = { out, X.rows, w, w };
+    if (!out_path || strcmp(out_path, "-") == 0)
+        rc = write_csv_stdout(M, (const char *const *)names);
+    else if (ends_with(out_path, ".npy") && (st = rfx_npy_write(out_path, M)) != RFX_OK)
+        rc = fail(st);
+    else if (!ends_with(out_path, ".npy") &&
+             (st = rfx_csv_write(out_path, M, (const char *const *)names)) != RFX_OK)
+        rc = fail(st);
+done:
+    free(names);
+    free(out);
+    rfx_data_free(data);
+    rfx_model_free(model);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* rfx eval                                                                  */
+/* ------------------------------------------------------------------------ */
+
+typedef struct metrics {
+    double rmse, mae, r2, rel_l2;
+} metrics;
+
+/* Errors of predictions f (n, stride fs) against targets y (n, stride ys). */
+static metrics metrics_compute(const double *f, size_t fs, const double *y, size_t ys, size_t n)
+{
+    double mean = 0, sse = 0, sae = 0, sst = 0;
+    metrics m;
+    for (size_t i = 0; i < n; ++i) mean += y[i * ys];
+    mean /= (double)n;
+    for (size_t i = 0; i < n; ++i) {
+        double r = f[i * fs] - y[i * ys], t = y[i * ys] - mean;
+        sse += r * r;
+        sae += fabs(r);
+        sst += t * t;
+    }
+    m.rmse = sqrt(sse / (double)n);
+    m.mae = sae / (double)n;
+    m.r2 = sst > 0 ? 1.0 - sse / sst : NAN;
+    m.rel_l2 = sst > 0 ? sqrt(sse / sst) : NAN;
+    return m;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Accuracy of f rounded to the nearest of the labels found in y. */
+static int class_accuracy(const double *f, size_t fs, const double *y, size_t ys, size_t n,
+                          double *accuracy, size_t *n_classes)
+{
+    double *labels = malloc(n * sizeof *labels);
+    size_t k = 0, correct = 0;
+    if (!labels) {
+        say("out of memory for %zu labels", n);
+        return RC_INTERNAL;
+    }
+    for (size_t i = 0; i < n; ++i) {
+        double t = y[i * ys];
+        if (t != floor(t)) {
+            say("--classes: the target %.17g in row %zu is not an integer class label", t, i + 1);
+            free(labels);
+            return RC_DATA;
+        }
+        labels[i] = t;
+    }
+    qsort(labels, n, sizeof *labels, compare_doubles);
+    for (size_t i = 0; i < n; ++i)
+        if (k == 0 || labels[i] != labels[k - 1]) labels[k++] = labels[i];
+    for (size_t i = 0; i < n; ++i) {
+        /* the first label >= f, then the nearer of it and its predecessor */
+        size_t lo = 0, hi = k;
+        double p = f[i * fs];
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (labels[mid] < p) lo = mid + 1; else hi = mid;
+        }
+        size_t best = lo == k ? k - 1 : lo;
+        if (lo > 0 && lo < k && p - labels[lo - 1] <= labels[lo] - p) best = lo - 1;
+        correct += labels[best] == y[i * ys];
+    }
+    *accuracy = (double)correct / (double)n;
+    *n_classes = k;
+    free(labels);
+    return RC_OK;
+}
+
+static int print_eval(const double *f, size_t fs, const double *y, size_t ys, size_t n, int classes)
+{
+    metrics m = metrics_compute(f, fs, y, ys, n);
+    printf("%-9s %zu\n", "rows", n);
+    printf("%-9s %.6g\n", "RMSE", m.rmse);
+    printf("%-9s %.6g\n", "MAE", m.mae);
+    printf("%-9s %.6g\n", "R^2", m.r2);
+    printf("%-9s %.6g\n", "rel_L2", m.rel_l2);
+    if (classes) {
+        double acc;
+        size_t k;
+        int rc = class_accuracy(f, fs, y, ys, n, &acc, &k);
+        if (rc != RC_OK) return rc;
+        printf("%-9s %zu\n", "classes", k);
+        printf("%-9s %.6g\n", "accuracy", acc);
+    }
+    return RC_OK;
+}
+
+/* Predictions of the model at model_path for the inputs of truth. */
+static int eval_predict(const char *model_path, const rfx_data *truth, double **out)
+{
+    rfx_model *model = NULL;
+    rfx_model_info info;
+    rfx_cmat X = rfx_data_x(truth);
+    rfx_status st = rfx_model_load(model_path, &model);
+    if (st == RFX_OK) st = rfx_model_get_info(model, &info);
+    if (st != RFX_OK) {
+        rfx_model_free(model);
+        return fail(st);
+    }
+    if (info.n_targets != 1) {
+        say("%s: the model predicts %zu targets; eval compares one", model_path, info.n_targets);
+        rfx_model_free(model);
+        return RC_DATA;
+    }
+    double *f = malloc((X.rows ? X.rows : 1) * sizeof *f);
+    if (!f) {
+        rfx_model_free(model);
+        say("out of memory for %zu predictions", X.rows);
+        return RC_INTERNAL;
+    }
+    st = rfx_model_predict(model, X, rfx_mat_of(f, X.rows, 1), rfx_mat_none());
+    rfx_model_free(model);
+    if (st != RFX_OK) {
+        free(f);
+        return fail(st);
+    }
+    *out = f;
+    return RC_OK;
+}
+
+static int cmd_eval(const command *c, int argc, char **argv)
+{
+    rfx_read_params rp = rfx_read_params_default();
+    const char *pos[2] = { NULL, NULL }, *pred_path = NULL, *truth_path = NULL;
+    int classes = 0, n_pos = 0;
+    opt_iter it = opt_begin(c, argc, argv);
+    const char *v;
+    int id;
+
+    rp.target = "-1";
+    while ((id = opt_next(&it, &v)) != OPT_DONE) {
+        int bad = 0;
+        switch (id) {
+        case OPT_ERROR: return RC_USAGE;
+        case OPT_HELP: return print_command_help(c);
+        case OPT_POSITIONAL:
+            if (n_pos == 2) return usage_error(c, "unexpected argument '%s'", v);
+            pos[n_pos++] = v;
+            break;
+        case O_TARGET: rp.target = v; break;
+        case O_CLASSES: classes = 1; break;
+        case O_PRED: pred_path = v; break;
+        case O_TRUTH: truth_path = v; break;
+        case O_DELIMITER:
+        case O_NO_HEADER: bad = parse_read_option(&it, id, v, &rp); break;
+        default: return usage_error(c, "internal: unhandled option %s", it.name);
+        }
+        if (bad) return RC_USAGE;
+    }
+    int compare_files = pred_path || truth_path;
+    if (compare_files && (!pred_path || !truth_path))
+        return usage_error(c, "--pred and --truth go together");
+    if (compare_files && n_pos > 0)
+        return usage_error(c, "with --pred and --truth, no MODEL or DATA ('%s')", pos[0]);
+    if (!compare_files && n_pos < 2)
+        return usage_error(c, n_pos ? "missing DATA" : "missing MODEL and DATA");
+
+    rfx_data *truth = NULL, *pred = NULL;
+    double *f = NULL;
+    const double *fp;
+    size_t fs = 1;
+    int rc;
+    rfx_status st = rfx_data_read(compare_files ? truth_path : pos[1], &rp, &truth);
+    if (st != RFX_OK) return fail(st);
+    rfx_cmat Y = rfx_data_y(truth);
+    if (compare_files) {
+        rfx_read_params pp = rfx_read_params_default(); /* as rfx predict writes it */
+        st = rfx_data_read(pred_path, &pp, &pred);
+        if (st != RFX_OK) {
+            rc = fail(st);
+            goto done;
+        }
+        rfx_cmat P = rfx_data_x(pred);
+        if (P.rows != Y.rows) {
+            say("%s has %zu rows but %s has %zu", pred_path, P.rows, truth_path, Y.rows);
+            rc = RC_DATA;
+            goto done;
+        }
+        fp = P.data;
+        fs = P.stride;
+    } else {
+        rc = eval_predict(pos[0], truth, &f);
+        if (rc != RC_OK) goto done;
+        fp = f;
+    }
+    rc = print_eval(fp, fs, Y.data, Y.stride, Y.rows, classes);
+done:
+    free(f);
+    rfx_data_free(pred);
+    rfx_data_free(truth);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* rfx info                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static void print_model_info(const char *path, const rfx_model_info *in, long long file_size)
+{
+    const rfx_features_params *f = &in->features;
+    printf("%-16s %s\n", "file", path);
+    printf("%-16s %lld bytes\n", "file size", file_size);
+    printf("%-16s %s\n", "method", rfx_method_name(in->method));
+    printf("%-16s %s\n", "kernel", rfx_kernel_name(f->kernel));
+    if (f->kernel == RFX_KERNEL_MATERN) printf("%-16s %g\n", "nu", f->nu);
+    printf("%-16s %s\n", "form", rfx_form_name(f->form));
+    printf("%-16s %zu\n", "inputs d", in->n_inputs);
+    printf("%-16s %zu\n", "features D", f->n_features);
+    printf("%-16s %zu\n", "targets", in->n_targets);
+    printf("%-16s %zu\n", "rows trained", in->n_train);
+    printf("%-16s %llu\n", "seed", (unsigned long long)f->seed);
+    if (f->length_scales) {
+        printf("%-16s", "length scales");
+        for (size_t j = 0; j < in->n_inputs; ++j) printf(" %.6g", f->length_scales[j]);
+        putchar('\n');
+    } else {
+        printf("%-16s %.6g\n", "length scale", f->length_scale);
+    }
+    printf("%-16s %.6g\n", "lambda", in->lambda);
+    if (in->method == RFX_METHOD_BAYES) {
+        printf("%-16s %.6g\n", "noise variance", in->noise_var);
+        printf("%-16s %.6g\n", "prior variance", in->prior_var);
+        printf("%-16s %.6g\n", "log evidence", in->log_evidence);
+    }
+    printf("%-16s %s\n", "standardized", yes_no(in->standardized));
+    printf("%-16s %s\n", "intercept", yes_no(in->fit_intercept));
+    printf("%-16s %s\n", "predictive std", yes_no(in->has_std));
+}
+
+static int cmd_info(const command *c, int argc, char **argv)
+{
+    const char *path = NULL, *v;
+    opt_iter it = opt_begin(c, argc, argv);
+    int id;
+
+    while ((id = opt_next(&it, &v)) != OPT_DONE) {
+        switch (id) {
+        case OPT_ERROR: return RC_USAGE;
+        case OPT_HELP: return print_command_help(c);
+        case OPT_POSITIONAL:
+            if (path) return usage_error(c, "unexpected argument '%s' (one MODEL)", v);
+            path = v;
+            break;
+        default: return usage_error(c, "internal: unhandled option %s", it.name);
+        }
+    }
+    if (!path) return usage_error(c, "missing MODEL");
+
+    rfx_model *model = NULL;
+    rfx_model_info info;
+    struct stat sb;
+    rfx_status st = rfx_model_load(path, &model);
+    if (st == RFX_OK) st = rfx_model_get_info(model, &info);
+    if (st != RFX_OK) {
+        rfx_model_free(model);
+        return fail(st);
+    }
+    print_model_info(path, &info, stat(path, &sb) == 0 ? (long long)sb.st_size : -1LL);
+    rfx_model_free(model);
+    return RC_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* rfx kernel-approx                                                         */
+/* ------------------------------------------------------------------------ */
+
+/* splitmix64 (Steele, Lea & Flood, OOPSLA 2014): a small seeded generator
+ * for the built-in data set, independent of the library's generator. */
+static uint64_t splitmix64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* Uniform on [0, 1) with 53 random bits. */
+static double uniform01(uint64_t *state)
+{
+    return (double)(splitmix64(state) >> 11) * 0x1.0p-53;
+}
+
+/* scikit-learn's make_s_curve, X (n x 3): t = 3 pi (u - 1/2), u ~ U(0, 1);
+ * x = sin t, y = 2 v with v ~ U(0, 1), z = sign(t) (cos t - 1). */
+static void s_curve(double *X, size_t n, uint64_t seed)
+{
+    uint64_t s = seed;
+    for (size_t i = 0; i < n; ++i) {
+        double t = 3.0 * PI * (uniform01(&s) - 0.5);
+        double v = uniform01(&s);
+        double sign = (double)((t > 0) - (t < 0));
+        X[3 * i + 0] = sin(t);
+        X[3 * i + 1] = 2.0 * v;
+        X[3 * i + 2] = sign * (cos(t) - 1.0);
+    }
+}
+
+/* C(i..i+mi, j..j+mj) += A-rows(i..) . B-rows(j..) over columns k0..k0+kn:
+ * the dot products of up to 4 rows of Z with up to 4 others, 16
+ * accumulators held in registers (2 flops per load). */
+static void gram_block(const double *Z, size_t ldz, size_t i, size_t mi, size_t j, size_t mj,
+                       size_t k0, size_t kn, double *C, size_t ldc)
+{
+    if (mi == 4 && mj == 4) {
+        const double *a0 = Z + i * ldz + k0, *a1 = a0 + ldz, *a2 = a1 + ldz, *a3 = a2 + ldz;
+        const double *b0 = Z + j * ldz + k0, *b1 = b0 + ldz, *b2 = b1 + ldz, *b3 = b2 + ldz;
+        double s00 = 0, s01 = 0, s02 = 0, s03 = 0, s10 = 0, s11 = 0, s12 = 0, s13 = 0;
+        double s20 = 0, s21 = 0, s22 = 0, s23 = 0, s30 = 0, s31 = 0, s32 = 0, s33 = 0;
+        for (size_t k = 0; k < kn; ++k) {
+            double x0 = a0[k], x1 = a1[k], x2 = a2[k], x3 = a3[k];
+            double y0 = b0[k], y1 = b1[k], y2 = b2[k], y3 = b3[k];
+            s00 += x0 * y0; s01 += x0 * y1; s02 += x0 * y2; s03 += x0 * y3;
+            s10 += x1 * y0; s11 += x1 * y1; s12 += x1 * y2; s13 += x1 * y3;
+            s20 += x2 * y0; s21 += x2 * y1; s22 += x2 * y2; s23 += x2 * y3;
+            s30 += x3 * y0; s31 += x3 * y1; s32 += x3 * y2; s33 += x3 * y3;
+        }
+        double *c0 = C + i * ldc + j, *c1 = c0 + ldc, *c2 = c1 + ldc, *c3 = c2 + ldc;
+        c0[0] += s00; c0[1] += s01; c0[2] += s02; c0[3] += s03;
+        c1[0] += s10; c1[1] += s11; c1[2] += s12; c1[3] += s13;
+        c2[0] += s20; c2[1] += s21; c2[2] += s22; c2[3] += s23;
+        c3[0] += s30; c3[1] += s31; c3[2] += s32; c3[3] += s33;
+        return;
+    }
+    for (size_t a = 0; a < mi; ++a)
+        for (size_t b = 0; b < mj; ++b) {
+            const double *x = Z + (i + a) * ldz + k0, *y = Z + (j + b) * ldz + k0;
+            double s = 0;
+            for (size_t k = 0; k < kn; ++k) s += x[k] * y[k];
+            C[(i + a) * ldc + j + b] += s;
+        }
+}
+
+/* C = Z Z^T for Z (n x D, contiguous rows), C n x n: the upper triangle
+ * and the diagonal (and some entries below it) are computed. n^2 D flops,
+ * by panels of GRAM_PANEL columns so that the panel (n x GRAM_PANEL) stays
+ * in cache while every 4 x 4 block of C is accumulated. */
+static void gram_upper(const double *Z, size_t n, size_t D, double *C)
+{
+    enum { GRAM_PANEL = 256 };
+    memset(C, 0, n * n * sizeof *C);
+    for (size_t k0 = 0; k0 < D; k0 += GRAM_PANEL) {
+        size_t kn = D - k0 < GRAM_PANEL ? D - k0 : GRAM_PANEL;
+        for (size_t i = 0; i < n; i += 4) {
+            size_t mi = n - i < 4 ? n - i : 4;
+            for (size_t j = i; j < n; j += 4)
+                gram_block(Z, D, i, mi, j, n - j < 4 ? n - j : 4, k0, kn, C, n);
+        }
+    }
+}
+
+/* |K - C|_F / |K|_F for symmetric n x n K and C, from their upper triangles. */
+static double relative_frobenius_error(const double *K, const double *C, size_t n)
+{
+    double num = 0, den = 0;
+    for (size_t i = 0; i < n; ++i)
+        for (size_t j = i; j < n; ++j) {
+            double w = i == j ? 1.0 : 2.0, k = K[i * n + j], d = k - C[i * n + j];
+            num += w * d * d;
+            den += w * k * k;
+        }
+    return den > 0 ? sqrt(num / den) : NAN;
+}
+
+/* Least-squares slope of log err against log D (-1/2 for Monte Carlo). */
+static double loglog_slope(const size_t *Ds, const double *err, size_t m)
+{
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (size_t i = 0; i < m; ++i) {
+        double x = log((double)Ds[i]), y = log(err[i]);
+        sx += x; sy += y; sxx += x * x; sxy += x * y;
+    }
+    double den = (double)m * sxx - sx * sx;
+    return den > 0 ? ((double)m * sxy - sx * sy) / den : NAN;
+}
+
+/* 1 when an executable called name is in $PATH. */
+static int program_in_path(const char *name)
+{
+    const char *path = getenv("PATH");
+    char buf[4096];
+    if (!path) path = "/usr/bin:/bin";
+    while (*path) {
+        size_t len = strcspn(path, ":");
+        if (len > 0 && len + strlen(name) + 2 <= sizeof buf) {
+            memcpy(buf, path, len);
+            buf[len] = '/';
+            strcpy(buf + len + 1, name);
+            if (access(buf, X_OK) == 0) return 1;
+        }
+        path += len;
+        if (*path == ':') path++;
+    }
+    return 0;
+}
+
+/* A gnuplot single-quoted string: quotes are doubled. */
+static void gnuplot_quote(FILE *gp, const char *s)
+{
+    fputc('\'', gp);
+    for (; *s; ++s) {
+        if (*s == '\'') fputc('\'', gp);
+        fputc(*s, gp);
+    }
+    fputc('\'', gp);
+}
+
+/* Plot err against D (log-log) with a 1/sqrt(D) line through the first
+ * point, as a PNG written beside path and renamed over it. */
+static int plot_errors(const char *path, const size_t *Ds, const double *err, size_t m,
+                       const char *title)
+{
+    size_t len = strlen(path);
+    char *tmp = malloc(len + 8);
+    int fd, status, rc = RC_OK;
+    struct stat sb;
+    FILE *gp;
+    if (!tmp) {
+        say("out of memory");
+        return RC_INTERNAL;
+    }
+    memcpy(tmp, path, len);
+    memcpy(tmp + len, ".XXXXXX", 8);
+    fd = mkstemp(tmp);
+    if (fd < 0) {
+        say("%s: cannot create a temporary file beside it: %s", path, strerror(errno));
+        free(tmp);
+        return RC_IO;
+    }
+    fchmod(fd, 0644);
+    close(fd);
+    signal(SIGPIPE, SIG_IGN); /* a gnuplot that dies early must not kill us */
+    gp = popen("gnuplot", "w");
+    if (!gp) {
+        say("--plot: cannot run gnuplot: %s", strerror(errno));
+        unlink(tmp);
+        free(tmp);
+        return RC_IO;
+    }
+    fputs("if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+          "  set terminal pngcairo size 900,600 enhanced\n"
+          "} else {\n"
+          "  set terminal png size 900,600\n"
+          "}\n"
+          "set output ", gp);
+    gnuplot_quote(gp, tmp);
+    fputs("\nset title ", gp);
+    gnuplot_quote(gp, title);
+    fputs("\nset logscale xy\nset grid\nset key top right\n"
+          "set xlabel 'D (number of random features)'\n"
+          "set ylabel '|K - Z Z^T|_F / |K|_F'\n"
+          "$err << EOD\n", gp);
+    for (size_t i = 0; i < m; ++i) fprintf(gp, "%zu %.17g\n", Ds[i], err[i]);
+    fprintf(gp, "EOD\nc = %.17g\n", err[0] * sqrt((double)Ds[0]));
+    fputs("plot $err using 1:2 with linespoints lw 2 pt 7 title 'relative error', \\\n"
+          "     c / sqrt(x) with lines dt 2 lw 2 title 'c / sqrt(D)'\n"
+          "unset output\n", gp);
+    status = pclose(gp);
+    if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        say("--plot: gnuplot failed (status %d)", status);
+        rc = RC_IO;
+    } else if (stat(tmp, &sb) != 0 || sb.st_size == 0) {
+        say("--plot: gnuplot wrote nothing to %s", tmp);
+        rc = RC_IO;
+    } else if (rename(tmp, path) != 0) {
+        say("%s: %s", path, strerror(errno));
+        rc = RC_IO;
+    }
+    if (rc != RC_OK) unlink(tmp);
+    free(tmp);
+    return rc;
+}
+
+/* The points of the experiment: the first n rows of DATA, or the S-curve.
+ * *owned is what to free; *X views the points. */
+static int kernel_approx_points(const char *data_path, const rfx_read_params *rp, size_t n,
+                                rfx_data **data, double **owned, rfx_cmat *X)
+{
+    if (data_path) {
+        rfx_status st = rfx_data_read(data_path, rp, data);
+        if (st != RFX_OK) return fail(st);
+        *X = rfx_data_x(*data);
+        if (X->rows > n) X->rows = n;
+        return RC_OK;
+    }
+    if (n > SIZE_MAX / 3 / sizeof(double) || !(*owned = malloc(3 * n * sizeof(double)))) {
+        say("out of memory for %zu points", n);
+        return RC_INTERNAL;
+    }
+    s_curve(*owned, n, 0);
+    *X = rfx_cmat_of(*owned, n, 3);
+    return RC_OK;
+}
+
+static int cmd_kernel_approx(const command *c, int argc, char **argv)
+{
+    enum { MAX_DS = 64 };
+    rfx_features_params fp = rfx_features_params_default();
+    rfx_read_params rp = rfx_read_params_default();
+    kernel_opts ko = { 0, 0, 0, 0.0 };
+    size_t Ds[MAX_DS] = { 10, 100, 1000, 10000 }, nD = 4, n = 1000;
+    const char *data_path = NULL, *plot_path = NULL;
+    opt_iter it = opt_begin(c, argc, argv);
+    const char *v;
+    int id;
+
+    fp.length_scale = 1.0; /* gamma = 1/2 for the gaussian kernel */
+    while ((id = opt_next(&it, &v)) != OPT_DONE) {
+        int bad = 0;
+        switch (id) {
+        case OPT_ERROR: return RC_USAGE;
+        case OPT_HELP: return print_command_help(c);
+        case OPT_POSITIONAL:
+            if (data_path) return usage_error(c, "unexpected argument '%s' (one DATA file)", v);
+            data_path = v;
+            break;
+        case O_KERNEL: bad = parse_kernel(&it, v, &fp.kernel); break;
+        case O_NU: bad = parse_nu(&it, v, &fp.nu); ko.have_nu = 1; break;
+        case O_GAMMA: bad = parse_positive(&it, v, &ko.gamma); ko.have_gamma = 1; break;
+        case O_LENGTH_SCALE:
+            bad = parse_positive(&it, v, &fp.length_scale);
+            ko.have_length_scale = 1;
+            break;
+        case O_FEATURES: bad = parse_size_list(&it, v, 1, Ds, MAX_DS, &nD); break;
+        case O_FORM: bad = parse_form(&it, v, &fp.form); break;
+        case O_SEED: bad = parse_seed(&it, v, &fp.seed); break;
+        case O_POINTS: bad = parse_size(&it, v, 1, &n); break;
+        case O_PLOT: plot_path = v; break;
+        case O_THREADS: bad = parse_threads(&it, v, &fp.n_threads); break;
+        case O_DELIMITER:
+        case O_NO_HEADER: bad = parse_read_option(&it, id, v, &rp); break;
+        default: return usage_error(c, "internal: unhandled option %s", it.name);
+        }
+        if (bad) return RC_USAGE;
+    }
+    if (kernel_opts_apply(c, &ko, &fp)) return RC_USAGE;
+    size_t maxD = 0;
+    for (size_t i = 0; i < nD; ++i) {
+        if (fp.form == RFX_FORM_COS_SIN && Ds[i] % 2 != 0)
+            return usage_error(c, "-D: every value must be even with --form cos-sin, got %zu",
+                               Ds[i]);
+        if (Ds[i] > maxD) maxD = Ds[i];
+    }
+    if (plot_path && !program_in_path("gnuplot")) {
+        say("--plot: gnuplot is not installed (not found in PATH); install it or leave out --plot");
+        return RC_IO;
+    }
+
+    rfx_data *data = NULL;
+    rfx_features *f = NULL;
+    double *points = NULL, *K = NULL, *C = NULL, *Z = NULL, err[MAX_DS];
+    rfx_cmat X;
+    rfx_status st = RFX_OK;
+    int rc = kernel_approx_points(data_path, &rp, n, &data, &points, &X);
+    if (rc != RC_OK) goto done;
+    n = X.rows;
+    if (n > SIZE_MAX / sizeof(double) / n || maxD > SIZE_MAX / sizeof(double) / n ||
+        !(K = malloc(n * n * sizeof *K)) || !(C = malloc(n * n * sizeof *C)) ||
+        !(Z = malloc(n * maxD * sizeof *Z))) {
+        say("out of memory for %zu points and D = %zu (%zu x %zu kernel matrices)", n, maxD, n, n);
+        rc = RC_INTERNAL;
+        goto done;
+    }
+    fp.n_features = Ds[0];
+    st = rfx_features_create(&fp, X.cols, &f);
+    if (st == RFX_OK) st = rfx_features_exact_kernel(f, X, X, rfx_mat_of(K, n, n));
+    rfx_features_free(f);
+    f = NULL;
+    if (st != RFX_OK) {
+        rc = fail(st);
+        goto done;
+    }
+
+    char title[160];
+    snprintf(title, sizeof title, "%s kernel, length scale %g, %s features, n = %zu%s",
+             rfx_kernel_name(fp.kernel), fp.length_scale, rfx_form_name(fp.form), n,
+             data_path ? "" : " (S-curve)");
+    printf("# %s, seed %llu\n", title, (unsigned long long)fp.seed);
+    printf("# relative Frobenius error |K - Z Z^T|_F / |K|_F\n");
+    printf("%10s  %12s  %9s\n", "D", "rel_error", "seconds");
+    fflush(stdout);
+    for (size_t i = 0; i < nD; ++i) {
+        double t0 = now_seconds();
+        fp.n_features = Ds[i];
+        st = rfx_features_create(&fp, X.cols, &f);
+        if (st == RFX_OK) st = rfx_features_transform(f, X, rfx_mat_of(Z, n, Ds[i]));
+        rfx_features_free(f);
+        f = NULL;
+        if (st != RFX_OK) {
+            rc = fail(st);
+            goto done;
+        }
+        gram_upper(Z, n, Ds[i], C);
+        err[i] = relative_frobenius_error(K, C, n);
+        printf("%10zu  %12.5g  %9.3f\n", Ds[i], err[i], now_seconds() - t0);
+        fflush(stdout);
+    }
+    if (nD >= 2)
+        printf("# log-log slope %.3f (Monte Carlo rate 1/sqrt(D): -0.5)\n",
+               loglog_slope(Ds, err, nD));
+    if (plot_path) {
+        rc = plot_errors(plot_path, Ds, err, nD, title);
+        if (rc == RC_OK) printf("# plot written to %s\n", plot_path);
+    }
+done:
+    free(Z);
+    free(C);
+    free(K);
+    free(points);
+    rfx_data_free(data);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* main                                                                      */
+/* ------------------------------------------------------------------------ */
+
+int main(int argc, char **argv)
+{
+    const command *c;
+    if (argc < 2) {
+        say("missing COMMAND");
+        print_main_usage(stderr);
+        fputs("Try 'rfx --help'.\n", stderr);
+        return RC_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) return print_main_help();
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+        printf("rfx %s\n", rfx_version());
+        return RC_OK;
+    }
+    if (strcmp(argv[1], "help") == 0) {
+        if (argc < 3) return print_main_help();
+        if (argc > 3) return usage_error(NULL, "help takes one COMMAND");
+        c = command_find(argv[2]);
+        if (!c) return usage_error(NULL, "unknown command '%s'", argv[2]);
+        return print_command_help(c);
+    }
+    c = command_find(argv[1]);
+    if (!c) {
+        if (argv[1][0] == '-') return usage_error(NULL, "unknown option '%s'", argv[1]);
+        return usage_error(NULL, "unknown command '%s'", argv[1]);
+    }
+    return c->run(c, argc - 2, argv + 2);
+}
