@@ -15,7 +15,7 @@
  *                 Also the RMSE of the fit on the training rows, and the
  *                 same fit split into its public halves (rfx_stats_add,
  *                 rfx_ridge_solve) to show where the time goes.
- *   fit32         not in the API yet: see bench_fit32 (exits with code 3).
+ *   fit32         the single-precision fit (rfx_stats_add_f32 + rfx_ridge_solve).
  *   memory        rfx_ridge_fit_source over a source that generates rows in
  *                 blocks, so X is never in memory either; --rows-fit rows.
  *                 Reports the peak RSS (getrusage ru_maxrss).
@@ -433,16 +433,45 @@ static int bench_fit(const options *o)
     return 0;
 }
 
-/* HOOK(fit32): a single-precision fit (f32 featurise, SGEMM/SSYRK blocks
- * accumulated into f64 statistics) is not in the public API yet. When it
- * lands, time it here exactly as bench_fit does, print "fit_f32_seconds",
- * "fit_f32_peak_rss_bytes" and "fit32_rmse_train", and return 0; bench/run.sh
- * then fills the fit f32 row (it shows "n/a" while this returns 3). */
+/* The single-precision fit: f32 rows, f32 features and SSYRK blocks
+ * accumulated into double statistics (rfx_stats_add_f32), then the same
+ * double solve. Timed exactly as bench_fit; the RMSE shows the accuracy. */
 static int bench_fit32(const options *o)
 {
-    (void)o;
-    fprintf(stderr, "rfx_bench_core: fit32: a single-precision fit is not in the API yet\n");
-    return 3;
+    const size_t n = o->n, d = o->d;
+    double *X = xmalloc(n * d, sizeof *X), *y = xmalloc(n, sizeof *y);
+    gen_rows(0, n, d, X, y);
+    print_checksums(X, y, n, d);
+    float *X32 = xmalloc(n * d, sizeof *X32), *y32 = xmalloc(n, sizeof *y32);
+    for (size_t k = 0; k < n * d; k++) X32[k] = (float)X[k];
+    for (size_t k = 0; k < n; k++) y32[k] = (float)y[k];
+    rfx_features *f = make_features(o);
+    rfx_ridge_params p = ridge_params(o);
+    rfx_model *m = NULL;
+    double best = INFINITY;
+    for (int r = 0; r < o->repeats; r++) {
+        rfx_stats *s;
+        rfx_model_free(m);
+        m = NULL;
+        double t0 = now();
+        check(rfx_stats_create(o->D, 1, &s), "rfx_stats_create");
+        check(rfx_stats_add_f32(s, f, rfx_cmatf_of(X32, n, d), rfx_cmatf_of(y32, n, 1)),
+              "rfx_stats_add_f32");
+        check(rfx_ridge_solve(f, s, &p, &m), "rfx_ridge_solve");
+        double t = now() - t0;
+        rfx_stats_free(s);
+        if (t < best) best = t;
+    }
+    printf("fit_f32_seconds %.6f\n", best);
+    printf("fit_f32_peak_rss_bytes %.0f\n", peak_rss_bytes());
+    printf("fit32_rmse_train %.6g\n", rmse_rows(m, 0, n, d));
+    rfx_model_free(m);
+    rfx_features_free(f);
+    free(X32);
+    free(y32);
+    free(X);
+    free(y);
+    return 0;
 }
 
 /* A source that generates the benchmark rows block by block (X is never in

@@ -311,6 +311,14 @@ RFX_API size_t rfx_stats_rows(const rfx_stats *s);
  * results are bitwise identical for any thread count. */
 RFX_API rfx_status rfx_stats_add(rfx_stats *s, const rfx_features *f, rfx_cmat X, rfx_cmat Y);
 
+/* The same from single-precision rows: features in float (the f32
+ * transform), each chunk's Z^T Z by SSYRK in float, added into the double
+ * accumulators; Z^T Y and the sums in double. About twice as fast; the
+ * statistics carry float rounding (relative 1e-6 or so), enough for ridge
+ * and Bayesian fits with a regularisation above that level. */
+RFX_API rfx_status rfx_stats_add_f32(rfx_stats *s, const rfx_features *f, rfx_cmatf X,
+                                     rfx_cmatf Y);
+
 /* Add every row of a source (one pass; rewinds it first). */
 RFX_API rfx_status rfx_stats_add_source(rfx_stats *s, const rfx_features *f, rfx_source *src,
                                         rfx_progress_fn progress, void *user);

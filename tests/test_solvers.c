@@ -256,6 +256,62 @@ static void test_stats_merge(void)
     free(Y);
 }
 
+/* Single-precision statistics agree with the double ones to float rounding
+ * and give nearly the same predictions. */
+static void test_stats_f32(void)
+{
+    rfx_test_rng r = {13};
+    const size_t n = 5000, d = 3, D = 300;
+    double *X, *Y;
+    make_data(&r, n, d, 1, 2.0, &X, &Y);
+    float *Xf = malloc(n * d * sizeof *Xf), *Yf = malloc(n * sizeof *Yf);
+    for (size_t i = 0; i < n * d; i++) Xf[i] = (float)X[i];
+    for (size_t i = 0; i < n; i++) Yf[i] = (float)Y[i];
+    rfx_features *f = make_features(D, d, 3, RFX_FORM_COS_BIAS);
+    rfx_stats *s64 = NULL, *s32 = NULL;
+    CHECK_OK(rfx_stats_create(D, 1, &s64));
+    CHECK_OK(rfx_stats_create(D, 1, &s32));
+    CHECK_OK(rfx_stats_add(s64, f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1)));
+    CHECK_OK(rfx_stats_add_f32(s32, f, rfx_cmatf_of(Xf, n, d), rfx_cmatf_of(Yf, n, 1)));
+    double *g1 = malloc(D * D * sizeof *g1), *g2 = malloc(D * D * sizeof *g2);
+    CHECK_OK(rfx_stats_get(s64, g1, NULL, NULL, NULL));
+    CHECK_OK(rfx_stats_get(s32, g2, NULL, NULL, NULL));
+    double dg = max_rel_diff(g2, g1, D * D);
+    rfx_ridge_params p = rfx_ridge_params_default();
+    p.lambda = 1e-2;
+    rfx_model *m64 = NULL, *m32 = NULL;
+    CHECK_OK(rfx_ridge_solve(f, s64, &p, &m64));
+    CHECK_OK(rfx_ridge_solve(f, s32, &p, &m32));
+    double *P64 = malloc(n * sizeof *P64), *P32 = malloc(n * sizeof *P32), dp = 0, sy = 0;
+    CHECK_OK(rfx_model_predict(m64, rfx_cmat_of(X, n, d), rfx_mat_of(P64, n, 1), rfx_mat_none()));
+    CHECK_OK(rfx_model_predict(m32, rfx_cmat_of(X, n, d), rfx_mat_of(P32, n, 1), rfx_mat_none()));
+    for (size_t i = 0; i < n; i++) {
+        dp = fmax(dp, fabs(P64[i] - P32[i]));
+        sy = fmax(sy, fabs(P64[i]));
+    }
+    printf("float32 statistics: Z^T Z relative %.3g, predictions relative %.3g\n", dg, dp / sy);
+    CHECK(dg < 1e-5);
+    CHECK(dp / sy < 1e-3);
+    CHECK_STATUS(rfx_stats_add_f32(s32, f, rfx_cmatf_of(Xf, n, d - 1), rfx_cmatf_of(Yf, n, 1)),
+                 RFX_EDIM);
+    Xf[5] = NAN;
+    CHECK_STATUS(rfx_stats_add_f32(s32, f, rfx_cmatf_of(Xf, n, d), rfx_cmatf_of(Yf, n, 1)),
+                 RFX_EPARSE);
+    free(g1);
+    free(g2);
+    free(P64);
+    free(P32);
+    free(Xf);
+    free(Yf);
+    rfx_model_free(m64);
+    rfx_model_free(m32);
+    rfx_stats_free(s64);
+    rfx_stats_free(s32);
+    rfx_features_free(f);
+    free(X);
+    free(Y);
+}
+
 /* Solve a small dense SPD system by Cholesky (test-local reference). */
 static void dense_solve(double *A, double *b, size_t n, size_t nrhs)
 {
@@ -641,6 +697,7 @@ int main(void)
     test_primal_dual();
     test_streaming();
     test_stats_merge();
+    test_stats_f32();
     test_selection();
     test_bayes_gp();
     test_reproducible();

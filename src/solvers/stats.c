@@ -7,6 +7,7 @@
  */
 #include "internal.h"
 
+#include <math.h>
 #include <string.h>
 
 
@@ -157,6 +158,39 @@ rfx_status rfx__stats_add_z(rfx_stats *s, const double *Z, size_t ldz, size_t ro
     return RFX_OK;
 }
 
+/* The single-precision twin of syrk_tiled: Cf = Zf^T Zf (upper, zeroed
+ * first) for one chunk, by the same fixed tiles. SSYRK/SGEMM run at twice
+ * the flop rate of their double versions; the caller adds Cf into the
+ * double accumulator, so rounding does not build up across chunks. */
+static void ssyrk_tiled(float *Cf, size_t D, const float *Z, size_t ldz, size_t rows, int nt)
+{
+    const size_t tile = syrk_tile(D);
+    const size_t T = (D + tile - 1) / tile, pairs = T * (T + 1) / 2;
+#pragma omp parallel num_threads(nt) if (pairs > 1)
+    {
+        RFX__SERIAL_BLAS();
+#pragma omp for schedule(dynamic, 1)
+        for (size_t p = 0; p < pairs; p++) {
+            size_t ti = 0, q = p;
+            while (q >= T - ti) {
+                q -= T - ti;
+                ti++;
+            }
+            size_t tj = ti + q;
+            size_t i0 = ti * tile, j0 = tj * tile;
+            size_t ni = D - i0 < tile ? D - i0 : tile;
+            size_t nj = D - j0 < tile ? D - j0 : tile;
+            if (ti == tj)
+                cblas_ssyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)ni, (int)rows, 1.0f,
+                            Z + i0, (int)ldz, 0.0f, Cf + i0 * D + i0, (int)D);
+            else
+                cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)ni, (int)nj, (int)rows,
+                            1.0f, Z + i0, (int)ldz, Z + j0, (int)ldz, 0.0f, Cf + i0 * D + j0,
+                            (int)D);
+        }
+    }
+}
+
 static rfx_status check_rows(const rfx_stats *s, const rfx_features *f, rfx_cmat X, rfx_cmat Y)
 {
     if (!s || !f) return rfx__error(RFX_EINVAL, "stats: NULL argument");
@@ -196,6 +230,77 @@ rfx_status rfx_stats_add(rfx_stats *s, const rfx_features *f, rfx_cmat X, rfx_cm
                                   f->params.n_threads);
     }
     free(Z);
+    return st;
+}
+
+rfx_status rfx_stats_add_f32(rfx_stats *s, const rfx_features *f, rfx_cmatf X, rfx_cmatf Y)
+{
+    if (!s || !f) return rfx__error(RFX_EINVAL, "stats: NULL argument");
+    if (X.stride < X.cols || Y.stride < Y.cols || (!X.data && X.rows && X.cols) ||
+        (!Y.data && Y.rows && Y.cols))
+        return rfx__error(RFX_EINVAL, "stats: invalid X or Y view (NULL data or stride < cols)");
+    if (f->D != s->D)
+        return rfx__error(RFX_EDIM, "stats: the features have %zu outputs, the statistics %zu",
+                          f->D, s->D);
+    if (X.cols != f->d)
+        return rfx__error(RFX_EDIM, "X has %zu columns, the features expect %zu", X.cols, f->d);
+    if (s->ny > 0 && (Y.rows != X.rows || Y.cols != s->ny))
+        return rfx__error(RFX_EDIM, "Y is %zu x %zu, expected %zu x %zu", Y.rows, Y.cols, X.rows,
+                          s->ny);
+    for (size_t i = 0; i < X.rows; i++) {
+        for (size_t j = 0; j < X.cols; j++)
+            if (!isfinite(X.data[i * X.stride + j]))
+                return rfx__error(RFX_EPARSE, "X row %zu, column %zu is not finite", i, j);
+        for (size_t j = 0; j < s->ny; j++)
+            if (!isfinite(Y.data[i * Y.stride + j]))
+                return rfx__error(RFX_EPARSE, "Y row %zu, column %zu is not finite", i, j);
+    }
+    const size_t n = X.rows, D = s->D, ny = s->ny, B = rfx__chunk_rows(D);
+    const size_t rows_max = n < B ? n : B;
+    int nt = rfx__threads(f->params.n_threads);
+    float *Z = NULL, *Cf = NULL;
+    double *Yd = NULL;
+    rfx_status st = rfx__alloc(rows_max * D, sizeof(float), (void **)&Z, "stats: feature block");
+    if (!st) st = rfx__alloc(D * D, sizeof(float), (void **)&Cf, "stats: Z^T Z block");
+    if (!st && ny) st = rfx__alloc(rows_max * ny, sizeof(double), (void **)&Yd, "stats: targets");
+    for (size_t r0 = 0; r0 < n && !st; r0 += B) {
+        size_t rows = n - r0 < B ? n - r0 : B;
+        st = rfx_features_transform_f32(f, (rfx_cmatf){X.data + r0 * X.stride, rows, X.cols,
+                                                       X.stride},
+                                        rfx_matf_of(Z, rows, D));
+        if (st) break;
+        ssyrk_tiled(Cf, D, Z, D, rows, nt);
+        for (size_t i = 0; i < D; i++)
+            for (size_t j = i; j < D; j++) s->ztz[i * D + j] += (double)Cf[i * D + j];
+        if (ny) {
+            if (!s->shift_set) {
+                for (size_t k = 0; k < ny; k++) {
+                    double m = 0;
+                    for (size_t i = 0; i < rows; i++) m += Y.data[(r0 + i) * Y.stride + k];
+                    s->shift[k] = m / (double)rows;
+                }
+                s->shift_set = 1;
+            }
+            for (size_t i = 0; i < rows; i++)
+                for (size_t k = 0; k < ny; k++) {
+                    double v = (double)Y.data[(r0 + i) * Y.stride + k] - s->shift[k];
+                    Yd[i * ny + k] = v;
+                    s->ysum[k] += v;
+                    s->yy[k] += v * v;
+                }
+        }
+        for (size_t i = 0; i < rows; i++) {
+            const float *z = Z + i * D;
+            for (size_t j = 0; j < D; j++) {
+                s->zsum[j] += (double)z[j];
+                for (size_t k = 0; k < ny; k++) s->zty[j * ny + k] += (double)z[j] * Yd[i * ny + k];
+            }
+        }
+        s->n += rows;
+    }
+    free(Z);
+    free(Cf);
+    free(Yd);
     return st;
 }
 
