@@ -448,7 +448,8 @@ typedef struct rfx_fit_report {
     double length_scale;  /* isotropic length scale, in standardised units  */
     double lambda;        /* ridge penalty (or noise_var / prior_var)       */
     double noise_var, prior_var; /* Bayesian variances (0 for ridge)         */
-    double score;         /* log evidence per row (bayes) or GCV (ridge)    */
+    double score;         /* log evidence per row (bayes) or the GCV score
+                             (ridge); NaN when a given lambda was used   */
     size_t n_candidates;  /* length scales tried                            */
 } rfx_fit_report;
 

@@ -85,6 +85,7 @@ static rfx_status new_model(const rfx_features *f, size_t ny, int intercept, siz
     m->fit_intercept = intercept;
     m->n_train = n;
     m->lambda = lambda;
+    m->gcv = NAN; /* set when GCV chose lambda */
     *out = m;
     return RFX_OK;
 }

@@ -113,46 +113,52 @@ rfx_status rfx__stats_add_z(rfx_stats *s, const double *Z, size_t ldz, size_t ro
     if (rows == 0) return RFX_OK;
     if (ldz > 2147483647u || rows > 2147483647u)
         return rfx__error(RFX_EOVERFLOW, "stats: block exceeds the BLAS integer range");
-    double *yc = NULL;
-    if (ny > 0) {
-        if (!s->shift_set) {
-            for (size_t k = 0; k < ny; k++) {
-                double m = 0;
-                for (size_t i = 0; i < rows; i++) m += Y[i * ldy + k];
-                s->shift[k] = m / (double)rows;
-            }
-            s->shift_set = 1;
+    /* [Yc 1] (rows x (ny + 1)): one GEMM gives Z^T Yc and the column sums */
+    const size_t w = ny + 1;
+    double *yc = NULL, *acc = NULL;
+    RFX__TRY(rfx__alloc(rows * w, sizeof(double), (void **)&yc, "stats: targets"));
+    rfx_status st = rfx__alloc(D * w, sizeof(double), (void **)&acc, "stats: Z^T Y block");
+    if (st) {
+        free(yc);
+        return st;
+    }
+    if (ny > 0 && !s->shift_set) {
+        for (size_t k = 0; k < ny; k++) {
+            double m = 0;
+            for (size_t i = 0; i < rows; i++) m += Y[i * ldy + k];
+            s->shift[k] = m / (double)rows;
         }
-        RFX__TRY(rfx__alloc(rows * ny, sizeof(double), (void **)&yc, "stats: targets"));
-        for (size_t i = 0; i < rows; i++) {
-            for (size_t k = 0; k < ny; k++) {
-                double v = Y[i * ldy + k] - s->shift[k];
-                yc[i * ny + k] = v;
-                s->ysum[k] += v;
-                s->yy[k] += v * v;
-            }
+        s->shift_set = 1;
+    }
+    for (size_t i = 0; i < rows; i++) {
+        for (size_t k = 0; k < ny; k++) {
+            double v = Y[i * ldy + k] - s->shift[k];
+            yc[i * w + k] = v;
+            s->ysum[k] += v;
+            s->yy[k] += v * v;
         }
+        yc[i * w + ny] = 1.0;
     }
     int nt = rfx__threads(n_threads);
     syrk_tiled(s->ztz, D, Z, ldz, rows, nt);
-    if (ny > 0) {
-        /* Z^T Yc: D x ny, by row tiles of Z^T so it is thread-count independent */
-        const size_t SYRK_TILE = 512, T = (D + SYRK_TILE - 1) / SYRK_TILE;
+    /* Z^T [Yc 1]: D x (ny + 1), by fixed row tiles of Z^T (thread-count
+     * independent); cost 2 rows D (ny + 1) flops */
+    const size_t tile = 512, T = (D + tile - 1) / tile;
 #pragma omp parallel num_threads(nt) if (T > 1)
-        {
-            RFX__SERIAL_BLAS();
+    {
+        RFX__SERIAL_BLAS();
 #pragma omp for schedule(static)
-            for (size_t t = 0; t < T; t++) {
-                size_t j0 = t * SYRK_TILE, nj = D - j0 < SYRK_TILE ? D - j0 : SYRK_TILE;
-                cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)nj, (int)ny, (int)rows, 1.0,
-                            Z + j0, (int)ldz, yc, (int)ny, 1.0, s->zty + j0 * ny, (int)ny);
-            }
+        for (size_t t = 0; t < T; t++) {
+            size_t j0 = t * tile, nj = D - j0 < tile ? D - j0 : tile;
+            cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)nj, (int)w, (int)rows, 1.0,
+                        Z + j0, (int)ldz, yc, (int)w, 0.0, acc + j0 * w, (int)w);
         }
     }
-    for (size_t i = 0; i < rows; i++) {
-        const double *z = Z + i * ldz;
-        for (size_t j = 0; j < D; j++) s->zsum[j] += z[j];
+    for (size_t j = 0; j < D; j++) {
+        for (size_t k = 0; k < ny; k++) s->zty[j * ny + k] += acc[j * w + k];
+        s->zsum[j] += acc[j * w + ny];
     }
+    free(acc);
     s->n += rows;
     free(yc);
     return RFX_OK;
