@@ -43,9 +43,9 @@ static inline void sincos_v(vd x, vd *c_out, vd *s_out)
     vd k = t - shifter;
     vi q = (vi)t; /* the low bits of the mantissa hold k (two's complement) */
     /* r = x - k pi/2 in three parts (fdlibm's pio2_1, pio2_1t split) */
-    vd r = x - k * 1.57079632673412561417e+00;
-    r = r - k * 6.07710050650619224932e-11;
-    r = r - k * 2.02226624879595063154e-21;
+    vd r = x - k * 1.57079632673412561417e+00; /* pio2_1: 33 bits, k pio2_1 exact */
+    r = r - k * 6.07710050630396597660e-11;    /* pio2_2: the next 33 bits      */
+    r = r - k * 2.02226624879595063154e-21;    /* pio2_2t: the rest              */
     vd z = r * r;
     vd ps = -1.66666666666666324348e-01 +
             z * (8.33333333332248946124e-03 +
@@ -67,6 +67,38 @@ static inline void sincos_v(vd x, vd *c_out, vd *s_out)
     sin_bits ^= (q & 2) << 62;       /* negative for k mod 4 in {2, 3} */
     *c_out = (vd)cos_bits;
     *s_out = (vd)sin_bits;
+}
+
+/* cos(x) alone: k = round(x / pi), r = x - k pi in [-pi/2, pi/2] (pi in the
+ * same three parts, doubled: still exact products), cos x = (-1)^k cos r,
+ * and cos r by its Taylor series to z^11 (z = r^2 <= 2.47: the first term
+ * left out is below 1e-19). One polynomial and one sign flip instead of two
+ * polynomials and a quadrant select: the cos-bias form's kernel. */
+static inline vd cos_v(vd x)
+{
+    const vd one_over_pi = x * 0 + 0.31830988618379067154;
+    const vd shifter = x * 0 + 0x1.8p52;
+    vd t = x * one_over_pi + shifter;
+    vd k = t - shifter;
+    vi q = (vi)t;
+    vd r = x - k * 3.14159265346825122834e+00;
+    r = r - k * 1.21542010126079319532e-10;
+    r = r - k * 4.04453249759190126308e-21;
+    vd z = r * r;
+    /* (-1)^n / (2n)!, n = 11 .. 1, by Horner */
+    vd c = z * 0 - 1.0 / 1124000727777607680000.0;
+    c = c * z + 1.0 / 2432902008176640000.0;
+    c = c * z - 1.0 / 6402373705728000.0;
+    c = c * z + 1.0 / 20922789888000.0;
+    c = c * z - 1.0 / 87178291200.0;
+    c = c * z + 1.0 / 479001600.0;
+    c = c * z - 1.0 / 3628800.0;
+    c = c * z + 1.0 / 40320.0;
+    c = c * z - 1.0 / 720.0;
+    c = c * z + 1.0 / 24.0;
+    c = c * z - 0.5;
+    c = c * z + 1.0;
+    return (vd)((vi)c ^ ((q & 1) << 63));
 }
 
 static inline vd loadu(const double *p)
@@ -94,18 +126,15 @@ void CAT(rfx__vcos_bias_, SUFFIX)(double *x, const double *b, double s, size_t n
     }
     size_t i = 0;
     for (; i + NL <= n; i += NL) {
-        vd v = loadu(x + i), c, sn;
+        vd v = loadu(x + i);
         if (b) v += loadu(b + i);
-        sincos_v(v, &c, &sn);
-        storeu(x + i, s * c);
+        storeu(x + i, s * cos_v(v));
     }
     if (i < n) { /* the tail through one padded vector: same bits as a full one */
         double t[NL] = {0}, u[NL] = {0};
         memcpy(t, x + i, (n - i) * sizeof *t);
         if (b) memcpy(u, b + i, (n - i) * sizeof *u);
-        vd c, sn;
-        sincos_v(loadu(t) + loadu(u), &c, &sn);
-        storeu(t, s * c);
+        storeu(t, s * cos_v(loadu(t) + loadu(u)));
         memcpy(x + i, t, (n - i) * sizeof *t);
     }
 }
@@ -315,8 +344,11 @@ static void fused_rows(const double *X, size_t ldx, size_t i, int nr, size_t d,
                     }
                     co = loadu(tc);
                     si = loadu(ts);
-                } else {
+                } else if (paired) {
                     sincos_v(acc[r][c], &co, &si);
+                } else {
+                    co = cos_v(acc[r][c]);
+                    si = co;
                 }
                 store_part(z + jj, s * co, m);
                 if (paired) store_part(z + F + jj, s * si, m);
