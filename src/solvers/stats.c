@@ -72,6 +72,23 @@ static size_t syrk_tile(size_t D)
     return t;
 }
 
+/* Tile pair p of the upper triangle (row by row: (0,0), (0,1), .., (1,1),
+ * ..) of T x T tiles of side tile over D: its row and column offsets and
+ * extents. */
+static void tile_pair(size_t p, size_t T, size_t tile, size_t D, size_t *i0, size_t *j0,
+                      size_t *ni, size_t *nj)
+{
+    size_t ti = 0, q = p;
+    while (q >= T - ti) {
+        q -= T - ti;
+        ti++;
+    }
+    *i0 = ti * tile;
+    *j0 = (ti + q) * tile;
+    *ni = D - *i0 < tile ? D - *i0 : tile;
+    *nj = D - *j0 < tile ? D - *j0 : tile;
+}
+
 /* Z^T Z += Z_blk^T Z_blk on the upper triangle, tile pair by tile pair,
  * each by a single-threaded BLAS call. The tiling is fixed, so each element
  * sees the same operations whatever the thread count (a threaded BLAS DSYRK
@@ -86,17 +103,9 @@ static void syrk_tiled(double *C, size_t D, const double *Z, size_t ldz, size_t 
         RFX__SERIAL_BLAS();
 #pragma omp for schedule(dynamic, 1)
         for (size_t p = 0; p < pairs; p++) {
-            /* p -> (ti, tj), ti <= tj, row by row of the upper triangle */
-            size_t ti = 0, q = p;
-            while (q >= T - ti) {
-                q -= T - ti;
-                ti++;
-            }
-            size_t tj = ti + q;
-            size_t i0 = ti * tile, j0 = tj * tile;
-            size_t ni = D - i0 < tile ? D - i0 : tile;
-            size_t nj = D - j0 < tile ? D - j0 : tile;
-            if (ti == tj)
+            size_t i0, j0, ni, nj;
+            tile_pair(p, T, tile, D, &i0, &j0, &ni, &nj);
+            if (i0 == j0)
                 cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)ni, (int)rows, 1.0, Z + i0,
                             (int)ldz, 1.0, C + i0 * D + i0, (int)D);
             else
@@ -177,16 +186,9 @@ static void ssyrk_tiled(float *Cf, size_t D, const float *Z, size_t ldz, size_t 
         RFX__SERIAL_BLAS();
 #pragma omp for schedule(dynamic, 1)
         for (size_t p = 0; p < pairs; p++) {
-            size_t ti = 0, q = p;
-            while (q >= T - ti) {
-                q -= T - ti;
-                ti++;
-            }
-            size_t tj = ti + q;
-            size_t i0 = ti * tile, j0 = tj * tile;
-            size_t ni = D - i0 < tile ? D - i0 : tile;
-            size_t nj = D - j0 < tile ? D - j0 : tile;
-            if (ti == tj)
+            size_t i0, j0, ni, nj;
+            tile_pair(p, T, tile, D, &i0, &j0, &ni, &nj);
+            if (i0 == j0)
                 cblas_ssyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)ni, (int)rows, 1.0f,
                             Z + i0, (int)ldz, 0.0f, Cf + i0 * D + i0, (int)D);
             else
