@@ -18,13 +18,13 @@
 
 int main(void)
 {
-    /* data: y = sin(3 x0) + x1^2 on [-1, 1]^2, 2000 rows */
+    /* data: y = sin(3 x0) + x1^2 on [-1, 1]^2 plus noise of sd ~0.05 */
     enum { N = 2000, D_IN = 2 };
     static double X[N * D_IN], y[N];
     for (int i = 0; i < N; i++) {
         X[2 * i] = 2.0 * ((i * 7919) % N) / N - 1.0;
         X[2 * i + 1] = 2.0 * ((i * 104729) % N) / N - 1.0;
-        y[i] = sin(3 * X[2 * i]) + X[2 * i + 1] * X[2 * i + 1];
+        y[i] = sin(3 * X[2 * i]) + X[2 * i + 1] * X[2 * i + 1] + 0.07 * sin(12.9898 * i * i);
     }
 
     /* 1. random Fourier features of a Gaussian kernel, D = 512 */
