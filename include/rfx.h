@@ -243,10 +243,14 @@ RFX_API const double *rfx_features_phases(const rfx_features *f);
 /* Set the number of threads used by transforms of this map. */
 RFX_API void rfx_features_set_threads(rfx_features *f, int n_threads);
 
-/* Z = z(X): X is n x d, Z is n x D (caller-allocated; any strides). Computed
- * in cache-sized row blocks: a BLAS GEMM into the output block followed by a
- * vectorised cos (or sincos) in place, OpenMP over row blocks; no temporary
- * larger than one block. Cost 2 n d D flops + n D cosines. */
+/* Z = z(X): X is n x d, Z is n x D (caller-allocated; any strides). OpenMP
+ * over tiles of 64 rows. For d <= 64 one fused kernel computes each w.x + b
+ * by fused multiply-adds in registers and its cos (or sin and cos) there
+ * too, and writes each feature once; for larger d a BLAS GEMM fills a
+ * cache-sized block of Z and the vectorised cos runs over it in place. No
+ * temporary larger than a tile. Cost 2 n d D flops + n D cosines. The
+ * vector cos is accurate to a few ulp (arguments beyond 1e5 in magnitude
+ * take a slower exact path); NaN inputs give NaN features. */
 RFX_API rfx_status rfx_features_transform(const rfx_features *f, rfx_cmat X, rfx_mat Z);
 
 /* The same in single precision (SGEMM, float cos): about twice the speed,
