@@ -15,6 +15,7 @@
  * the limit; a block holding any |x| >= LIMIT goes to SLEEF instead.
  * Error: a few ulp (tested against libm in tests/test_vmath.c).
  */
+#include <immintrin.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -279,7 +280,16 @@ void CAT(rfx__vsincos_f32_, SUFFIX)(const float *x, float *co, float *so, float 
  * caller decides. WT is d x ldw and b has ldw entries, zero-padded past F,
  * ldw a multiple of the vector length.
  */
-static inline vd bcast(double v) { return (vd){0} + v; }
+/* One vbroadcastsd (a generic 0 + v costs a scalar add; a lane loop goes
+ * through the stack). */
+static inline vd bcast(double v)
+{
+#if VB == 64
+    return (vd)_mm512_set1_pd(v);
+#else
+    return (vd)_mm256_set1_pd(v);
+#endif
+}
 
 static inline void store_part(double *p, vd v, size_t m)
 {
@@ -307,51 +317,71 @@ static inline void store_part(double *p, vd v, size_t m)
         }                                                                          \
     }
 
-static void fused_rows(const double *X, size_t ldx, size_t i, int nr, size_t d,
-                       const double *WT, size_t ldw, const double *b, size_t F, double s,
-                       int paired, double *Z, size_t ldz)
+/* Rows i .. i+nr-1 (nr <= 4), all frequencies, by the fast sincos; no calls
+ * in the loop, so the accumulators stay in registers. Returns 1 when some
+ * |t| reached LIMIT: the caller then redoes the rows with fused_rows_exact
+ * (the sums are recomputed identically). */
+static int fused_rows(const double *X, size_t ldx, size_t i, int nr, size_t d, const double *WT,
+                      size_t ldw, const double *b, size_t F, double s, int paired, double *Z,
+                      size_t ldz)
 {
     vd acc[4][2];
     const vi absmask = (vi){0} + INT64_MAX;
+    vi big = (vi){0};
     for (size_t j = 0; j < F; j += 2 * NL) {
         if (nr == 4) {
             FUSED_ACC(4)
         } else {
             FUSED_ACC(nr)
         }
-        /* any |t| >= LIMIT in the block (rare): the exact path for it */
-        vi big = (vi){0};
-        for (int r = 0; r < nr; r++)
-            for (int c = 0; c < 2; c++) big |= (vd)((vi)acc[r][c] & absmask) >= LIMIT;
-        int64_t lanes[NL];
-        memcpy(lanes, &big, sizeof lanes);
-        int exact = 0;
-        for (int l = 0; l < NL; l++) exact |= lanes[l] != 0;
         for (int r = 0; r < nr; r++) {
             double *z = Z + (i + (size_t)r) * ldz;
             for (int c = 0; c < 2; c++) {
                 size_t jj = j + (size_t)c * NL;
                 if (jj >= F) break;
-                size_t m = F - jj;
-                vd co, si;
-                if (exact) { /* a lane was too large for the fast reduction */
-                    double t[NL], tc[NL], ts[NL];
-                    storeu(t, acc[r][c]);
-                    for (int l = 0; l < NL; l++) {
-                        Sleef_double2 q = Sleef_sincos_u10(t[l]);
-                        ts[l] = q.x;
-                        tc[l] = q.y;
-                    }
-                    co = loadu(tc);
-                    si = loadu(ts);
-                } else if (paired) {
+                big |= (vd)((vi)acc[r][c] & absmask) >= LIMIT;
+                if (paired) {
+                    vd co, si;
                     sincos_v(acc[r][c], &co, &si);
+                    store_part(z + jj, s * co, F - jj);
+                    store_part(z + F + jj, s * si, F - jj);
                 } else {
-                    co = cos_v(acc[r][c]);
-                    si = co;
+                    store_part(z + jj, s * cos_v(acc[r][c]), F - jj);
                 }
-                store_part(z + jj, s * co, m);
-                if (paired) store_part(z + F + jj, s * si, m);
+            }
+        }
+    }
+    int64_t lanes[NL];
+    memcpy(lanes, &big, sizeof lanes);
+    int any = 0;
+    for (int l = 0; l < NL; l++) any |= lanes[l] != 0;
+    return any;
+}
+
+/* The same rows through SLEEF's exact sincos (rare: huge arguments). */
+__attribute__((noinline)) static void fused_rows_exact(const double *X, size_t ldx, size_t i,
+                                                       int nr, size_t d, const double *WT,
+                                                       size_t ldw, const double *b, size_t F,
+                                                       double s, int paired, double *Z,
+                                                       size_t ldz)
+{
+    vd acc[4][2];
+    for (size_t j = 0; j < F; j += 2 * NL) {
+        FUSED_ACC(nr)
+        for (int r = 0; r < nr; r++) {
+            double *z = Z + (i + (size_t)r) * ldz;
+            for (int c = 0; c < 2; c++) {
+                size_t jj = j + (size_t)c * NL;
+                if (jj >= F) break;
+                double t[NL], tc[NL], ts[NL];
+                storeu(t, acc[r][c]);
+                for (int l = 0; l < NL; l++) {
+                    Sleef_double2 q = Sleef_sincos_u10(t[l]);
+                    ts[l] = s * q.x;
+                    tc[l] = s * q.y;
+                }
+                store_part(z + jj, loadu(tc), F - jj);
+                if (paired) store_part(z + F + jj, loadu(ts), F - jj);
             }
         }
     }
@@ -363,6 +393,7 @@ void CAT(rfx__fused_features_, SUFFIX)(const double *X, size_t ldx, size_t rows,
 {
     for (size_t i = 0; i < rows; i += 4) {
         int nr = rows - i < 4 ? (int)(rows - i) : 4;
-        fused_rows(X, ldx, i, nr, d, WT, ldw, b, F, s, paired, Z, ldz);
+        if (fused_rows(X, ldx, i, nr, d, WT, ldw, b, F, s, paired, Z, ldz))
+            fused_rows_exact(X, ldx, i, nr, d, WT, ldw, b, F, s, paired, Z, ldz);
     }
 }
