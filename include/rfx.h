@@ -203,6 +203,31 @@ RFX_API const char *rfx_form_name(rfx_form form);
 RFX_API rfx_status rfx_kernel_from_name(const char *name, rfx_kernel *out);
 RFX_API rfx_status rfx_form_from_name(const char *name, rfx_form *out);
 
+/* The nonlinearity phi of a feature phi(w.x + b) (random kitchen sinks,
+ * Rahimi & Recht 2008; sparse random features, Hashemi et al. 2021). COS is
+ * the random Fourier feature of the kernel (with the two forms above); the
+ * others use the phase b ~ U(0, 2 pi), the COS_BIAS layout, and scale 1. */
+typedef enum rfx_activation {
+    RFX_ACTIVATION_COS = 0,
+    RFX_ACTIVATION_SIN = 1,
+    RFX_ACTIVATION_TANH = 2,
+    RFX_ACTIVATION_SIGMOID = 3,
+    RFX_ACTIVATION_RELU = 4
+} rfx_activation;
+
+/* Where the nonzero weights come from: the kernel's spectral density (with
+ * its length scales), or N(0, s^2) / U(-s, s) with s = weight_scale. */
+typedef enum rfx_weights {
+    RFX_WEIGHTS_KERNEL = 0,
+    RFX_WEIGHTS_NORMAL = 1,
+    RFX_WEIGHTS_UNIFORM = 2
+} rfx_weights;
+
+RFX_API const char *rfx_activation_name(rfx_activation a);
+RFX_API rfx_status rfx_activation_from_name(const char *name, rfx_activation *out);
+RFX_API const char *rfx_weights_name(rfx_weights w);
+RFX_API rfx_status rfx_weights_from_name(const char *name, rfx_weights *out);
+
 typedef struct rfx_features_params {
     rfx_kernel kernel;      /* default RFX_KERNEL_GAUSSIAN                    */
     double nu;              /* Matern smoothness > 0, default 1.5             */
@@ -215,6 +240,16 @@ typedef struct rfx_features_params {
     double gamma;           /* > 0: scikit-learn's gamma (see rfx_kernel);
                                overrides length_scale; default 0 (unused)     */
     int n_threads;          /* for transform; 0 = OpenMP default            */
+    rfx_activation activation; /* default RFX_ACTIVATION_COS                 */
+    size_t sparsity;        /* q: nonzero coordinates per frequency, 0 (the
+                               default) = all d. With 0 < q < d each w_j has
+                               exactly q nonzeros: when the C(d, q) supports
+                               fit in the F frequencies they are enumerated
+                               in order (frequency j gets support j mod
+                               C(d, q)), else each is drawn uniformly.
+                               Features are then order-q functions.          */
+    rfx_weights weights;    /* default RFX_WEIGHTS_KERNEL                     */
+    double weight_scale;    /* s for NORMAL / UNIFORM weights, default 1     */
 } rfx_features_params;
 
 /* The defaults documented in the struct. */
@@ -258,7 +293,8 @@ RFX_API rfx_status rfx_features_transform(const rfx_features *f, rfx_cmat X, rfx
 RFX_API rfx_status rfx_features_transform_f32(const rfx_features *f, rfx_cmatf X, rfx_matf Z);
 
 /* The exact kernel that f approximates: K(i, j) = k(X_i, Y_j), K is
- * X.rows x Y.rows. For verification and for small problems. */
+ * X.rows x Y.rows. For verification and for small problems; defined for the
+ * dense cosine features of a kernel (RFX_EINVAL otherwise). */
 RFX_API rfx_status rfx_features_exact_kernel(const rfx_features *f, rfx_cmat X, rfx_cmat Y,
                                              rfx_mat K);
 

@@ -386,6 +386,113 @@ static void test_threads(void)
     free(Z2);
 }
 
+/* q-sparse maps: exactly q nonzeros per frequency, every support once when
+ * they fit; activations equal their definitions; explicit distributions. */
+static void test_sparse_activations(void)
+{
+    const size_t d = 6, q = 2, F = 40; /* C(6, 2) = 15 supports <= 40 */
+    rfx_features_params p = rfx_features_params_default();
+    p.sparsity = q;
+    p.n_features = F;
+    p.activation = RFX_ACTIVATION_SIN;
+    p.weights = RFX_WEIGHTS_NORMAL;
+    p.weight_scale = 2.0;
+    p.seed = 3;
+    rfx_features *f = NULL;
+    CHECK_OK(rfx_features_create(&p, d, &f));
+    if (!f) return;
+    rfx_cmat W = rfx_features_frequencies(f);
+    int seen[6][6] = {{0}};
+    for (size_t j = 0; j < F; j++) {
+        size_t nz = 0, first = d, second = d;
+        for (size_t i = 0; i < d; i++) {
+            if (W.data[j * d + i] != 0) {
+                if (first == d) first = i;
+                else second = i;
+                nz++;
+            }
+        }
+        CHECK_MSG(nz == q, "frequency %zu has %zu nonzeros", j, nz);
+        if (nz == q) seen[first][second]++;
+        if (j < 15) CHECK(seen[first][second] == 1); /* the first 15: all distinct */
+    }
+    size_t covered = 0;
+    for (size_t a = 0; a < d; a++)
+        for (size_t b = a + 1; b < d; b++) covered += seen[a][b] > 0;
+    CHECK(covered == 15);
+    /* sin(w.x + b) with scale 1, by definition */
+    rfx_test_rng r = {4};
+    double *X = rfx_test_matrix(&r, 9, d, -1, 1), Z[9 * 40];
+    const rfx_activation acts[] = {RFX_ACTIVATION_SIN, RFX_ACTIVATION_TANH,
+                                   RFX_ACTIVATION_SIGMOID, RFX_ACTIVATION_RELU};
+    for (size_t a = 0; a < 4; a++) {
+        rfx_features *g = NULL;
+        p.activation = acts[a];
+        CHECK_OK(rfx_features_create(&p, d, &g));
+        CHECK_OK(rfx_features_transform(g, rfx_cmat_of(X, 9, d), rfx_mat_of(Z, 9, F)));
+        rfx_cmat Wg = rfx_features_frequencies(g);
+        const double *bg = rfx_features_phases(g);
+        double err = 0;
+        for (size_t i = 0; i < 9; i++) {
+            for (size_t j = 0; j < F; j++) {
+                double t = bg[j], v;
+                for (size_t k = 0; k < d; k++) t += Wg.data[j * d + k] * X[i * d + k];
+                switch (acts[a]) {
+                case RFX_ACTIVATION_SIN: v = sin(t); break;
+                case RFX_ACTIVATION_TANH: v = tanh(t); break;
+                case RFX_ACTIVATION_SIGMOID: v = 1 / (1 + exp(-t)); break;
+                default: v = t > 0 ? t : 0; break;
+                }
+                err = fmax(err, fabs(Z[i * F + j] - v));
+            }
+        }
+        CHECK_MSG(err < 1e-14, "%s: error %.3g", rfx_activation_name(acts[a]), err);
+        /* no exact kernel for these maps */
+        double k;
+        CHECK_STATUS(rfx_features_exact_kernel(g, rfx_cmat_of(X, 1, d), rfx_cmat_of(X, 1, d),
+                                               rfx_mat_of(&k, 1, 1)),
+                     RFX_EINVAL);
+        rfx_features_free(g);
+    }
+    /* uniform weights lie in [-s, s]; drawn supports when C(d, q) > F */
+    rfx_features_free(f);
+    f = NULL;
+    p.activation = RFX_ACTIVATION_COS;
+    p.weights = RFX_WEIGHTS_UNIFORM;
+    p.sparsity = 3;
+    p.n_features = 10; /* C(6, 3) = 20 > 10 */
+    CHECK_OK(rfx_features_create(&p, d, &f));
+    W = rfx_features_frequencies(f);
+    for (size_t j = 0; j < 10; j++) {
+        size_t nz = 0;
+        for (size_t i = 0; i < d; i++) {
+            double w = W.data[j * d + i];
+            nz += w != 0;
+            CHECK(w >= -2.0 && w <= 2.0);
+        }
+        CHECK(nz == 3);
+    }
+    rfx_features_free(f);
+    /* invalid combinations */
+    p = rfx_features_params_default();
+    p.sparsity = 7;
+    CHECK_STATUS(rfx_features_create(&p, d, &f), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "sparsity") != NULL);
+    p = rfx_features_params_default();
+    p.form = RFX_FORM_COS_SIN;
+    p.activation = RFX_ACTIVATION_TANH;
+    CHECK_STATUS(rfx_features_create(&p, d, &f), RFX_EINVAL);
+    p = rfx_features_params_default();
+    p.weight_scale = 0;
+    CHECK_STATUS(rfx_features_create(&p, d, &f), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "weight_scale") != NULL);
+    rfx_activation act;
+    CHECK_OK(rfx_activation_from_name("relu", &act));
+    CHECK(act == RFX_ACTIVATION_RELU);
+    CHECK_STATUS(rfx_activation_from_name("gelu", &act), RFX_EINVAL);
+    free(X);
+}
+
 /* Every invalid parameter is refused with a message naming the field. */
 static void test_errors(void)
 {
@@ -438,6 +545,7 @@ int main(void)
     test_transform();
     test_threads();
     test_errors();
+    test_sparse_activations();
     test_sklearn_bounds();
     test_rate();
     return rfx_test_finish("test_features");

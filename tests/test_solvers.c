@@ -632,6 +632,49 @@ static void test_auto_fit(void)
     free(Yt);
 }
 
+/* A ridge model on q-sparse sine features survives the model buffer with
+ * its map (activation, sparsity, weight distribution) bitwise. */
+static void test_sparse_model_roundtrip(void)
+{
+    rfx_test_rng r = {14};
+    const size_t n = 300, d = 5;
+    double *X, *Y;
+    make_data(&r, n, d, 1, 0, &X, &Y);
+    rfx_features_params p = rfx_features_params_default();
+    p.n_features = 60;
+    p.sparsity = 2;
+    p.activation = RFX_ACTIVATION_SIN;
+    p.weights = RFX_WEIGHTS_UNIFORM;
+    p.weight_scale = 3.0;
+    rfx_features *f = NULL;
+    CHECK_OK(rfx_features_create(&p, d, &f));
+    rfx_ridge_params rp = rfx_ridge_params_default();
+    rfx_model *m = NULL, *m2 = NULL;
+    CHECK_OK(rfx_ridge_fit(f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1), &rp, &m));
+    void *buf = NULL;
+    size_t len = 0;
+    CHECK_OK(rfx_model_save_buffer(m, &buf, &len));
+    CHECK_OK(rfx_model_load_buffer(buf, len, &m2));
+    if (m && m2) {
+        double P1[300], P2[300];
+        CHECK_OK(rfx_model_predict(m, rfx_cmat_of(X, n, d), rfx_mat_of(P1, n, 1), rfx_mat_none()));
+        CHECK_OK(rfx_model_predict(m2, rfx_cmat_of(X, n, d), rfx_mat_of(P2, n, 1), rfx_mat_none()));
+        CHECK(memcmp(P1, P2, sizeof P1) == 0);
+        rfx_model_info info;
+        CHECK_OK(rfx_model_get_info(m2, &info));
+        CHECK(info.features.activation == RFX_ACTIVATION_SIN);
+        CHECK(info.features.sparsity == 2);
+        CHECK(info.features.weights == RFX_WEIGHTS_UNIFORM);
+        CHECK(info.features.weight_scale == 3.0);
+    }
+    rfx_buffer_free(buf);
+    rfx_model_free(m);
+    rfx_model_free(m2);
+    rfx_features_free(f);
+    free(X);
+    free(Y);
+}
+
 /* Bad input and bad parameters: clear errors, nothing written. */
 static void test_errors(void)
 {
@@ -702,6 +745,7 @@ int main(void)
     test_bayes_gp();
     test_reproducible();
     test_auto_fit();
+    test_sparse_model_roundtrip();
     test_errors();
     return rfx_test_finish("test_solvers");
 }

@@ -25,11 +25,67 @@ rfx_features_params rfx_features_params_default(void)
     p.length_scales = NULL;
     p.gamma = 0.0;
     p.n_threads = 0;
+    p.activation = RFX_ACTIVATION_COS;
+    p.sparsity = 0;
+    p.weights = RFX_WEIGHTS_KERNEL;
+    p.weight_scale = 1.0;
     return p;
 }
 
 static const char *const kernel_names[] = {"gaussian", "laplacian", "cauchy", "matern"};
 static const char *const form_names[] = {"cos-bias", "cos-sin"};
+static const char *const activation_names[] = {"cos", "sin", "tanh", "sigmoid", "relu"};
+static const char *const weights_names[] = {"kernel", "normal", "uniform"};
+
+/* name <-> enum over a table */
+static rfx_status lookup(const char *const *names, size_t count, const char *name, int *out,
+                         const char *what)
+{
+    if (!name || !out) return rfx__error(RFX_EINVAL, "%s name: NULL argument", what);
+    for (size_t i = 0; i < count; i++) {
+        if (strcmp(name, names[i]) == 0) {
+            *out = (int)i;
+            return RFX_OK;
+        }
+    }
+    char list[256] = "";
+    for (size_t i = 0; i < count; i++) {
+        strncat(list, names[i], sizeof list - strlen(list) - 1);
+        if (i + 1 < count) strncat(list, ", ", sizeof list - strlen(list) - 1);
+    }
+    return rfx__error(RFX_EINVAL, "unknown %s '%s' (expected one of: %s)", what, name, list);
+}
+
+const char *rfx_activation_name(rfx_activation a)
+{
+    if ((unsigned)a < sizeof activation_names / sizeof *activation_names)
+        return activation_names[a];
+    return "unknown";
+}
+
+rfx_status rfx_activation_from_name(const char *name, rfx_activation *out)
+{
+    int v = 0;
+    RFX__TRY(lookup(activation_names, sizeof activation_names / sizeof *activation_names, name,
+                    &v, "activation"));
+    *out = (rfx_activation)v;
+    return RFX_OK;
+}
+
+const char *rfx_weights_name(rfx_weights w)
+{
+    if ((unsigned)w < sizeof weights_names / sizeof *weights_names) return weights_names[w];
+    return "unknown";
+}
+
+rfx_status rfx_weights_from_name(const char *name, rfx_weights *out)
+{
+    int v = 0;
+    RFX__TRY(lookup(weights_names, sizeof weights_names / sizeof *weights_names, name, &v,
+                    "weight distribution"));
+    *out = (rfx_weights)v;
+    return RFX_OK;
+}
 
 const char *rfx_kernel_name(rfx_kernel kernel)
 {
@@ -109,6 +165,21 @@ rfx_status rfx__features_check(const rfx_features_params *p, size_t d)
     }
     if (p->n_threads < 0)
         return rfx__error(RFX_EINVAL, "features.n_threads: must be >= 0, got %d", p->n_threads);
+    if ((unsigned)p->activation > RFX_ACTIVATION_RELU)
+        return rfx__error(RFX_EINVAL, "features.activation: %d is not an rfx_activation",
+                          (int)p->activation);
+    if (p->form == RFX_FORM_COS_SIN && p->activation != RFX_ACTIVATION_COS)
+        return rfx__error(RFX_EINVAL, "features.form: the cos-sin form is for the cos activation "
+                                      "(got %s)", rfx_activation_name(p->activation));
+    if ((unsigned)p->weights > RFX_WEIGHTS_UNIFORM)
+        return rfx__error(RFX_EINVAL, "features.weights: %d is not an rfx_weights",
+                          (int)p->weights);
+    if (p->sparsity > d)
+        return rfx__error(RFX_EINVAL, "features.sparsity: q = %zu exceeds the %zu inputs",
+                          p->sparsity, d);
+    if (!(p->weight_scale > 0 && isfinite(p->weight_scale)))
+        return rfx__error(RFX_EINVAL, "features.weight_scale: must be > 0 and finite, got %g",
+                          p->weight_scale);
     size_t cells;
     RFX__TRY(rfx__mul(p->n_features, d, &cells, "features: n_features x d"));
     return RFX_OK;
@@ -128,7 +199,7 @@ static rfx_status features_alloc(const rfx_features_params *p, size_t d, rfx_fea
     f->d = d;
     f->D = p->n_features;
     f->F = p->form == RFX_FORM_COS_SIN ? p->n_features / 2 : p->n_features;
-    f->scale = sqrt(2.0 / (double)f->D);
+    f->scale = p->activation == RFX_ACTIVATION_COS ? sqrt(2.0 / (double)f->D) : 1.0;
     rfx_status st = rfx__alloc(d, sizeof(double), (void **)&f->ls, "features: length scales");
     if (!st) st = rfx__alloc(f->F * d, sizeof(double), (void **)&f->W, "features: frequencies");
     if (!st) st = rfx__alloc(f->F, sizeof(double), (void **)&f->b, "features: phases");
@@ -158,37 +229,97 @@ static void features_finish(rfx_features *f)
     f->params.gamma = 0.0;
 }
 
-/* Draw frequency j: the phase first, then the d coordinates, all from the
- * stream (seed, 0, j), so row j is the same whatever F, d or thread count. */
-static void sample_row(const rfx_features *f, size_t j, double *w, double *b)
+/* The number of q-subsets of d, or SIZE_MAX when it exceeds limit. */
+static size_t choose_capped(size_t d, size_t q, size_t limit)
 {
+    double c = 1;
+    for (size_t i = 0; i < q; i++) {
+        c = c * (double)(d - i) / (double)(i + 1);
+        if (c > (double)limit) return SIZE_MAX;
+    }
+    return (size_t)(c + 0.5);
+}
+
+/* The idx-th q-subset of {0..d-1} in lexicographic order (combinatorial
+ * unranking): ascending indices into sup. */
+static void unrank_subset(size_t d, size_t q, size_t idx, size_t *sup)
+{
+    size_t x = 0;
+    for (size_t k = 0; k < q; k++) {
+        for (;; x++) {
+            size_t rest = choose_capped(d - x - 1, q - k - 1, SIZE_MAX - 1);
+            if (idx < rest) break;
+            idx -= rest;
+        }
+        sup[k] = x++;
+    }
+}
+
+/* One weight draw for a coordinate (independent kernels and the explicit
+ * distributions); Matern is handled by the caller (one chi2 per row). */
+static double draw_weight(const rfx_features *f, rfx__rng *r)
+{
+    switch (f->params.weights) {
+    case RFX_WEIGHTS_NORMAL: return f->params.weight_scale * rfx__rng_normal(r);
+    case RFX_WEIGHTS_UNIFORM: return f->params.weight_scale * (2.0 * rfx__rng_uniform(r) - 1.0);
+    case RFX_WEIGHTS_KERNEL: break;
+    }
+    switch (f->params.kernel) {
+    case RFX_KERNEL_LAPLACIAN: /* Cauchy(0, 1) by inversion: tan(pi (u - 1/2)) */
+        return tan(PI * (rfx__rng_uniform(r) - 0.5));
+    case RFX_KERNEL_CAUCHY: { /* Laplace(0, 1) by inversion */
+        double v = rfx__rng_uniform(r) - 0.5;
+        return v < 0 ? log(1.0 + 2.0 * v) : -log(1.0 - 2.0 * v);
+    }
+    default: /* GAUSSIAN, and MATERN's normal part */
+        return rfx__rng_normal(r);
+    }
+}
+
+/* Draw frequency j: the phase first, then the support (q-sparse maps), then
+ * the weights, all from the stream (seed, 0, j), so row j is the same
+ * whatever F, the thread count or the block. ws: d indices. */
+static void sample_row(const rfx_features *f, size_t j, size_t q, size_t n_supports, double *w,
+                       double *b, size_t *ws)
+{
+    const size_t d = f->d;
     rfx__rng r;
     rfx__rng_init(&r, f->params.seed, 0, (uint64_t)j);
     *b = TWO_PI * rfx__rng_uniform(&r);
-    switch (f->params.kernel) {
-    case RFX_KERNEL_GAUSSIAN: /* N(0, 1) */
-        for (size_t i = 0; i < f->d; i++) w[i] = rfx__rng_normal(&r);
-        break;
-    case RFX_KERNEL_LAPLACIAN: /* Cauchy(0, 1) by inversion: tan(pi (u - 1/2)) */
-        for (size_t i = 0; i < f->d; i++) w[i] = tan(PI * (rfx__rng_uniform(&r) - 0.5));
-        break;
-    case RFX_KERNEL_CAUCHY: /* Laplace(0, 1) by inversion */
-        for (size_t i = 0; i < f->d; i++) {
-            double v = rfx__rng_uniform(&r) - 0.5;
-            w[i] = v < 0 ? log(1.0 + 2.0 * v) : -log(1.0 - 2.0 * v);
-        }
-        break;
-    case RFX_KERNEL_MATERN: {
-        /* multivariate t with 2 nu degrees of freedom: g sqrt(2 nu / chi2),
-         * chi2(2 nu) = 2 Gamma(nu, 1); one chi2 draw per frequency */
-        double chi2 = 2.0 * rfx__rng_gamma(&r, f->params.nu);
-        double s = sqrt(2.0 * f->params.nu / chi2);
-        for (size_t i = 0; i < f->d; i++) w[i] = s * rfx__rng_normal(&r);
-        break;
-    }
-    }
-    for (size_t i = 0; i < f->d; i++) w[i] /= f->ls[i];
     if (f->params.form == RFX_FORM_COS_SIN) *b = 0.0;
+    size_t *sup = ws;
+    if (q == d) {
+        for (size_t i = 0; i < d; i++) sup[i] = i;
+    } else if (n_supports != SIZE_MAX) {
+        unrank_subset(d, q, j % n_supports, sup);
+    } else { /* a uniform q-subset: partial Fisher-Yates, then sorted */
+        for (size_t i = 0; i < d; i++) ws[i] = i;
+        for (size_t k = 0; k < q; k++) {
+            size_t t = k + (size_t)(rfx__rng_uniform(&r) * (double)(d - k));
+            if (t >= d) t = d - 1;
+            size_t tmp = ws[k];
+            ws[k] = ws[t];
+            ws[t] = tmp;
+        }
+        for (size_t k = 1; k < q; k++) /* insertion sort: q is small */
+            for (size_t m = k; m > 0 && ws[m - 1] > ws[m]; m--) {
+                size_t tmp = ws[m];
+                ws[m] = ws[m - 1];
+                ws[m - 1] = tmp;
+            }
+    }
+    for (size_t i = 0; i < d; i++) w[i] = 0.0;
+    double t_scale = 1.0;
+    if (f->params.weights == RFX_WEIGHTS_KERNEL && f->params.kernel == RFX_KERNEL_MATERN) {
+        /* multivariate t with 2 nu degrees of freedom over the support:
+         * g sqrt(2 nu / chi2), chi2(2 nu) = 2 Gamma(nu, 1); one per row */
+        double chi2 = 2.0 * rfx__rng_gamma(&r, f->params.nu);
+        t_scale = sqrt(2.0 * f->params.nu / chi2);
+    }
+    for (size_t k = 0; k < q; k++) {
+        size_t i = sup[k];
+        w[i] = t_scale * draw_weight(f, &r) / f->ls[i];
+    }
 }
 
 rfx_status rfx_features_create(const rfx_features_params *params, size_t d, rfx_features **out)
@@ -203,7 +334,15 @@ rfx_status rfx_features_create(const rfx_features_params *params, size_t d, rfx_
         else if (params->gamma > 0) f->ls[i] = length_from_gamma(params->kernel, params->gamma);
         else f->ls[i] = params->length_scale;
     }
-    for (size_t j = 0; j < f->F; j++) sample_row(f, j, f->W + j * d, f->b + j);
+    const size_t q = params->sparsity == 0 ? d : params->sparsity;
+    const size_t n_supports = q < d ? choose_capped(d, q, f->F) : 1;
+    size_t *ws = malloc(d * sizeof *ws);
+    if (!ws) {
+        rfx_features_free(f);
+        return rfx__error(RFX_ENOMEM, "features: workspace");
+    }
+    for (size_t j = 0; j < f->F; j++) sample_row(f, j, q, n_supports, f->W + j * d, f->b + j, ws);
+    free(ws);
     features_finish(f);
     *out = f;
     return RFX_OK;
@@ -309,6 +448,10 @@ rfx_status rfx_features_exact_kernel(const rfx_features *f, rfx_cmat X, rfx_cmat
     if (K.rows != X.rows || K.cols != Y.rows)
         return rfx__error(RFX_EDIM, "exact kernel: K is %zu x %zu, expected %zu x %zu", K.rows,
                           K.cols, X.rows, Y.rows);
+    if (f->params.activation != RFX_ACTIVATION_COS || f->params.weights != RFX_WEIGHTS_KERNEL ||
+        (f->params.sparsity != 0 && f->params.sparsity != f->d))
+        return rfx__error(RFX_EINVAL, "exact kernel: defined for dense cosine features of a "
+                                      "kernel's spectral density only");
     if (f->params.kernel == RFX_KERNEL_MATERN && f->params.nu != 0.5 && f->params.nu != 1.5 &&
         f->params.nu != 2.5)
         return rfx__error(RFX_EINVAL,

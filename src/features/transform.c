@@ -10,7 +10,59 @@
  */
 #include "internal.h"
 
+#include <math.h>
+
 #define COL_TILE 512
+
+/* z = s phi(z + b) for the activations other than cos (the compiler
+ * vectorises the simple ones; tanh and exp go through libm). */
+static void activate(double *z, const double *b, double s, size_t n, rfx_activation a)
+{
+    switch (a) {
+    case RFX_ACTIVATION_SIN:
+        for (size_t i = 0; i < n; i++) z[i] = s * sin(z[i] + b[i]);
+        break;
+    case RFX_ACTIVATION_TANH:
+        for (size_t i = 0; i < n; i++) z[i] = s * tanh(z[i] + b[i]);
+        break;
+    case RFX_ACTIVATION_SIGMOID:
+        for (size_t i = 0; i < n; i++) z[i] = s / (1.0 + exp(-(z[i] + b[i])));
+        break;
+    case RFX_ACTIVATION_RELU:
+        for (size_t i = 0; i < n; i++) {
+            double t = z[i] + b[i];
+            z[i] = t > 0 ? s * t : 0.0;
+        }
+        break;
+    case RFX_ACTIVATION_COS:
+        rfx__vcos_bias(z, b, s, n);
+        break;
+    }
+}
+
+static void activate_f32(float *z, const float *b, float s, size_t n, rfx_activation a)
+{
+    switch (a) {
+    case RFX_ACTIVATION_SIN:
+        for (size_t i = 0; i < n; i++) z[i] = s * sinf(z[i] + b[i]);
+        break;
+    case RFX_ACTIVATION_TANH:
+        for (size_t i = 0; i < n; i++) z[i] = s * tanhf(z[i] + b[i]);
+        break;
+    case RFX_ACTIVATION_SIGMOID:
+        for (size_t i = 0; i < n; i++) z[i] = s / (1.0f + expf(-(z[i] + b[i])));
+        break;
+    case RFX_ACTIVATION_RELU:
+        for (size_t i = 0; i < n; i++) {
+            float t = z[i] + b[i];
+            z[i] = t > 0 ? s * t : 0.0f;
+        }
+        break;
+    case RFX_ACTIVATION_COS:
+        rfx__vcos_bias_f32(z, b, s, n);
+        break;
+    }
+}
 
 /* Up to this input dimension the fused kernel beats GEMM + cos: its W^T
  * rows stay in L1/L2 across a register block. */
@@ -21,7 +73,8 @@ void rfx__transform_tile(const rfx_features *f, const double *X, size_t ldx, siz
 {
     const size_t F = f->F, d = f->d;
     const int paired = f->params.form == RFX_FORM_COS_SIN;
-    if (d <= FUSED_MAX_D && rfx__fused_features(X, ldx, rows, d, f->WT, f->ldw,
+    const rfx_activation act = f->params.activation;
+    if (act == RFX_ACTIVATION_COS && d <= FUSED_MAX_D && rfx__fused_features(X, ldx, rows, d, f->WT, f->ldw,
                                                  paired ? NULL : f->bp, F, f->scale, paired, Z,
                                                  ldz))
         return;
@@ -31,10 +84,10 @@ void rfx__transform_tile(const rfx_features *f, const double *X, size_t ldx, siz
                     (int)ldx, f->W + c0 * d, (int)d, 0.0, Z + c0, (int)ldz);
         for (size_t i = 0; i < rows; i++) {
             double *z = Z + i * ldz;
-            if (f->params.form == RFX_FORM_COS_BIAS)
-                rfx__vcos_bias(z + c0, f->b + c0, f->scale, nc);
-            else
+            if (paired)
                 rfx__vsincos(z + c0, z + c0, z + F + c0, f->scale, nc);
+            else
+                activate(z + c0, f->b + c0, f->scale, nc, act);
         }
     }
 }
@@ -50,10 +103,10 @@ static void transform_tile_f32(const rfx_features *f, const float *X, size_t ldx
                     (int)ldx, f->W32 + c0 * d, (int)d, 0.0f, Z + c0, (int)ldz);
         for (size_t i = 0; i < rows; i++) {
             float *z = Z + i * ldz;
-            if (f->params.form == RFX_FORM_COS_BIAS)
-                rfx__vcos_bias_f32(z + c0, f->b32 + c0, s, nc);
-            else
+            if (f->params.form == RFX_FORM_COS_SIN)
                 rfx__vsincos_f32(z + c0, z + c0, z + F + c0, s, nc);
+            else
+                activate_f32(z + c0, f->b32 + c0, s, nc, f->params.activation);
         }
     }
 }

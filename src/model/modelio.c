@@ -76,6 +76,10 @@ enum tag {
                                with CHOL)                                    */
     TAG_CREATOR = 26,       /* utf8: "rfx <version>" that wrote the file
                                (optional; informational, not interpreted)    */
+    TAG_ACTIVATION = 27,    /* u64: rfx_activation (optional, default cos)   */
+    TAG_SPARSITY = 28,      /* u64: q nonzeros per frequency (optional, 0)   */
+    TAG_WEIGHT_DIST = 29,   /* u64: rfx_weights (optional, default kernel)   */
+    TAG_WEIGHT_SCALE = 30,  /* f64: > 0 (optional, default 1)                */
     TAG_END                 /* one past the last tag                         */
 };
 
@@ -113,6 +117,10 @@ static const struct field_spec {
     [TAG_CHOL] = {"chol", ELEM_F64, 0},
     [TAG_ZMEAN] = {"zmean", ELEM_F64, 0},
     [TAG_CREATOR] = {"creator", ELEM_UTF8, 0},
+    [TAG_ACTIVATION] = {"activation", ELEM_U64, F_SCALAR},
+    [TAG_SPARSITY] = {"sparsity", ELEM_U64, F_SCALAR},
+    [TAG_WEIGHT_DIST] = {"weights_distribution", ELEM_U64, F_SCALAR},
+    [TAG_WEIGHT_SCALE] = {"weight_scale", ELEM_F64, F_SCALAR},
 };
 
 /* ---- little-endian encoding --------------------------------------------- */
@@ -294,6 +302,10 @@ static void write_payload(sink *s, const rfx_model *m)
     put_f64s(s, TAG_LENGTH_SCALES, f->ls, f->d);
     put_f64s(s, TAG_FREQUENCIES, f->W, f->F * f->d);
     put_f64s(s, TAG_PHASES, f->b, f->F);
+    put_u64(s, TAG_ACTIVATION, (uint64_t)p->activation);
+    put_u64(s, TAG_SPARSITY, p->sparsity);
+    put_u64(s, TAG_WEIGHT_DIST, (uint64_t)p->weights);
+    put_f64(s, TAG_WEIGHT_SCALE, p->weight_scale);
     if (m->x_mean && m->x_scale) {
         put_f64s(s, TAG_X_MEAN, m->x_mean, m->d);
         put_f64s(s, TAG_X_SCALE, m->x_scale, m->d);
@@ -598,6 +610,14 @@ static rfx_status build_model(const record *rec, const char *name, rfx_model **o
     RFX__TRY(get_enum(rec, TAG_KERNEL, RFX_KERNEL_MATERN, name, &kernel));
     RFX__TRY(get_enum(rec, TAG_FORM, RFX_FORM_COS_SIN, name, &form));
     RFX__TRY(get_enum(rec, TAG_ARD, 1, name, &ard));
+    uint64_t activation = RFX_ACTIVATION_COS, sparsity = 0, wdist = RFX_WEIGHTS_KERNEL;
+    double weight_scale = 1.0;
+    if (rec[TAG_ACTIVATION].present)
+        RFX__TRY(get_enum(rec, TAG_ACTIVATION, RFX_ACTIVATION_RELU, name, &activation));
+    if (rec[TAG_WEIGHT_DIST].present)
+        RFX__TRY(get_enum(rec, TAG_WEIGHT_DIST, RFX_WEIGHTS_UNIFORM, name, &wdist));
+    if (rec[TAG_SPARSITY].present) sparsity = rec_u64(&rec[TAG_SPARSITY]);
+    if (rec[TAG_WEIGHT_SCALE].present) weight_scale = rec_f64(&rec[TAG_WEIGHT_SCALE]);
     uint64_t n_train = rec_u64(&rec[TAG_N_TRAIN]);
     if (n_train > SIZE_MAX)
         return corrupt(name, "field 'n_train' = %llu exceeds size_t", (unsigned long long)n_train);
@@ -682,7 +702,22 @@ static rfx_status build_model(const record *rec, const char *name, rfx_model **o
     p.n_features = D;
     p.seed = rec_u64(&rec[TAG_SEED]);
     p.length_scale = ls[0];
+    p.activation = (rfx_activation)activation;
+    p.weights = (rfx_weights)wdist;
+    p.weight_scale = weight_scale;
+    if (sparsity > d) {
+        st = corrupt(name, "field 'sparsity' = %llu exceeds the %zu inputs (corrupt file)",
+                     (unsigned long long)sparsity, d);
+        goto done;
+    }
+    p.sparsity = (size_t)sparsity;
     st = rfx__features_from_arrays(&p, d, ls, (int)ard, W, b, &f);
+    if (st == RFX_EINVAL) { /* a parameter no valid writer produces */
+        char why[512];
+        snprintf(why, sizeof why, "%s", rfx_last_error());
+        st = corrupt(name, "%s (corrupt file)", why);
+        goto done;
+    }
     if (!st) {
         st = rfx__model_alloc((rfx_method)method, f, ny, posterior, &m);
         if (st) rfx_features_free(f); /* not owned by m on failure */
