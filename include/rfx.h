@@ -627,4 +627,8 @@ RFX_API rfx_status rfx_npy_write(const char *path, rfx_cmat M);
 }
 #endif
 
+/* The surrogate-modelling parts, one header each (included here so that
+ * rfx.h stays the one include a program needs). */
+#include "rfx/surrogate.h"
+
 #endif /* RFX_H */

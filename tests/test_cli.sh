@@ -78,7 +78,7 @@ check "rfx --help lists the exit codes" grep -q "Exit codes" "$T/stdout"
 expect 0 "rfx --version" "$RFX" --version
 expect 1 "rfx with no command" "$RFX"
 expect 1 "rfx unknown command" "$RFX" frobnicate
-for cmd in fit predict eval info kernel-approx; do
+for cmd in fit predict eval info kernel-approx sample; do
     expect 0 "rfx $cmd --help" "$RFX" "$cmd" --help
     check "rfx $cmd --help documents the exit codes" grep -q "6  out of memory" "$T/stdout"
     expect 0 "rfx help $cmd" "$RFX" help "$cmd"
@@ -214,6 +214,37 @@ if command -v gnuplot >/dev/null 2>&1; then
     check "the plot is a PNG" sh -c "od -An -c -N4 '$T/plot/k.png' | grep -q 'P   N   G'"
     check "the plot leaves no temporary files" test "$(ls -A "$T/plot")" = "k.png"
 fi
+
+# ---- sample ---------------------------------------------------------------
+expect 0 "sample --list" "$RFX" sample --list
+check "sample --list names every function" sh -c \
+    "for f in gfunction ishigami friedman1 borehole srfe; do grep -q \"^\$f \" '$T/stdout' || exit 1; done"
+expect 0 "sample ishigami -o" "$RFX" sample ishigami -n 50 --seed 3 -o "$T/ish.csv"
+check "sample writes the header x0,x1,x2,y" sh -c "head -n 1 '$T/ish.csv' | grep -qx 'x0,x1,x2,y'"
+check "sample writes n rows" test "$(wc -l <"$T/ish.csv" | tr -d ' ')" -eq 51
+expect 0 "sample to stdout" "$RFX" sample ishigami -n 50 --seed 3
+check "sample: stdout and -o agree" cmp -s "$T/stdout" "$T/ish.csv"
+expect 0 "sample --seed 4" "$RFX" sample ishigami -n 50 --seed 4
+check "sample: another seed gives other rows" sh -c "! cmp -s '$T/stdout' '$T/ish.csv'"
+check "sample: ishigami inputs in [-pi, pi]" awk -F, 'NR > 1 {
+    for (j = 1; j <= 3; j++) if ($j < -3.1416 || $j > 3.1416) exit 1 } END { exit NR != 51 }' "$T/ish.csv"
+expect 0 "sample gfunction -d 4" "$RFX" sample gfunction -n 5 -d 4
+check "sample -d sets the inputs" sh -c "head -n 1 '$T/stdout' | grep -qx 'x0,x1,x2,x3,y'"
+expect 0 "sample borehole .npy" "$RFX" sample borehole -n 20 -o "$T/bh.npy"
+check "sample .npy has the numpy magic" sh -c "od -An -c -N6 '$T/bh.npy' | grep -q 'N   U   M   P   Y'"
+expect 0 "sample friedman1 for a fit" "$RFX" sample friedman1 -n 300 --seed 1 -o "$T/fr.csv"
+expect 0 "fit on a sample" "$RFX" fit "$T/fr.csv" --target y --method ridge -D 128 \
+    --length-scale 1 --lambda 1e-3 -o "$T/fr.rfx"
+expect 1 "sample unknown function" "$RFX" sample rosenbrock -n 5
+stderr_has "sample unknown function" "unknown test function 'rosenbrock'"
+expect 1 "sample without -n" "$RFX" sample ishigami
+stderr_has "sample without -n" "missing -n"
+expect 1 "sample -n 0" "$RFX" sample ishigami -n 0
+expect 1 "sample without FUNCTION" "$RFX" sample -n 5
+expect 1 "sample ishigami -d 4" "$RFX" sample ishigami -n 5 -d 4
+stderr_has "sample ishigami -d 4" "ishigami has 3 inputs"
+expect 1 "sample srfe -d 1" "$RFX" sample srfe -n 5 -d 1
+expect 5 "sample to an unwritable path" "$RFX" sample ishigami -n 5 -o "$T/no-such-dir/s.csv"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

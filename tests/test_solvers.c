@@ -675,6 +675,33 @@ static void test_sparse_model_roundtrip(void)
     free(Y);
 }
 
+/* Noise-free targets: the evidence drives the noise variance down, and the
+ * fit must still factor its posterior (the penalty floor) and interpolate. */
+static void test_bayes_noise_free(void)
+{
+    rfx_test_rng r = {15};
+    const size_t n = 200, d = 3;
+    double *X = rfx_test_matrix(&r, n, d, -1, 1), *Y = malloc(n * sizeof *Y);
+    for (size_t i = 0; i < n; i++) Y[i] = sin(X[i * d]) + X[i * d + 1] * X[i * d + 1];
+    rfx_fit_params p = rfx_fit_params_default();
+    p.features.n_features = 256;
+    rfx_model *m = NULL;
+    rfx_fit_report rep;
+    CHECK_OK(rfx_model_fit(&p, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1), &m, &rep));
+    if (m) {
+        double *P = malloc(n * sizeof *P), err = 0;
+        CHECK_OK(rfx_model_predict(m, rfx_cmat_of(X, n, d), rfx_mat_of(P, n, 1), rfx_mat_none()));
+        for (size_t i = 0; i < n; i++) err = fmax(err, fabs(P[i] - Y[i]));
+        printf("noise-free Bayes: noise variance %.3g, max training error %.3g\n", rep.noise_var,
+               err);
+        CHECK(err < 1e-3);
+        free(P);
+    }
+    rfx_model_free(m);
+    free(X);
+    free(Y);
+}
+
 /* Bad input and bad parameters: clear errors, nothing written. */
 static void test_errors(void)
 {
@@ -746,6 +773,7 @@ int main(void)
     test_reproducible();
     test_auto_fit();
     test_sparse_model_roundtrip();
+    test_bayes_noise_free();
     test_errors();
     return rfx_test_finish("test_solvers");
 }

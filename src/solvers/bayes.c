@@ -19,6 +19,12 @@
 
 static const double LOG_2PI = 1.837877066409345483560659472811;
 
+/* The smallest fitted alpha / beta (an effective ridge penalty) relative to
+ * the mean eigenvalue trace(C) / D: keeps the condition number of the
+ * posterior precision below ~1e10 D, where Cholesky is safe; the same floor
+ * as the ridge GCV grid. */
+#define RATIO_MIN 1e-10
+
 rfx_bayes_params rfx_bayes_params_default(void)
 {
     rfx_bayes_params p;
@@ -51,7 +57,7 @@ static rfx_status check_params(const rfx_bayes_params *p)
  * c in that basis). Updates *alpha and/or *beta (those flagged free). */
 static void evidence_fixed_point(const double *s, const double *ct, size_t D, double yy,
                                  double n_eff, int fit_alpha, int fit_beta, size_t max_iter,
-                                 double tol, double *alpha, double *beta)
+                                 double tol, double ratio_min, double *alpha, double *beta)
 {
     double a = *alpha, b = *beta;
     const double var_y = yy / (n_eff > 1 ? n_eff : 1);
@@ -74,6 +80,13 @@ static void evidence_fixed_point(const double *s, const double *ct, size_t D, do
         if (!(a_new > 0) || !isfinite(a_new)) a_new = a;
         if (!(b_new > 0) || !isfinite(b_new)) b_new = b;
         if (b_new > 1.0 / floor_noise) b_new = 1.0 / floor_noise;
+        /* keep A = beta C + alpha I well conditioned: alpha / beta (the ridge
+         * penalty it amounts to) at least ratio_min (noise-free data would
+         * otherwise drive the noise variance to zero) */
+        if (a_new < ratio_min * b_new) {
+            if (fit_beta) b_new = a_new / ratio_min;
+            else a_new = ratio_min * b_new;
+        }
         double change = fabs(log(a_new / a)) + fabs(log(b_new / b));
         a = a_new;
         b = b_new;
@@ -116,11 +129,14 @@ rfx_status rfx_bayes_solve(const rfx_features *f, const rfx_stats *s,
         /* start: signal variance var(y) (|z|^2 ~ 1), noise 10% of it */
         if (alpha == 0) alpha = 1.0 / var_y;
         if (beta == 0) beta = 10.0 / var_y;
+        double trace = 0;
+        for (size_t i = 0; i < D; i++) trace += C[i * D + i];
         st = rfx__eig_sym(C, D, w, params->n_threads, "bayes (evidence)");
         if (st) goto done;
         RFX__SERIAL(cblas_dgemv(CblasRowMajor, CblasNoTrans, (int)D, (int)D, 1.0, C, (int)D, c, 1, 0.0, ct, 1))
         evidence_fixed_point(w, ct, D, yy, n_eff, params->prior_var <= 0, params->noise_var <= 0,
-                             params->max_iter, params->tol, &alpha, &beta);
+                             params->max_iter, params->tol, RATIO_MIN * trace / (double)D,
+                             &alpha, &beta);
         rfx__stats_normal(s, icpt, C, c, &yy, mu, &ybar); /* C was overwritten */
     }
     /* A = beta C + alpha I = R^T R; m = beta A^-1 c */

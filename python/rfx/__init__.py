@@ -1,0 +1,37 @@
+"""rfx: random feature expansions, with scikit-learn estimators.
+
+A Python package over the rfx C library (librfx): random Fourier features
+of shift-invariant kernels and the linear models fitted on them.
+
+- :class:`RandomFourierFeatures`: a transformer, a drop-in for
+  ``sklearn.kernel_approximation.RBFSampler`` with more kernels and forms.
+- :class:`RFFRegressor`: ridge regression on the features (multi-output).
+- :class:`BayesianRFFRegressor`: Bayesian regression with predictive
+  standard deviations, ``predict(X, return_std=True)``.
+- :class:`RFFClassifier`: a least-squares (ridge) classifier.
+- :func:`load_model`: read a model file written by the ``rfx`` command line
+  or the C API.
+
+The library is found through, in order: the environment variable
+RFX_LIBRARY; a librfx.so shipped in this package (pip install, CMake
+install); build/librfx.so of a source checkout; the system library path.
+C errors become Python exceptions carrying the C library's message
+(ValueError for invalid arguments, data and model files; MemoryError;
+OSError for I/O; RuntimeError for numerical failures).
+"""
+from ._lib import CancelledError, library_path, version as library_version
+from .kernel_approximation import RandomFourierFeatures
+from .models import BayesianRFFRegressor, RFFClassifier, RFFRegressor, load_model
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "RandomFourierFeatures",
+    "RFFRegressor",
+    "BayesianRFFRegressor",
+    "RFFClassifier",
+    "load_model",
+    "library_version",
+    "library_path",
+    "CancelledError",
+]

@@ -1,0 +1,211 @@
+"""Parameter handling shared by the estimators: seeds, thread counts, kernel
+length scales, and the rfx_features_params struct they fill."""
+import numbers
+import os
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+from ._lib import check, ffi, lib
+
+# The largest seed drawn from a RandomState (as scikit-learn draws them).
+_SEED_DRAW_MAX = np.iinfo(np.int32).max
+
+
+def resolve_seed(random_state):
+    """The uint64 seed of the C library for a scikit-learn random_state:
+    an int is the seed itself (0 <= seed < 2**64); None (numpy's global
+    RandomState) or a RandomState draws one, as scikit-learn estimators do,
+    so that fit with random_state=None is random and with an int is
+    reproducible. The seed drawn is kept as the fitted attribute seed_."""
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+        seed = int(random_state)
+        if not 0 <= seed < 2 ** 64:
+            raise ValueError("random_state: an int seed must be in [0, 2**64), got %d" % seed)
+        return seed
+    rs = check_random_state(random_state)  # ValueError for anything else
+    return int(rs.randint(_SEED_DRAW_MAX))
+
+
+def resolve_threads(n_jobs):
+    """n_jobs -> the C n_threads: None -> 0 (the OpenMP default:
+    OMP_NUM_THREADS or all cores), k > 0 -> k, -1 -> all usable cores, -k ->
+    all but k - 1 (joblib's convention). Results never depend on it."""
+    if n_jobs is None:
+        return 0
+    if not isinstance(n_jobs, numbers.Integral) or isinstance(n_jobs, bool):
+        raise TypeError("n_jobs must be an int or None, got %r" % (n_jobs,))
+    n_jobs = int(n_jobs)
+    if n_jobs == 0:
+        raise ValueError("n_jobs == 0 has no meaning; use None, a positive count or -1")
+    if n_jobs < 0:
+        try:
+            cpus = len(os.sched_getaffinity(0))
+        except AttributeError:  # not Linux
+            cpus = os.cpu_count() or 1
+        n_jobs = max(1, cpus + 1 + n_jobs)
+    return min(n_jobs, 4096)
+
+
+def _name_to_enum(name, what, fn, ctype):
+    if not isinstance(name, str):
+        raise TypeError("%s must be a string, got %r" % (what, name))
+    out = ffi.new(ctype + " *")
+    check(fn(name.encode("utf-8"), out))  # the C message lists the choices
+    return out[0]
+
+
+def kernel_enum(name):
+    return _name_to_enum(name, "kernel", lib.rfx_kernel_from_name, "rfx_kernel")
+
+
+def form_enum(name):
+    return _name_to_enum(name, "form", lib.rfx_form_from_name, "rfx_form")
+
+
+def activation_enum(name):
+    return _name_to_enum(name, "activation", lib.rfx_activation_from_name, "rfx_activation")
+
+
+def weights_enum(name):
+    return _name_to_enum(name, "weights", lib.rfx_weights_from_name, "rfx_weights")
+
+
+def _is_auto(v):
+    return isinstance(v, str) and v == "auto"
+
+
+def resolve_scale(est, X, d, allow_auto):
+    """The kernel scale of est's gamma / length_scale for d inputs, as
+    (length_scale, length_scales array or None, gamma, auto):
+
+    - length_scale a number: isotropic; array-like of d numbers: one per
+      input (ARD); giving gamma as well is an error;
+    - otherwise gamma: a number (scikit-learn's meaning, gaussian and
+      laplacian kernels) or "scale", 1 / (d X.var()) as RBFSampler;
+    - otherwise, for estimators that allow it, "auto" (chosen by the fit),
+      else the kernel's default: gamma = 1 (gaussian, laplacian, as
+      RBFSampler), length scale 1 (cauchy, matern).
+    """
+    ls, gamma = est.length_scale, est.gamma
+    given_ls = ls is not None and not _is_auto(ls)
+    if isinstance(ls, str) and not _is_auto(ls):
+        raise ValueError("length_scale must be a positive number, an array of one per "
+                         "feature%s or None, got %r" % (', "auto"' if allow_auto else "", ls))
+    if _is_auto(ls) and not allow_auto:
+        raise ValueError('length_scale="auto" is for the regressors and the classifier; '
+                         "give a number, an array, or None")
+    if given_ls and gamma is not None:
+        raise ValueError("give gamma or length_scale, not both (gamma=%r, length_scale=%r)"
+                         % (gamma, ls))
+    if given_ls:
+        if isinstance(ls, numbers.Real):
+            return float(ls), None, 0.0, False
+        arr = np.ascontiguousarray(ls, dtype=np.float64)
+        if arr.ndim != 1 or arr.shape[0] != d:
+            raise ValueError("length_scale: an array must hold one length scale per input "
+                             "feature (%d), got shape %s" % (d, arr.shape))
+        return 0.0, arr, 0.0, False
+    if gamma is not None:
+        if isinstance(gamma, str):
+            if gamma != "scale":
+                raise ValueError("gamma must be a positive number or 'scale', got %r" % gamma)
+            var = float(np.var(X)) if X is not None else 0.0
+            return 0.0, None, (1.0 / (d * var) if var > 0 else 1.0), False
+        if not isinstance(gamma, numbers.Real):
+            raise TypeError("gamma must be a number or 'scale', got %r" % (gamma,))
+        return 0.0, None, float(gamma), False
+    if allow_auto and (ls is None or _is_auto(ls)):
+        return 0.0, None, 0.0, True
+    if kernel_enum(est.kernel) in (lib.RFX_KERNEL_GAUSSIAN, lib.RFX_KERNEL_LAPLACIAN):
+        return 0.0, None, 1.0, False
+    return 1.0, None, 0.0, False
+
+
+def check_n_components(n):
+    if not isinstance(n, numbers.Integral) or isinstance(n, bool):
+        raise TypeError("n_components must be an int, got %r" % (n,))
+    if n < 1:
+        raise ValueError("n_components must be >= 1, got %d" % n)
+    return int(n)
+
+
+def features_params(est, seed, scale, threads):
+    """A filled rfx_features_params (a cdata pointer) for est, and the
+    objects it points into (keep them alive while the struct is used)."""
+    length_scale, length_scales, gamma, _ = scale
+    p = ffi.new("rfx_features_params *", lib.rfx_features_params_default())
+    p.kernel = kernel_enum(est.kernel)
+    if not isinstance(est.nu, numbers.Real):
+        raise TypeError("nu must be a number, got %r" % (est.nu,))
+    p.nu = float(est.nu)
+    p.form = form_enum(est.form)
+    p.n_features = check_n_components(est.n_components)
+    p.seed = seed
+    p.length_scale = length_scale
+    keep = [p]
+    if length_scales is not None:
+        keep.append(length_scales)
+        p.length_scales = ffi.cast("const double *", length_scales.ctypes.data)
+    p.gamma = gamma
+    p.n_threads = threads
+    p.activation = activation_enum(est.activation)
+    p.weights = weights_enum(est.weights)
+    q = est.sparsity
+    if q is not None and (not isinstance(q, numbers.Integral) or isinstance(q, bool)):
+        raise TypeError("sparsity must be an int or None, got %r" % (q,))
+    if q is not None and q < 1:
+        raise ValueError("sparsity must be >= 1 or None (all inputs), got %d" % q)
+    p.sparsity = 0 if q is None else int(q)
+    if not isinstance(est.weight_scale, numbers.Real):
+        raise TypeError("weight_scale must be a number, got %r" % (est.weight_scale,))
+    p.weight_scale = float(est.weight_scale)
+    return p, keep
+
+
+def features_info(fp, d):
+    """The estimator parameters of the map a C rfx_features_params describes
+    (for models read from files)."""
+    from ._lib import c_string
+    return dict(kernel=c_string(lib.rfx_kernel_name(fp.kernel)), nu=float(fp.nu),
+                form=c_string(lib.rfx_form_name(fp.form)), n_components=int(fp.n_features),
+                random_state=int(fp.seed), gamma=None, length_scale=length_scale_of(fp, d),
+                activation=c_string(lib.rfx_activation_name(fp.activation)),
+                sparsity=int(fp.sparsity) or None,
+                weights=c_string(lib.rfx_weights_name(fp.weights)),
+                weight_scale=float(fp.weight_scale))
+
+
+def params_state(fp, d):
+    """Every field of an rfx_features_params as plain Python values (the
+    length scales copied), to re-create the map bitwise after pickling."""
+    state = {}
+    for name, _ in ffi.typeof("rfx_features_params").fields:
+        if name == "length_scales":
+            ls = fp.length_scales
+            state[name] = None if ls == ffi.NULL else np.frombuffer(
+                ffi.buffer(ls, 8 * d), dtype=np.float64).copy()
+        else:
+            state[name] = getattr(fp, name)
+    return state
+
+
+def params_from_state(state):
+    """An rfx_features_params pointer from params_state, and what it points into."""
+    p = ffi.new("rfx_features_params *", lib.rfx_features_params_default())
+    keep = [p]
+    for name, value in state.items():
+        if name == "length_scales":
+            if value is not None:
+                arr = np.ascontiguousarray(value, dtype=np.float64)
+                keep.append(arr)
+                p.length_scales = ffi.cast("const double *", arr.ctypes.data)
+        else:
+            setattr(p, name, value)
+    return p, keep
+
+
+def length_scale_of(fp, d):
+    if fp.length_scales != ffi.NULL:
+        return np.frombuffer(ffi.buffer(fp.length_scales, 8 * d), dtype=np.float64).copy()
+    return float(fp.length_scale)

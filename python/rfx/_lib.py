@@ -1,0 +1,444 @@
+"""The boundary between Python and librfx: loading, declarations, errors,
+and numpy arrays as rfx matrix views.
+
+cffi in ABI mode (no compiler needed at install time): the declarations
+below are copied from include/rfx.h, without comments and RFX_API, and only
+those the package calls. python/tests/test_lowlevel.py checks that each of them
+still appears, word for word, in the header, so that a change to the C API
+cannot silently break the struct layouts cffi assumes. cffi releases the GIL
+around every C call.
+
+Every fallible call goes through check(): non-zero status -> a Python
+exception carrying rfx_last_error(), the thread-local message of the C
+library (the same thread made the call, so the message is the right one).
+"""
+import ctypes
+import ctypes.util
+import glob
+import os
+import threading
+
+import numpy as np
+from cffi import FFI
+
+CDEF = r"""
+const char *rfx_version(void);
+
+typedef enum rfx_status {
+    RFX_OK = 0,
+    RFX_EINVAL = 1,
+    RFX_ENOMEM = 2,
+    RFX_EOVERFLOW = 3,
+    RFX_EDIM = 4,
+    RFX_EIO = 5,
+    RFX_EPARSE = 6,
+    RFX_EFORMAT = 7,
+    RFX_EVERSION = 8,
+    RFX_ENUMERIC = 9,
+    RFX_ECANCELLED = 10,
+    RFX_EINTERNAL = 11
+} rfx_status;
+
+const char *rfx_strerror(rfx_status status);
+const char *rfx_last_error(void);
+void rfx_clear_error(void);
+
+typedef struct rfx_mat {
+    double *data;
+    size_t rows, cols, stride;
+} rfx_mat;
+
+typedef struct rfx_cmat {
+    const double *data;
+    size_t rows, cols, stride;
+} rfx_cmat;
+
+typedef struct rfx_matf {
+    float *data;
+    size_t rows, cols, stride;
+} rfx_matf;
+
+typedef struct rfx_cmatf {
+    const float *data;
+    size_t rows, cols, stride;
+} rfx_cmatf;
+
+typedef int (*rfx_progress_fn)(void *user, const char *stage, double fraction);
+
+typedef enum rfx_kernel {
+    RFX_KERNEL_GAUSSIAN = 0,
+    RFX_KERNEL_LAPLACIAN = 1,
+    RFX_KERNEL_CAUCHY = 2,
+    RFX_KERNEL_MATERN = 3
+} rfx_kernel;
+
+typedef enum rfx_form {
+    RFX_FORM_COS_BIAS = 0,
+    RFX_FORM_COS_SIN = 1
+} rfx_form;
+
+const char *rfx_kernel_name(rfx_kernel kernel);
+const char *rfx_form_name(rfx_form form);
+rfx_status rfx_kernel_from_name(const char *name, rfx_kernel *out);
+rfx_status rfx_form_from_name(const char *name, rfx_form *out);
+
+typedef enum rfx_activation {
+    RFX_ACTIVATION_COS = 0,
+    RFX_ACTIVATION_SIN = 1,
+    RFX_ACTIVATION_TANH = 2,
+    RFX_ACTIVATION_SIGMOID = 3,
+    RFX_ACTIVATION_RELU = 4
+} rfx_activation;
+
+typedef enum rfx_weights {
+    RFX_WEIGHTS_KERNEL = 0,
+    RFX_WEIGHTS_NORMAL = 1,
+    RFX_WEIGHTS_UNIFORM = 2
+} rfx_weights;
+
+const char *rfx_activation_name(rfx_activation a);
+rfx_status rfx_activation_from_name(const char *name, rfx_activation *out);
+const char *rfx_weights_name(rfx_weights w);
+rfx_status rfx_weights_from_name(const char *name, rfx_weights *out);
+
+typedef struct rfx_features_params {
+    rfx_kernel kernel;
+    double nu;
+    rfx_form form;
+    size_t n_features;
+    uint64_t seed;
+    double length_scale;
+    const double *length_scales;
+    double gamma;
+    int n_threads;
+    rfx_activation activation;
+    size_t sparsity;
+    rfx_weights weights;
+    double weight_scale;
+} rfx_features_params;
+
+rfx_features_params rfx_features_params_default(void);
+
+typedef struct rfx_features rfx_features;
+
+rfx_status rfx_features_create(const rfx_features_params *params, size_t d,
+                                       rfx_features **out);
+void rfx_features_free(rfx_features *f);
+rfx_features_params rfx_features_get_params(const rfx_features *f);
+size_t rfx_features_input_dim(const rfx_features *f);
+size_t rfx_features_output_dim(const rfx_features *f);
+rfx_cmat rfx_features_frequencies(const rfx_features *f);
+const double *rfx_features_phases(const rfx_features *f);
+void rfx_features_set_threads(rfx_features *f, int n_threads);
+rfx_status rfx_features_transform(const rfx_features *f, rfx_cmat X, rfx_mat Z);
+rfx_status rfx_features_transform_f32(const rfx_features *f, rfx_cmatf X, rfx_matf Z);
+rfx_status rfx_features_exact_kernel(const rfx_features *f, rfx_cmat X, rfx_cmat Y,
+                                             rfx_mat K);
+
+typedef struct rfx_model rfx_model;
+
+typedef enum rfx_method {
+    RFX_METHOD_RIDGE = 0,
+    RFX_METHOD_BAYES = 1
+} rfx_method;
+
+const char *rfx_method_name(rfx_method method);
+
+typedef struct rfx_fit_params {
+    rfx_method method;
+    rfx_features_params features;
+    int standardize;
+    double lambda;
+    double noise_var, prior_var;
+    int fit_intercept;
+    size_t select_rows;
+    rfx_progress_fn progress;
+    void *progress_user;
+} rfx_fit_params;
+
+rfx_fit_params rfx_fit_params_default(void);
+
+typedef struct rfx_fit_report {
+    double length_scale;
+    double lambda;
+    double noise_var, prior_var;
+    double score;
+    size_t n_candidates;
+} rfx_fit_report;
+
+rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y,
+                                 rfx_model **out, rfx_fit_report *report);
+void rfx_model_free(rfx_model *m);
+rfx_status rfx_model_predict(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_mat Ystd);
+rfx_status rfx_model_predict_latent(const rfx_model *m, rfx_cmat X, rfx_mat Yhat,
+                                            rfx_mat Fstd);
+
+typedef struct rfx_model_info {
+    rfx_method method;
+    rfx_features_params features;
+    size_t n_inputs;
+    size_t n_targets;
+    size_t n_train;
+    int standardized;
+    int fit_intercept;
+    int has_std;
+    double lambda;
+    double noise_var, prior_var;
+    double log_evidence;
+} rfx_model_info;
+
+rfx_status rfx_model_get_info(const rfx_model *m, rfx_model_info *info);
+const rfx_features *rfx_model_features(const rfx_model *m);
+rfx_cmat rfx_model_weights(const rfx_model *m);
+const double *rfx_model_intercepts(const rfx_model *m);
+rfx_status rfx_model_save(const rfx_model *m, const char *path);
+rfx_status rfx_model_load(const char *path, rfx_model **out);
+rfx_status rfx_model_save_buffer(const rfx_model *m, void **buf, size_t *len);
+rfx_status rfx_model_load_buffer(const void *buf, size_t len, rfx_model **out);
+void rfx_buffer_free(void *buf);
+"""
+
+ffi = FFI()
+ffi.cdef(CDEF)
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _candidates():
+    """Where librfx is looked for, in order, as (description, path) pairs."""
+    env = os.environ.get("RFX_LIBRARY")
+    if env:
+        yield "RFX_LIBRARY", env
+        return  # an explicit choice is never second-guessed
+    # shipped inside the package (pip install ./python, or the CMake install)
+    for p in sorted(glob.glob(os.path.join(_HERE, "librfx.so*")), key=len):
+        yield "the package directory", p
+    # written by the CMake install: the library directory it installed to
+    try:
+        from . import _install  # generated by python/CMakeLists.txt
+    except ImportError:
+        _install = None
+    if _install is not None:
+        yield "the install prefix", os.path.join(_install.LIBDIR,
+                                                 "librfx.so." + _install.SOVERSION)
+    # a source checkout: python/rfx/ -> the project root -> build/librfx.so
+    d = _HERE
+    for _ in range(4):
+        d = os.path.dirname(d)
+        yield "the build tree", os.path.join(d, "build", "librfx.so")
+    found = ctypes.util.find_library("rfx")
+    if found:
+        yield "the system library path", found
+
+
+def _load():
+    tried = []
+    for where, path in _candidates():
+        if os.path.sep in path and not os.path.exists(path):
+            tried.append("%s (%s: not found)" % (path, where))
+            continue
+        try:
+            return ffi.dlopen(path), path
+        except OSError as e:
+            tried.append("%s (%s: %s)" % (path, where, e))
+    raise ImportError(
+        "rfx: cannot load the C library librfx.so. Build it (make), or set "
+        "RFX_LIBRARY to its path. Tried: " + ("; ".join(tried) or "nothing") +
+        "; and ctypes.util.find_library('rfx') found nothing.")
+
+
+lib, library_path = _load()
+
+
+# ---------------------------------------------------------------------------
+# OpenBLAS threads
+# ---------------------------------------------------------------------------
+
+class _SerialBlas:
+    """librfx parallelises with OpenMP and wants every BLAS/LAPACK call it
+    makes to run on the calling thread: with the OpenMP build of OpenBLAS
+    (what it links) that holds by itself. In Python, numpy has usually
+    loaded OpenBLAS first, and on Debian that is the pthreads build, with
+    the same soname, so librfx shares it: each of rfx's OpenMP threads then
+    starts OpenBLAS threads of its own (nested, about 1.8x slower fits), and
+    the multi-threaded LAPACK steps change the last bits of the results.
+    This context sets that OpenBLAS to one thread while rfx calls run and
+    restores it after the last one ends (threads count active calls). It
+    does nothing when librfx's OpenBLAS is the OpenMP or serial build.
+    While an rfx call runs, numpy's BLAS calls in other threads are serial
+    too (as inside threadpoolctl's threadpool_limits)."""
+
+    def __init__(self, library_path):
+        self._get = self._set = None
+        self._lock = threading.Lock()
+        self._depth = 0
+        self._saved = 1
+        self.blas_path = None
+        try:
+            ob = self._openblas_of(library_path)
+        except (OSError, AttributeError, ValueError):
+            return
+        if ob is None:
+            return
+        parallel = getattr(ob, "openblas_get_parallel", None)
+        if parallel is None:
+            return
+        parallel.restype = ctypes.c_int
+        if parallel() != 1:  # 0 serial, 1 pthreads, 2 OpenMP
+            return
+        self._get = ob.openblas_get_num_threads
+        self._get.restype = ctypes.c_int
+        self._set = ob.openblas_set_num_threads
+        self._set.argtypes = [ctypes.c_int]
+
+    def _openblas_of(self, library_path):
+        """The OpenBLAS librfx is bound to: where its cblas_dgemm resolves
+        (dlsym on librfx's handle searches it and its dependencies)."""
+        rfx = ctypes.CDLL(library_path)
+        addr = ctypes.cast(rfx.cblas_dgemm, ctypes.c_void_p).value
+
+        class DlInfo(ctypes.Structure):
+            _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p),
+                        ("dli_sname", ctypes.c_char_p), ("dli_saddr", ctypes.c_void_p)]
+
+        libc = ctypes.CDLL(None)
+        info = DlInfo()
+        if not libc.dladdr(ctypes.c_void_p(addr), ctypes.byref(info)) or not info.dli_fname:
+            return None
+        self.blas_path = os.fsdecode(info.dli_fname)
+        return ctypes.CDLL(self.blas_path, mode=os.RTLD_NOLOAD | os.RTLD_LAZY)
+
+    @property
+    def active(self):
+        return self._set is not None
+
+    def __enter__(self):
+        if self._set is not None:
+            with self._lock:
+                if self._depth == 0:
+                    self._saved = self._get()
+                    self._set(1)
+                self._depth += 1
+        return self
+
+    def __exit__(self, *exc):
+        if self._set is not None:
+            with self._lock:
+                self._depth -= 1
+                if self._depth == 0:
+                    self._set(self._saved)
+        return False
+
+
+serial_blas = _SerialBlas(library_path)
+
+
+class CancelledError(RuntimeError):
+    """A progress callback asked the C library to stop (RFX_ECANCELLED)."""
+
+
+_EXCEPTIONS = {
+    lib.RFX_EINVAL: ValueError,
+    lib.RFX_EDIM: ValueError,
+    lib.RFX_EPARSE: ValueError,
+    lib.RFX_EFORMAT: ValueError,
+    lib.RFX_EVERSION: ValueError,
+    lib.RFX_EOVERFLOW: OverflowError,
+    lib.RFX_ENOMEM: MemoryError,
+    lib.RFX_EIO: OSError,
+    lib.RFX_ENUMERIC: RuntimeError,
+    lib.RFX_ECANCELLED: CancelledError,
+    lib.RFX_EINTERNAL: RuntimeError,
+}
+
+
+def check(status):
+    """Raise the exception for a non-zero rfx_status, with the C message."""
+    if status == 0:
+        return
+    msg = ffi.string(lib.rfx_last_error()).decode("utf-8", "replace")
+    if not msg:
+        msg = ffi.string(lib.rfx_strerror(status)).decode()
+    raise _EXCEPTIONS.get(status, RuntimeError)(msg)
+
+
+def c_string(p):
+    return ffi.string(p).decode("utf-8", "replace")
+
+
+# ---------------------------------------------------------------------------
+# numpy arrays as matrix views
+# ---------------------------------------------------------------------------
+
+def _strided_ok(a, itemsize):
+    """True when a 2-D array is a row-major view rfx can read in place:
+    contiguous rows (element stride = itemsize), a non-negative row stride
+    that is a whole number of elements, aligned data."""
+    if a.ndim != 2 or not a.flags.aligned:
+        return False
+    if a.shape[1] > 1 and a.strides[1] != itemsize:
+        return False
+    if a.shape[0] > 1 and (a.strides[0] < 0 or a.strides[0] % itemsize
+                           or a.strides[0] // itemsize < a.shape[1]):
+        return False
+    return True
+
+
+def as_rows(a, dtype=np.float64):
+    """a as a 2-D array of dtype that rfx can read without a copy: the array
+    itself when it already is one (C-contiguous, or rows of a larger C array),
+    otherwise a C-contiguous copy."""
+    a = np.asarray(a)
+    if a.dtype != dtype or not _strided_ok(a, np.dtype(dtype).itemsize):
+        a = np.ascontiguousarray(a, dtype=dtype)
+    return a
+
+
+def _view(a, ctype, struct):
+    rows, cols = a.shape
+    stride = a.strides[0] // a.itemsize if rows > 1 else cols
+    return ffi.new(struct + " *", (ffi.cast(ctype, a.ctypes.data), rows, cols, stride))[0]
+
+
+def cmat(a):
+    """An rfx_cmat view of a float64 2-D array from as_rows (keep a alive)."""
+    return _view(a, "const double *", "rfx_cmat")
+
+
+def mat(a):
+    """An rfx_mat view of a writable float64 2-D array."""
+    return _view(a, "double *", "rfx_mat")
+
+
+def cmatf(a):
+    return _view(a, "const float *", "rfx_cmatf")
+
+
+def matf(a):
+    return _view(a, "float *", "rfx_matf")
+
+
+def mat_none():
+    return ffi.new("rfx_mat *")[0]
+
+
+def cmat_to_array(m):
+    """A numpy copy of an rfx_cmat owned by the library."""
+    if m.rows == 0 or m.cols == 0:
+        return np.empty((m.rows, m.cols), dtype=np.float64)
+    flat = np.frombuffer(ffi.buffer(m.data, 8 * ((m.rows - 1) * m.stride + m.cols)),
+                         dtype=np.float64)
+    return np.lib.stride_tricks.as_strided(flat, shape=(m.rows, m.cols),
+                                           strides=(8 * m.stride, 8)).copy()
+
+
+def double_array(p, n):
+    """A numpy copy of n doubles at p."""
+    if n == 0:
+        return np.empty(0)
+    return np.frombuffer(ffi.buffer(p, 8 * n), dtype=np.float64).copy()
+
+
+def version():
+    """The version of the loaded C library ("MAJOR.MINOR.PATCH")."""
+    return c_string(lib.rfx_version())

@@ -1,0 +1,542 @@
+"""Regressors and a classifier on random Fourier features, fitted by the rfx
+C library (rfx_model_fit: optional standardisation, the feature map, ridge
+or Bayesian regression, the length scale and regularisation chosen when not
+given)."""
+import numbers
+import os
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin, RegressorMixin
+from sklearn.preprocessing import LabelBinarizer
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted
+
+from . import _common
+from ._lib import (as_rows, check, cmat, cmat_to_array, double_array, ffi, lib, mat, mat_none,
+                   serial_blas)
+
+_COMMON_PARAMS_DOC = """\
+    n_components : int, default=1024
+        D, the number of random features (even for ``form="cos-sin"``).
+    kernel : {"gaussian", "laplacian", "cauchy", "matern"}, default="gaussian"
+        The kernel approximated; see :class:`rfx.RandomFourierFeatures`.
+    nu : float, default=1.5
+        Matern smoothness (kernel="matern").
+    length_scale : "auto", float or array-like of shape (n_features_in_,), default="auto"
+        The kernel length scale, in standardised units when ``standardize``;
+        an array gives one per input feature (ARD). "auto" (or None) chooses
+        an isotropic one as the command line does: on a seeded subset of at
+        most 4000 rows, with at most 512 features, a log grid then a
+        golden-section search, maximising the Bayesian evidence (Bayesian
+        model) or minimising the GCV error (ridge).
+    gamma : float, "scale" or None, default=None
+        scikit-learn's gamma instead of a length scale (gaussian and
+        laplacian; "scale" is ``1 / (d X.var())``, of the standardised X
+        when ``standardize``). Give gamma or a length scale, not both.
+    form : {"cos-bias", "cos-sin"}, default="cos-bias"
+        The feature form; see :class:`rfx.RandomFourierFeatures`.
+    activation : {"cos", "sin", "tanh", "sigmoid", "relu"}, default="cos"
+        The nonlinearity phi of the features phi(w.x + b). "cos" gives the
+        random Fourier features of the kernel; the others are random kitchen
+        sinks (Rahimi & Recht 2008): phase b ~ U(0, 2 pi), the cos-bias
+        layout, unit scale, and no kernel to compare with.
+    sparsity : int or None, default=None
+        q, the number of nonzero coordinates of each frequency; None uses
+        all inputs. With q < d every feature is a function of q inputs only
+        (sparse random features, Hashemi et al. 2021): the C(d, q) supports
+        are enumerated when they fit in the frequencies, else drawn.
+    weights : {"kernel", "normal", "uniform"}, default="kernel"
+        Where the nonzero frequencies come from: the kernel's spectral
+        density (with its length scale), or N(0, s^2) or U(-s, s) with
+        s = weight_scale.
+    weight_scale : float, default=1.0
+        s, for weights="normal" or "uniform".
+    fit_intercept : bool, default=True
+        Fit an unpenalised intercept (by centring).
+    standardize : bool, default=True
+        Scale each input column to zero mean and unit variance first (the
+        scaler is part of the model). Set it to False to use gamma or a
+        length scale in the units of X, as ``RBFSampler`` does.
+    random_state : int, RandomState instance or None, default=None
+        The seed of the features (and of the subset used to choose the
+        length scale). An int is the C library's seed, so the same int
+        gives the same model as the C API and the command line (``--seed``).
+    n_jobs : int or None, default=None
+        Threads: None uses the OpenMP default (OMP_NUM_THREADS or all
+        cores), -1 all cores. Results never depend on it."""
+
+_COMMON_ATTRS_DOC = """\
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str (when X had string column names)
+    seed_ : int
+        The feature seed used.
+    length_scale_ : float or ndarray
+        The length scale used (chosen, or converted from gamma).
+    coef_ : ndarray
+        The weights on the random features.
+    intercept_ : float or ndarray"""
+
+
+def _doc(cls):
+    cls.__doc__ = cls.__doc__.replace("%(params)s", _COMMON_PARAMS_DOC).replace(
+        "%(attrs)s", _COMMON_ATTRS_DOC)
+    return cls
+
+
+class _RFXModel(BaseEstimator):
+    """What the estimators over an rfx_model share: the fit through
+    rfx_model_fit, predictions, model files, pickling by the model format."""
+
+    _method = None  # lib.RFX_METHOD_RIDGE or lib.RFX_METHOD_BAYES
+
+    def _fit_model(self, X, Y, lam=-1.0, noise_var=0.0, prior_var=0.0):
+        n, d = X.shape
+        if n < 2:
+            raise ValueError("n_samples=%d: at least 2 samples are needed to fit" % n)
+        scale_X = X
+        if isinstance(self.gamma, str) and self.standardize:
+            scale_X = (X - X.mean(axis=0)) / np.where(X.std(axis=0) > 0, X.std(axis=0), 1.0)
+        scale = _common.resolve_scale(self, scale_X, d, allow_auto=True)
+        seed = _common.resolve_seed(self.random_state)
+        threads = _common.resolve_threads(self.n_jobs)
+        fp, keep = _common.features_params(self, seed, scale, threads)
+        p = ffi.new("rfx_fit_params *", lib.rfx_fit_params_default())
+        p.method = self._method
+        p.features = fp[0]
+        if scale[3]:
+            p.features.length_scale = 0.0  # choose
+        p.standardize = int(bool(self.standardize))
+        p.fit_intercept = int(bool(self.fit_intercept))
+        setattr(p, "lambda", lam)
+        p.noise_var = noise_var
+        p.prior_var = prior_var
+        X = as_rows(X)
+        Y = as_rows(Y)
+        out = ffi.new("rfx_model **")
+        report = ffi.new("rfx_fit_report *")
+        with serial_blas:
+            check(lib.rfx_model_fit(p, cmat(X), cmat(Y), out, report))
+        del keep
+        self._model = ffi.gc(out[0], lib.rfx_model_free)
+        self.seed_ = seed
+        self._read_info()
+
+    def _read_info(self):
+        info = ffi.new("rfx_model_info *")
+        check(lib.rfx_model_get_info(self._model, info))
+        self.n_features_in_ = int(info.n_inputs)
+        self.length_scale_ = _common.length_scale_of(info.features, int(info.n_inputs))
+        self._n_targets = int(info.n_targets)
+        if info.method == lib.RFX_METHOD_RIDGE:
+            self.alpha_ = float(getattr(info, "lambda"))
+        return info
+
+    def _set_threads(self):
+        # the map belongs to the model; its thread count never changes results
+        f = ffi.cast("rfx_features *", lib.rfx_model_features(self._model))
+        lib.rfx_features_set_threads(f, _common.resolve_threads(self.n_jobs))
+
+    def _predict_raw(self, X, std=None):
+        """Predictions (n x ny) and, with std = "noisy" / "latent", standard
+        deviations (n x ny)."""
+        check_is_fitted(self)
+        X = as_rows(self._validate_data(X, dtype=np.float64, reset=False))
+        n = X.shape[0]
+        Yhat = np.empty((n, self._n_targets))
+        if std is None:
+            with serial_blas:
+                check(lib.rfx_model_predict(self._model, cmat(X), mat(Yhat), mat_none()))
+            return Yhat, None
+        S = np.empty((n, self._n_targets))
+        fn = lib.rfx_model_predict_latent if std == "latent" else lib.rfx_model_predict
+        with serial_blas:
+            check(fn(self._model, cmat(X), mat(Yhat), mat(S)))
+        return Yhat, S
+
+    @property
+    def coef_(self):
+        """The weights, of shape (n_components,) for one target, else
+        (n_targets, n_components) (as Ridge's coef_)."""
+        check_is_fitted(self)
+        W = cmat_to_array(lib.rfx_model_weights(self._model)).T
+        return W[0] if self._one_target() else W
+
+    @property
+    def intercept_(self):
+        check_is_fitted(self)
+        b = double_array(lib.rfx_model_intercepts(self._model), self._n_targets)
+        return float(b[0]) if self._one_target() else b
+
+    def _one_target(self):
+        return self._n_targets == 1
+
+    def save(self, path):
+        """Write the fitted model to an rfx model file (the C library's
+        checked binary format), readable by ``rfx.load_model``, the ``rfx``
+        command line and the C API."""
+        check_is_fitted(self)
+        check(lib.rfx_model_save(self._model, os.fsencode(path)))
+
+    def to_bytes(self):
+        """The fitted model in the rfx model format, as bytes."""
+        check_is_fitted(self)
+        buf = ffi.new("void **")
+        n = ffi.new("size_t *")
+        check(lib.rfx_model_save_buffer(self._model, buf, n))
+        try:
+            return bytes(ffi.buffer(buf[0], n[0]))
+        finally:
+            lib.rfx_buffer_free(buf[0])
+
+    def __getstate__(self):
+        state = dict(super().__getstate__())  # a copy: it may be __dict__ itself
+        state.pop("_model", None)
+        if hasattr(self, "_model"):
+            state["_model_bytes"] = self.to_bytes()
+        return state
+
+    def __setstate__(self, state):
+        data = state.pop("_model_bytes", None)
+        super().__setstate__(state)
+        if data is not None:
+            self._model = _load_buffer(data)
+            self._set_threads()
+
+
+def _load_buffer(data):
+    out = ffi.new("rfx_model **")
+    check(lib.rfx_model_load_buffer(data, len(data), out))
+    return ffi.gc(out[0], lib.rfx_model_free)
+
+
+def _alpha(alpha):
+    if alpha is None:
+        return -1.0  # choose by GCV
+    if not isinstance(alpha, numbers.Real) or isinstance(alpha, bool):
+        raise TypeError("alpha must be a number >= 0 or None, got %r" % (alpha,))
+    if not alpha >= 0 or not np.isfinite(alpha):
+        raise ValueError("alpha must be >= 0 and finite, or None, got %r" % (alpha,))
+    return float(alpha)
+
+
+def _variance(v, name):
+    if v is None:
+        return 0.0  # fit by the evidence
+    if not isinstance(v, numbers.Real) or isinstance(v, bool):
+        raise TypeError("%s must be a number > 0 or None, got %r" % (name, v))
+    if not v > 0 or not np.isfinite(v):
+        raise ValueError("%s must be > 0 and finite, or None, got %r" % (name, v))
+    return float(v)
+
+
+@_doc
+class RFFRegressor(MultiOutputMixin, RegressorMixin, _RFXModel):
+    """Ridge regression on random Fourier features (kernel ridge regression
+    at linear cost), fitted by the rfx C library.
+
+    ``RFFRegressor(gamma=g, alpha=a, standardize=False)`` fits the same model
+    as ``make_pipeline(RBFSampler(gamma=g), Ridge(alpha=a))`` (up to the
+    random draw of the features) without ever forming the n x D feature
+    matrix: the features are accumulated into Z^T Z in row blocks (or the
+    n x n dual system is solved when n < D). The defaults fit automatically,
+    as ``rfx fit --method ridge`` does: standardised inputs, length scale
+    and penalty chosen by generalised cross-validation.
+
+    Parameters
+    ----------
+%(params)s
+    alpha : float >= 0 or None, default=None
+        The ridge penalty on the weights, ``alpha |w|^2`` (Ridge's alpha).
+        None chooses it by generalised cross-validation (Golub, Heath &
+        Wahba 1979) over a log grid, as RidgeCV does.
+
+    Attributes
+    ----------
+%(attrs)s
+    alpha_ : float
+        The penalty used (chosen or given).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rfx import RFFRegressor
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.uniform(-3, 3, size=(500, 2))
+    >>> y = np.sin(X[:, 0]) * np.cos(X[:, 1])
+    >>> reg = RFFRegressor(n_components=256, random_state=0).fit(X, y)
+    >>> bool(reg.score(X, y) > 0.99)
+    True
+    >>> reg.predict(X[:3]).shape
+    (3,)
+    """
+
+    _method = 0  # RFX_METHOD_RIDGE
+
+    def __init__(self, n_components=1024, *, kernel="gaussian", nu=1.5, length_scale="auto",
+                 gamma=None, form="cos-bias", activation="cos", sparsity=None, weights="kernel",
+                 weight_scale=1.0, alpha=None, fit_intercept=True, standardize=True,
+                 random_state=None, n_jobs=None):
+        self.n_components = n_components
+        self.kernel = kernel
+        self.nu = nu
+        self.length_scale = length_scale
+        self.gamma = gamma
+        self.form = form
+        self.activation = activation
+        self.sparsity = sparsity
+        self.weights = weights
+        self.weight_scale = weight_scale
+        self.alpha = alpha
+        self.fit_intercept = fit_intercept
+        self.standardize = standardize
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def fit(self, X, y):
+        """Fit on X (n_samples, n_features) and y (n_samples,) or
+        (n_samples, n_targets)."""
+        X, y = self._validate_data(X, y, dtype=np.float64, multi_output=True, y_numeric=True)
+        self._y_1d = y.ndim == 1
+        Y = y.reshape(len(y), -1)
+        self._fit_model(X, Y, lam=_alpha(self.alpha))
+        return self
+
+    def _one_target(self):
+        return self._y_1d
+
+    def predict(self, X):
+        """Predictions, of shape (n_samples,) when y was 1-D, else
+        (n_samples, n_targets)."""
+        Yhat, _ = self._predict_raw(X)
+        return Yhat[:, 0] if self._y_1d else Yhat
+
+    def _more_tags(self):
+        return {"multioutput": True}
+
+
+@_doc
+class BayesianRFFRegressor(RegressorMixin, _RFXModel):
+    """Bayesian linear regression on random Fourier features (a Gaussian
+    process at linear cost), with predictive standard deviations, fitted by
+    the rfx C library.
+
+    Weight-space Bayesian regression (Rasmussen & Williams 2006, 2.1):
+    prior w ~ N(0, prior_var I), noise N(0, noise_var); both variances are
+    fitted by maximising the marginal likelihood unless given, as
+    :class:`sklearn.linear_model.BayesianRidge` does on its inputs. The
+    defaults are those of ``rfx fit``: standardised inputs and a length
+    scale chosen by the evidence. One target.
+
+    Parameters
+    ----------
+%(params)s
+    noise_var : float > 0 or None, default=None
+        The noise variance; None fits it.
+    prior_var : float > 0 or None, default=None
+        The prior variance of the weights; None fits it.
+
+    Attributes
+    ----------
+%(attrs)s
+    noise_var_, prior_var_ : float
+        The variances used (fitted or given).
+    log_evidence_ : float
+        The log marginal likelihood of the training targets.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rfx import BayesianRFFRegressor
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.uniform(-3, 3, size=(300, 1))
+    >>> y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=300)
+    >>> gp = BayesianRFFRegressor(n_components=256, random_state=0).fit(X, y)
+    >>> mean, std = gp.predict(np.array([[0.5], [10.0]]), return_std=True)
+    >>> bool(std[1] > std[0])  # far from the data, less certain
+    True
+    >>> round(gp.noise_var_, 2)  # the noise, 0.1^2, is recovered
+    0.01
+    """
+
+    _method = 1  # RFX_METHOD_BAYES
+
+    def __init__(self, n_components=1024, *, kernel="gaussian", nu=1.5, length_scale="auto",
+                 gamma=None, form="cos-bias", activation="cos", sparsity=None, weights="kernel",
+                 weight_scale=1.0, noise_var=None, prior_var=None, fit_intercept=True,
+                 standardize=True, random_state=None, n_jobs=None):
+        self.n_components = n_components
+        self.kernel = kernel
+        self.nu = nu
+        self.length_scale = length_scale
+        self.gamma = gamma
+        self.form = form
+        self.activation = activation
+        self.sparsity = sparsity
+        self.weights = weights
+        self.weight_scale = weight_scale
+        self.noise_var = noise_var
+        self.prior_var = prior_var
+        self.fit_intercept = fit_intercept
+        self.standardize = standardize
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def fit(self, X, y):
+        """Fit on X (n_samples, n_features) and y (n_samples,)."""
+        X, y = self._validate_data(X, y, dtype=np.float64, y_numeric=True)
+        self._fit_model(X, y.reshape(-1, 1), noise_var=_variance(self.noise_var, "noise_var"),
+                        prior_var=_variance(self.prior_var, "prior_var"))
+        return self
+
+    def _read_info(self):
+        info = super()._read_info()
+        self.noise_var_ = float(info.noise_var)
+        self.prior_var_ = float(info.prior_var)
+        self.log_evidence_ = float(info.log_evidence)
+        return info
+
+    def predict(self, X, return_std=False, latent=False):
+        """The predictive mean, and with return_std=True its standard
+        deviation: of a new noisy target y* by default (as BayesianRidge),
+        of the latent function f(x*) with latent=True."""
+        Yhat, S = self._predict_raw(X, ("latent" if latent else "noisy") if return_std else None)
+        if return_std:
+            return Yhat[:, 0], S[:, 0]
+        return Yhat[:, 0]
+
+
+@_doc
+class RFFClassifier(ClassifierMixin, _RFXModel):
+    """A least-squares classifier on random Fourier features, as
+    :class:`sklearn.linear_model.RidgeClassifier` on kernel features:
+    targets in {-1, +1} (one column for two classes, one per class
+    otherwise), fitted by multi-target ridge regression in the rfx C
+    library; the predicted class has the largest decision value.
+
+    Logistic and hinge losses come with the C library's classification
+    issue; this estimator is the kernel least-squares classifier (also
+    known as a regularised least-squares or LS-SVM classifier), which is
+    often as accurate and has a closed-form fit. ``save`` writes the C model
+    (the decision values); the class labels are kept by pickling.
+
+    Parameters
+    ----------
+%(params)s
+    alpha : float >= 0 or None, default=1.0
+        The ridge penalty (RidgeClassifier's alpha and default). None
+        chooses it by generalised cross-validation, which on class labels (a
+        noise-free target) tends to pick a near-zero penalty and overfit;
+        the length scale is chosen at the given penalty.
+
+    Attributes
+    ----------
+%(attrs)s
+    classes_ : ndarray of shape (n_classes,)
+    alpha_ : float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rfx import RFFClassifier
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.normal(size=(400, 2))
+    >>> y = np.where(np.hypot(X[:, 0], X[:, 1]) < 1.2, "in", "out")  # not linear
+    >>> clf = RFFClassifier(n_components=256, random_state=0).fit(X, y)
+    >>> bool(clf.score(X, y) > 0.95)
+    True
+    >>> clf.predict([[0.0, 0.0], [2.0, 0.5]]).tolist()
+    ['in', 'out']
+    """
+
+    _method = 0  # RFX_METHOD_RIDGE
+
+    def __init__(self, n_components=1024, *, kernel="gaussian", nu=1.5, length_scale="auto",
+                 gamma=None, form="cos-bias", activation="cos", sparsity=None, weights="kernel",
+                 weight_scale=1.0, alpha=1.0, fit_intercept=True, standardize=True,
+                 random_state=None, n_jobs=None):
+        self.n_components = n_components
+        self.kernel = kernel
+        self.nu = nu
+        self.length_scale = length_scale
+        self.gamma = gamma
+        self.form = form
+        self.activation = activation
+        self.sparsity = sparsity
+        self.weights = weights
+        self.weight_scale = weight_scale
+        self.alpha = alpha
+        self.fit_intercept = fit_intercept
+        self.standardize = standardize
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def fit(self, X, y):
+        """Fit on X (n_samples, n_features) and class labels y (n_samples,)."""
+        X, y = self._validate_data(X, y, dtype=np.float64)
+        check_classification_targets(y)
+        lb = LabelBinarizer(neg_label=-1, pos_label=1)
+        Y = lb.fit_transform(y).astype(np.float64)
+        if len(lb.classes_) < 2:
+            raise ValueError("RFFClassifier needs samples of at least 2 classes in the data, "
+                             "but the data contains only one class: %r" % (lb.classes_[0],))
+        self.classes_ = lb.classes_
+        self._fit_model(X, Y, lam=_alpha(self.alpha))
+        return self
+
+    def _one_target(self):
+        return False  # coef_ is (1, n_components) for two classes, as RidgeClassifier's
+
+    def decision_function(self, X):
+        """Decision values: (n_samples,) for two classes (positive means
+        classes_[1]), else (n_samples, n_classes)."""
+        S, _ = self._predict_raw(X)
+        return S[:, 0] if S.shape[1] == 1 else S
+
+    def predict(self, X):
+        S = self.decision_function(X)
+        idx = (S > 0).astype(int) if S.ndim == 1 else S.argmax(axis=1)
+        return self.classes_[idx]
+
+
+def load_model(path, n_jobs=None):
+    """Read an rfx model file (written by ``rfx fit``, the C API's
+    rfx_model_save, or an estimator's ``save``) as a fitted
+    :class:`RFFRegressor` (ridge models) or :class:`BayesianRFFRegressor`
+    (Bayesian models). Its parameters are those the model was fitted with;
+    its predictions are bitwise those of the C library.
+
+    Examples
+    --------
+    >>> import numpy as np, os, tempfile
+    >>> import rfx
+    >>> X = np.random.RandomState(0).normal(size=(50, 3))
+    >>> reg = rfx.RFFRegressor(n_components=64, alpha=1e-3, random_state=0).fit(X, X[:, 0])
+    >>> path = os.path.join(tempfile.mkdtemp(), "model.rfx")
+    >>> reg.save(path)
+    >>> again = rfx.load_model(path)
+    >>> bool((again.predict(X) == reg.predict(X)).all())
+    True
+    """
+    out = ffi.new("rfx_model **")
+    check(lib.rfx_model_load(os.fsencode(path), out))
+    return _estimator_from_model(ffi.gc(out[0], lib.rfx_model_free), n_jobs)
+
+
+def _estimator_from_model(model, n_jobs=None):
+    info = ffi.new("rfx_model_info *")
+    check(lib.rfx_model_get_info(model, info))
+    params = _common.features_info(info.features, int(info.n_inputs))
+    seed = params["random_state"]
+    params.update(fit_intercept=bool(info.fit_intercept), standardize=bool(info.standardized),
+                  n_jobs=n_jobs)
+    if info.method == lib.RFX_METHOD_BAYES:
+        est = BayesianRFFRegressor(noise_var=float(info.noise_var),
+                                   prior_var=float(info.prior_var), **params)
+    else:
+        est = RFFRegressor(alpha=float(getattr(info, "lambda")), **params)
+        est._y_1d = info.n_targets == 1
+    est._model = model
+    est.seed_ = seed
+    est._read_info()
+    est._set_threads()
+    return est
