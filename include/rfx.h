@@ -386,7 +386,9 @@ typedef struct rfx_model rfx_model;
 
 typedef enum rfx_method {
     RFX_METHOD_RIDGE = 0,
-    RFX_METHOD_BAYES = 1
+    RFX_METHOD_BAYES = 1,
+    RFX_METHOD_SRFE = 2,  /* sparse random features + l1 (rfx/srfe.h)       */
+    RFX_METHOD_HARFE = 3  /* sparse random features + hard thresholding     */
 } rfx_method;
 
 RFX_API const char *rfx_method_name(rfx_method method);
@@ -494,7 +496,11 @@ typedef struct rfx_fit_report {
 } rfx_fit_report;
 
 /* Fit X (n x d), Y (n x ny; one column for RFX_METHOD_BAYES). report may be
- * NULL. */
+ * NULL. RFX_METHOD_SRFE / RFX_METHOD_HARFE go to rfx_srfe_fit (rfx/srfe.h)
+ * with its defaults and from params: the seed, threads, n_features (0 =
+ * automatic), features.sparsity (when > 0), lambda (when >= 0) and
+ * standardize; the report then has length_scale = 1 / weight scale, lambda
+ * the lasso penalty, score the cross-validated mean squared error. */
 RFX_API rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y,
                                  rfx_model **out, rfx_fit_report *report);
 
@@ -630,5 +636,8 @@ RFX_API rfx_status rfx_npy_write(const char *path, rfx_cmat M);
 /* The surrogate-modelling parts, one header each (included here so that
  * rfx.h stays the one include a program needs). */
 #include "rfx/surrogate.h"
+#include "rfx/l1.h"
+#include "rfx/pce.h"
+#include "rfx/srfe.h"
 
 #endif /* RFX_H */

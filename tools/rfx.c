@@ -166,11 +166,14 @@ static const opt_spec FIT_OPTS[] = {
     OPT_TARGET(""),
     { O_OUTPUT, 'o', "output", "MODEL", "write the model to MODEL (required)" },
     { O_METHOD, 0, "method", "M",
-      "bayes (default; Bayesian regression with predictive std) or ridge" },
+      "bayes (default; Bayesian regression with predictive std), ridge, srfe (sparse "
+      "random features, q = 2, lasso by cross-validation) or harfe (hard thresholding)" },
     { O_KERNEL, 0, "kernel", "K", "gaussian (default), laplacian, cauchy or matern" },
     { O_NU, 0, "nu", "NU", "Matern smoothness: 0.5, 1.5 (default) or 2.5" },
     { O_FORM, 0, "form", "F", "feature form: cos-bias (default) or cos-sin (D even)" },
-    { O_FEATURES, 'D', "features", "N", "number of random features D >= 1 (default 1024)" },
+    { O_FEATURES, 'D', "features", "N",
+      "number of random features D >= 1 (default 1024; srfe/harfe: 10 x rows, within "
+      "1000..20000)" },
     { O_SEED, 0, "seed", "S", "random seed of the features (default 0)" },
     { O_LENGTH_SCALE, 0, "length-scale", "L",
       "kernel length scale > 0, in standardised units unless --no-standardize "
@@ -816,7 +819,18 @@ static void print_fit_report(const rfx_model *m, const rfx_fit_report *r, const 
             info.standardized ? ", standardised units" : "");
     if (!length_scale_given && r->n_candidates > 0)
         fprintf(e, "%-16s %zu length scales tried\n", "", r->n_candidates);
-    if (info.method == RFX_METHOD_BAYES) {
+    if (info.method == RFX_METHOD_SRFE || info.method == RFX_METHOD_HARFE) {
+        rfx_cmat W = rfx_model_weights(m);
+        size_t nnz = 0;
+        for (size_t j = 0; j < W.rows; j++) nnz += W.data[j * W.stride] != 0;
+        fprintf(e, "%-16s q = %zu inputs per feature, %s, %zu of %zu terms nonzero\n",
+                "sparse features", info.features.sparsity,
+                rfx_activation_name(info.features.activation), nnz, W.rows);
+        if (info.method == RFX_METHOD_SRFE)
+            fprintf(e, "%-16s %.6g (%s)\n", "lambda", r->lambda,
+                    p->lambda >= 0 ? "given" : "chosen by cross-validation");
+        if (isfinite(r->score)) fprintf(e, "%-16s %.6g\n", "CV MSE", r->score);
+    } else if (info.method == RFX_METHOD_BAYES) {
         fprintf(e, "%-16s %.6g (%s)\n", "noise variance", r->noise_var,
                 p->noise_var > 0 ? "given" : "fitted");
         fprintf(e, "%-16s %.6g (%s)\n", "prior variance", r->prior_var,
@@ -840,7 +854,7 @@ static int cmd_fit(const command *c, int argc, char **argv)
     rfx_read_params rp = rfx_read_params_default();
     kernel_opts ko = { 0, 0, 0, 0.0 };
     const char *data_path = NULL, *model_path = NULL;
-    int have_lambda = 0, have_variance = 0;
+    int have_lambda = 0, have_variance = 0, have_D = 0;
     opt_iter it = opt_begin(c, argc, argv);
     const char *v;
     int id;
@@ -861,7 +875,10 @@ static int cmd_fit(const command *c, int argc, char **argv)
         case O_KERNEL: bad = parse_kernel(&it, v, &p.features.kernel); break;
         case O_NU: bad = parse_nu(&it, v, &p.features.nu); ko.have_nu = 1; break;
         case O_FORM: bad = parse_form(&it, v, &p.features.form); break;
-        case O_FEATURES: bad = parse_size(&it, v, 1, &p.features.n_features); break;
+        case O_FEATURES:
+            bad = parse_size(&it, v, 1, &p.features.n_features);
+            have_D = 1;
+            break;
         case O_SEED: bad = parse_seed(&it, v, &p.features.seed); break;
         case O_LENGTH_SCALE:
             bad = parse_positive(&it, v, &p.features.length_scale);
@@ -886,8 +903,10 @@ static int cmd_fit(const command *c, int argc, char **argv)
     if (p.features.form == RFX_FORM_COS_SIN && p.features.n_features % 2 != 0)
         return usage_error(c, "-D must be even with --form cos-sin, got %zu",
                            p.features.n_features);
-    if (have_lambda && p.method != RFX_METHOD_RIDGE)
-        return usage_error(c, "--lambda applies to --method ridge "
+    const int sparse = p.method == RFX_METHOD_SRFE || p.method == RFX_METHOD_HARFE;
+    if (sparse && !have_D) p.features.n_features = 0; /* automatic */
+    if (have_lambda && p.method != RFX_METHOD_RIDGE && p.method != RFX_METHOD_SRFE)
+        return usage_error(c, "--lambda applies to --method ridge or srfe "
                               "(bayes fits --noise-var and --prior-var)");
     if (have_variance && p.method != RFX_METHOD_BAYES)
         return usage_error(c, "--noise-var and --prior-var apply to --method bayes");

@@ -139,7 +139,9 @@ typedef struct rfx_model rfx_model;
 
 typedef enum rfx_method {
     RFX_METHOD_RIDGE = 0,
-    RFX_METHOD_BAYES = 1
+    RFX_METHOD_BAYES = 1,
+    RFX_METHOD_SRFE = 2,
+    RFX_METHOD_HARFE = 3
 } rfx_method;
 
 const char *rfx_method_name(rfx_method method);

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-static const char *const method_names[] = {"ridge", "bayes"};
+static const char *const method_names[] = {"ridge", "bayes", "srfe", "harfe"};
 
 const char *rfx_method_name(rfx_method method)
 {
@@ -21,7 +21,8 @@ rfx_status rfx_method_from_name(const char *name, rfx_method *out)
             return RFX_OK;
         }
     }
-    return rfx__error(RFX_EINVAL, "unknown method '%s' (expected ridge or bayes)", name);
+    return rfx__error(RFX_EINVAL, "unknown method '%s' (expected ridge, bayes, srfe or harfe)",
+                      name);
 }
 
 rfx_status rfx__model_alloc(rfx_method method, rfx_features *f, size_t ny, int with_posterior,

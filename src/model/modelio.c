@@ -602,7 +602,7 @@ static rfx_status build_model(const record *rec, const char *name, rfx_model **o
         if ((SPECS[t].flags & F_REQUIRED) && !rec[t].present)
             return corrupt(name, "missing field '%s' (corrupt file)", SPECS[t].name);
 
-    RFX__TRY(get_enum(rec, TAG_METHOD, RFX_METHOD_BAYES, name, &method));
+    RFX__TRY(get_enum(rec, TAG_METHOD, RFX_METHOD_HARFE, name, &method));
     RFX__TRY(get_dim(rec, TAG_N_INPUTS, name, &d));
     RFX__TRY(get_dim(rec, TAG_N_FEATURES, name, &D));
     RFX__TRY(get_dim(rec, TAG_N_TARGETS, name, &ny));

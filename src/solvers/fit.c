@@ -147,7 +147,7 @@ static rfx_status choose_length_scale(const problem *pb, double *best_l, double 
 static rfx_status check_fit_params(const rfx_fit_params *p)
 {
     if (!p) return rfx__error(RFX_EINVAL, "fit: params is NULL");
-    if ((unsigned)p->method > RFX_METHOD_BAYES)
+    if ((unsigned)p->method > RFX_METHOD_HARFE)
         return rfx__error(RFX_EINVAL, "fit.method: %d is not an rfx_method", (int)p->method);
     if (!isfinite(p->lambda))
         return rfx__error(RFX_EINVAL, "fit.lambda: must be finite, got %g", p->lambda);
@@ -156,11 +156,46 @@ static rfx_status check_fit_params(const rfx_fit_params *p)
     return RFX_OK;
 }
 
+/* SRFE / HARFE through the one-call fit: rfx_srfe_fit with its defaults
+ * (q = 2 sparse sine features, lasso by CV) and from params the seed,
+ * threads, N (0 = automatic), q (when > 0), lambda (when >= 0) and the
+ * standardisation. The report's length scale is 1 / weight scale (the
+ * weights are N(0, s^2) = N(0, 1 / l^2)), its score the CV mean squared
+ * error. */
+static rfx_status fit_srfe(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y, rfx_model **out,
+                           rfx_fit_report *report)
+{
+    rfx_srfe_params sp = rfx_srfe_params_default();
+    sp.features.seed = params->features.seed;
+    sp.features.n_threads = params->features.n_threads;
+    sp.features.n_features = params->features.n_features;
+    if (params->features.sparsity > 0) sp.features.sparsity = params->features.sparsity;
+    if (params->lambda >= 0) sp.lambda = params->lambda;
+    sp.standardize = params->standardize;
+    sp.method = params->method == RFX_METHOD_HARFE ? RFX_L1_METHOD_HTP : RFX_L1_METHOD_LASSO;
+    sp.progress = params->progress;
+    sp.progress_user = params->progress_user;
+    rfx_srfe_report rep;
+    rfx_model *m = NULL;
+    RFX__TRY(rfx_srfe_fit(&sp, X, Y, &m, &rep));
+    if (report) {
+        memset(report, 0, sizeof *report);
+        report->length_scale = 1.0 / rep.weight_scale;
+        report->lambda = rep.lambda;
+        report->score = rep.cv_mse;
+        report->n_candidates = rep.n_candidates;
+    }
+    *out = m;
+    return RFX_OK;
+}
+
 rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y, rfx_model **out,
                          rfx_fit_report *report)
 {
     if (!out) return rfx__error(RFX_EINVAL, "fit: out is NULL");
     RFX__TRY(check_fit_params(params));
+    if (params->method == RFX_METHOD_SRFE || params->method == RFX_METHOD_HARFE)
+        return fit_srfe(params, X, Y, out, report);
     RFX__TRY(rfx__check_cmat(X, "fit: X"));
     RFX__TRY(rfx__check_cmat(Y, "fit: Y"));
     const size_t n = X.rows, d = X.cols;

@@ -1,0 +1,216 @@
+/*
+ * rfx/pce.h - polynomial chaos expansions (PCE): the baseline surrogate.
+ *
+ * A PCE writes a model output as a finite sum of multivariate polynomials
+ * that are orthonormal under the input distribution (Xiu & Karniadakis 2002;
+ * Sudret 2008, "Global sensitivity analysis using polynomial chaos
+ * expansions"):
+ *
+ *     f(x) ~ sum_k c_k psi_{a_k}(x),    psi_a(x) = prod_i psi^(i)_{a_i}(t_i),
+ *
+ * over multi-indices a_k in N^d, where t_i is x_i mapped to the standard
+ * variable of its marginal and psi^(i)_n the degree-n orthonormal polynomial
+ * of that standard variable:
+ *
+ *   UNIFORM on [a, b]:   t = (2 x - a - b) / (b - a) ~ U(-1, 1),
+ *                        psi_n(t) = sqrt(2 n + 1) P_n(t)   (Legendre);
+ *   NORMAL N(mu, s^2):   t = (x - mu) / s ~ N(0, 1),
+ *                        psi_n(t) = He_n(t) / sqrt(n!)     (probabilists'
+ *                        Hermite).
+ *
+ * Both have positive leading coefficients, as OpenTURNS' factories do, so
+ * coefficients can be compared term by term. Inputs are independent.
+ * Because E[psi_a psi_b] = delta_ab, the moments and the Sobol indices of
+ * the expansion follow from its coefficients alone:
+ *
+ *     mean = c_0 (the coefficient of a = 0),  variance = sum_{a != 0} c_a^2,
+ *     S_i  = sum over a with a_i > 0 and a_j = 0 (j != i) of c_a^2 / variance,
+ *     ST_i = sum over a with a_i > 0 of c_a^2 / variance.
+ *
+ * Candidate bases: all a with |a|_q = (sum_i a_i^q)^(1/q) <= p, where p is
+ * the degree and q in (0, 1] the hyperbolic truncation (Blatman & Sudret
+ * 2011): q = 1 is the total-degree basis with C(d + p, p) terms; smaller q
+ * drops high-order interactions. Terms are ordered by total degree, and
+ * within one total degree lexicographically from the largest first
+ * component, as OpenTURNS' LinearEnumerateFunction orders them: for d = 2,
+ * (0,0) (1,0) (0,1) (2,0) (1,1) (0,2) ...
+ *
+ * Fitting (rfx_pce_fit):
+ *   LSQ   ordinary least squares on the whole candidate basis, by a
+ *         Householder QR of the n x P design matrix (LAPACK dgeqrf), not by
+ *         the normal equations, which square its condition number: random
+ *         Hermite designs of degree 10..12 in d = 3 have condition numbers
+ *         of 1e4..1e6 (Legendre ones about 1e2), so Cholesky would lose up
+ *         to 12 digits where QR loses 6 at most, and no ridge is needed.
+ *   LARS  least-angle regression (Efron et al. 2004, the LAR variant) over
+ *         the candidates, the constant always in; each model on the path is
+ *         refitted by least squares on its terms ("hybrid LARS") and scored
+ *         by the corrected leave-one-out error; the best one is kept
+ *         (Blatman & Sudret 2011, J. Comput. Phys. 230, 2345-2367;
+ *         OpenTURNS' LARS + CorrectedLeaveOneOut).
+ * The leave-one-out residuals of a least-squares fit come from one fit:
+ * e_i = r_i / (1 - h_i), h_i the diagonal of the hat matrix. With the
+ * sample variance s_y^2 of y (divisor n - 1):
+ *     loo_mse       = (1/n) sum e_i^2
+ *     loo_relative  = loo_mse / s_y^2
+ *     loo_corrected = loo_relative * n / (n - P) * (1 + tr((Psi^T Psi)^-1))
+ * (Chapelle, Vapnik & Bengio, Machine Learning 48, 2002; Blatman & Sudret
+ * 2011), P the number of terms. With a degree range the degree of least
+ * loo_corrected is chosen.
+ *
+ * Conventions are those of rfx.h: every fallible call returns rfx_status,
+ * rfx_last_error() names the bad field, _free(NULL) is a no-op, outputs are
+ * written only on success.
+ */
+/* rfx.h first, outside the guard: it includes every part in dependency
+ * order, whichever header a program names first. */
+#include "rfx.h"
+
+#ifndef RFX_PCE_H
+#define RFX_PCE_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Input marginals                                                           */
+/* ------------------------------------------------------------------------ */
+
+/* rfx_marginal (the input distributions) comes from rfx/surrogate.h, which
+ * rfx.h includes; PCE takes the UNIFORM and NORMAL kinds. */
+
+/* ------------------------------------------------------------------------ */
+/* Fitting                                                                   */
+/* ------------------------------------------------------------------------ */
+
+typedef enum rfx_pce_method {
+    RFX_PCE_METHOD_LSQ = 0, /* least squares on every candidate term         */
+    RFX_PCE_METHOD_LARS = 1 /* sparse: LARS path, corrected leave-one-out    */
+} rfx_pce_method;
+
+/* The largest degree of one variable in a multi-index. */
+#define RFX_PCE_MAX_DEGREE 1000u
+
+typedef struct rfx_pce_params {
+    const rfx_marginal *marginals; /* d input marginals (required); copied   */
+    size_t degree;          /* p >= 1, the maximal total degree; default 3   */
+    size_t degree_min;      /* 0 (default): fit degree p only. Else every
+                               degree in degree_min..degree is fitted and the
+                               one of least corrected LOO error is kept (the
+                               sweep stops at the first degree with more
+                               terms than rows for LSQ, or whose design
+                               matrix is rank deficient)                    */
+    double q_norm;          /* hyperbolic truncation q in (0, 1]; default 1 */
+    size_t max_interaction; /* at most this many variables per term;
+                               0 (default) = no limit                       */
+    const unsigned *basis;  /* optional: an explicit candidate basis of
+                               basis_terms multi-indices (basis_terms x d,
+                               row-major, entries <= RFX_PCE_MAX_DEGREE, no
+                               repeats; LARS needs the zero index among
+                               them). Replaces degree, degree_min, q_norm and
+                               max_interaction, which are then not read.
+                               Default NULL                                  */
+    size_t basis_terms;     /* rows of basis                                  */
+    rfx_pce_method method;  /* default RFX_PCE_METHOD_LSQ                    */
+    size_t max_candidates;  /* refuse candidate bases larger than this
+                               (the design matrix takes 8 n P bytes);
+                               default 50000                                 */
+    double lars_error_factor; /* LARS stops once the corrected LOO error
+                                 exceeds this multiple of the best so far
+                                 (OpenTURNS' MaximumErrorFactor); >= 1,
+                                 default 2; INFINITY walks the whole path   */
+    size_t lars_max_terms;  /* LARS: at most this many terms (with the
+                               constant); 0 (default) = up to n - 1         */
+    int n_threads;          /* design matrix, LARS correlations and predict;
+                               0 = OpenMP default. Results do not depend on
+                               it                                            */
+} rfx_pce_params;
+
+/* The defaults documented in the struct (marginals NULL: they must be set). */
+RFX_API rfx_pce_params rfx_pce_params_default(void);
+
+/* A fitted (or assembled) expansion: marginals, multi-indices and
+ * coefficients. Self-contained: it does not refer to the params or data. */
+typedef struct rfx_pce rfx_pce;
+
+/* Fit a PCE to X (n x d, d = the number of marginals, finite) and y (n
+ * finite values). Every parameter is validated, the message naming the
+ * field. Errors: RFX_EINVAL (bad params, n too small: LSQ needs n >= P,
+ * LARS n >= 2), RFX_EDIM, RFX_EPARSE (non-finite data), RFX_EOVERFLOW
+ * (C(d + p, p) overflows size_t), RFX_ENUMERIC (LSQ design matrix of
+ * deficient rank, e.g. repeated points), RFX_ENOMEM.
+ * Cost: LSQ 2 n P^2 flops (QR) per degree, P the candidates; LARS per step
+ * k of its path 2 n P flops (the correlations of the candidates, threaded)
+ * and about 6 n k for the hybrid refit and the direction. Memory: the n x P
+ * design matrix, plus n x (path length) for LARS. */
+RFX_API rfx_status rfx_pce_fit(const rfx_pce_params *params, rfx_cmat X, const double *y,
+                               rfx_pce **out);
+
+/* An expansion from given terms: d marginals, n_terms multi-indices alpha
+ * (n_terms x d, row-major, entries <= RFX_PCE_MAX_DEGREE, no repeats) and
+ * their coefficients; all copied. For expansions computed elsewhere (e.g.
+ * OpenTURNS) and for loading saved ones. n_terms may be 0 (f = 0). */
+RFX_API rfx_status rfx_pce_create(size_t d, const rfx_marginal *marginals, size_t n_terms,
+                                  const unsigned *alpha, const double *coef, rfx_pce **out);
+
+RFX_API void rfx_pce_free(rfx_pce *pce);
+
+/* y[i] = f(X_i) for the n rows of X (n x d; any stride). Points outside a
+ * uniform marginal's support are evaluated by the same polynomials
+ * (extrapolation). Cost n (d p + sum of the terms' active variables). */
+RFX_API rfx_status rfx_pce_predict(const rfx_pce *pce, rfx_cmat X, double *y);
+
+/* ------------------------------------------------------------------------ */
+/* Inspection, moments and sensitivity                                       */
+/* ------------------------------------------------------------------------ */
+
+typedef struct rfx_pce_info {
+    size_t dim;           /* d                                               */
+    size_t degree;        /* fit: the truncation degree p of the candidate
+                             basis (the chosen one with a degree range);
+                             explicit basis or rfx_pce_create: the largest
+                             total degree among the terms                   */
+    size_t n_terms;       /* terms kept                                      */
+    size_t n_candidates;  /* candidate basis size at the chosen degree (0
+                             for rfx_pce_create)                             */
+    size_t n_train;       /* rows fitted (0 for rfx_pce_create)              */
+    rfx_pce_method method;
+    double loo_mse;       /* see the header comment; NaN when not fitted, */
+    double loo_relative;  /* +INFINITY when a point has leverage 1 (e.g.    */
+    double loo_corrected; /* n == P)                                         */
+    double mean, variance; /* as rfx_pce_moments                             */
+} rfx_pce_info;
+
+RFX_API rfx_status rfx_pce_get_info(const rfx_pce *pce, rfx_pce_info *info);
+
+/* The number of terms. */
+RFX_API size_t rfx_pce_n_terms(const rfx_pce *pce);
+
+/* Term k: its coefficient (if coef != NULL) and multi-index (d values into
+ * alpha, if alpha != NULL). Terms are in candidate order (see above).
+ * RFX_EINVAL when k >= the number of terms. */
+RFX_API rfx_status rfx_pce_term(const rfx_pce *pce, size_t k, double *coef, unsigned *alpha);
+
+/* The marginals (d values, owned by pce). */
+RFX_API const rfx_marginal *rfx_pce_marginals(const rfx_pce *pce);
+
+/* The mean c_0 and variance sum_{a != 0} c_a^2 of the expansion under the
+ * input distribution (either pointer may be NULL). */
+RFX_API rfx_status rfx_pce_moments(const rfx_pce *pce, double *mean, double *variance);
+
+/* First-order and total Sobol indices (d values each; either may be NULL)
+ * from the coefficients (see the header comment). A constant expansion
+ * (variance 0) gives zeros. */
+RFX_API rfx_status rfx_pce_sobol(const rfx_pce *pce, double *first, double *total);
+
+/* psi[n] = the orthonormal polynomial of degree n of marginal m at x, for
+ * n = 0..degree (degree + 1 values): the univariate basis, by its
+ * three-term recurrence. */
+RFX_API rfx_status rfx_pce_basis_1d(const rfx_marginal *m, size_t degree, double x, double *psi);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RFX_PCE_H */

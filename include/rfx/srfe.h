@@ -1,0 +1,81 @@
+/*
+ * rfx/srfe.h - sparse random feature expansions (SRFE) for surrogate
+ * models from few samples (Hashemi, Schaeffer, Shi, Topcu, Tran & Ward,
+ * "Generalization bounds for sparse random feature expansions",
+ * arXiv:2103.03191, 2021; HARFE: Saha, Schaeffer & Tran 2022). Part of the
+ * public API (rfx.h includes it).
+ *
+ * The model is f(x) = sum_j c_j phi(w_j . x + b_j) + c_0 with q-sparse
+ * random w_j (each feature a function of q inputs: an order-q expansion),
+ * b_j ~ U(0, 2 pi), phi = sin by default, and a sparse c:
+ *  1. inputs standardised on the training rows (the scaler is stored);
+ *  2. the m x N feature matrix A of the training rows, its columns scaled
+ *     to unit norm (Algorithm 2 of the talk the project started from);
+ *  3. c by an l1 program (rfx/l1.h): the lasso, or basis pursuit denoising
+ *     min |c|_1 s.t. |A c - y|_2 <= eta sqrt(m) (SRFE-S) - the same
+ *     solution family, the BPDN solution for eta is the lasso solution
+ *     whose training RMS residual is eta - or hard thresholding pursuit
+ *     with s terms (HARFE); the column scales are folded into the weights.
+ * What is not given is chosen by k-fold cross-validation (rows i mod k):
+ * the weight scale from a small grid, and the lasso lambda along its path
+ * (for SRFE-S the equivalent eta is reported).
+ */
+/* rfx.h first, outside the guard: it includes every part in dependency
+ * order, whichever header a program names first. */
+#include "rfx.h"
+
+#ifndef RFX_SRFE_H
+#define RFX_SRFE_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct rfx_srfe_params {
+    rfx_features_params features; /* defaults here: sparsity q = 2, activation
+                                     sin, weights normal, weight_scale 0
+                                     (choose from {0.5, 1, 2} by CV),
+                                     n_features N = 0 (10 m, within
+                                     [1000, 20000]), seed 0               */
+    rfx_l1_method method;   /* RFX_L1_METHOD_LASSO (default): lambda by CV
+                               unless lambda > 0; RFX_L1_METHOD_BPDN: eta
+                               given (> 0), else as LASSO; RFX_L1_METHOD_HTP
+                               (HARFE): sparsity s given, or 0 for
+                               min(m / 2, N) / 2                           */
+    double lambda;          /* lasso penalty (scikit-learn's alpha), or <= 0
+                               to choose by k-fold CV; default 0          */
+    double eta;             /* BPDN: the training RMS residual bound; default 0 */
+    size_t sparsity;        /* HTP: s, default 0                            */
+    int standardize;        /* default 1                                    */
+    size_t n_folds;         /* default 5                                    */
+    size_t n_lambdas;       /* grid of the CV path, default 50              */
+    rfx_progress_fn progress;
+    void *progress_user;
+} rfx_srfe_params;
+
+RFX_API rfx_srfe_params rfx_srfe_params_default(void);
+
+/* What the fit chose and did. */
+typedef struct rfx_srfe_report {
+    size_t n_features;      /* N used                                        */
+    double weight_scale;    /* the weight scale used (chosen or given)       */
+    double lambda;          /* the lasso lambda (chosen or given; the BPDN
+                               multiplier; NaN for HTP)                      */
+    double eta;             /* training RMS residual |y - f|_2 / sqrt(m)     */
+    double cv_mse;          /* the chosen candidate's CV mean squared error,
+                               NaN when nothing was chosen                   */
+    size_t n_nonzero;       /* nonzero coefficients                          */
+    size_t n_candidates;    /* weight scales tried                           */
+} rfx_srfe_report;
+
+/* Fit X (m x d), Y (m x 1). The model (method RFX_METHOD_SRFE, or
+ * RFX_METHOD_HARFE for HTP) predicts with rfx_model_predict and saves like
+ * any other. report may be NULL. */
+RFX_API rfx_status rfx_srfe_fit(const rfx_srfe_params *params, rfx_cmat X, rfx_cmat Y,
+                                rfx_model **out, rfx_srfe_report *report);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RFX_SRFE_H */

@@ -1,0 +1,1327 @@
+/* Polynomial chaos expansions: orthonormal Legendre / Hermite bases,
+ * total-degree and hyperbolic multi-index sets, least squares by Householder
+ * QR, sparse selection by hybrid LARS with the corrected leave-one-out error,
+ * and the moments and Sobol indices of the coefficients. The math and the
+ * references are in include/rfx/pce.h.
+ *
+ * Matrices here are column-major (each basis function's n values
+ * contiguous): that is LAPACK's layout for the QR, and the LARS kernel reads
+ * one candidate column at a time. */
+#include "internal.h"
+#include "rfx/pce.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* LAPACK (Fortran, shipped by OpenBLAS); dtrtrs_ is declared in internal.h. */
+void dgeqrf_(const int *m, const int *n, double *a, const int *lda, double *tau, double *work,
+             const int *lwork, int *info);
+void dormqr_(const char *side, const char *trans, const int *m, const int *n, const int *k,
+             const double *a, const int *lda, const double *tau, double *c, const int *ldc,
+             double *work, const int *lwork, int *info, size_t, size_t);
+void dorgqr_(const int *m, const int *n, const int *k, double *a, const int *lda,
+             const double *tau, double *work, const int *lwork, int *info);
+void dtrtri_(const char *uplo, const char *diag, const int *n, double *a, const int *lda,
+             int *info, size_t, size_t);
+
+/* Terms in sparse form: term k has the (var[j], deg[j]) pairs with deg > 0
+ * for j in off[k] .. off[k+1]-1. */
+typedef struct pce_sparse {
+    size_t *off;  /* P + 1 */
+    size_t *var;  /* nnz   */
+    unsigned *deg; /* nnz  */
+} pce_sparse;
+
+struct rfx_pce {
+    size_t d;
+    rfx_marginal *marginals; /* d                                           */
+    size_t n_terms;
+    unsigned *alpha;         /* n_terms x d multi-indices, row-major          */
+    double *coef;            /* n_terms                                     */
+    unsigned pmax;           /* the largest single entry of alpha            */
+    size_t degree;           /* truncation degree (fit) or max total degree  */
+    pce_sparse sp;           /* derived from alpha                           */
+    /* fit report */
+    rfx_pce_method method;
+    size_t n_train, n_candidates;
+    double loo_mse, loo_relative, loo_corrected;
+    int n_threads;
+};
+
+/* ------------------------------------------------------------------------ */
+/* Parameters                                                                */
+/* ------------------------------------------------------------------------ */
+
+rfx_pce_params rfx_pce_params_default(void)
+{
+    rfx_pce_params p;
+    memset(&p, 0, sizeof p);
+    p.marginals = NULL;
+    p.degree = 3;
+    p.degree_min = 0;
+    p.q_norm = 1.0;
+    p.max_interaction = 0;
+    p.basis = NULL;
+    p.basis_terms = 0;
+    p.method = RFX_PCE_METHOD_LSQ;
+    p.max_candidates = 50000;
+    p.lars_error_factor = 2.0;
+    p.lars_max_terms = 0;
+    p.n_threads = 0;
+    return p;
+}
+
+static rfx_status check_marginals(const rfx_marginal *m, size_t d, const char *what)
+{
+    if (!m) return rfx__error(RFX_EINVAL, "%s: NULL (%zu marginals are needed)", what, d);
+    for (size_t i = 0; i < d; i++) {
+        double a = m[i].a, b = m[i].b;
+        switch ((int)m[i].kind) {
+        case RFX_MARGINAL_UNIFORM:
+            if (!isfinite(a) || !isfinite(b) || !(a < b) || !isfinite(b - a))
+                return rfx__error(RFX_EINVAL,
+                                  "%s[%zu]: a uniform marginal needs finite a < b, got [%g, %g]",
+                                  what, i, a, b);
+            break;
+        case RFX_MARGINAL_NORMAL:
+            if (!isfinite(a) || !isfinite(b) || !(b > 0))
+                return rfx__error(RFX_EINVAL,
+                                  "%s[%zu]: a normal marginal needs a finite mean and a finite "
+                                  "standard deviation b > 0, got N(%g, %g^2)",
+                                  what, i, a, b);
+            break;
+        default:
+            return rfx__error(RFX_EINVAL,
+                              "%s[%zu].kind: %d is not a marginal PCE supports (uniform %d, "
+                              "normal %d)",
+                              what, i, (int)m[i].kind, RFX_MARGINAL_UNIFORM, RFX_MARGINAL_NORMAL);
+        }
+    }
+    return RFX_OK;
+}
+
+static rfx_status check_params(const rfx_pce_params *p, size_t d)
+{
+    if (!p) return rfx__error(RFX_EINVAL, "pce: params is NULL");
+    RFX__TRY(check_marginals(p->marginals, d, "pce.marginals"));
+    if (p->method != RFX_PCE_METHOD_LSQ && p->method != RFX_PCE_METHOD_LARS)
+        return rfx__error(RFX_EINVAL, "pce.method: %d is not an rfx_pce_method", (int)p->method);
+    if (p->max_candidates == 0) return rfx__error(RFX_EINVAL, "pce.max_candidates: must be >= 1");
+    if (!(p->lars_error_factor >= 1))
+        return rfx__error(RFX_EINVAL, "pce.lars_error_factor: must be >= 1, got %g",
+                          p->lars_error_factor);
+    if (p->n_threads < 0)
+        return rfx__error(RFX_EINVAL, "pce.n_threads: must be >= 0, got %d", p->n_threads);
+    if (p->basis) {
+        if (p->basis_terms == 0)
+            return rfx__error(RFX_EINVAL, "pce.basis_terms: 0 with a basis given");
+        return RFX_OK; /* the entries are checked when copied */
+    }
+    if (p->basis_terms != 0)
+        return rfx__error(RFX_EINVAL, "pce.basis_terms: %zu without a basis (pce.basis is NULL)",
+                          p->basis_terms);
+    if (p->degree == 0)
+        return rfx__error(RFX_EINVAL, "pce.degree: must be >= 1 (degree 0 is the constant)");
+    if (p->degree > RFX_PCE_MAX_DEGREE)
+        return rfx__error(RFX_EINVAL, "pce.degree: %zu exceeds RFX_PCE_MAX_DEGREE = %u", p->degree,
+                          RFX_PCE_MAX_DEGREE);
+    if (p->degree_min > p->degree)
+        return rfx__error(RFX_EINVAL, "pce.degree_min: %zu exceeds pce.degree = %zu",
+                          p->degree_min, p->degree);
+    if (!(p->q_norm > 0 && p->q_norm <= 1))
+        return rfx__error(RFX_EINVAL, "pce.q_norm: must be in (0, 1], got %g", p->q_norm);
+    if (p->max_interaction > d)
+        return rfx__error(RFX_EINVAL, "pce.max_interaction: %zu exceeds the %zu inputs",
+                          p->max_interaction, d);
+    return RFX_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Univariate orthonormal polynomials                                        */
+/* ------------------------------------------------------------------------ */
+
+/* Both families satisfy t psi_k = b_{k+1} psi_{k+1} + b_k psi_{k-1}
+ * (psi_0 = 1, b_0 = 0) with the Jacobi coefficients
+ *   Legendre on U(-1, 1):  b_k = k / sqrt(4 k^2 - 1)
+ *   Hermite on N(0, 1):    b_k = sqrt(k)
+ * (Gautschi, "Orthogonal Polynomials", 2004, table 1.1 normalised). The
+ * orthonormal recurrence never forms factorials, so it neither overflows
+ * nor loses accuracy at high degree. */
+static double jacobi_b(rfx_marginal_kind kind, size_t k)
+{
+    double x = (double)k;
+    return kind == RFX_MARGINAL_NORMAL ? sqrt(x) : x / sqrt(4.0 * x * x - 1.0);
+}
+
+/* The standard variable t of x under marginal m. */
+static double standardize(const rfx_marginal *m, double x)
+{
+    if (m->kind == RFX_MARGINAL_NORMAL) return (x - m->a) / m->b;
+    return (2.0 * x - m->a - m->b) / (m->b - m->a);
+}
+
+/* Recurrence coefficients 1 / b_k and b_k for k = 1..p of both families:
+ * rec[kind][2k] = b_k, rec[kind][2k+1] = 1 / b_{k+1}. */
+typedef struct pce_rec {
+    double *c[2]; /* per kind: 2 (p + 1) values */
+    size_t p;
+} pce_rec;
+
+static rfx_status rec_init(pce_rec *r, size_t p)
+{
+    r->p = p;
+    r->c[0] = r->c[1] = NULL;
+    for (int kind = 0; kind < 2; kind++) {
+        rfx_status st = rfx__alloc(2 * (p + 1), sizeof(double), (void **)&r->c[kind], "pce");
+        if (st) {
+            free(r->c[0]);
+            return st;
+        }
+        for (size_t k = 0; k <= p; k++) {
+            r->c[kind][2 * k] = k == 0 ? 0.0 : jacobi_b((rfx_marginal_kind)kind, k);
+            r->c[kind][2 * k + 1] = 1.0 / jacobi_b((rfx_marginal_kind)kind, k + 1);
+        }
+    }
+    return RFX_OK;
+}
+
+static void rec_free(pce_rec *r)
+{
+    free(r->c[0]);
+    free(r->c[1]);
+}
+
+/* out[k * stride] = psi_k(t), k = 0..p. */
+static void eval_1d(const double *c, double t, size_t p, double *out, size_t stride)
+{
+    double prev = 0.0, cur = 1.0;
+    out[0] = 1.0;
+    for (size_t k = 0; k < p; k++) {
+        double next = (t * cur - c[2 * k] * prev) * c[2 * k + 1];
+        prev = cur;
+        cur = next;
+        out[(k + 1) * stride] = cur;
+    }
+}
+
+rfx_status rfx_pce_basis_1d(const rfx_marginal *m, size_t degree, double x, double *psi)
+{
+    if (!psi) return rfx__error(RFX_EINVAL, "pce_basis_1d: psi is NULL");
+    RFX__TRY(check_marginals(m, 1, "pce_basis_1d: marginal"));
+    if (degree > RFX_PCE_MAX_DEGREE)
+        return rfx__error(RFX_EINVAL, "pce_basis_1d: degree %zu exceeds RFX_PCE_MAX_DEGREE = %u",
+                          degree, RFX_PCE_MAX_DEGREE);
+    double t = standardize(m, x), prev = 0.0, cur = 1.0;
+    psi[0] = 1.0;
+    for (size_t k = 0; k < degree; k++) {
+        double bk = k == 0 ? 0.0 : jacobi_b(m->kind, k);
+        double next = (t * cur - bk * prev) / jacobi_b(m->kind, k + 1);
+        prev = cur;
+        cur = next;
+        psi[k + 1] = cur;
+    }
+    return RFX_OK;
+}
+
+/* Vt[(v (p + 1) + k) ld + r] = psi^(v)_k(x_{r, v}) for rows r < rows of X
+ * (row stride ldx): the univariate table of a block of rows, laid out so
+ * that a product over a term's variables runs along contiguous rows. Cost
+ * rows d p flops. */
+static void univariate_table(const rfx_marginal *mg, size_t d, const pce_rec *rec,
+                             const double *X, size_t ldx, size_t rows, double *Vt, size_t ld)
+{
+    size_t p = rec->p;
+    for (size_t v = 0; v < d; v++) {
+        const double *c = rec->c[mg[v].kind == RFX_MARGINAL_NORMAL];
+        double *base = Vt + v * (p + 1) * ld;
+        for (size_t r = 0; r < rows; r++)
+            eval_1d(c, standardize(&mg[v], X[r * ldx + v]), p, base + r, ld);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Multi-index sets                                                          */
+/* ------------------------------------------------------------------------ */
+
+/* All a in N^d with sum_i a_i^q <= p^q and at most maxint nonzero entries,
+ * by total degree k = 0..p, and within one k lexicographically from the
+ * largest a_1 (OpenTURNS' LinearEnumerateFunction order). A branch is cut
+ * when even putting the rest of k into one variable breaks the q-norm
+ * (sum x_i^q >= (sum x_i)^q for q <= 1) or the interaction limit. */
+typedef struct enum_ctx {
+    size_t d, maxint;
+    double bound;        /* p^q, with a relative slack of 1e-9             */
+    const double *powq;  /* powq[v] = v^q, v = 0..p                         */
+    size_t cap, count;   /* stop once count > cap                          */
+    unsigned *out;       /* NULL: count only                               */
+    unsigned *alpha;     /* d scratch                                      */
+} enum_ctx;
+
+static void enum_emit(enum_ctx *c)
+{
+    if (c->out && c->count < c->cap) memcpy(c->out + c->count * c->d, c->alpha, c->d * sizeof *c->alpha);
+    c->count++;
+}
+
+static void enum_rec(enum_ctx *c, size_t pos, size_t rem, double qsum, size_t nnz)
+{
+    if (c->count > c->cap) return;
+    if (rem == 0) {
+        for (size_t i = pos; i < c->d; i++) c->alpha[i] = 0;
+        enum_emit(c);
+        return;
+    }
+    if (pos == c->d - 1) {
+        c->alpha[pos] = (unsigned)rem; /* the checks below were made by the caller */
+        enum_emit(c);
+        return;
+    }
+    for (size_t v = rem + 1; v-- > 0;) {
+        size_t r = rem - v, nz = nnz + (v > 0);
+        double qs = qsum + c->powq[v];
+        if (nz + (r > 0) > c->maxint || qs + c->powq[r] > c->bound) continue;
+        c->alpha[pos] = (unsigned)v;
+        enum_rec(c, pos + 1, r, qs, nz);
+        if (c->count > c->cap) return;
+    }
+}
+
+/* C(d + p, p), or RFX_EOVERFLOW. */
+static rfx_status binom_count(size_t d, size_t p, size_t *out)
+{
+    size_t c = 1; /* C(d + i, i) after step i: exact, since i! divides the product */
+    for (size_t i = 1; i <= p; i++) {
+        size_t g = 0;
+        if (rfx__mul(c, d + i, &g, "pce") != RFX_OK)
+            return rfx__error(RFX_EOVERFLOW,
+                              "pce.degree: the C(d + p, p) terms of degree p = %zu in d = %zu "
+                              "inputs overflow size_t",
+                              p, d);
+        c = g / i;
+    }
+    *out = c;
+    return RFX_OK;
+}
+
+/* The candidate basis of the parameters: *alpha (P x d, malloc'd). */
+static rfx_status enumerate_basis(const rfx_pce_params *p, size_t d, unsigned **alpha,
+                                  size_t *P_out)
+{
+    size_t deg = p->degree, maxint = p->max_interaction ? p->max_interaction : d;
+    double q = p->q_norm;
+    if (q == 1.0 && maxint == d) {
+        size_t P = 0;
+        RFX__TRY(binom_count(d, deg, &P));
+        if (P > p->max_candidates)
+            return rfx__error(RFX_EINVAL,
+                              "pce.degree: degree %zu in %zu inputs has %zu candidate terms, more "
+                              "than pce.max_candidates = %zu (lower the degree or q_norm)",
+                              deg, d, P, p->max_candidates);
+    }
+    double *powq = NULL;
+    unsigned *scratch = NULL;
+    RFX__TRY(rfx__alloc(deg + 1, sizeof *powq, (void **)&powq, "pce: multi-indices"));
+    rfx_status st = rfx__alloc(d, sizeof *scratch, (void **)&scratch, "pce: multi-indices");
+    if (st) {
+        free(powq);
+        return st;
+    }
+    for (size_t v = 0; v <= deg; v++) powq[v] = pow((double)v, q);
+    enum_ctx c = {d, maxint, pow((double)deg, q) * (1 + 1e-9), powq, p->max_candidates, 0, NULL,
+                  scratch};
+    for (size_t k = 0; k <= deg && c.count <= c.cap; k++) enum_rec(&c, 0, k, 0.0, 0);
+    if (c.count > c.cap) {
+        st = rfx__error(RFX_EINVAL,
+                        "pce.degree: degree %zu (q_norm %g) in %zu inputs has more than "
+                        "pce.max_candidates = %zu candidate terms",
+                        deg, q, d, p->max_candidates);
+        goto done;
+    }
+    size_t P = c.count;
+    st = rfx__alloc(P * d, sizeof **alpha, (void **)alpha, "pce: multi-indices");
+    if (st) goto done;
+    c.out = *alpha;
+    c.count = 0;
+    c.cap = P;
+    for (size_t k = 0; k <= deg; k++) enum_rec(&c, 0, k, 0.0, 0);
+    *P_out = P;
+done:
+    free(powq);
+    free(scratch);
+    return st;
+}
+
+/* qsort over rows of a multi-index array: each element carries its d. */
+typedef struct row_ref {
+    const unsigned *row;
+    size_t d, index;
+} row_ref;
+
+static int row_cmp(const void *pa, const void *pb)
+{
+    const row_ref *a = pa, *b = pb;
+    for (size_t i = 0; i < a->d; i++)
+        if (a->row[i] != b->row[i]) return a->row[i] < b->row[i] ? -1 : 1;
+    return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* Write "(a_1,...,a_d)" into buf, shortened with "..." when long. */
+static const char *alpha_str(const unsigned *a, size_t d, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < d; i++) {
+        int w = snprintf(buf + used, size - used, "%s%u", i ? "," : "(", a[i]);
+        if (w < 0 || (size_t)w >= size - used - 5) {
+            snprintf(buf + (used < size - 5 ? used : size - 5), 5, "...");
+            return buf;
+        }
+        used += (size_t)w;
+    }
+    snprintf(buf + used, size - used, ")");
+    return buf;
+}
+
+/* Check a user-given multi-index array: entries <= RFX_PCE_MAX_DEGREE and
+ * no row repeated. */
+static rfx_status check_alpha(const unsigned *alpha, size_t P, size_t d, const char *what)
+{
+    if (!alpha && P > 0) return rfx__error(RFX_EINVAL, "%s: NULL for %zu terms", what, P);
+    for (size_t k = 0; k < P; k++)
+        for (size_t i = 0; i < d; i++)
+            if (alpha[k * d + i] > RFX_PCE_MAX_DEGREE)
+                return rfx__error(RFX_EINVAL, "%s[%zu][%zu]: degree %u exceeds RFX_PCE_MAX_DEGREE = %u",
+                                  what, k, i, alpha[k * d + i], RFX_PCE_MAX_DEGREE);
+    if (P < 2) return RFX_OK;
+    row_ref *refs;
+    RFX__TRY(rfx__alloc(P, sizeof *refs, (void **)&refs, what));
+    for (size_t k = 0; k < P; k++) {
+        refs[k].row = alpha + k * d;
+        refs[k].d = d;
+        refs[k].index = k;
+    }
+    qsort(refs, P, sizeof *refs, row_cmp);
+    rfx_status st = RFX_OK;
+    for (size_t k = 1; k < P; k++)
+        if (memcmp(refs[k].row, refs[k - 1].row, d * sizeof *alpha) == 0) {
+            char buf[96];
+            st = rfx__error(RFX_EINVAL, "%s: terms %zu and %zu repeat the multi-index %s", what,
+                            refs[k - 1].index, refs[k].index, alpha_str(refs[k].row, d, buf, sizeof buf));
+            break;
+        }
+    free(refs);
+    return st;
+}
+
+static void sparse_free(pce_sparse *s)
+{
+    free(s->off);
+    free(s->var);
+    free(s->deg);
+    s->off = NULL;
+    s->var = NULL;
+    s->deg = NULL;
+}
+
+static rfx_status sparse_build(const unsigned *alpha, size_t P, size_t d, pce_sparse *s,
+                               unsigned *pmax)
+{
+    size_t nnz = 0;
+    unsigned mx = 0;
+    for (size_t k = 0; k < P * d; k++) {
+        nnz += alpha[k] > 0;
+        if (alpha[k] > mx) mx = alpha[k];
+    }
+    s->off = NULL;
+    s->var = NULL;
+    s->deg = NULL;
+    rfx_status st = rfx__alloc(P + 1, sizeof *s->off, (void **)&s->off, "pce: terms");
+    if (!st) st = rfx__alloc(nnz, sizeof *s->var, (void **)&s->var, "pce: terms");
+    if (!st) st = rfx__alloc(nnz, sizeof *s->deg, (void **)&s->deg, "pce: terms");
+    if (st) {
+        sparse_free(s);
+        return st;
+    }
+    size_t j = 0;
+    for (size_t k = 0; k < P; k++) {
+        s->off[k] = j;
+        for (size_t i = 0; i < d; i++)
+            if (alpha[k * d + i]) {
+                s->var[j] = i;
+                s->deg[j] = alpha[k * d + i];
+                j++;
+            }
+    }
+    s->off[P] = j;
+    *pmax = mx;
+    return RFX_OK;
+}
+
+/* col[r] = prod over the term's pairs of Vt[(var (p + 1) + deg) ld + r]
+ * for r < rows: one term's values on a block of rows. */
+static void term_values(const pce_sparse *s, size_t k, const double *Vt, size_t p, size_t ld,
+                        size_t rows, double *col)
+{
+    size_t j0 = s->off[k], j1 = s->off[k + 1];
+    if (j0 == j1) {
+        for (size_t r = 0; r < rows; r++) col[r] = 1.0;
+        return;
+    }
+    const double *v0 = Vt + (s->var[j0] * (p + 1) + s->deg[j0]) * ld;
+    for (size_t r = 0; r < rows; r++) col[r] = v0[r];
+    for (size_t j = j0 + 1; j < j1; j++) {
+        const double *vj = Vt + (s->var[j] * (p + 1) + s->deg[j]) * ld;
+        for (size_t r = 0; r < rows; r++) col[r] *= vj[r];
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Least squares by QR, with the leave-one-out error                         */
+/* ------------------------------------------------------------------------ */
+
+typedef struct pce_loo {
+    double mse, relative, corrected;
+} pce_loo;
+
+/* LOO errors from residuals r, hat diagonal h (n each), P terms, the trace
+ * of (Psi^T Psi)^-1 and the sample variance of y (header comment). */
+static pce_loo loo_errors(const double *r, const double *h, size_t n, size_t P, double trinv,
+                          double yvar)
+{
+    pce_loo e;
+    double s = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double den = 1.0 - h[i];
+        if (!(den > 64 * DBL_EPSILON)) {
+            s = INFINITY;
+            break;
+        }
+        double ei = r[i] / den;
+        s += ei * ei;
+    }
+    if (n <= P) s = INFINITY;
+    e.mse = s / (double)n;
+    e.relative = yvar > 0 ? e.mse / yvar : (e.mse == 0 ? 0.0 : INFINITY);
+    e.corrected = n > P ? e.relative * (double)n / (double)(n - P) * (1.0 + trinv) : INFINITY;
+    if (isnan(e.corrected)) e.corrected = INFINITY; /* 0 * inf */
+    return e;
+}
+
+/* Least squares min |A c - y| for A (n x P column-major, n >= P; destroyed)
+ * by Householder QR (dgeqrf), Q^T y (dormqr), R c = (Q^T y)_1..P (dtrtrs).
+ * Leave-one-out: residuals r = Q (0, (Q^T y)_P+1..n) (dormqr), hat diagonal
+ * h_i = |row i of Q|^2 (dorgqr), tr((A^T A)^-1) = |R^-1|_F^2 (dtrtri).
+ * A diagonal |R_jj| <= max(n, P) eps max_i |R_ii| means column j is a
+ * combination of the columns before it on these points: RFX_ENUMERIC with
+ * *bad = j and no message (the caller names the term). Cost 2 n P^2 +
+ * P^3 / 3 flops. */
+static rfx_status lsq_qr(double *A, size_t n, size_t P, const double *y, double yvar,
+                         double *coef, pce_loo *loo, size_t *bad)
+{
+    int nn, pp, one = 1, info = 0, lwork = -1;
+    RFX__TRY(rfx__lapack_int(n, &nn, "pce: least squares rows"));
+    RFX__TRY(rfx__lapack_int(P, &pp, "pce: least squares terms"));
+    double q1 = 0, q2 = 0, q3 = 0;
+    dgeqrf_(&nn, &pp, A, &nn, NULL, &q1, &lwork, &info);
+    dormqr_("L", "T", &nn, &one, &pp, A, &nn, NULL, NULL, &nn, &q2, &lwork, &info, 1, 1);
+    dorgqr_(&nn, &pp, &pp, A, &nn, NULL, &q3, &lwork, &info);
+    lwork = (int)fmax(fmax(q1, q2), fmax(q3, 1.0));
+
+    double *tau = NULL, *work = NULL, *qty = NULL, *r = NULL, *Rinv = NULL;
+    size_t PP = 0;
+    rfx_status st = rfx__mul(P, P, &PP, "pce: least squares");
+    if (!st) st = rfx__alloc(P, sizeof *tau, (void **)&tau, "pce: least squares");
+    if (!st) st = rfx__alloc((size_t)lwork, sizeof *work, (void **)&work, "pce: least squares");
+    if (!st) st = rfx__alloc(n, sizeof *qty, (void **)&qty, "pce: least squares");
+    if (!st) st = rfx__alloc(n, sizeof *r, (void **)&r, "pce: least squares");
+    if (!st) st = rfx__alloc(PP, sizeof *Rinv, (void **)&Rinv, "pce: least squares");
+    if (st) goto done;
+
+    RFX__SERIAL(dgeqrf_(&nn, &pp, A, &nn, tau, work, &lwork, &info))
+    if (info != 0) {
+        st = rfx__error(RFX_EINTERNAL, "pce: dgeqrf failed (info %d)", info);
+        goto done;
+    }
+    double rmax = 0.0;
+    for (size_t j = 0; j < P; j++) rmax = fmax(rmax, fabs(A[j * n + j]));
+    double tol = (double)(n > P ? n : P) * DBL_EPSILON * rmax;
+    for (size_t j = 0; j < P; j++)
+        if (!(fabs(A[j * n + j]) > tol)) {
+            *bad = j;
+            st = RFX_ENUMERIC;
+            goto done;
+        }
+    /* R and its inverse */
+    for (size_t j = 0; j < P; j++)
+        for (size_t i = 0; i < P; i++) Rinv[j * P + i] = i <= j ? A[j * n + i] : 0.0;
+    RFX__SERIAL(dtrtri_("U", "N", &pp, Rinv, &pp, &info, 1, 1))
+    if (info != 0) {
+        st = rfx__error(RFX_EINTERNAL, "pce: dtrtri failed (info %d)", info);
+        goto done;
+    }
+    double trinv = 0.0;
+    for (size_t k = 0; k < PP; k++) trinv += Rinv[k] * Rinv[k];
+
+    memcpy(qty, y, n * sizeof *qty);
+    RFX__SERIAL(dormqr_("L", "T", &nn, &one, &pp, A, &nn, tau, qty, &nn, work, &lwork, &info, 1, 1))
+    if (info != 0) {
+        st = rfx__error(RFX_EINTERNAL, "pce: dormqr failed (info %d)", info);
+        goto done;
+    }
+    memcpy(coef, qty, P * sizeof *coef);
+    RFX__SERIAL(dtrtrs_("U", "N", "N", &pp, &one, A, &nn, coef, &pp, &info, 1, 1, 1))
+    if (info != 0) {
+        st = rfx__error(RFX_EINTERNAL, "pce: dtrtrs failed (info %d)", info);
+        goto done;
+    }
+    /* residuals: the part of Q^T y outside the column space, mapped back */
+    for (size_t i = 0; i < n; i++) r[i] = i < P ? 0.0 : qty[i];
+    RFX__SERIAL(dormqr_("L", "N", &nn, &one, &pp, A, &nn, tau, r, &nn, work, &lwork, &info, 1, 1))
+    if (info != 0) {
+        st = rfx__error(RFX_EINTERNAL, "pce: dormqr failed (info %d)", info);
+        goto done;
+    }
+    RFX__SERIAL(dorgqr_(&nn, &pp, &pp, A, &nn, tau, work, &lwork, &info))
+    if (info != 0) {
+        st = rfx__error(RFX_EINTERNAL, "pce: dorgqr failed (info %d)", info);
+        goto done;
+    }
+    /* h in qty (no longer needed) */
+    for (size_t i = 0; i < n; i++) qty[i] = 0.0;
+    for (size_t j = 0; j < P; j++) {
+        const double *q = A + j * n;
+        for (size_t i = 0; i < n; i++) qty[i] += q[i] * q[i];
+    }
+    *loo = loo_errors(r, qty, n, P, trinv, yvar);
+done:
+    free(tau);
+    free(work);
+    free(qty);
+    free(r);
+    free(Rinv);
+    return st;
+}
+
+/* ------------------------------------------------------------------------ */
+/* LARS                                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* sum_i a[i] b[i] with eight partial sums in a fixed order: vectorisable
+ * without -ffast-math, and the same bits on any thread. */
+static double dot(const double *a, const double *b, size_t n)
+{
+    double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int k = 0; k < 8; k++) s[k] += a[i + k] * b[i + k];
+    double t = ((s[0] + s[4]) + (s[1] + s[5])) + ((s[2] + s[6]) + (s[3] + s[7]));
+    for (; i < n; i++) t += a[i] * b[i];
+    return t;
+}
+
+/* Candidate states during the path. */
+enum { LARS_FREE = 0, LARS_ACTIVE = 1, LARS_OUT = 2 };
+
+/* A column enters the hybrid least squares only if at least this fraction
+ * of its norm lies outside the span of the active ones (a condition number
+ * of 1e8 for the refit); one that does not is dropped for good. */
+#define PCE_LARS_COLLINEAR 1e-8
+
+/* Double the columns of Q (n x kc) and of the upper triangle R^-1 (kc x kc,
+ * column l at l kc), at most to kmax. */
+static rfx_status lars_grow(double **Q, double **Rinv, size_t n, size_t *kc, size_t kmax)
+{
+    size_t k2 = *kc * 2 < kmax ? *kc * 2 : kmax, nq = 0, nr = 0;
+    double *Q2 = NULL, *R2 = NULL;
+    RFX__TRY(rfx__mul(n, k2, &nq, "pce: LARS"));
+    RFX__TRY(rfx__mul(k2, k2, &nr, "pce: LARS"));
+    RFX__TRY(rfx__alloc(nq, sizeof *Q2, (void **)&Q2, "pce: LARS"));
+    rfx_status st = rfx__calloc(nr, sizeof *R2, (void **)&R2, "pce: LARS");
+    if (st) {
+        free(Q2);
+        return st;
+    }
+    memcpy(Q2, *Q, n * *kc * sizeof *Q2);
+    for (size_t l = 0; l < *kc; l++) memcpy(R2 + l * k2, *Rinv + l * *kc, (l + 1) * sizeof *R2);
+    free(*Q);
+    free(*Rinv);
+    *Q = Q2;
+    *Rinv = R2;
+    *kc = k2;
+    return RFX_OK;
+}
+
+/* Least-angle regression (Efron, Hastie, Johnstone & Tibshirani, "Least
+ * angle regression", Ann. Statist. 32, 2004, section 2, the LAR variant)
+ * over the m candidate columns cols[0..m-1] of Psi (n x M column-major),
+ * with the constant column cols[c0] always in: the other columns are
+ * centred and scaled to unit norm, x_j = (psi_j - mean_j) / s_j, and y
+ * centred. At each step the active set A moves along the equiangular
+ * direction u = X_A w until an inactive correlation c_j = x_j^T (y - mu)
+ * catches up with the active ones.
+ *
+ * The active columns (with the constant first) are kept orthonormalised in
+ * Q (n x (k + 1)) with the triangle R^-1 of [1, Psi_A] = Q R, which give
+ *   - the hybrid refit on [1, Psi_A]: residual and hat diagonal updated
+ *     by one column per step, tr((Psi^T Psi)^-1) = |R^-1|_F^2, so the
+ *     corrected LOO error of every model on the path costs O(n k);
+ *   - the LAR direction without a Gram matrix: X_A = Q_1 R_11 D^-1
+ *     (D = diag(s)), so with t = R_11^-T D sign(c_A), u = Q_1 t / |t| and
+ *     the equiangular constant A_A = 1 / |t|.
+ * The path stops at lmax terms (constant included), when every candidate
+ * is in or out, when the correlations vanish, or once the corrected error
+ * exceeds factor times the best (OpenTURNS' LeastSquaresMetaModelSelection
+ * rule). On return sel[0..*nsel-1] are the positions in cols of the best
+ * model's terms (the constant first) and *best its corrected LOO error.
+ * Cost per step: 2 n m flops for a = X^T u (OpenMP over candidates) plus
+ * O(n k + k^2). */
+static rfx_status lars_path(const double *Psi, size_t n, const size_t *cols, size_t m, size_t c0,
+                            const double *y, double yvar, size_t lmax, double factor, int nt,
+                            size_t *sel, size_t *nsel, double *best)
+{
+    size_t kmax = lmax; /* terms, constant included                      */
+    size_t kc = kmax < 64 ? kmax : 64; /* columns of Q and R^-1 allocated: the
+                                          path usually stops long before kmax,
+                                          so they grow by doubling           */
+    size_t nq = 0, nr = 0;
+    RFX__TRY(rfx__mul(n, kc, &nq, "pce: LARS"));
+    RFX__TRY(rfx__mul(kc, kc, &nr, "pce: LARS"));
+    double *Q = NULL, *Rinv = NULL, *mean = NULL, *sc = NULL, *c = NULL, *a = NULL, *rh = NULL,
+           *h = NULL, *v = NULL, *u = NULL, *w = NULL, *t = NULL;
+    unsigned char *state = NULL;
+    size_t *act = NULL;
+    rfx_status st = rfx__alloc(nq, sizeof *Q, (void **)&Q, "pce: LARS");
+    if (!st) st = rfx__calloc(nr, sizeof *Rinv, (void **)&Rinv, "pce: LARS");
+    if (!st) st = rfx__alloc(m, sizeof *mean, (void **)&mean, "pce: LARS");
+    if (!st) st = rfx__alloc(m, sizeof *sc, (void **)&sc, "pce: LARS");
+    if (!st) st = rfx__alloc(m, sizeof *c, (void **)&c, "pce: LARS");
+    if (!st) st = rfx__alloc(m, sizeof *a, (void **)&a, "pce: LARS");
+    if (!st) st = rfx__alloc(m, sizeof *state, (void **)&state, "pce: LARS");
+    if (!st) st = rfx__alloc(kmax, sizeof *act, (void **)&act, "pce: LARS");
+    if (!st) st = rfx__alloc(n, sizeof *rh, (void **)&rh, "pce: LARS");
+    if (!st) st = rfx__alloc(n, sizeof *h, (void **)&h, "pce: LARS");
+    if (!st) st = rfx__alloc(n, sizeof *v, (void **)&v, "pce: LARS");
+    if (!st) st = rfx__alloc(n, sizeof *u, (void **)&u, "pce: LARS");
+    if (!st) st = rfx__alloc(kmax, sizeof *w, (void **)&w, "pce: LARS");
+    if (!st) st = rfx__alloc(kmax, sizeof *t, (void **)&t, "pce: LARS");
+    if (st) goto done;
+
+    /* the constant model */
+    double sqn = sqrt((double)n), ybar = 0.0;
+    for (size_t i = 0; i < n; i++) ybar += y[i];
+    ybar /= (double)n;
+    for (size_t i = 0; i < n; i++) {
+        Q[i] = 1.0 / sqn;
+        rh[i] = y[i] - ybar;
+        h[i] = 1.0 / (double)n;
+    }
+    Rinv[0] = 1.0 / sqn;
+    double trinv = 1.0 / (double)n;
+    size_t k = 0; /* active non-constant columns */
+    act[0] = c0;
+    size_t kbest = 0;
+    *best = loo_errors(rh, h, n, 1, trinv, yvar).corrected;
+
+    /* column statistics and the first correlations, c_j = x_j^T (y - ybar) */
+    int nfree = 0;
+#pragma omp parallel for schedule(static) num_threads(nt) if (m > 64) reduction(+ : nfree)
+    for (size_t j = 0; j < m; j++) {
+        const double *col = Psi + cols[j] * n;
+        double s = 0.0, ss = 0.0, raw = 0.0;
+        for (size_t i = 0; i < n; i++) s += col[i];
+        s /= (double)n;
+        for (size_t i = 0; i < n; i++) {
+            ss += (col[i] - s) * (col[i] - s);
+            raw += col[i] * col[i];
+        }
+        mean[j] = s;
+        sc[j] = sqrt(ss);
+        state[j] = LARS_FREE;
+        if (j == c0 || !(sc[j] > PCE_LARS_COLLINEAR * sqrt(raw))) {
+            state[j] = LARS_OUT;
+            c[j] = 0.0;
+        } else {
+            c[j] = dot(col, rh, n) / sc[j];
+            nfree++;
+        }
+    }
+    double C = 0.0;
+    size_t jnext = m;
+    for (size_t j = 0; j < m; j++)
+        if (state[j] == LARS_FREE && fabs(c[j]) > C) {
+            C = fabs(c[j]);
+            jnext = j;
+        }
+    double C0 = C;
+
+    /* (correlations below 1e-13 of the first are rounding noise: y is then
+     * fitted exactly by the active columns) */
+    while (k + 1 < kmax && jnext < m && C > 1e-13 * C0) {
+        /* bring column jnext into Q (modified Gram-Schmidt, twice: "twice is
+         * enough" for orthogonality to working precision, Giraud et al.,
+         * Numer. Math. 101, 2005) */
+        size_t j = jnext;
+        const double *col = Psi + cols[j] * n;
+        double norm0 = sqrt(dot(col, col, n));
+        memcpy(v, col, n * sizeof *v);
+        for (size_t l = 0; l <= k; l++) w[l] = 0.0;
+        for (int pass = 0; pass < 2; pass++)
+            for (size_t l = 0; l <= k; l++) {
+                const double *ql = Q + l * n;
+                double g = dot(ql, v, n);
+                w[l] += g;
+                for (size_t i = 0; i < n; i++) v[i] -= g * ql[i];
+            }
+        double rho = sqrt(dot(v, v, n));
+        state[j] = LARS_OUT;
+        nfree--;
+        if (rho > PCE_LARS_COLLINEAR * norm0) {
+            if (k + 2 > kc) {
+                st = lars_grow(&Q, &Rinv, n, &kc, kmax);
+                if (st) goto done;
+            }
+            double *qn = Q + (k + 1) * n, *rn = Rinv + (k + 1) * kc;
+            for (size_t i = 0; i < n; i++) qn[i] = v[i] / rho;
+            /* R^-1 gains the column (-R^-1 w / rho; 1 / rho) */
+            double add = 0.0;
+            for (size_t i = 0; i <= k; i++) {
+                double s = 0.0;
+                for (size_t l = i; l <= k; l++) s += Rinv[l * kc + i] * w[l];
+                rn[i] = -s / rho;
+                add += rn[i] * rn[i];
+            }
+            rn[k + 1] = 1.0 / rho;
+            trinv += add + rn[k + 1] * rn[k + 1];
+            /* hybrid least squares on the k + 2 columns */
+            double z = dot(qn, y, n);
+            for (size_t i = 0; i < n; i++) {
+                rh[i] -= z * qn[i];
+                h[i] += qn[i] * qn[i];
+            }
+            state[j] = LARS_ACTIVE;
+            k++;
+            act[k] = j;
+            double err = loo_errors(rh, h, n, k + 1, trinv, yvar).corrected;
+            if (err < *best) {
+                *best = err;
+                kbest = k;
+            } else if (!(err <= factor * *best)) {
+                break;
+            }
+        }
+        if (k == 0) { /* the first pick was collinear with the constant */
+            C = 0.0;
+            jnext = m;
+            for (size_t i = 0; i < m; i++)
+                if (state[i] == LARS_FREE && fabs(c[i]) > C) {
+                    C = fabs(c[i]);
+                    jnext = i;
+                }
+            continue;
+        }
+        if (nfree == 0) break;
+
+        /* the equiangular direction: t = R_11^-T D sign(c_A), u = Q_1 t / |t| */
+        double tt = 0.0;
+        for (size_t l = 1; l <= k; l++) {
+            double s = 0.0;
+            for (size_t i = 1; i <= l; i++) {
+                size_t ji = act[i];
+                s += Rinv[l * kc + i] * sc[ji] * (c[ji] >= 0 ? 1.0 : -1.0);
+            }
+            t[l] = s;
+            tt += s * s;
+        }
+        double AA = 1.0 / sqrt(tt);
+        for (size_t i = 0; i < n; i++) u[i] = 0.0;
+        for (size_t l = 1; l <= k; l++) {
+            const double *ql = Q + l * n;
+            double g = AA * t[l];
+            for (size_t i = 0; i < n; i++) u[i] += g * ql[i];
+        }
+        /* a_j = x_j^T u (u is orthogonal to the constant, so the mean drops
+         * out), then the step gamma to the next entering column */
+#pragma omp parallel for schedule(static) num_threads(nt) if (m > 64)
+        for (size_t i = 0; i < m; i++)
+            if (state[i] == LARS_FREE) a[i] = dot(Psi + cols[i] * n, u, n) / sc[i];
+        double gamma = INFINITY;
+        jnext = m;
+        for (size_t i = 0; i < m; i++) {
+            if (state[i] != LARS_FREE) continue;
+            double g1 = AA - a[i] > 0 ? (C - c[i]) / (AA - a[i]) : INFINITY;
+            double g2 = AA + a[i] > 0 ? (C + c[i]) / (AA + a[i]) : INFINITY;
+            double g = fmin(g1 > 0 ? g1 : INFINITY, g2 > 0 ? g2 : INFINITY);
+            if (g < gamma) {
+                gamma = g;
+                jnext = i;
+            }
+        }
+        if (jnext == m) break; /* no candidate can catch up: the path ends */
+        for (size_t i = 0; i < m; i++)
+            if (state[i] == LARS_FREE) c[i] -= gamma * a[i];
+        C -= gamma * AA;
+        for (size_t l = 1; l <= k; l++) c[act[l]] = c[act[l]] >= 0 ? C : -C;
+    }
+    for (size_t l = 0; l <= kbest; l++) sel[l] = act[l];
+    *nsel = kbest + 1;
+done:
+    free(Q);
+    free(Rinv);
+    free(mean);
+    free(sc);
+    free(c);
+    free(a);
+    free(state);
+    free(act);
+    free(rh);
+    free(h);
+    free(v);
+    free(u);
+    free(w);
+    free(t);
+    return st;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Fitting                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* One fitted model on a subset of the candidates. */
+typedef struct pce_sol {
+    size_t P;       /* terms                                                */
+    size_t *cols;   /* their candidate indices, ascending                   */
+    double *coef;
+    pce_loo loo;
+    size_t degree, n_candidates;
+} pce_sol;
+
+static void sol_free(pce_sol *s)
+{
+    free(s->cols);
+    free(s->coef);
+    s->cols = NULL;
+    s->coef = NULL;
+}
+
+static int size_cmp(const void *pa, const void *pb)
+{
+    size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+    return a < b ? -1 : a > b;
+}
+
+/* Least squares on the candidate columns cols[0..P-1] (ascending) of Psi;
+ * takes ownership of cols. */
+static rfx_status fit_columns(const double *Psi, size_t n, size_t *cols, size_t P,
+                              const unsigned *alpha, size_t d, const double *y, double yvar,
+                              pce_sol *out)
+{
+    out->cols = cols;
+    out->P = P;
+    out->coef = NULL;
+    double *A = NULL;
+    size_t nP = 0;
+    rfx_status st = rfx__mul(n, P, &nP, "pce: design matrix");
+    if (!st) st = rfx__alloc(nP, sizeof *A, (void **)&A, "pce: design matrix");
+    if (!st) st = rfx__alloc(P, sizeof *out->coef, (void **)&out->coef, "pce: coefficients");
+    if (st) goto fail;
+    for (size_t j = 0; j < P; j++) memcpy(A + j * n, Psi + cols[j] * n, n * sizeof *A);
+    size_t bad = 0;
+    st = lsq_qr(A, n, P, y, yvar, out->coef, &out->loo, &bad);
+    if (st == RFX_ENUMERIC) {
+        char buf[96];
+        st = rfx__error(RFX_ENUMERIC,
+                        "pce: the design matrix is rank deficient: term %zu, multi-index %s, is "
+                        "(nearly) a combination of the terms before it on these %zu points "
+                        "(repeated points, or too few distinct values in a variable?)",
+                        bad, alpha_str(alpha + cols[bad] * d, d, buf, sizeof buf), n);
+    }
+    free(A);
+    if (st) goto fail;
+    return RFX_OK;
+fail:
+    sol_free(out);
+    return st;
+}
+
+/* Copy an explicit basis, checking it. */
+static rfx_status copy_basis(const rfx_pce_params *p, size_t d, unsigned **alpha, size_t *P)
+{
+    size_t Pd = 0;
+    if (p->basis_terms > p->max_candidates)
+        return rfx__error(RFX_EINVAL, "pce.basis_terms: %zu exceeds pce.max_candidates = %zu",
+                          p->basis_terms, p->max_candidates);
+    RFX__TRY(rfx__mul(p->basis_terms, d, &Pd, "pce.basis"));
+    RFX__TRY(check_alpha(p->basis, p->basis_terms, d, "pce.basis"));
+    RFX__TRY(rfx__alloc(Pd, sizeof **alpha, (void **)alpha, "pce.basis"));
+    memcpy(*alpha, p->basis, Pd * sizeof **alpha);
+    *P = p->basis_terms;
+    return RFX_OK;
+}
+
+static rfx_status pce_alloc(size_t d, const rfx_marginal *marginals, size_t P,
+                            const unsigned *alpha, const double *coef, rfx_pce **out)
+{
+    rfx_pce *m = calloc(1, sizeof *m);
+    if (!m) return rfx__error(RFX_ENOMEM, "pce: cannot allocate the expansion");
+    size_t Pd = 0;
+    rfx_status st = rfx__mul(P, d, &Pd, "pce: terms");
+    if (!st) st = rfx__alloc(d, sizeof *m->marginals, (void **)&m->marginals, "pce: marginals");
+    if (!st) st = rfx__alloc(Pd, sizeof *m->alpha, (void **)&m->alpha, "pce: terms");
+    if (!st) st = rfx__alloc(P, sizeof *m->coef, (void **)&m->coef, "pce: coefficients");
+    if (st) {
+        rfx_pce_free(m);
+        return st;
+    }
+    memcpy(m->marginals, marginals, d * sizeof *marginals);
+    if (Pd) memcpy(m->alpha, alpha, Pd * sizeof *alpha);
+    if (P) memcpy(m->coef, coef, P * sizeof *coef);
+    m->d = d;
+    m->n_terms = P;
+    st = sparse_build(m->alpha, P, d, &m->sp, &m->pmax);
+    if (st) {
+        rfx_pce_free(m);
+        return st;
+    }
+    size_t deg = 0;
+    for (size_t k = 0; k < P; k++) {
+        size_t s = 0;
+        for (size_t i = 0; i < d; i++) s += m->alpha[k * d + i];
+        if (s > deg) deg = s;
+    }
+    m->degree = deg;
+    m->method = RFX_PCE_METHOD_LSQ;
+    m->loo_mse = m->loo_relative = m->loo_corrected = NAN;
+    *out = m;
+    return RFX_OK;
+}
+
+rfx_status rfx_pce_fit(const rfx_pce_params *params, rfx_cmat X, const double *y, rfx_pce **out)
+{
+    if (!out) return rfx__error(RFX_EINVAL, "pce_fit: out is NULL");
+    if (!y && X.rows > 0) return rfx__error(RFX_EINVAL, "pce_fit: y is NULL");
+    RFX__TRY(rfx__check_cmat(X, "pce_fit: X"));
+    size_t n = X.rows, d = X.cols;
+    if (d == 0) return rfx__error(RFX_EDIM, "pce_fit: X has no columns");
+    RFX__TRY(check_params(params, d));
+    const rfx_pce_params *p = params;
+    if (n < 2) return rfx__error(RFX_EINVAL, "pce_fit: %zu rows; at least 2 are needed", n);
+    size_t bi = 0, bj = 0;
+    if (!rfx__all_finite(X, &bi, &bj))
+        return rfx__error(RFX_EPARSE, "pce_fit: X row %zu, column %zu: value is not finite", bi, bj);
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(y[i]))
+            return rfx__error(RFX_EPARSE, "pce_fit: y[%zu]: value is not finite", i);
+
+    /* candidates, the degree sweep */
+    unsigned *alpha = NULL;
+    size_t M = 0;
+    if (p->basis)
+        RFX__TRY(copy_basis(p, d, &alpha, &M));
+    else
+        RFX__TRY(enumerate_basis(p, d, &alpha, &M));
+    size_t deg_hi = p->basis ? 0 : p->degree;
+    size_t deg_lo = p->basis ? 0 : (p->degree_min ? p->degree_min : p->degree);
+    double q = p->basis ? 1.0 : p->q_norm;
+    size_t c0 = M; /* the constant's candidate index */
+    for (size_t k = 0; k < M && c0 == M; k++) {
+        size_t i = 0;
+        while (i < d && alpha[k * d + i] == 0) i++;
+        if (i == d) c0 = k;
+    }
+
+    pce_sparse sp = {NULL, NULL, NULL};
+    pce_rec rec = {{NULL, NULL}, 0};
+    double *Vt = NULL, *Psi = NULL, *qsum = NULL;
+    size_t *cand = NULL, *sel = NULL;
+    pce_sol bestsol = {0, NULL, NULL, {INFINITY, INFINITY, INFINITY}, 0, 0};
+    unsigned pmax = 0;
+    size_t nM = 0, nV = 0;
+    int nt = rfx__threads(p->n_threads);
+    rfx_status st = RFX_OK;
+    if (p->method == RFX_PCE_METHOD_LARS && c0 == M) {
+        st = rfx__error(RFX_EINVAL, "pce.basis: LARS needs the constant (the zero multi-index) "
+                                    "among the candidate terms");
+        goto done;
+    }
+    st = sparse_build(alpha, M, d, &sp, &pmax);
+    if (!st) st = rec_init(&rec, pmax);
+    if (!st) st = rfx__mul3(n, d, (size_t)pmax + 1, &nV, "pce: univariate table");
+    if (!st) st = rfx__alloc(nV, sizeof *Vt, (void **)&Vt, "pce: univariate table");
+    if (!st) st = rfx__mul(n, M, &nM, "pce: design matrix");
+    if (!st) st = rfx__alloc(nM, sizeof *Psi, (void **)&Psi, "pce: design matrix");
+    if (!st) st = rfx__alloc(M, sizeof *qsum, (void **)&qsum, "pce");
+    if (!st) st = rfx__alloc(M, sizeof *cand, (void **)&cand, "pce");
+    if (!st) st = rfx__alloc(M, sizeof *sel, (void **)&sel, "pce");
+    if (st) goto done;
+
+    /* Psi (n x M, column-major): the candidates at the points */
+    univariate_table(p->marginals, d, &rec, X.data, X.stride, n, Vt, n);
+#pragma omp parallel for schedule(static) num_threads(nt) if (M > 16)
+    for (size_t j = 0; j < M; j++) term_values(&sp, j, Vt, pmax, n, n, Psi + j * n);
+    for (size_t k = 0; k < M; k++) {
+        double s = 0.0;
+        for (size_t i = 0; i < d; i++) s += pow((double)alpha[k * d + i], q);
+        qsum[k] = s;
+    }
+
+    double ybar = 0.0, yvar = 0.0;
+    for (size_t i = 0; i < n; i++) ybar += y[i];
+    ybar /= (double)n;
+    for (size_t i = 0; i < n; i++) yvar += (y[i] - ybar) * (y[i] - ybar);
+    yvar /= (double)(n - 1);
+
+    for (size_t deg = deg_lo; deg <= deg_hi; deg++) {
+        /* the candidates of this degree: |a|_q <= deg */
+        size_t m = 0, mc0 = M;
+        double bound = pow((double)deg, q) * (1 + 1e-9);
+        for (size_t k = 0; k < M; k++)
+            if (p->basis || qsum[k] <= bound) {
+                if (k == c0) mc0 = m;
+                cand[m++] = k;
+            }
+        pce_sol sol = {0, NULL, NULL, {INFINITY, INFINITY, INFINITY}, deg, m};
+        size_t *cols = NULL, P = 0;
+        if (p->method == RFX_PCE_METHOD_LSQ) {
+            if (m > n) {
+                if (deg > deg_lo) break; /* more terms at every higher degree */
+                st = rfx__error(RFX_EINVAL,
+                                "pce_fit: %zu rows are fewer than the %zu terms of the %s "
+                                "(least squares needs n >= terms; use more points, a lower "
+                                "pce.degree or pce.method = RFX_PCE_METHOD_LARS)",
+                                n, m, p->basis ? "given basis" : "candidate basis");
+                goto done;
+            }
+            st = rfx__alloc(m, sizeof *cols, (void **)&cols, "pce");
+            if (st) goto done;
+            memcpy(cols, cand, m * sizeof *cols);
+            P = m;
+        } else {
+            size_t lmax = n - 1;
+            if (p->lars_max_terms && p->lars_max_terms < lmax) lmax = p->lars_max_terms;
+            if (m < lmax) lmax = m;
+            size_t nsel = 0;
+            double err = 0;
+            st = lars_path(Psi, n, cand, m, mc0, y, yvar, lmax, p->lars_error_factor, nt, sel,
+                           &nsel, &err);
+            if (st) goto done;
+            st = rfx__alloc(nsel, sizeof *cols, (void **)&cols, "pce");
+            if (st) goto done;
+            for (size_t l = 0; l < nsel; l++) cols[l] = cand[sel[l]];
+            qsort(cols, nsel, sizeof *cols, size_cmp);
+            P = nsel;
+        }
+        st = fit_columns(Psi, n, cols, P, alpha, d, y, yvar, &sol);
+        if (st == RFX_ENUMERIC && deg > deg_lo) {
+            st = RFX_OK; /* the points cannot resolve this degree: keep the best so far */
+            break;
+        }
+        if (st) goto done;
+        sol.degree = deg;
+        sol.n_candidates = m;
+        if (bestsol.cols == NULL || sol.loo.corrected < bestsol.loo.corrected) {
+            sol_free(&bestsol);
+            bestsol = sol;
+        } else {
+            sol_free(&sol);
+        }
+    }
+
+    {
+        unsigned *ta = NULL;
+        size_t Pd = 0;
+        st = rfx__mul(bestsol.P, d, &Pd, "pce: terms");
+        if (!st) st = rfx__alloc(Pd, sizeof *ta, (void **)&ta, "pce: terms");
+        if (st) goto done;
+        for (size_t k = 0; k < bestsol.P; k++)
+            memcpy(ta + k * d, alpha + bestsol.cols[k] * d, d * sizeof *ta);
+        rfx_pce *m = NULL;
+        st = pce_alloc(d, p->marginals, bestsol.P, ta, bestsol.coef, &m);
+        free(ta);
+        if (st) goto done;
+        if (!p->basis) m->degree = bestsol.degree;
+        m->method = p->method;
+        m->n_train = n;
+        m->n_candidates = bestsol.n_candidates;
+        m->loo_mse = bestsol.loo.mse;
+        m->loo_relative = bestsol.loo.relative;
+        m->loo_corrected = bestsol.loo.corrected;
+        m->n_threads = p->n_threads;
+        *out = m;
+    }
+done:
+    sol_free(&bestsol);
+    sparse_free(&sp);
+    rec_free(&rec);
+    free(alpha);
+    free(Vt);
+    free(Psi);
+    free(qsum);
+    free(cand);
+    free(sel);
+    return st;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Assembled expansions, accessors                                           */
+/* ------------------------------------------------------------------------ */
+
+rfx_status rfx_pce_create(size_t d, const rfx_marginal *marginals, size_t n_terms,
+                          const unsigned *alpha, const double *coef, rfx_pce **out)
+{
+    if (!out) return rfx__error(RFX_EINVAL, "pce_create: out is NULL");
+    if (d == 0) return rfx__error(RFX_EINVAL, "pce_create: d is 0");
+    RFX__TRY(check_marginals(marginals, d, "pce_create: marginals"));
+    size_t Pd = 0;
+    RFX__TRY(rfx__mul(n_terms, d, &Pd, "pce_create: alpha"));
+    RFX__TRY(check_alpha(alpha, n_terms, d, "pce_create: alpha"));
+    if (!coef && n_terms > 0) return rfx__error(RFX_EINVAL, "pce_create: coef is NULL");
+    for (size_t k = 0; k < n_terms; k++)
+        if (!isfinite(coef[k]))
+            return rfx__error(RFX_EINVAL, "pce_create: coef[%zu] is not finite", k);
+    return pce_alloc(d, marginals, n_terms, alpha, coef, out);
+}
+
+void rfx_pce_free(rfx_pce *pce)
+{
+    if (!pce) return;
+    free(pce->marginals);
+    free(pce->alpha);
+    free(pce->coef);
+    sparse_free(&pce->sp);
+    free(pce);
+}
+
+rfx_status rfx_pce_predict(const rfx_pce *pce, rfx_cmat X, double *y)
+{
+    if (!pce) return rfx__error(RFX_EINVAL, "pce_predict: pce is NULL");
+    if (!y && X.rows > 0) return rfx__error(RFX_EINVAL, "pce_predict: y is NULL");
+    RFX__TRY(rfx__check_cmat(X, "pce_predict: X"));
+    if (X.cols != pce->d)
+        return rfx__error(RFX_EDIM, "pce_predict: X has %zu columns, the expansion %zu inputs",
+                          X.cols, pce->d);
+    if (X.rows == 0) return RFX_OK;
+    enum { TILE = RFX__ROW_TILE };
+    int nt = rfx__threads(pce->n_threads);
+    size_t ntiles = (X.rows + TILE - 1) / TILE;
+    if ((size_t)nt > ntiles) nt = (int)ntiles;
+    size_t per = 0, total = 0;
+    pce_rec rec;
+    RFX__TRY(rfx__mul3(pce->d, (size_t)pce->pmax + 1, TILE, &per, "pce_predict: workspace"));
+    RFX__TRY(rfx__add(per, 2 * TILE, &per, "pce_predict: workspace"));
+    RFX__TRY(rfx__mul(per, (size_t)nt, &total, "pce_predict: workspace"));
+    RFX__TRY(rec_init(&rec, pce->pmax));
+    double *ws = NULL;
+    rfx_status st = rfx__alloc(total, sizeof *ws, (void **)&ws, "pce_predict: workspace");
+    if (st) {
+        rec_free(&rec);
+        return st;
+    }
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+#ifdef _OPENMP
+        double *Vt = ws + per * (size_t)omp_get_thread_num();
+#else
+        double *Vt = ws;
+#endif
+        double *col = Vt + per - 2 * TILE, *acc = col + TILE;
+#pragma omp for schedule(static)
+        for (size_t tile = 0; tile < ntiles; tile++) {
+            size_t r0 = tile * TILE, rows = X.rows - r0 < TILE ? X.rows - r0 : TILE;
+            univariate_table(pce->marginals, pce->d, &rec, X.data + r0 * X.stride, X.stride,
+                             rows, Vt, TILE);
+            for (size_t r = 0; r < rows; r++) acc[r] = 0.0;
+            for (size_t k = 0; k < pce->n_terms; k++) {
+                double ck = pce->coef[k];
+                term_values(&pce->sp, k, Vt, pce->pmax, TILE, rows, col);
+                for (size_t r = 0; r < rows; r++) acc[r] += ck * col[r];
+            }
+            for (size_t r = 0; r < rows; r++) y[r0 + r] = acc[r];
+        }
+    }
+    free(ws);
+    rec_free(&rec);
+    return RFX_OK;
+}
+
+size_t rfx_pce_n_terms(const rfx_pce *pce) { return pce ? pce->n_terms : 0; }
+
+rfx_status rfx_pce_term(const rfx_pce *pce, size_t k, double *coef, unsigned *alpha)
+{
+    if (!pce) return rfx__error(RFX_EINVAL, "pce_term: pce is NULL");
+    if (k >= pce->n_terms)
+        return rfx__error(RFX_EINVAL, "pce_term: term %zu of an expansion with %zu terms", k,
+                          pce->n_terms);
+    if (coef) *coef = pce->coef[k];
+    if (alpha) memcpy(alpha, pce->alpha + k * pce->d, pce->d * sizeof *alpha);
+    return RFX_OK;
+}
+
+const rfx_marginal *rfx_pce_marginals(const rfx_pce *pce) { return pce ? pce->marginals : NULL; }
+
+/* mean c_0 and variance sum_{a != 0} c_a^2 (orthonormality) */
+static void moments(const rfx_pce *pce, double *mean, double *var)
+{
+    double m = 0.0, v = 0.0;
+    for (size_t k = 0; k < pce->n_terms; k++) {
+        if (pce->sp.off[k] == pce->sp.off[k + 1])
+            m += pce->coef[k];
+        else
+            v += pce->coef[k] * pce->coef[k];
+    }
+    *mean = m;
+    *var = v;
+}
+
+rfx_status rfx_pce_moments(const rfx_pce *pce, double *mean, double *variance)
+{
+    if (!pce) return rfx__error(RFX_EINVAL, "pce_moments: pce is NULL");
+    double m, v;
+    moments(pce, &m, &v);
+    if (mean) *mean = m;
+    if (variance) *variance = v;
+    return RFX_OK;
+}
+
+/* Sudret 2008, eq. 43-44: the variance of the terms of each variable. */
+rfx_status rfx_pce_sobol(const rfx_pce *pce, double *first, double *total)
+{
+    if (!pce) return rfx__error(RFX_EINVAL, "pce_sobol: pce is NULL");
+    size_t d = pce->d;
+    double m, v;
+    moments(pce, &m, &v);
+    if (first)
+        for (size_t i = 0; i < d; i++) first[i] = 0.0;
+    if (total)
+        for (size_t i = 0; i < d; i++) total[i] = 0.0;
+    if (!(v > 0)) return RFX_OK;
+    for (size_t k = 0; k < pce->n_terms; k++) {
+        size_t j0 = pce->sp.off[k], j1 = pce->sp.off[k + 1];
+        double share = pce->coef[k] * pce->coef[k] / v;
+        if (j1 == j0) continue;
+        if (first && j1 == j0 + 1) first[pce->sp.var[j0]] += share;
+        if (total)
+            for (size_t j = j0; j < j1; j++) total[pce->sp.var[j]] += share;
+    }
+    return RFX_OK;
+}
+
+rfx_status rfx_pce_get_info(const rfx_pce *pce, rfx_pce_info *info)
+{
+    if (!pce || !info) return rfx__error(RFX_EINVAL, "pce_get_info: NULL argument");
+    rfx_pce_info r;
+    memset(&r, 0, sizeof r);
+    r.dim = pce->d;
+    r.degree = pce->degree;
+    r.n_terms = pce->n_terms;
+    r.n_candidates = pce->n_candidates;
+    r.n_train = pce->n_train;
+    r.method = pce->method;
+    r.loo_mse = pce->loo_mse;
+    r.loo_relative = pce->loo_relative;
+    r.loo_corrected = pce->loo_corrected;
+    moments(pce, &r.mean, &r.variance);
+    *info = r;
+    return RFX_OK;
+}
