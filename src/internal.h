@@ -81,24 +81,6 @@ int rfx__all_finite(rfx_cmat m, size_t *row, size_t *col);
 #define RFX__SERIAL(stmt) stmt;
 #endif
 
-/* Run stmt (a BLAS call outside the tile loops) with nt BLAS threads: the
- * caller's OpenMP default as is, any other count inside a team of one
- * whose own ICV says nt (the caller's setting stays untouched). */
-#ifdef _OPENMP
-#define RFX__BLAS_THREADS(nt, stmt)                        \
-    if (rfx__threads(nt) == omp_get_max_threads()) {       \
-        stmt;                                              \
-    } else {                                               \
-        _Pragma("omp parallel num_threads(1)")             \
-        {                                                  \
-            omp_set_num_threads(rfx__threads(nt));         \
-            stmt;                                          \
-        }                                                  \
-    }
-#else
-#define RFX__BLAS_THREADS(nt, stmt) stmt;
-#endif
-
 /* The number of threads to use for a requested count (0 = default). */
 int rfx__threads(int requested);
 
