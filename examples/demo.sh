@@ -81,6 +81,10 @@ fi
 step kernel-approx $plot_opt >"$OUT/kernel_approx.txt"
 cat "$OUT/kernel_approx.txt"
 
+# ---- the surrogate showcase ------------------------------------------------
+echo
+sh "$(dirname "$0")/surrogate_demo.sh" "$RFX" "$OUT"
+
 # ---- summary ----------------------------------------------------------------
 val() { awk -v k="$1" '$1 == k { print $2; exit }' "$2"; }
 fitline() { sed -n "s/^$1  *//p" "$OUT/fit.log" | head -1; }

@@ -78,7 +78,7 @@ check "rfx --help lists the exit codes" grep -q "Exit codes" "$T/stdout"
 expect 0 "rfx --version" "$RFX" --version
 expect 1 "rfx with no command" "$RFX"
 expect 1 "rfx unknown command" "$RFX" frobnicate
-for cmd in fit predict eval info kernel-approx sample; do
+for cmd in fit predict eval info kernel-approx sample sobol; do
     expect 0 "rfx $cmd --help" "$RFX" "$cmd" --help
     check "rfx $cmd --help documents the exit codes" grep -q "6  out of memory" "$T/stdout"
     expect 0 "rfx help $cmd" "$RFX" help "$cmd"
@@ -245,6 +245,24 @@ expect 1 "sample ishigami -d 4" "$RFX" sample ishigami -n 5 -d 4
 stderr_has "sample ishigami -d 4" "ishigami has 3 inputs"
 expect 1 "sample srfe -d 1" "$RFX" sample srfe -n 5 -d 1
 expect 5 "sample to an unwritable path" "$RFX" sample ishigami -n 5 -o "$T/no-such-dir/s.csv"
+
+# ---- srfe and sobol ---------------------------------------------------------
+expect 0 "sample ishigami 300" "$RFX" sample ishigami -n 300 --seed 1 -o "$T/ish3.csv"
+expect 0 "fit --method srfe" "$RFX" fit "$T/ish3.csv" --method srfe -D 600 -o "$T/ish.rfx"
+stderr_has "fit --method srfe reports its terms" "terms nonzero"
+expect 0 "info of an srfe model" "$RFX" info "$T/ish.rfx"
+check "info says srfe" grep -q "srfe" "$T/stdout"
+expect 0 "sobol --like ishigami" "$RFX" sobol "$T/ish.rfx" --like ishigami -n 2000 --bootstrap 50
+check "sobol prints one line per input with the exact indices" \
+    awk '$1 ~ /^x[0-9]$/ { n++; if (NF != 9) exit 1 } END { exit n != 3 }' "$T/stdout"
+check "sobol: S_1 of x1 near the exact 0.4424" \
+    awk '$1 == "x1" { d = $2 - $8; if (d < 0) d = -d; exit d > 0.1 }' "$T/stdout"
+expect 0 "sobol --uniform" "$RFX" sobol "$T/ish.rfx" --uniform -3.14159,3.14159 -n 500 --bootstrap 0
+expect 1 "sobol without a distribution" "$RFX" sobol "$T/ish.rfx"
+stderr_has "sobol without a distribution" "--like FUNCTION or --uniform"
+expect 1 "sobol --uniform 1,0" "$RFX" sobol "$T/ish.rfx" --uniform 1,0
+expect 2 "sobol --like with other inputs" "$RFX" sobol "$T/ish.rfx" --like borehole
+expect 3 "sobol of a corrupt model" "$RFX" sobol "$T/bh.npy" --uniform 0,1
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

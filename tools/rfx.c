@@ -129,7 +129,7 @@ enum opt_id {
     O_TARGET, O_OUTPUT, O_METHOD, O_KERNEL, O_NU, O_FORM, O_FEATURES, O_SEED,
     O_LENGTH_SCALE, O_GAMMA, O_LAMBDA, O_NOISE_VAR, O_PRIOR_VAR, O_NO_STANDARDIZE,
     O_NO_INTERCEPT, O_THREADS, O_DELIMITER, O_NO_HEADER, O_STD, O_CLASSES, O_PRED,
-    O_TRUTH, O_PLOT, O_POINTS, O_DIM, O_LIST
+    O_TRUTH, O_PLOT, O_POINTS, O_DIM, O_LIST, O_LIKE, O_UNIFORM, O_BOOTSTRAP
 };
 
 typedef struct opt_spec {
@@ -264,6 +264,19 @@ static const opt_spec SAMPLE_OPTS[] = {
     { O_END, 0, NULL, NULL, NULL }
 };
 
+static int cmd_sobol(const command *c, int argc, char **argv);
+
+static const opt_spec SOBOL_OPTS[] = {
+    { O_LIKE, 0, "like", "FUNCTION",
+      "inputs distributed as those of a benchmark function (rfx sample --list), whose "
+      "exact indices are printed beside the estimates" },
+    { O_UNIFORM, 0, "uniform", "A,B", "every input uniform on [A, B]" },
+    { O_POINTS, 'n', "samples", "N", "base samples N >= 2 (default 10000; N (d + 2) predictions)" },
+    { O_SEED, 0, "seed", "S", "random seed of the design (default 0)" },
+    { O_BOOTSTRAP, 0, "bootstrap", "B", "bootstrap resamples for the intervals (default 200)" },
+    { O_END, 0, NULL, NULL, NULL }
+};
+
 static const command COMMANDS[] = {
     { "fit", "rfx fit DATA [--target COL] -o MODEL [options]",
       "fit a model to a CSV or .npy file",
@@ -303,6 +316,15 @@ static const command COMMANDS[] = {
       "DATA the points are scikit-learn's S-curve (make_s_curve: 1000 points in 3-D,\n"
       "from a fixed seed, so that --seed varies only the features).\n",
       KAPPROX_OPTS, cmd_kernel_approx },
+    { "sobol", "rfx sobol MODEL (--like FUNCTION | --uniform A,B) [-n N] [--seed S]\n"
+               "                 [--bootstrap B]",
+      "Sobol sensitivity indices of a model",
+      "Estimate the first-order and total Sobol indices of the model's prediction by\n"
+      "Monte Carlo (Saltelli 2010 first order, Jansen 1999 total) with 95% bootstrap\n"
+      "intervals, for independent inputs distributed as given. One line per input:\n"
+      "index, first order [interval], total [interval], and with --like the exact\n"
+      "indices of that function when it has them.\n",
+      SOBOL_OPTS, cmd_sobol },
     { "sample", "rfx sample FUNCTION -n N [-d D] [--seed S] [-o OUT.csv]\n"
                 "       rfx sample --list",
       "draw a sample of a benchmark function (G-function, Ishigami, ...)",
@@ -1777,6 +1799,113 @@ done:
     free(y);
     free(M);
     rfx_testfn_free(f);
+    return rc;
+}
+
+static int cmd_sobol(const command *c, int argc, char **argv)
+{
+    const char *model_path = NULL, *like = NULL;
+    double lo = 0, hi = 0;
+    int have_uniform = 0;
+    rfx_sobol_params sp = rfx_sobol_params_default();
+    opt_iter it = opt_begin(c, argc, argv);
+    const char *v;
+    int id;
+
+    while ((id = opt_next(&it, &v)) != OPT_DONE) {
+        int bad = 0;
+        switch (id) {
+        case OPT_ERROR: return RC_USAGE;
+        case OPT_HELP: return print_command_help(c);
+        case OPT_POSITIONAL:
+            if (model_path) return usage_error(c, "unexpected argument '%s' (one MODEL)", v);
+            model_path = v;
+            break;
+        case O_LIKE: like = v; break;
+        case O_UNIFORM: {
+            char *end = NULL;
+            lo = strtod(v, &end);
+            if (end == v || *end != ',') return value_error(&it, "expected A,B, got '%s'", v);
+            const char *b = end + 1;
+            hi = strtod(b, &end);
+            if (end == b || *end != '\0' || !(lo < hi) || !isfinite(lo) || !isfinite(hi))
+                return value_error(&it, "expected finite A < B, got '%s'", v);
+            have_uniform = 1;
+            break;
+        }
+        case O_POINTS: bad = parse_size(&it, v, 2, &sp.n); break;
+        case O_SEED: bad = parse_seed(&it, v, &sp.seed); break;
+        case O_BOOTSTRAP: bad = parse_size(&it, v, 0, &sp.n_bootstrap); break;
+        default: return usage_error(c, "internal: unhandled option %s", it.name);
+        }
+        if (bad) return RC_USAGE;
+    }
+    if (!model_path) return usage_error(c, "missing MODEL");
+    if (!like == !have_uniform)
+        return usage_error(c, "give the input distribution: --like FUNCTION or --uniform A,B");
+
+    rfx_model *m = NULL;
+    rfx_testfn *fn = NULL;
+    rfx_marginal *marg = NULL;
+    double *buf = NULL, *exact = NULL;
+    int rc = RC_OK, have_exact = 0;
+    rfx_status st = rfx_model_load(model_path, &m);
+    if (st != RFX_OK) return fail(st);
+    rfx_model_info info;
+    rfx_model_get_info(m, &info);
+    const size_t d = info.n_inputs;
+    if (like) {
+        rfx_testfn_kind kind;
+        rfx_testfn_params tp = rfx_testfn_params_default();
+        tp.d = d;
+        if (rfx_testfn_from_name(like, &kind) != RFX_OK) {
+            rc = usage_error(c, "%s", rfx_last_error());
+            goto done;
+        }
+        if ((st = rfx_testfn_create(kind, &tp, &fn)) != RFX_OK) {
+            /* a function that cannot take the model's inputs: a data mismatch */
+            say("the model has %zu inputs: %s", d, rfx_last_error());
+            rc = st == RFX_EINVAL ? RC_DATA : fail(st);
+            goto done;
+        }
+        if (rfx_testfn_dim(fn) != d) {
+            say("%s has %zu inputs, the model %zu", like, rfx_testfn_dim(fn), d);
+            rc = RC_DATA;
+            goto done;
+        }
+    }
+    if (!(marg = malloc(d * sizeof *marg)) || !(buf = malloc(6 * d * sizeof *buf)) ||
+        !(exact = malloc(2 * d * sizeof *exact))) {
+        say("out of memory");
+        rc = RC_INTERNAL;
+        goto done;
+    }
+    for (size_t j = 0; j < d; j++)
+        marg[j] = fn ? rfx_testfn_marginals(fn)[j] : rfx_marginal_uniform(lo, hi);
+    if (fn) have_exact = rfx_testfn_sobol(fn, exact, exact + d) == RFX_OK;
+    rfx_sobol_result res = { buf, buf + d, buf + 2 * d, buf + 3 * d, buf + 4 * d, buf + 5 * d,
+                             0, 0, 0 };
+    if ((st = rfx_sobol_model(m, 0, marg, d, &sp, &res)) != RFX_OK) {
+        rc = fail(st);
+        goto done;
+    }
+    printf("# Sobol indices of %s: %zu model evaluations, output mean %.6g, variance %.6g\n",
+           model_path, res.n_evaluations, res.mean, res.variance);
+    printf("# intervals: %g%% bootstrap percentile (lo, hi)\n", 100 * sp.confidence);
+    printf("%-6s %9s %9s %9s %9s %9s %9s%s\n", "input", "first", "lo", "hi", "total", "lo", "hi",
+           have_exact ? "  exact_first  exact_total" : "");
+    for (size_t j = 0; j < d; j++) {
+        printf("x%-5zu %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f", j, res.first[j], res.first_lo[j],
+               res.first_hi[j], res.total[j], res.total_lo[j], res.total_hi[j]);
+        if (have_exact) printf("  %11.4f  %11.4f", exact[j], exact[d + j]);
+        putchar('\n');
+    }
+done:
+    free(marg);
+    free(buf);
+    free(exact);
+    rfx_testfn_free(fn);
+    rfx_model_free(m);
     return rc;
 }
 
