@@ -9,6 +9,12 @@ of shift-invariant kernels and the linear models fitted on them.
 - :class:`BayesianRFFRegressor`: Bayesian regression with predictive
   standard deviations, ``predict(X, return_std=True)``.
 - :class:`RFFClassifier`: a least-squares (ridge) classifier.
+- :class:`SparseRFERegressor`: sparse random feature expansions (SRFE,
+  HARFE) for surrogates from few samples.
+- :class:`PCERegressor`: polynomial chaos expansions, with Sobol indices
+  and moments from the coefficients.
+- :func:`sobol_indices`: Monte Carlo Sobol indices of an rfx model or any
+  Python function.
 - :func:`load_model`: read a model file written by the ``rfx`` command line
   or the C API.
 
@@ -22,6 +28,7 @@ OSError for I/O; RuntimeError for numerical failures).
 from ._lib import CancelledError, library_path, version as library_version
 from .kernel_approximation import RandomFourierFeatures
 from .models import BayesianRFFRegressor, RFFClassifier, RFFRegressor, load_model
+from .surrogate import PCERegressor, SobolResult, SparseRFERegressor, sobol_indices
 
 __version__ = "0.1.0"
 
@@ -30,6 +37,10 @@ __all__ = [
     "RFFRegressor",
     "BayesianRFFRegressor",
     "RFFClassifier",
+    "SparseRFERegressor",
+    "PCERegressor",
+    "sobol_indices",
+    "SobolResult",
     "load_model",
     "library_version",
     "library_path",

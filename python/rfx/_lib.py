@@ -2,8 +2,9 @@
 and numpy arrays as rfx matrix views.
 
 cffi in ABI mode (no compiler needed at install time): the declarations
-below are copied from include/rfx.h, without comments and RFX_API, and only
-those the package calls. python/tests/test_lowlevel.py checks that each of them
+below are copied from include/rfx.h and the parts it includes
+(include/rfx/*.h), without comments and RFX_API, and only those the package
+calls. python/tests/test_lowlevel.py checks that each of them
 still appears, word for word, in the header, so that a change to the C API
 cannot silently break the struct layouts cffi assumes. cffi releases the GIL
 around every C call.
@@ -198,6 +199,135 @@ rfx_status rfx_model_load(const char *path, rfx_model **out);
 rfx_status rfx_model_save_buffer(const rfx_model *m, void **buf, size_t *len);
 rfx_status rfx_model_load_buffer(const void *buf, size_t len, rfx_model **out);
 void rfx_buffer_free(void *buf);
+
+typedef enum rfx_marginal_kind {
+    RFX_MARGINAL_UNIFORM = 0,
+    RFX_MARGINAL_NORMAL = 1,
+    RFX_MARGINAL_LOGNORMAL = 2
+} rfx_marginal_kind;
+
+typedef struct rfx_marginal {
+    rfx_marginal_kind kind;
+    double a, b;
+} rfx_marginal;
+
+rfx_status rfx_marginals_check(const rfx_marginal *marginals, size_t d);
+
+typedef rfx_status (*rfx_function_fn)(void *user, rfx_cmat X, double *y);
+
+typedef struct rfx_sobol_params {
+    size_t n;
+    uint64_t seed;
+    size_t n_bootstrap;
+    double confidence;
+    size_t batch_rows;
+    int n_threads;
+    rfx_progress_fn progress;
+    void *progress_user;
+} rfx_sobol_params;
+
+rfx_sobol_params rfx_sobol_params_default(void);
+
+typedef struct rfx_sobol_result {
+    double *first, *total;
+    double *first_lo, *first_hi;
+    double *total_lo, *total_hi;
+    double mean, variance;
+    size_t n_evaluations;
+} rfx_sobol_result;
+
+rfx_status rfx_sobol_estimate(rfx_function_fn fn, void *user,
+                                      const rfx_marginal *marginals, size_t d,
+                                      const rfx_sobol_params *params, rfx_sobol_result *out);
+rfx_status rfx_sobol_model(const rfx_model *m, size_t target,
+                                   const rfx_marginal *marginals, size_t d,
+                                   const rfx_sobol_params *params, rfx_sobol_result *out);
+
+typedef enum rfx_l1_method {
+    RFX_L1_METHOD_LASSO = 0,
+    RFX_L1_METHOD_BPDN = 1,
+    RFX_L1_METHOD_HTP = 2
+} rfx_l1_method;
+
+rfx_status rfx_l1_method_from_name(const char *name, rfx_l1_method *out);
+
+typedef enum rfx_pce_method {
+    RFX_PCE_METHOD_LSQ = 0,
+    RFX_PCE_METHOD_LARS = 1
+} rfx_pce_method;
+
+typedef struct rfx_pce_params {
+    const rfx_marginal *marginals;
+    size_t degree;
+    size_t degree_min;
+    double q_norm;
+    size_t max_interaction;
+    const unsigned *basis;
+    size_t basis_terms;
+    rfx_pce_method method;
+    size_t max_candidates;
+    double lars_error_factor;
+    size_t lars_max_terms;
+    int n_threads;
+} rfx_pce_params;
+
+rfx_pce_params rfx_pce_params_default(void);
+
+typedef struct rfx_pce rfx_pce;
+
+rfx_status rfx_pce_fit(const rfx_pce_params *params, rfx_cmat X, const double *y,
+                               rfx_pce **out);
+rfx_status rfx_pce_create(size_t d, const rfx_marginal *marginals, size_t n_terms,
+                                  const unsigned *alpha, const double *coef, rfx_pce **out);
+void rfx_pce_free(rfx_pce *pce);
+rfx_status rfx_pce_predict(const rfx_pce *pce, rfx_cmat X, double *y);
+
+typedef struct rfx_pce_info {
+    size_t dim;
+    size_t degree;
+    size_t n_terms;
+    size_t n_candidates;
+    size_t n_train;
+    rfx_pce_method method;
+    double loo_mse;
+    double loo_relative;
+    double loo_corrected;
+    double mean, variance;
+} rfx_pce_info;
+
+rfx_status rfx_pce_get_info(const rfx_pce *pce, rfx_pce_info *info);
+size_t rfx_pce_n_terms(const rfx_pce *pce);
+rfx_status rfx_pce_term(const rfx_pce *pce, size_t k, double *coef, unsigned *alpha);
+rfx_status rfx_pce_moments(const rfx_pce *pce, double *mean, double *variance);
+rfx_status rfx_pce_sobol(const rfx_pce *pce, double *first, double *total);
+
+typedef struct rfx_srfe_params {
+    rfx_features_params features;
+    rfx_l1_method method;
+    double lambda;
+    double eta;
+    size_t sparsity;
+    int standardize;
+    size_t n_folds;
+    size_t n_lambdas;
+    rfx_progress_fn progress;
+    void *progress_user;
+} rfx_srfe_params;
+
+rfx_srfe_params rfx_srfe_params_default(void);
+
+typedef struct rfx_srfe_report {
+    size_t n_features;
+    double weight_scale;
+    double lambda;
+    double eta;
+    double cv_mse;
+    size_t n_nonzero;
+    size_t n_candidates;
+} rfx_srfe_report;
+
+rfx_status rfx_srfe_fit(const rfx_srfe_params *params, rfx_cmat X, rfx_cmat Y,
+                                rfx_model **out, rfx_srfe_report *report);
 """
 
 ffi = FFI()

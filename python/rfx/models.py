@@ -501,9 +501,10 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
 def load_model(path, n_jobs=None):
     """Read an rfx model file (written by ``rfx fit``, the C API's
     rfx_model_save, or an estimator's ``save``) as a fitted
-    :class:`RFFRegressor` (ridge models) or :class:`BayesianRFFRegressor`
-    (Bayesian models). Its parameters are those the model was fitted with;
-    its predictions are bitwise those of the C library.
+    :class:`RFFRegressor` (ridge models), :class:`BayesianRFFRegressor`
+    (Bayesian models) or :class:`SparseRFERegressor` (srfe / harfe
+    models). Its parameters are those the model was fitted with; its
+    predictions are bitwise those of the C library.
 
     Examples
     --------
@@ -529,7 +530,14 @@ def _estimator_from_model(model, n_jobs=None):
     seed = params["random_state"]
     params.update(fit_intercept=bool(info.fit_intercept), standardize=bool(info.standardized),
                   n_jobs=n_jobs)
-    if info.method == lib.RFX_METHOD_BAYES:
+    if info.method in (lib.RFX_METHOD_SRFE, lib.RFX_METHOD_HARFE):
+        from .surrogate import SparseRFERegressor
+        est = SparseRFERegressor(
+            n_components=params["n_components"], sparsity=params["sparsity"],
+            activation=params["activation"], weight_scale=params["weight_scale"],
+            method="htp" if info.method == lib.RFX_METHOD_HARFE else "lasso",
+            standardize=bool(info.standardized), random_state=seed, n_jobs=n_jobs)
+    elif info.method == lib.RFX_METHOD_BAYES:
         est = BayesianRFFRegressor(noise_var=float(info.noise_var),
                                    prior_var=float(info.prior_var), **params)
     else:

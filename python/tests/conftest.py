@@ -4,6 +4,7 @@ ctest runs these tests with RFX_LIBRARY (the build's librfx.so) and RFX_CLI
 (the build's rfx tool) set; run by hand, they look in the source checkout's
 build/ directory. Tests that need a missing tool are skipped, not failed.
 """
+import glob
 import os
 import shutil
 
@@ -48,8 +49,12 @@ def header_text():
     path = os.path.join(ROOT, "include", "rfx.h")
     if not os.path.isfile(path):
         pytest.skip("include/rfx.h not found (an installed package without sources)")
-    with open(path) as f:
-        return f.read()
+    texts = []
+    # rfx.h and the parts it includes (rfx/surrogate.h, rfx/pce.h, ...)
+    for p in [path] + sorted(glob.glob(os.path.join(ROOT, "include", "rfx", "*.h"))):
+        with open(p) as f:
+            texts.append(f.read())
+    return "\n".join(texts)
 
 
 def make_data(n, d, seed=0, noise=0.1):

@@ -1,0 +1,456 @@
+"""Surrogate models and sensitivity analysis over the rfx C library:
+
+- :class:`SparseRFERegressor`: sparse random feature expansions
+  (rfx_srfe_fit, include/rfx/srfe.h), an ordinary rfx model;
+- :class:`PCERegressor`: polynomial chaos expansions (include/rfx/pce.h),
+  with their Sobol indices and moments from the coefficients;
+- :func:`sobol_indices`: Monte Carlo Sobol indices of an rfx model or of any
+  Python callable (include/rfx/surrogate.h).
+"""
+import dataclasses
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils.validation import check_is_fitted
+
+from . import _common
+from ._lib import as_rows, check, cmat, ffi, lib, serial_blas
+from .models import _RFXModel
+
+_MARGINAL_KINDS = {"uniform": 0, "normal": 1, "lognormal": 2}
+
+
+def _marginals(marginals, d=None):
+    """A cdata rfx_marginal[d] from a list of ("uniform", a, b) /
+    ("normal", mu, sigma) / ("lognormal", mu, sigma) tuples."""
+    try:
+        items = [tuple(m) for m in marginals]
+    except TypeError:
+        raise TypeError("marginals must be a list of (kind, a, b) tuples, got %r"
+                        % (marginals,)) from None
+    if d is not None and len(items) != d:
+        raise ValueError("marginals: %d given for %d inputs" % (len(items), d))
+    if not items:
+        raise ValueError("marginals: at least one is needed")
+    arr = ffi.new("rfx_marginal[]", len(items))
+    for i, m in enumerate(items):
+        if len(m) != 3 or not isinstance(m[0], str) or m[0].lower() not in _MARGINAL_KINDS:
+            raise ValueError("marginals[%d]: expected (kind, a, b) with kind one of %s, got %r"
+                             % (i, ", ".join(_MARGINAL_KINDS), m))
+        arr[i].kind = _MARGINAL_KINDS[m[0].lower()]
+        arr[i].a = float(m[1])
+        arr[i].b = float(m[2])
+    check(lib.rfx_marginals_check(arr, len(items)))
+    return arr
+
+
+def _opt_int(v, name, minimum):
+    if v is None:
+        return 0
+    if not isinstance(v, numbers.Integral) or isinstance(v, bool):
+        raise TypeError("%s must be an int or None, got %r" % (name, v))
+    if v < minimum:
+        raise ValueError("%s must be >= %d or None, got %d" % (name, minimum, v))
+    return int(v)
+
+
+def _opt_real(v, name):
+    """None -> 0 (the C library chooses); a number > 0 -> itself."""
+    if v is None:
+        return 0.0
+    if not isinstance(v, numbers.Real) or isinstance(v, bool):
+        raise TypeError("%s must be a number > 0 or None, got %r" % (name, v))
+    if not v > 0 or not np.isfinite(v):
+        raise ValueError("%s must be > 0 and finite, or None, got %r" % (name, v))
+    return float(v)
+
+
+# ---------------------------------------------------------------------------
+# Sparse random feature expansions
+# ---------------------------------------------------------------------------
+
+class SparseRFERegressor(RegressorMixin, _RFXModel):
+    """Sparse random feature expansion (SRFE; Hashemi et al. 2021, HARFE:
+    Saha et al. 2022), fitted by the rfx C library (rfx_srfe_fit).
+
+    f(x) = sum_j c_j phi(w_j . x + b_j) + c_0 with q-sparse random
+    frequencies w_j ~ N(0, s^2) (each feature a function of q inputs),
+    b_j ~ U(0, 2 pi) and a sparse c from an l1 program on the unit-norm
+    feature columns. What is not given is chosen by k-fold cross-validation
+    (rows i mod k): the weight scale s from {0.5, 1, 2}, the lasso penalty
+    along its path. The defaults are those of ``rfx fit --method srfe``, so
+    the same data and integer ``random_state`` give the same bits. One target.
+
+    Parameters
+    ----------
+    n_components : int or None, default=None
+        N, the number of random features; None (or 0) = 10 n_samples,
+        within [1000, 20000].
+    sparsity : int, default=2
+        q, the inputs each feature depends on (an order-q expansion); at
+        most n_features_in_ are used.
+    activation : {"sin", "cos", "tanh", "sigmoid", "relu"}, default="sin"
+    weight_scale : float > 0 or None, default=None
+        s; None chooses it by cross-validation.
+    method : {"lasso", "bpdn", "htp"}, default="lasso"
+        The l1 program: the lasso, basis pursuit denoising with training RMS
+        residual ``eta`` (SRFE-S), or hard thresholding pursuit with
+        ``n_nonzero`` terms (HARFE).
+    alpha : float > 0 or None, default=None
+        The lasso penalty (scikit-learn's Lasso alpha); None chooses it by
+        cross-validation.
+    eta : float > 0 or None, default=None
+        method="bpdn": the training RMS residual bound; None = as lasso.
+    n_nonzero : int or None, default=None
+        method="htp": the sparsity s; None = min(n_samples / 2, N) / 2.
+    standardize : bool, default=True
+    n_folds : int, default=5
+        Cross-validation folds (at most n_samples are used).
+    random_state : int, RandomState instance or None, default=None
+        An int is the C library's seed (``rfx fit --seed``).
+    n_jobs : int or None, default=None
+
+    Attributes
+    ----------
+    n_features_in_, seed_, coef_, intercept_
+    n_components_ : int
+        N used.
+    weight_scale_, alpha_, eta_, cv_mse_ : float
+        Chosen or given (alpha_ NaN for htp; eta_ the training RMS residual).
+    n_nonzero_ : int
+        Nonzero coefficients.
+    """
+
+    def __init__(self, n_components=None, *, sparsity=2, activation="sin", weight_scale=None,
+                 method="lasso", alpha=None, eta=None, n_nonzero=None, standardize=True,
+                 n_folds=5, random_state=None, n_jobs=None):
+        self.n_components = n_components
+        self.sparsity = sparsity
+        self.activation = activation
+        self.weight_scale = weight_scale
+        self.method = method
+        self.alpha = alpha
+        self.eta = eta
+        self.n_nonzero = n_nonzero
+        self.standardize = standardize
+        self.n_folds = n_folds
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def _params(self, n, d):
+        p = ffi.new("rfx_srfe_params *", lib.rfx_srfe_params_default())
+        p.features.n_features = _opt_int(self.n_components, "n_components", 0)
+        q = _opt_int(self.sparsity, "sparsity", 1) or p.features.sparsity
+        p.features.sparsity = min(q, d)
+        p.features.activation = _common.activation_enum(self.activation)
+        p.features.weight_scale = _opt_real(self.weight_scale, "weight_scale")
+        seed = _common.resolve_seed(self.random_state)
+        p.features.seed = seed
+        p.features.n_threads = _common.resolve_threads(self.n_jobs)
+        if not isinstance(self.method, str):
+            raise TypeError("method must be 'lasso', 'bpdn' or 'htp', got %r" % (self.method,))
+        m = ffi.new("rfx_l1_method *")
+        check(lib.rfx_l1_method_from_name(self.method.encode(), m))
+        p.method = m[0]
+        setattr(p, "lambda", _opt_real(self.alpha, "alpha"))
+        p.eta = _opt_real(self.eta, "eta")
+        p.sparsity = _opt_int(self.n_nonzero, "n_nonzero", 1)
+        p.standardize = int(bool(self.standardize))
+        folds = _opt_int(self.n_folds, "n_folds", 2) or 5
+        p.n_folds = min(folds, n)
+        return p, seed
+
+    def fit(self, X, y):
+        """Fit on X (n_samples, n_features) and y (n_samples,)."""
+        X, y = self._validate_data(X, y, dtype=np.float64, y_numeric=True)
+        n = X.shape[0]
+        if n < 2:
+            raise ValueError("n_samples=%d: at least 2 samples are needed to fit" % n)
+        p, seed = self._params(n, X.shape[1])
+        X = as_rows(X)
+        Y = np.ascontiguousarray(y, dtype=np.float64).reshape(n, 1)
+        out = ffi.new("rfx_model **")
+        rep = ffi.new("rfx_srfe_report *")
+        with serial_blas:
+            check(lib.rfx_srfe_fit(p, cmat(X), cmat(Y), out, rep))
+        self._model = ffi.gc(out[0], lib.rfx_model_free)
+        self.seed_ = seed
+        self.n_components_ = int(rep.n_features)
+        self.weight_scale_ = float(rep.weight_scale)
+        self.alpha_ = float(getattr(rep, "lambda"))
+        self.eta_ = float(rep.eta)
+        self.cv_mse_ = float(rep.cv_mse)
+        self.n_nonzero_ = int(rep.n_nonzero)
+        self._read_info()
+        return self
+
+    def predict(self, X):
+        """Predictions, of shape (n_samples,)."""
+        Yhat, _ = self._predict_raw(X)
+        return Yhat[:, 0]
+
+
+# ---------------------------------------------------------------------------
+# Polynomial chaos expansions
+# ---------------------------------------------------------------------------
+
+_PCE_METHODS = {"lsq": 0, "lars": 1}
+
+
+class PCERegressor(RegressorMixin, BaseEstimator):
+    """Polynomial chaos expansion (Legendre / Hermite polynomials orthonormal
+    under independent uniform / normal inputs), fitted by the rfx C library
+    (rfx_pce_fit). Its mean, variance and Sobol indices follow from the
+    coefficients (Sudret 2008): see :meth:`moments` and
+    :meth:`sobol_indices`. One target.
+
+    Parameters
+    ----------
+    marginals : list of ("uniform", a, b) / ("normal", mu, sigma), or None
+        The input distribution, one per column; None (default) is uniform on
+        each column's training [min, max] (a constant column: [x - 1/2,
+        x + 1/2]).
+    degree : int, default=3
+        The maximal total degree p.
+    degree_min : int or None, default=None
+        With an int, every degree in degree_min..degree is fitted and the
+        one of least corrected leave-one-out error kept.
+    q_norm : float in (0, 1], default=1.0
+        Hyperbolic truncation (1 = the total-degree basis).
+    method : {"lars", "lsq"}, default="lars"
+        Sparse least-angle regression scored by the corrected leave-one-out
+        error, or least squares on every candidate (needs n_samples >= the
+        number of terms).
+    n_jobs : int or None, default=None
+
+    Attributes
+    ----------
+    n_features_in_ : int
+    marginals_ : list of tuples
+        The marginals used.
+    coef_ : ndarray of shape (n_terms,)
+    multi_indices_ : ndarray of shape (n_terms, n_features_in_)
+    degree_ : int
+    loo_mse_, loo_relative_, loo_corrected_ : float
+        Leave-one-out errors of the fit.
+    """
+
+    def __init__(self, marginals=None, *, degree=3, degree_min=None, q_norm=1.0,
+                 method="lars", n_jobs=None):
+        self.marginals = marginals
+        self.degree = degree
+        self.degree_min = degree_min
+        self.q_norm = q_norm
+        self.method = method
+        self.n_jobs = n_jobs
+
+    def fit(self, X, y):
+        """Fit on X (n_samples, n_features) and y (n_samples,)."""
+        X, y = self._validate_data(X, y, dtype=np.float64, y_numeric=True)
+        n, d = X.shape
+        if n < 2:
+            raise ValueError("n_samples=%d: at least 2 samples are needed to fit" % n)
+        if self.marginals is None:
+            lo, hi = X.min(axis=0), X.max(axis=0)
+            same = ~(hi > lo)
+            lo = np.where(same, lo - 0.5, lo)
+            hi = np.where(same, hi + 0.5, hi)
+            margs = [("uniform", float(a), float(b)) for a, b in zip(lo, hi)]
+        else:
+            margs = [tuple(m) for m in self.marginals]
+        c_margs = _marginals(margs, d)
+        if self.method not in _PCE_METHODS:
+            raise ValueError("method must be 'lars' or 'lsq', got %r" % (self.method,))
+        p = ffi.new("rfx_pce_params *", lib.rfx_pce_params_default())
+        p.marginals = c_margs
+        p.degree = _opt_int(self.degree, "degree", 1) or 3
+        p.degree_min = _opt_int(self.degree_min, "degree_min", 1)
+        if not isinstance(self.q_norm, numbers.Real) or isinstance(self.q_norm, bool):
+            raise TypeError("q_norm must be a number in (0, 1], got %r" % (self.q_norm,))
+        p.q_norm = float(self.q_norm)
+        p.method = _PCE_METHODS[self.method]
+        p.n_threads = _common.resolve_threads(self.n_jobs)
+        X = as_rows(X)
+        y = np.ascontiguousarray(y, dtype=np.float64)
+        out = ffi.new("rfx_pce **")
+        with serial_blas:
+            check(lib.rfx_pce_fit(p, cmat(X), ffi.cast("const double *", y.ctypes.data), out))
+        self._pce = ffi.gc(out[0], lib.rfx_pce_free)
+        self.marginals_ = [(m[0].lower(), float(m[1]), float(m[2])) for m in margs]
+        self.n_features_in_ = d
+        info = ffi.new("rfx_pce_info *")
+        check(lib.rfx_pce_get_info(self._pce, info))
+        self.degree_ = int(info.degree)
+        self.n_candidates_ = int(info.n_candidates)
+        self.loo_mse_ = float(info.loo_mse)
+        self.loo_relative_ = float(info.loo_relative)
+        self.loo_corrected_ = float(info.loo_corrected)
+        return self
+
+    def _terms(self):
+        n_terms = int(lib.rfx_pce_n_terms(self._pce))
+        d = self.n_features_in_
+        coef = np.empty(n_terms)
+        alpha = np.empty((n_terms, d), dtype=np.uintc)
+        c = ffi.new("double *")
+        for k in range(n_terms):
+            a = ffi.cast("unsigned *", alpha[k].ctypes.data)
+            check(lib.rfx_pce_term(self._pce, k, c, a))
+            coef[k] = c[0]
+        return coef, alpha
+
+    @property
+    def coef_(self):
+        check_is_fitted(self)
+        return self._terms()[0]
+
+    @property
+    def multi_indices_(self):
+        check_is_fitted(self)
+        return self._terms()[1].astype(np.int64)
+
+    def predict(self, X):
+        """Predictions, of shape (n_samples,)."""
+        check_is_fitted(self)
+        X = as_rows(self._validate_data(X, dtype=np.float64, reset=False))
+        y = np.empty(X.shape[0])
+        with serial_blas:
+            check(lib.rfx_pce_predict(self._pce, cmat(X), ffi.cast("double *", y.ctypes.data)))
+        return y
+
+    def moments(self):
+        """(mean, variance) of the expansion under the input marginals."""
+        check_is_fitted(self)
+        mean = ffi.new("double *")
+        var = ffi.new("double *")
+        check(lib.rfx_pce_moments(self._pce, mean, var))
+        return float(mean[0]), float(var[0])
+
+    def sobol_indices(self):
+        """(first, total): the first-order and total Sobol indices of each
+        input, from the coefficients (zeros for a constant expansion)."""
+        check_is_fitted(self)
+        d = self.n_features_in_
+        first = np.empty(d)
+        total = np.empty(d)
+        check(lib.rfx_pce_sobol(self._pce, ffi.cast("double *", first.ctypes.data),
+                                ffi.cast("double *", total.ctypes.data)))
+        return first, total
+
+    def __getstate__(self):
+        state = dict(super().__getstate__())
+        state.pop("_pce", None)
+        if hasattr(self, "_pce"):
+            state["_pce_terms"] = self._terms()
+        return state
+
+    def __setstate__(self, state):
+        terms = state.pop("_pce_terms", None)
+        super().__setstate__(state)
+        if terms is not None:
+            coef, alpha = terms
+            coef = np.ascontiguousarray(coef, dtype=np.float64)
+            alpha = np.ascontiguousarray(alpha, dtype=np.uintc)
+            margs = _marginals(self.marginals_, self.n_features_in_)
+            out = ffi.new("rfx_pce **")
+            check(lib.rfx_pce_create(self.n_features_in_, margs, len(coef),
+                                     ffi.cast("const unsigned *", alpha.ctypes.data),
+                                     ffi.cast("const double *", coef.ctypes.data), out))
+            self._pce = ffi.gc(out[0], lib.rfx_pce_free)
+
+
+# ---------------------------------------------------------------------------
+# Monte Carlo Sobol indices
+# ---------------------------------------------------------------------------
+
+@dataclasses.dataclass
+class SobolResult:
+    """Sobol indices with bootstrap percentile intervals (NaN bounds when
+    n_bootstrap=0), and the output mean and variance."""
+    first: np.ndarray
+    total: np.ndarray
+    first_lo: np.ndarray
+    first_hi: np.ndarray
+    total_lo: np.ndarray
+    total_hi: np.ndarray
+    mean: float
+    variance: float
+    n_evaluations: int
+
+
+def _cmat_array(X):
+    """A numpy copy of a (possibly strided) rfx_cmat passed to a callback."""
+    rows, cols, stride = X.rows, X.cols, X.stride
+    if rows == 0 or cols == 0:
+        return np.empty((rows, cols))
+    flat = np.frombuffer(ffi.buffer(X.data, 8 * ((rows - 1) * stride + cols)), dtype=np.float64)
+    return np.lib.stride_tricks.as_strided(flat, shape=(rows, cols),
+                                           strides=(8 * stride, 8)).copy()
+
+
+def sobol_indices(model_or_callable, marginals, n=10000, seed=0, n_bootstrap=200,
+                  confidence=0.95, *, target=0, batch_rows=4096, n_jobs=None):
+    """Monte Carlo first-order and total Sobol indices (Saltelli 2010 and
+    Jansen estimators, bootstrap percentile intervals) under independent
+    inputs, by the rfx C library (rfx_sobol_model / rfx_sobol_estimate).
+
+    model_or_callable : a fitted rfx estimator over an rfx model (the C
+        model is evaluated directly, column ``target`` of its predictions),
+        any other object with ``predict``, or a callable mapping an
+        (m, d) array to m outputs. The model is evaluated n (d + 2) times,
+        in batches of at most ``batch_rows`` rows.
+    marginals : list of ("uniform", a, b) / ("normal", mu, sigma) /
+        ("lognormal", mu, sigma), one per input, in the units of the data.
+
+    Returns a :class:`SobolResult`. Exceptions raised by the callable
+    propagate (the C call is stopped).
+    """
+    c_margs = _marginals(marginals)
+    d = len(c_margs)
+    p = ffi.new("rfx_sobol_params *", lib.rfx_sobol_params_default())
+    p.n = _opt_int(n, "n", 2)
+    p.seed = _common.resolve_seed(seed)
+    if not isinstance(n_bootstrap, numbers.Integral) or n_bootstrap < 0:
+        raise ValueError("n_bootstrap must be an int >= 0, got %r" % (n_bootstrap,))
+    p.n_bootstrap = int(n_bootstrap)
+    p.confidence = float(confidence)
+    p.batch_rows = _opt_int(batch_rows, "batch_rows", 1)
+    p.n_threads = _common.resolve_threads(n_jobs)
+    arrays = {k: np.full(d, np.nan) for k in
+              ("first", "total", "first_lo", "first_hi", "total_lo", "total_hi")}
+    res = ffi.new("rfx_sobol_result *")
+    for k, a in arrays.items():
+        setattr(res, k, ffi.cast("double *", a.ctypes.data))
+
+    model = getattr(model_or_callable, "_model", None)
+    if isinstance(model_or_callable, _RFXModel) and model is not None:
+        with serial_blas:
+            check(lib.rfx_sobol_model(model, int(target), c_margs, d, p, res))
+    else:
+        fn = getattr(model_or_callable, "predict", model_or_callable)
+        if not callable(fn):
+            raise TypeError("sobol_indices: expected an estimator or a callable, got %r"
+                            % (model_or_callable,))
+        failure = []
+
+        def evaluate(user, X, y):
+            try:
+                m = X.rows
+                out = np.asarray(fn(_cmat_array(X)), dtype=np.float64).reshape(-1)
+                if out.shape[0] != m:
+                    raise ValueError("sobol_indices: the function returned %d values for %d "
+                                     "rows" % (out.shape[0], m))
+                ffi.memmove(y, out.tobytes(), 8 * m)  # fresh contiguous bytes
+                return 0
+            except BaseException as e:  # noqa: B902 - re-raised after the C call
+                failure.append(e)
+                return lib.RFX_ECANCELLED
+
+        cb = ffi.callback("rfx_function_fn", evaluate, error=lib.RFX_EINTERNAL)
+        status = lib.rfx_sobol_estimate(cb, ffi.NULL, c_margs, d, p, res)
+        if failure:
+            raise failure[0]
+        check(status)
+    return SobolResult(mean=float(res.mean), variance=float(res.variance),
+                       n_evaluations=int(res.n_evaluations), **arrays)

@@ -1,0 +1,180 @@
+"""Surrogates and sensitivity: SparseRFERegressor (rfx_srfe_fit),
+PCERegressor (rfx/pce.h) and rfx.sobol_indices (rfx/surrogate.h)."""
+import pickle
+import subprocess
+
+import numpy as np
+import pytest
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import rfx
+from rfx._lib import as_rows, check, cmat, ffi, lib, mat, mat_none
+
+ESTIMATORS = [
+    rfx.SparseRFERegressor(n_components=64, n_folds=3),
+    rfx.SparseRFERegressor(n_components=64, method="htp", weight_scale=1.0),
+    rfx.PCERegressor(degree=2),
+    rfx.PCERegressor(degree=2, method="lsq", q_norm=0.5),
+]
+
+
+@parametrize_with_checks(ESTIMATORS)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+def _ishigami(X, a=7.0, b=0.1):
+    return np.sin(X[:, 0]) + a * np.sin(X[:, 1]) ** 2 + b * X[:, 2] ** 4 * np.sin(X[:, 0])
+
+
+ISHIGAMI_FIRST = np.array([0.3139, 0.4424, 0.0])
+ISHIGAMI_TOTAL = np.array([0.5576, 0.4424, 0.2437])
+
+
+@pytest.fixture(scope="module")
+def srfe_data():
+    rs = np.random.RandomState(1)
+    X = rs.uniform(-1, 1, size=(120, 4))
+    y = np.exp(-X[:, 0] ** 2) / (1 + X[:, 1] ** 2) + 0.5 * X[:, 2] * X[:, 3]
+    Xt = rs.uniform(-1, 1, size=(50, 4))
+    return X, y, Xt
+
+
+def _direct_srfe(X, y, seed, N):
+    """rfx_srfe_fit called by hand with the defaults of rfx fit --method srfe."""
+    p = ffi.new("rfx_srfe_params *", lib.rfx_srfe_params_default())
+    p.features.seed = seed
+    p.features.n_features = N
+    X = as_rows(X)
+    Y = np.ascontiguousarray(y, dtype=np.float64).reshape(-1, 1)
+    out = ffi.new("rfx_model **")
+    check(lib.rfx_srfe_fit(p, cmat(X), cmat(Y), out, ffi.NULL))
+    return ffi.gc(out[0], lib.rfx_model_free)
+
+
+def test_srfe_equals_the_c_fit_and_pickles_bitwise(srfe_data):
+    X, y, Xt = srfe_data
+    reg = rfx.SparseRFERegressor(n_components=200, random_state=5).fit(X, y)
+    assert reg.score(X, y) > 0.95
+    assert reg.n_components_ == 200 and 0 < reg.n_nonzero_ <= 200
+    assert reg.weight_scale_ in (0.5, 1.0, 2.0) and reg.alpha_ > 0
+    m = _direct_srfe(X, y, 5, 200)
+    Yc = np.empty((len(Xt), 1))
+    check(lib.rfx_model_predict(m, cmat(as_rows(Xt)), mat(Yc), mat_none()))
+    assert np.array_equal(reg.predict(Xt), Yc[:, 0])
+    again = pickle.loads(pickle.dumps(reg))
+    assert np.array_equal(again.predict(Xt), reg.predict(Xt))
+    assert again.alpha_ == reg.alpha_ and again.n_nonzero_ == reg.n_nonzero_
+
+
+def test_srfe_agrees_with_the_cli(cli, srfe_data, tmp_path):
+    X, y, Xt = srfe_data
+    np.save(str(tmp_path / "train.npy"), np.column_stack([X, y]))
+    np.save(str(tmp_path / "test.npy"), Xt)
+    model = tmp_path / "m.rfx"
+    for args in (["fit", tmp_path / "train.npy", "--method", "srfe", "-D", 200, "--seed", 5,
+                  "-o", model],
+                 ["predict", model, tmp_path / "test.npy", "-o", tmp_path / "p.npy"]):
+        r = subprocess.run([cli] + [str(a) for a in args], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+    p_cli = np.load(str(tmp_path / "p.npy")).ravel()
+    reg = rfx.SparseRFERegressor(n_components=200, random_state=5).fit(X, y)
+    assert np.array_equal(reg.predict(Xt), p_cli)
+    loaded = rfx.load_model(str(model))
+    assert isinstance(loaded, rfx.SparseRFERegressor)
+    assert np.array_equal(loaded.predict(Xt), p_cli)
+
+
+def test_srfe_methods_and_errors(srfe_data):
+    X, y, Xt = srfe_data
+    htp = rfx.SparseRFERegressor(n_components=200, method="htp", n_nonzero=10,
+                                 weight_scale=1.0, random_state=0).fit(X, y)
+    assert htp.n_nonzero_ <= 10 and np.isnan(htp.alpha_)
+    bpdn = rfx.SparseRFERegressor(n_components=200, method="bpdn", eta=0.05,
+                                  weight_scale=1.0, random_state=0).fit(X, y)
+    assert bpdn.eta_ == pytest.approx(0.05, rel=1e-2)
+    with pytest.raises(ValueError, match="lasso"):
+        rfx.SparseRFERegressor(method="omp").fit(X, y)
+
+
+def test_pce_ishigami_sobol_and_pickle():
+    rs = np.random.RandomState(0)
+    X = rs.uniform(-np.pi, np.pi, size=(800, 3))
+    y = _ishigami(X)
+    margs = [("uniform", -np.pi, np.pi)] * 3
+    pce = rfx.PCERegressor(margs, degree=10, method="lars").fit(X, y)
+    first, total = pce.sobol_indices()
+    assert np.allclose(first, ISHIGAMI_FIRST, atol=1e-2)
+    assert np.allclose(total, ISHIGAMI_TOTAL, atol=1e-2)
+    mean, var = pce.moments()
+    assert mean == pytest.approx(3.5, abs=1e-2)
+    assert var == pytest.approx(13.8446, rel=1e-2)
+    Xt = rs.uniform(-np.pi, np.pi, size=(200, 3))
+    again = pickle.loads(pickle.dumps(pce))
+    assert np.array_equal(again.predict(Xt), pce.predict(Xt))
+    assert np.array_equal(again.coef_, pce.coef_)
+    assert np.array_equal(again.multi_indices_, pce.multi_indices_)
+    assert all(np.array_equal(a, b) for a, b in zip(again.sobol_indices(), (first, total)))
+    assert again.loo_corrected_ == pce.loo_corrected_
+
+
+def test_pce_default_marginals_and_normal_inputs():
+    rs = np.random.RandomState(2)
+    X = rs.normal(1.0, 2.0, size=(200, 2))
+    y = 3 * X[:, 0] + X[:, 1] ** 2
+    pce = rfx.PCERegressor([("normal", 1.0, 2.0)] * 2, degree=2, method="lsq").fit(X, y)
+    assert pce.score(X, y) == pytest.approx(1.0, abs=1e-10)
+    # exact: Var(3 x0) = 36, Var(x1^2) = 4 mu^2 s^2 + 2 s^4 = 16 + 32 = 48
+    first, total = pce.sobol_indices()
+    assert np.allclose(first, [36 / 84, 48 / 84]) and np.allclose(total, first)
+    default = rfx.PCERegressor(degree=2).fit(X, y)
+    assert default.marginals_ == [("uniform", X[:, j].min(), X[:, j].max()) for j in range(2)]
+    with pytest.raises(ValueError, match="marginals"):
+        rfx.PCERegressor([("uniform", 0, 1)], degree=2).fit(X, y)
+    with pytest.raises(ValueError, match="marginals"):
+        rfx.PCERegressor([("beta", 0, 1)] * 2).fit(X, y)
+
+
+def test_sobol_indices_of_a_callable_within_intervals():
+    # f = x0 + 2 x1 (+ 0 x2) on U[0, 1]^3: S = ST = (1, 4, 0) / 5
+    exact = np.array([0.2, 0.8, 0.0])
+    res = rfx.sobol_indices(lambda Z: Z[:, 0] + 2 * Z[:, 1], [("uniform", 0, 1)] * 3,
+                            n=4000, seed=3, n_bootstrap=100)
+    assert np.all(res.first_lo <= exact) and np.all(exact <= res.first_hi)
+    assert np.all(res.total_lo <= exact) and np.all(exact <= res.total_hi)
+    assert np.allclose(res.first, exact, atol=0.05) and np.allclose(res.total, exact, atol=0.05)
+    assert res.mean == pytest.approx(1.5, abs=0.05)
+    assert res.variance == pytest.approx(5 / 12, rel=0.05)
+    assert res.n_evaluations == 4000 * 5
+    # the same seed, the same numbers, whatever the batch size
+    again = rfx.sobol_indices(lambda Z: Z[:, 0] + 2 * Z[:, 1], [("uniform", 0, 1)] * 3,
+                              n=4000, seed=3, n_bootstrap=100, batch_rows=777)
+    assert np.array_equal(again.first, res.first) and np.array_equal(again.total_hi,
+                                                                     res.total_hi)
+
+
+def test_sobol_indices_callback_errors_propagate():
+    def bad(Z):
+        raise KeyError("boom")
+    with pytest.raises(KeyError, match="boom"):
+        rfx.sobol_indices(bad, [("uniform", 0, 1)] * 2, n=100)
+    with pytest.raises(ValueError, match="returned 1 values"):
+        rfx.sobol_indices(lambda Z: np.zeros(1), [("uniform", 0, 1)] * 2, n=100)
+    with pytest.raises(RuntimeError):  # constant output: RFX_ENUMERIC from C
+        rfx.sobol_indices(lambda Z: np.ones(len(Z)), [("uniform", 0, 1)] * 2, n=100)
+
+
+def test_sobol_indices_of_models():
+    rs = np.random.RandomState(4)
+    X = rs.uniform(-np.pi, np.pi, size=(400, 3))
+    y = _ishigami(X)
+    margs = [("uniform", -np.pi, np.pi)] * 3
+    reg = rfx.SparseRFERegressor(n_components=600, random_state=0).fit(X, y)
+    res = rfx.sobol_indices(reg, margs, n=3000, n_bootstrap=0)  # the C model path
+    assert np.all(np.isnan(res.first_lo))
+    ref = rfx.sobol_indices(reg.predict, margs, n=3000, n_bootstrap=0)  # the callback path
+    assert np.allclose(res.first, ref.first, atol=1e-12)
+    assert np.allclose(res.total, ISHIGAMI_TOTAL, atol=0.1)
+    pce = rfx.PCERegressor(margs, degree=8).fit(X, y)
+    via_mc = rfx.sobol_indices(pce, margs, n=3000, n_bootstrap=0)  # via predict
+    assert np.allclose(via_mc.total, pce.sobol_indices()[1], atol=0.05)
