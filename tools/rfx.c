@@ -1287,6 +1287,10 @@ static void print_model_info(const char *path, const rfx_model_info *in, long lo
     printf("%-16s %s\n", "kernel", rfx_kernel_name(f->kernel));
     if (f->kernel == RFX_KERNEL_MATERN) printf("%-16s %g\n", "nu", f->nu);
     printf("%-16s %s\n", "form", rfx_form_name(f->form));
+    printf("%-16s %s\n", "activation", rfx_activation_name(f->activation));
+    if (f->sparsity > 0) printf("%-16s q = %zu inputs per feature\n", "sparsity", f->sparsity);
+    if (f->weights != RFX_WEIGHTS_KERNEL)
+        printf("%-16s %s, scale %g\n", "weights", rfx_weights_name(f->weights), f->weight_scale);
     printf("%-16s %zu\n", "inputs d", in->n_inputs);
     printf("%-16s %zu\n", "features D", f->n_features);
     printf("%-16s %zu\n", "targets", in->n_targets);
