@@ -381,16 +381,23 @@ RFX_API rfx_status rfx_stats_get(const rfx_stats *s, double *ztz, double *zty, d
 /* ------------------------------------------------------------------------ */
 
 /* A fitted model: an optional input scaler, a feature map, weights (D x ny),
- * intercepts (ny), and for Bayesian models the posterior covariance factor. */
+ * intercepts (ny), and for Bayesian models the posterior covariance factor;
+ * or (RFX_METHOD_PCE) a polynomial chaos expansion with one target and no
+ * feature map (rfx_model_from_pce and rfx_model_pce in rfx/pce.h). Every
+ * rfx_model_* function takes both kinds. */
 typedef struct rfx_model rfx_model;
 
 typedef enum rfx_method {
     RFX_METHOD_RIDGE = 0,
     RFX_METHOD_BAYES = 1,
     RFX_METHOD_SRFE = 2,  /* sparse random features + l1 (rfx/srfe.h)       */
-    RFX_METHOD_HARFE = 3  /* sparse random features + hard thresholding     */
+    RFX_METHOD_HARFE = 3, /* sparse random features + hard thresholding     */
+    RFX_METHOD_PCE = 4    /* a polynomial chaos expansion (rfx/pce.h): no
+                             feature map; made by rfx_model_from_pce        */
 } rfx_method;
 
+/* The name of a method ("ridge", "bayes", "srfe", "harfe", "pce"), and the
+ * reverse look-up (RFX_EINVAL for an unknown name). */
 RFX_API const char *rfx_method_name(rfx_method method);
 RFX_API rfx_status rfx_method_from_name(const char *name, rfx_method *out);
 
@@ -500,7 +507,9 @@ typedef struct rfx_fit_report {
  * with its defaults and from params: the seed, threads, n_features (0 =
  * automatic), features.sparsity (when > 0), lambda (when >= 0) and
  * standardize; the report then has length_scale = 1 / weight scale, lambda
- * the lasso penalty, score the cross-validated mean squared error. */
+ * the lasso penalty, score the cross-validated mean squared error.
+ * RFX_METHOD_PCE is not fitted here (RFX_EINVAL): rfx_pce_fit, then
+ * rfx_model_from_pce (rfx/pce.h). */
 RFX_API rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y,
                                  rfx_model **out, rfx_fit_report *report);
 
@@ -509,13 +518,17 @@ RFX_API void rfx_model_free(rfx_model *m);
 /* Predictions for X (n x d): Yhat (n x ny) and, for Bayesian models, Ystd
  * (n x ny), the predictive standard deviation of the noisy target y*
  * (sqrt(z*^T A^-1 z* + noise_var)). Pass rfx_mat_none() for Ystd when not
- * wanted; asking it of a ridge model is RFX_EINVAL. */
+ * wanted; asking it of any other model (ridge, srfe, harfe, pce) is
+ * RFX_EINVAL. */
 RFX_API rfx_status rfx_model_predict(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_mat Ystd);
 
 /* The same with the standard deviation of the latent f(x*) (no noise). */
 RFX_API rfx_status rfx_model_predict_latent(const rfx_model *m, rfx_cmat X, rfx_mat Yhat,
                                             rfx_mat Fstd);
 
+/* For a PCE model: method, n_inputs, n_targets = 1 and n_train are set,
+ * everything else (features included) is zero; rfx_pce_get_info on
+ * rfx_model_pce(m) has the rest. */
 typedef struct rfx_model_info {
     rfx_method method;
     rfx_features_params features; /* length_scales points into the model     */
@@ -532,10 +545,12 @@ typedef struct rfx_model_info {
 
 RFX_API rfx_status rfx_model_get_info(const rfx_model *m, rfx_model_info *info);
 
-/* The feature map of the model (owned by m). */
+/* The feature map of the model (owned by m; NULL for a PCE model). */
 RFX_API const rfx_features *rfx_model_features(const rfx_model *m);
 
-/* Weights W (D x ny) and intercepts (ny), owned by m. */
+/* Weights W (D x ny) and intercepts (ny), owned by m. A PCE model has
+ * neither (rfx_cmat_none() and NULL): its coefficients belong to its
+ * multi-indices, rfx_pce_term(rfx_model_pce(m), k, ...). */
 RFX_API rfx_cmat rfx_model_weights(const rfx_model *m);
 RFX_API const double *rfx_model_intercepts(const rfx_model *m);
 
@@ -550,8 +565,8 @@ RFX_API const double *rfx_model_intercepts(const rfx_model *m);
  *         32   P bytes  payload: a sequence of records, each
  *                         u32 tag, u32 element type, u64 count, data
  *                       element types: 1 f64 (the IEEE-754 bit pattern),
- *                       2 u64, 3 i64, 4 UTF-8 bytes; data zero-padded to a
- *                       multiple of 8 bytes.
+ *                       2 u64, 3 i64, 4 UTF-8 bytes, 5 u32; data
+ *                       zero-padded to a multiple of 8 bytes.
  *
  * Bytes 0..15 (magic, version, header size) keep their meaning in every
  * future version. Version 1 tags, each at most once, in any order (u64 unless
@@ -567,6 +582,17 @@ RFX_API const double *rfx_model_intercepts(const rfx_model *m);
  *   24 posterior factor R (D x D f64; Bayesian models only)
  *   25 training feature means (D f64, optional, with 24)
  *   26 creator ("rfx <version>", UTF-8, informational)
+ *   27 activation   28 sparsity q   29 weight distribution
+ *   30 weight scale (f64)           (27..30 optional: cos, 0, kernel, 1)
+ * A polynomial chaos model (method 4) has no feature map: it holds tags 1,
+ * 2, 4 (= 1), 5, optionally 26, and all of
+ *   31 marginal kinds (d u64: 0 uniform, 1 normal)
+ *   32 marginal parameters (d x 2 f64: a, b of each input)
+ *   33 number of terms T            34 multi-indices (T x d u32)
+ *   35 coefficients (T f64)         36 degree   37 PCE method (rfx_pce_method)
+ *   38 candidate terms              39 LOO errors (3 f64: mse, relative,
+ *                                      corrected; NaN when not fitted)
+ * and no other; feature models hold none of 31..39.
  * Unknown tags, missing required tags and duplicates make a file corrupt.
  *
  * The loader checks the magic, refuses a newer version by name, verifies
@@ -639,5 +665,6 @@ RFX_API rfx_status rfx_npy_write(const char *path, rfx_cmat M);
 #include "rfx/l1.h"
 #include "rfx/pce.h"
 #include "rfx/srfe.h"
+#include "rfx/projection.h"
 
 #endif /* RFX_H */

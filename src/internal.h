@@ -208,7 +208,18 @@ struct rfx_model {
     double *zmean;          /* D feature means of the training rows (Bayes
                                with intercept: predictive variance is of the
                                centred features); NULL otherwise            */
+    rfx_pce *pce;           /* owned; method == RFX_METHOD_PCE only, and then
+                               features, W, intercept are NULL, D = 0,
+                               ny = 1                                       */
 };
+
+/* PCE internals for the models (src/surrogate/pce.c): a deep copy with the
+ * fit report; the report's fields (degree, method, n_train, n_candidates,
+ * the LOO errors) set from info (the other fields are not read); the terms'
+ * arrays (n_terms x d multi-indices, n_terms coefficients; owned by pce). */
+rfx_status rfx__pce_copy(const rfx_pce *pce, rfx_pce **out);
+void rfx__pce_set_report(rfx_pce *pce, const rfx_pce_info *info);
+void rfx__pce_arrays(const rfx_pce *pce, const unsigned **alpha, const double **coef);
 
 /* An empty model with the given sizes (arrays allocated, zeroed); takes
  * ownership of f on success only. */

@@ -253,16 +253,192 @@ stderr_has "fit --method srfe reports its terms" "terms nonzero"
 expect 0 "info of an srfe model" "$RFX" info "$T/ish.rfx"
 check "info says srfe" grep -q "srfe" "$T/stdout"
 expect 0 "sobol --like ishigami" "$RFX" sobol "$T/ish.rfx" --like ishigami -n 2000 --bootstrap 50
-check "sobol prints one line per input with the exact indices" \
-    awk '$1 ~ /^x[0-9]$/ { n++; if (NF != 9) exit 1 } END { exit n != 3 }' "$T/stdout"
+check "sobol prints one line per input with the closed-form and exact indices" \
+    awk '$1 ~ /^x[0-9]$/ { n++; if (NF != 11) exit 1 } END { exit n != 3 }' "$T/stdout"
 check "sobol: S_1 of x1 near the exact 0.4424" \
-    awk '$1 == "x1" { d = $2 - $8; if (d < 0) d = -d; exit d > 0.1 }' "$T/stdout"
+    awk '$1 == "x1" { d = $2 - $10; if (d < 0) d = -d; exit d > 0.1 }' "$T/stdout"
+check "sobol: the closed-form indices of the model near its Monte Carlo ones" \
+    awk '$1 ~ /^x[0-9]$/ { for (k = 0; k < 2; k++) { d = $(2 + 3 * k) - $(8 + k);
+         if (d < 0) d = -d; if (d > 0.1) bad = 1 } } END { exit bad }' "$T/stdout"
+check "sobol: the closed-form header" grep -q "model_first, model_total: the model's indices in closed form" "$T/stdout"
 expect 0 "sobol --uniform" "$RFX" sobol "$T/ish.rfx" --uniform -3.14159,3.14159 -n 500 --bootstrap 0
 expect 1 "sobol without a distribution" "$RFX" sobol "$T/ish.rfx"
 stderr_has "sobol without a distribution" "--like FUNCTION or --uniform"
 expect 1 "sobol --uniform 1,0" "$RFX" sobol "$T/ish.rfx" --uniform 1,0
 expect 2 "sobol --like with other inputs" "$RFX" sobol "$T/ish.rfx" --like borehole
 expect 3 "sobol of a corrupt model" "$RFX" sobol "$T/bh.npy" --uniform 0,1
+
+# ---- srfe (basis pursuit denoising), lasso, harfe ----------------------------
+# The training RMS residual of a model is the RMSE that eval prints on the
+# training rows: an independent check of what fit reports.
+expect 0 "fit srfe --eta" "$RFX" fit "$T/ish3.csv" --method srfe --eta 0.5 --weight-scale 1 \
+    -D 400 --threads 1 -o "$T/bpdn.rfx"
+stderr_has "fit srfe --eta says basis pursuit denoising" "^method +srfe \(basis pursuit denoising\)"
+stderr_has "fit srfe --eta reports eta as given" "^eta +0\.5 \(given\)"
+expect 0 "eval the srfe --eta model on its training rows" "$RFX" eval "$T/bpdn.rfx" "$T/ish3.csv"
+rmse=$(field RMSE "$T/stdout")
+check "srfe --eta 0.5: training RMS residual 0.5 within 1% (got $rmse)" \
+    awk -v r="$rmse" 'BEGIN { exit !(r != "" && r > 0.495 && r < 0.505) }'
+expect 0 "fit srfe without --eta" "$RFX" fit "$T/ish3.csv" --method srfe -D 400 --threads 1 \
+    --folds 3 -o "$T/srfe.rfx"
+eta=$(awk '$1 == "eta" { print $2 }' "$T/stderr")
+stderr_has "srfe reports the equivalent eta" "^eta .*equivalent"
+stderr_has "srfe reports the folds" "chosen by 3-fold cross-validation"
+expect 0 "eval the srfe model on its training rows" "$RFX" eval "$T/srfe.rfx" "$T/ish3.csv"
+rmse=$(field RMSE "$T/stdout")
+check "srfe: the equivalent eta $eta is the training RMS residual $rmse" \
+    awk -v a="$eta" -v b="$rmse" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 && d <= 1e-4 * b) }'
+for lam in 0.001 0.1; do
+    expect 0 "fit lasso --lambda $lam" "$RFX" fit "$T/ish3.csv" --method lasso --lambda "$lam" \
+        --weight-scale 1 -D 400 --threads 1 -o "$T/lasso_$lam.rfx"
+    stderr_has "lasso --lambda $lam is reported as given" "^lambda +$lam \(given\)"
+    awk '$1 == "sparse" { print $(NF - 4) }' "$T/stderr" >"$T/nnz_$lam"
+done
+check "lasso: lambda 0.1 keeps fewer terms than 0.001 ($(cat "$T/nnz_0.1") < $(cat "$T/nnz_0.001"))" \
+    test "$(cat "$T/nnz_0.1")" -lt "$(cat "$T/nnz_0.001")"
+expect 0 "fit harfe --terms 25" "$RFX" fit "$T/ish3.csv" --method harfe --terms 25 -D 400 \
+    --threads 1 --activation cos --weights uniform --sparsity 1 -o "$T/harfe.rfx"
+stderr_has "harfe keeps at most 25 terms" " (25|1[0-9]|2[0-4]|[1-9]) of 400 terms nonzero"
+stderr_has "harfe reports its features" "N = 400, q = 1 inputs per feature, cos"
+expect 0 "info of a harfe model" "$RFX" info "$T/harfe.rfx"
+check "info: harfe, cos, uniform weights" sh -c "grep -Eq '^method +harfe' '$T/stdout' &&
+    grep -Eq '^activation +cos' '$T/stdout' && grep -Eq '^weights +uniform' '$T/stdout'"
+
+# options of another method, and bad values: usage errors, no model written
+expect 1 "fit --method nope" "$RFX" fit "$T/ish3.csv" --method nope -o "$T/x.rfx"
+stderr_has "fit --method nope lists the methods" "lasso, harfe or pce"
+expect 1 "pce with --kernel" "$RFX" fit "$T/ish3.csv" --method pce --kernel matern -o "$T/x.rfx"
+stderr_has "pce with --kernel" "--kernel applies to --method bayes or ridge, not pce"
+expect 1 "pce with --seed" "$RFX" fit "$T/ish3.csv" --method pce --seed 3 -o "$T/x.rfx"
+expect 1 "pce with -D" "$RFX" fit "$T/ish3.csv" --method pce -D 100 -o "$T/x.rfx"
+expect 1 "ridge with --degree" "$RFX" fit "$T/ish3.csv" --method ridge --degree 3 -o "$T/x.rfx"
+stderr_has "ridge with --degree" "--degree applies to --method pce, not ridge"
+expect 1 "bayes with --sparsity" "$RFX" fit "$T/ish3.csv" --sparsity 2 -o "$T/x.rfx"
+expect 1 "lasso with --eta" "$RFX" fit "$T/ish3.csv" --method lasso --eta 0.1 -o "$T/x.rfx"
+stderr_has "lasso with --eta" "--eta applies to --method srfe, not lasso"
+expect 1 "harfe with --lambda" "$RFX" fit "$T/ish3.csv" --method harfe --lambda 0.1 -o "$T/x.rfx"
+expect 1 "srfe with --terms" "$RFX" fit "$T/ish3.csv" --method srfe --terms 5 -o "$T/x.rfx"
+expect 1 "pce with --noise-var" "$RFX" fit "$T/ish3.csv" --method pce --noise-var 1 -o "$T/x.rfx"
+expect 1 "srfe with --eta and --lambda" "$RFX" fit "$T/ish3.csv" --method srfe --eta 0.1 \
+    --lambda 0.1 -o "$T/x.rfx"
+expect 1 "srfe --lambda 0" "$RFX" fit "$T/ish3.csv" --method srfe --lambda 0 -o "$T/x.rfx"
+expect 1 "srfe --activation softplus" "$RFX" fit "$T/ish3.csv" --method srfe \
+    --activation softplus -o "$T/x.rfx"
+expect 1 "srfe --weights kernel" "$RFX" fit "$T/ish3.csv" --method srfe --weights kernel \
+    -o "$T/x.rfx"
+expect 1 "harfe --folds 1" "$RFX" fit "$T/ish3.csv" --method harfe --folds 1 -o "$T/x.rfx"
+expect 1 "pce --uniform 1,0" "$RFX" fit "$T/ish3.csv" --method pce --uniform 1,0 -o "$T/x.rfx"
+expect 1 "pce --uniform a,b" "$RFX" fit "$T/ish3.csv" --method pce --uniform a,b -o "$T/x.rfx"
+expect 1 "pce --normal 0,0" "$RFX" fit "$T/ish3.csv" --method pce --normal 0,0 -o "$T/x.rfx"
+expect 1 "pce --uniform and --normal" "$RFX" fit "$T/ish3.csv" --method pce --uniform 0,1 \
+    --normal 0,1 -o "$T/x.rfx"
+expect 1 "pce --q-norm 1.5" "$RFX" fit "$T/ish3.csv" --method pce --q-norm 1.5 -o "$T/x.rfx"
+expect 1 "pce --q-norm 0" "$RFX" fit "$T/ish3.csv" --method pce --q-norm 0 -o "$T/x.rfx"
+expect 1 "pce --degree-min above --degree" "$RFX" fit "$T/ish3.csv" --method pce --degree 3 \
+    --degree-min 5 -o "$T/x.rfx"
+expect 1 "pce --pce-method omp" "$RFX" fit "$T/ish3.csv" --method pce --pce-method omp \
+    -o "$T/x.rfx"
+expect 1 "pce --max-interaction 4 with 3 inputs" "$RFX" fit "$T/ish3.csv" --method pce \
+    --max-interaction 4 -o "$T/x.rfx"
+check "no model written by the refused fits" test ! -e "$T/x.rfx"
+
+# ---- polynomial chaos --------------------------------------------------------
+# Ishigami (a = 7, b = 0.1) on U(-pi, pi)^3 has closed-form moments and Sobol
+# indices (Sobol' & Levitan 1999): V1 = (1 + b pi^4 / 5)^2 / 2, V2 = a^2 / 8,
+# V13 = b^2 pi^8 (1/18 - 1/50), V = V1 + V2 + V13, mean a / 2.
+ISHIGAMI_EXACT='BEGIN {
+    pi = 3.141592653589793; a = 7; b = 0.1
+    v1 = 0.5 * (1 + b * pi^4 / 5)^2; v2 = a * a / 8; v13 = b * b * pi^8 * (1 / 18 - 1 / 50)
+    v = v1 + v2 + v13
+    s[0] = v1 / v; s[1] = v2 / v; s[2] = 0; st[0] = (v1 + v13) / v; st[1] = v2 / v; st[2] = v13 / v
+}'
+PI=3.141592653589793
+expect 0 "sample ishigami 600" "$RFX" sample ishigami -n 600 --seed 11 -o "$T/ish6.csv"
+expect 0 "sample ishigami 200 (test)" "$RFX" sample ishigami -n 200 --seed 12 -o "$T/ish6t.csv"
+expect 0 "fit --method pce" "$RFX" fit "$T/ish6.csv" --method pce --uniform "-$PI,$PI" \
+    --degree 12 --threads 1 -o "$T/pce.rfx"
+stderr_has "fit pce reports the degree chosen" "^degree +[0-9]+ \(chosen by the corrected leave-one-out error from 1\.\.12\)"
+stderr_has "fit pce reports terms and candidates" "^terms +[0-9]+ of 455 candidates"
+stderr_has "fit pce reports the LOO error" "^LOO error "
+expect 0 "info of a pce model" "$RFX" info "$T/pce.rfx"
+cp "$T/stdout" "$T/pce_info.txt"
+check "info: method pce, marginals, terms" sh -c "grep -Eq '^method +pce$' '$T/pce_info.txt' &&
+    grep -Eq '^marginals +uniform \[-3.14159, 3.14159\], every input \(Legendre\)' '$T/pce_info.txt' &&
+    grep -Eq '^terms +[0-9]+ of 455 candidates' '$T/pce_info.txt' &&
+    grep -Eq '^ +3\.5[0-9]* +\(0,0,0\)$' '$T/pce_info.txt'"
+check "info: pce mean a/2 and variance V within 0.5%" awk "$ISHIGAMI_EXACT"'
+    function off(x, y) { return x - y > 0.005 * y || y - x > 0.005 * y }
+    $1 == "mean" { m = $2 } $1 == "variance" { w = $2 }
+    END { exit off(m, 3.5) || off(w, v) }' "$T/pce_info.txt"
+expect 0 "sobol of a pce model (coefficients only)" "$RFX" sobol "$T/pce.rfx"
+cp "$T/stdout" "$T/pce_sobol.txt"
+check "sobol pce: three inputs, the exact Ishigami indices within 1e-2" awk "$ISHIGAMI_EXACT"'
+    function off(x, y) { return x - y > 0.01 || y - x > 0.01 }
+    $1 ~ /^x[0-9]$/ { j = substr($1, 2) + 0; n++; if (NF != 3 || off($2, s[j]) || off($3, st[j])) bad = 1 }
+    END { exit bad || n != 3 }' "$T/pce_sobol.txt"
+check "sobol pce equals the indices of rfx info" awk '
+    FNR == NR && $1 == "Sobol" { for (i = 3; i <= NF; i++) v[$2, i - 3] = $i; next }
+    $1 ~ /^x[0-9]$/ { j = substr($1, 2) + 0; if ($2 != v["first", j] || $3 != v["total", j]) bad = 1 }
+    END { exit bad }' "$T/pce_info.txt" "$T/pce_sobol.txt"
+expect 0 "sobol of a pce model --like ishigami" "$RFX" sobol "$T/pce.rfx" --like ishigami -n 2000 \
+    --bootstrap 20
+check "sobol pce --like: Monte Carlo, pce and exact columns" awk '
+    $1 ~ /^x[0-9]$/ { n++; d = $9 - $11; if (d < 0) d = -d; if (NF != 11 || d > 0.01) exit 1 }
+    END { exit n != 3 }' "$T/stdout"
+expect 1 "sobol of a pce model with -n alone" "$RFX" sobol "$T/pce.rfx" -n 100
+expect 1 "sobol with --like and --uniform" "$RFX" sobol "$T/pce.rfx" --like ishigami --uniform 0,1
+expect 0 "predict with a pce model" "$RFX" predict "$T/pce.rfx" "$T/ish6t.csv" -o "$T/pce_pred.csv"
+check "pce predict writes a header and 200 rows" \
+    awk 'NR == 1 && $0 != "prediction" { exit 1 } END { exit NR != 201 }' "$T/pce_pred.csv"
+expect 1 "predict --std with a pce model" "$RFX" predict "$T/pce.rfx" "$T/ish6t.csv" --std
+expect 0 "eval a pce model" "$RFX" eval "$T/pce.rfx" "$T/ish6t.csv"
+r2p=$(field 'R^2' "$T/stdout")
+check "pce on Ishigami: test R^2 >= 0.999 (got $r2p)" awk -v r="$r2p" 'BEGIN { exit !(r != "" && r >= 0.999) }'
+expect 0 "eval --pred of the pce predictions" "$RFX" eval --pred "$T/pce_pred.csv" --truth "$T/ish6t.csv"
+check "eval --pred gives the pce model's R^2" test "$(field 'R^2' "$T/stdout")" = "$r2p"
+
+# candidate bases of a given degree by least squares: every candidate is a
+# term, and the counts are those of the truncations: C(3 + 4, 4) = 35; with
+# q = 1/2, sum sqrt(a_i) <= sqrt(4): 1 + 3 x 4 + 3 = 16; one input per term,
+# degree 3: 1 + 3 x 3 = 10.
+expect 0 "fit pce lsq, degree 4" "$RFX" fit "$T/ish6.csv" --method pce --pce-method lsq \
+    --degree 4 --degree-min 4 -o "$T/pce_lsq.rfx"
+stderr_has "pce lsq degree 4: 35 of 35" "^terms +35 of 35 candidates"
+stderr_has "pce lsq: least squares" "^method +pce \(least squares\)"
+expect 0 "fit pce lsq, q = 0.5" "$RFX" fit "$T/ish6.csv" --method pce --pce-method lsq \
+    --degree 4 --degree-min 4 --q-norm 0.5 -o "$T/pce_q.rfx"
+stderr_has "pce q = 0.5: 16 of 16" "^terms +16 of 16 candidates"
+expect 0 "fit pce lsq, one input per term" "$RFX" fit "$T/ish6.csv" --method pce \
+    --pce-method lsq --degree 3 --degree-min 3 --max-interaction 1 -o "$T/pce_m1.rfx"
+stderr_has "pce max-interaction 1: 10 of 10" "^terms +10 of 10 candidates"
+# default marginals (each column's training range) and degrees; normal inputs
+expect 0 "fit pce with the defaults" "$RFX" fit "$T/ish3.csv" --method pce --threads 1 \
+    -o "$T/pce_default.rfx"
+stderr_has "pce default marginals" "uniform on each column's training \[min, max\]"
+stderr_has "pce default degrees 1..10 for 3 inputs" "from 1\.\.10\)"
+expect 0 "info of the default pce model" "$RFX" info "$T/pce_default.rfx"
+check "info lists one marginal per input" \
+    test "$(grep -Ec '^ .*uniform \[.*\], x[0-9] \(Legendre\)$|^marginals +uniform \[.*\], x0 ' "$T/stdout")" -eq 3
+awk -F, 'NR == 1 { print "a,b,y"; next }
+    { a = $1 / 2; b = $2 / 2; printf "%.17g,%.17g,%.17g\n", a, b, 2 * a + 4 * b * b }' \
+    "$T/ish3.csv" >"$T/normal.csv"
+expect 0 "fit pce --normal" "$RFX" fit "$T/normal.csv" --method pce --normal 0,1.5 \
+    --pce-method lsq --degree 2 --degree-min 2 -o "$T/pce_n.rfx"
+expect 0 "info of a normal pce model" "$RFX" info "$T/pce_n.rfx"
+check "info: normal marginals (Hermite)" \
+    grep -Eq '^marginals +normal N\(0, 1\.5\^2\), every input \(Hermite\)' "$T/stdout"
+expect 0 "eval the normal pce on its data (exact: 2 a + 4 b^2 is in the basis)" \
+    "$RFX" eval "$T/pce_n.rfx" "$T/normal.csv"
+check "a quadratic is fitted exactly (rel_L2 < 1e-10)" \
+    awk '$1 == "rel_L2" { exit !($2 < 1e-10) }' "$T/stdout"
+# damaged pce files
+size=$(wc -c <"$T/pce.rfx" | tr -d ' ')
+head -c $((size - 9)) "$T/pce.rfx" >"$T/pce_cut.rfx"
+expect 3 "truncated pce model (info)" "$RFX" info "$T/pce_cut.rfx"
+expect 3 "truncated pce model (sobol)" "$RFX" sobol "$T/pce_cut.rfx"
+cp "$T/pce.rfx" "$T/pce_bad.rfx"
+printf 'X' | dd of="$T/pce_bad.rfx" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+expect 3 "corrupt pce model (predict)" "$RFX" predict "$T/pce_bad.rfx" "$T/ish6t.csv"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

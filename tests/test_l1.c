@@ -544,6 +544,97 @@ static void test_cv(void)
     free(yall);
 }
 
+/* GCV selection equals the GCV curve computed here from the path, and the
+ * early stop of CV and GCV paths changes nothing before it stops. */
+static void test_gcv(void)
+{
+    rfx_test_rng rng = {59};
+    const size_t m = 200, N = 500, n = 40, mt = 400;
+    const double sd = 0.05;
+    double *A = gaussian(&rng, m + mt, N), *c0 = sparse_vec(&rng, N, 15);
+    double *y = targets(&rng, A, m + mt, N, c0, 1.0, sd);
+    rfx_cmat Am = rfx_cmat_of(A, m, N);
+    double *C = malloc(n * N * sizeof *C), lam[40], b[40], gcv[40];
+    rfx_l1_params p = rfx_l1_params_default();
+    p.n_lambdas = n;
+    p.lambda_min_ratio = 1e-4;
+    p.fit_intercept = 1;
+    CHECK_OK(rfx_l1_path(&p, Am, y, lam, rfx_mat_of(C, n, N), b));
+    /* the GCV walk: the smallest score until it has been above 1.5 times
+     * the smallest for 5 grid points in a row */
+    size_t tb = 0, above = 0, walked = n;
+    for (size_t t = 0; t < n; t++) {
+        double *r = residual(A, m, N, y, C + t * N, b[t]);
+        double rr = norm2(r, m), df = (double)nnz(C + t * N, N) + 1;
+        gcv[t] = df < (double)m ? rr * rr / (double)m / ((1 - df / m) * (1 - df / m)) : INFINITY;
+        free(r);
+        if (gcv[t] < gcv[tb]) tb = t;
+        above = gcv[t] > 1.5 * gcv[tb] ? above + 1 : 0;
+        if (above == 5 && walked == n) walked = t + 1;
+    }
+    size_t tmin = 0; /* the whole curve's minimum: near interpolation */
+    for (size_t t = 0; t < n; t++)
+        if (gcv[t] < gcv[tmin]) tmin = t;
+    tb = 0;
+    for (size_t t = 0; t < walked; t++)
+        if (gcv[t] < gcv[tb]) tb = t;
+    printf("gcv: walked %zu of %zu; the whole curve's minimum is at %zu (nnz %zu of m = %zu)\n",
+           walked, n, tmin, nnz(C + tmin * N, N), m);
+    CHECK(walked < n && tmin >= walked); /* the walk stopped before the artefact */
+    double *c = malloc(N * sizeof *c), bc;
+    rfx_l1_report rep;
+    p.select = RFX_SELECT_GCV;
+    CHECK_OK(rfx_l1_fit(&p, Am, y, c, &bc, &rep));
+    printf("gcv: chose index %zu of %zu (lambda %.4g, nnz %zu), gcv %.6g (here %.6g)\n", tb, n,
+           rep.lambda, rep.n_nonzero, rep.cv_mse, gcv[tb]);
+    CHECK(tb > 0 && tb < n - 1);
+    CHECK_NEAR(rep.lambda, lam[tb], 0);
+    CHECK(fabs(rep.cv_mse - gcv[tb]) <= 1e-9 * gcv[tb]);
+    CHECK(rel_err(c, C + tb * N, N) <= 1e-9);
+    CHECK_NEAR(bc, b[tb], 1e-9);
+    CHECK(kkt_violation(A, m, N, y, c, bc, rep.lambda, NULL, 1) <= 1e-9);
+    /* GCV estimates the prediction error: fresh rows near the noise level */
+    double mse = 0;
+    for (size_t i = m; i < m + mt; i++) {
+        double f = bc;
+        for (size_t j = 0; j < N; j++) f += A[i * N + j] * c[j];
+        mse += (y[i] - f) * (y[i] - f) / (double)mt;
+    }
+    printf("gcv: test mse %.4g, noise %.4g\n", mse, sd * sd);
+    CHECK(mse < 2.0 * sd * sd);
+    /* cv_stop_factor 0 means 1.5 for GCV */
+    double *c2 = malloc(N * sizeof *c2), b2;
+    rfx_l1_report rep2;
+    p.cv_stop_factor = 1.5;
+    CHECK_OK(rfx_l1_fit(&p, Am, y, c2, &b2, &rep2));
+    CHECK(rep2.lambda == rep.lambda && memcmp(c, c2, N * sizeof *c) == 0 && b2 == bc);
+    double l1[40], l2[40], e1[40], e2[40];
+    size_t best1, best2, n_inf = 0;
+    p.select = RFX_SELECT_KFOLD;
+    p.cv_stop_factor = 0;
+    CHECK_OK(rfx_l1_cv(&p, Am, y, l1, e1, &best1));
+    p.cv_stop_factor = 1.5;
+    CHECK_OK(rfx_l1_cv(&p, Am, y, l2, e2, &best2));
+    for (size_t t = 0; t < n; t++) {
+        if (isinf(e2[t])) n_inf++;
+        else CHECK(e2[t] == e1[t]);
+    }
+    printf("cv with early stop: %zu of %zu grid points not reached; best %zu (full %zu)\n",
+           n_inf, n, best2, best1);
+    CHECK(best1 == best2);
+    CHECK(n_inf > 0 && isinf(e2[n - 1]));
+    /* validation */
+    p.cv_stop_factor = 0.5;
+    CHECK_STATUS(rfx_l1_cv(&p, Am, y, l2, e2, NULL), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "l1.cv_stop_factor") != NULL);
+    free(A);
+    free(c0);
+    free(y);
+    free(C);
+    free(c);
+    free(c2);
+}
+
 /* ---- column normalisation ----------------------------------------------- */
 
 static void test_normalize(void)
@@ -685,7 +776,7 @@ static void test_errors(void)
     FIT_ERR(p.lambda = -1, RFX_EINVAL, "l1.lambda");
     FIT_ERR(p.lambda = 0, RFX_EINVAL, "l1.lambda");
     FIT_ERR(p.lambda = NAN, RFX_EINVAL, "l1.lambda");
-    FIT_ERR(p.select = RFX_SELECT_GCV, RFX_EINVAL, "l1.select");
+    FIT_ERR((p.select = RFX_SELECT_GCV, p.cv_stop_factor = 1), RFX_EINVAL, "l1.cv_stop_factor");
     FIT_ERR(p.select = (rfx_select)9, RFX_EINVAL, "l1.select");
     FIT_ERR((p.select = RFX_SELECT_KFOLD, p.n_folds = 1), RFX_EINVAL, "l1.n_folds");
     FIT_ERR((p.select = RFX_SELECT_KFOLD, p.n_folds = m + 1), RFX_EINVAL, "l1.n_folds");
@@ -845,6 +936,7 @@ int main(void)
     RUN(test_htp_ls);
     RUN(test_path);
     RUN(test_cv);
+    RUN(test_gcv);
     RUN(test_normalize);
     RUN(test_threads);
     RUN(test_errors);

@@ -1,6 +1,7 @@
 /*
  * Model files: round trips predict bitwise identically (file and buffer),
- * and every kind of damage - truncation, bit flips, a newer version, hostile
+ * for feature models and polynomial chaos (PCE) models alike, and every
+ * kind of damage - truncation, bit flips, a newer version, hostile
  * counts with valid checksums, missing or unknown fields - is refused with a
  * clear status, without crashing, leaking, or writing *out.
  *
@@ -24,10 +25,14 @@
 
 /* tags of format version 1 (rfx.h) */
 enum {
-    T_METHOD = 1, T_D = 2, T_NF = 3, T_NY = 4, T_KERNEL = 7, T_LENGTH_SCALE = 11,
-    T_LENGTH_SCALES = 13, T_FREQ = 14, T_X_SCALE = 17, T_WEIGHTS = 18, T_CHOL = 24,
-    T_CREATOR = 26
+    T_METHOD = 1, T_D = 2, T_NF = 3, T_NY = 4, T_N_TRAIN = 5, T_KERNEL = 7, T_LENGTH_SCALE = 11,
+    T_LENGTH_SCALES = 13, T_FREQ = 14, T_X_SCALE = 17, T_WEIGHTS = 18, T_LAMBDA = 20,
+    T_CHOL = 24, T_CREATOR = 26,
+    /* polynomial chaos models */
+    T_PCE_KINDS = 31, T_PCE_PARAMS = 32, T_PCE_N_TERMS = 33, T_PCE_ALPHA = 34, T_PCE_COEF = 35,
+    T_PCE_DEGREE = 36, T_PCE_METHOD = 37, T_PCE_CAND = 38, T_PCE_LOO = 39
 };
+enum { E_F64 = 1, E_U64 = 2, E_UTF8 = 4, E_U32 = 5 }; /* element types */
 
 /* ---- byte helpers ------------------------------------------------------- */
 
@@ -71,7 +76,8 @@ static void fix_header_crc(unsigned char *b)
 /* Bytes a record occupies: 16-byte header, data padded to 8. */
 static size_t record_size(const unsigned char *r)
 {
-    size_t es = get32(r + 4) == 4 ? 1 : 8, bytes = (size_t)get64(r + 8) * es;
+    uint32_t type = get32(r + 4);
+    size_t es = type == E_UTF8 ? 1 : type == E_U32 ? 4 : 8, bytes = (size_t)get64(r + 8) * es;
     return 16 + bytes + (8 - bytes % 8) % 8;
 }
 
@@ -232,10 +238,16 @@ static int same_doubles(const double *a, const double *b, size_t n)
     return (n == 0) || (a && b && memcmp(a, b, n * sizeof *a) == 0);
 }
 
+static void check_same_pce(const rfx_model *a, const rfx_model *b, const char *what);
+
 /* b predicts (and reports) bitwise identically to a. */
 static void check_same_model(const rfx_model *a, const rfx_model *b, const char *what)
 {
     rfx_model_info ia, ib;
+    if (rfx_model_pce(a) || rfx_model_pce(b)) {
+        check_same_pce(a, b, what);
+        return;
+    }
     CHECK_OK(rfx_model_get_info(a, &ia));
     CHECK_OK(rfx_model_get_info(b, &ib));
     CHECK_MSG(ia.method == ib.method && ia.n_inputs == ib.n_inputs &&
@@ -708,6 +720,407 @@ static void check_io_errors(const rfx_model *ridge, const rfx_model *bayes)
     remove(path);
 }
 
+/* ---- polynomial chaos models ------------------------------------------- */
+
+/* A fitted PCE of the first target: LARS over degrees 1..5 with uniform
+ * marginals on the columns' ranges, or least squares of degree 3 with
+ * normal marginals. */
+static rfx_pce *fit_pce(int lars)
+{
+    rfx_pce_params p = rfx_pce_params_default();
+    rfx_marginal mg[DIN];
+    double y[N];
+    rfx_pce *pce = NULL;
+    for (size_t j = 0; j < DIN; j++)
+        mg[j] = lars ? rfx_marginal_uniform(-2.0 + 10.0 * (double)j, 2.0 + 10.0 * (double)j)
+                     : rfx_marginal_normal(10.0 * (double)j, 1.5);
+    for (size_t i = 0; i < N; i++) y[i] = Y[i * 3];
+    p.marginals = mg;
+    p.method = lars ? RFX_PCE_METHOD_LARS : RFX_PCE_METHOD_LSQ;
+    p.degree = lars ? 5 : 3;
+    p.degree_min = lars ? 1 : 0;
+    CHECK_OK(rfx_pce_fit(&p, rfx_cmat_of(X, N, DIN), y, &pce));
+    return pce;
+}
+
+/* An assembled PCE: 5 terms (so 15 multi-index entries: the u32 record
+ * is padded), mixed marginals; or none at all (n_terms 0). */
+static rfx_pce *make_pce(size_t n_terms)
+{
+    static const unsigned alpha[5 * DIN] = {0, 0, 0, 1, 0, 0, 0, 2, 0, 1, 0, 3, 0, 1, 1};
+    static const double coef[5] = {1.5, -0.25, 0.75, 1e-3, 2.0};
+    rfx_marginal mg[DIN] = {rfx_marginal_uniform(-1, 1), rfx_marginal_normal(0.5, 2.0),
+                            rfx_marginal_uniform(0, 3)};
+    rfx_pce *pce = NULL;
+    CHECK_OK(rfx_pce_create(DIN, mg, n_terms, alpha, coef, &pce));
+    return pce;
+}
+
+static int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+/* Two PCE models hold the same expansion and fit report, and predict
+ * bitwise identically (and as rfx_pce_predict of the expansion). */
+static void check_same_pce(const rfx_model *a, const rfx_model *b, const char *what)
+{
+    rfx_model_info ia, ib;
+    rfx_pce_info ja, jb;
+    CHECK_OK(rfx_model_get_info(a, &ia));
+    CHECK_OK(rfx_model_get_info(b, &ib));
+    CHECK_MSG(ia.method == RFX_METHOD_PCE && ib.method == RFX_METHOD_PCE &&
+                  ia.n_inputs == ib.n_inputs && ia.n_targets == 1 && ib.n_targets == 1 &&
+                  ia.n_train == ib.n_train && !ib.has_std && !ib.standardized,
+              "%s: model info differs", what);
+    const rfx_pce *pa = rfx_model_pce(a), *pb = rfx_model_pce(b);
+    CHECK_MSG(pa && pb && pa != pb, "%s: not two PCE models", what);
+    if (!pa || !pb) return;
+    CHECK_OK(rfx_pce_get_info(pa, &ja));
+    CHECK_OK(rfx_pce_get_info(pb, &jb));
+    CHECK_MSG(ja.dim == jb.dim && ja.degree == jb.degree && ja.n_terms == jb.n_terms &&
+                  ja.n_candidates == jb.n_candidates && ja.n_train == jb.n_train &&
+                  ja.method == jb.method && ja.n_train == ia.n_train,
+              "%s: pce info differs", what);
+    CHECK_MSG(same_bits(ja.loo_mse, jb.loo_mse) && same_bits(ja.loo_relative, jb.loo_relative) &&
+                  same_bits(ja.loo_corrected, jb.loo_corrected) && same_bits(ja.mean, jb.mean) &&
+                  same_bits(ja.variance, jb.variance),
+              "%s: pce errors or moments differ", what);
+    const rfx_marginal *ma = rfx_pce_marginals(pa), *mb = rfx_pce_marginals(pb);
+    for (size_t i = 0; i < ja.dim; i++)
+        CHECK_MSG(ma[i].kind == mb[i].kind && same_bits(ma[i].a, mb[i].a) &&
+                      same_bits(ma[i].b, mb[i].b),
+                  "%s: marginal %zu differs", what, i);
+    for (size_t k = 0; k < ja.n_terms && ja.n_terms == jb.n_terms; k++) {
+        unsigned aa[DIN] = {0}, ab[DIN] = {0};
+        double ca = 0, cb = 1;
+        CHECK_OK(rfx_pce_term(pa, k, &ca, aa));
+        CHECK_OK(rfx_pce_term(pb, k, &cb, ab));
+        CHECK_MSG(same_bits(ca, cb) && memcmp(aa, ab, sizeof aa) == 0, "%s: term %zu differs",
+                  what, k);
+    }
+    double ya[NT], yb[NT], yp[NT];
+    rfx_cmat Xt = rfx_cmat_of(XT, NT, DIN);
+    CHECK_OK(rfx_model_predict(a, Xt, rfx_mat_of(ya, NT, 1), rfx_mat_none()));
+    CHECK_OK(rfx_model_predict(b, Xt, rfx_mat_of(yb, NT, 1), rfx_mat_none()));
+    CHECK_OK(rfx_pce_predict(pa, Xt, yp));
+    CHECK_MSG(memcmp(ya, yb, sizeof ya) == 0 && memcmp(ya, yp, sizeof ya) == 0,
+              "%s: predictions differ", what);
+    CHECK(isfinite(ya[0]));
+}
+
+/* An rfx_function_fn: the expansion's own predictions. */
+static rfx_status pce_fn(void *user, rfx_cmat Xb, double *y)
+{
+    return rfx_pce_predict(user, Xb, y);
+}
+
+/* The generic model API on a PCE model m made from pce. */
+static void check_pce_model_api(const rfx_model *m, const rfx_pce *pce, const rfx_model *ridge)
+{
+    rfx_model_info info;
+    rfx_pce_info pi;
+    rfx_model *out = SENTINEL;
+    CHECK_STATUS(rfx_model_from_pce(NULL, &out), RFX_EINVAL);
+    CHECK_STATUS(rfx_model_from_pce(pce, NULL), RFX_EINVAL);
+    CHECK(out == SENTINEL);
+    CHECK(rfx_model_pce(NULL) == NULL && rfx_model_pce(ridge) == NULL);
+    CHECK(rfx_model_pce(m) != NULL && rfx_model_pce(m) != pce); /* a copy */
+
+    CHECK_OK(rfx_pce_get_info(pce, &pi));
+    CHECK_OK(rfx_model_get_info(m, &info));
+    CHECK(info.method == RFX_METHOD_PCE && strcmp(rfx_method_name(info.method), "pce") == 0);
+    CHECK(info.n_inputs == DIN && info.n_targets == 1 && info.n_train == pi.n_train);
+    CHECK(info.features.n_features == 0 && info.features.length_scales == NULL);
+    CHECK(!info.has_std && !info.standardized && info.lambda == 0);
+    CHECK(rfx_model_features(m) == NULL);
+    rfx_cmat W = rfx_model_weights(m);
+    CHECK(W.data == NULL && W.rows == 0 && W.cols == 0);
+    CHECK(rfx_model_intercepts(m) == NULL);
+    rfx_method mt = RFX_METHOD_RIDGE;
+    CHECK_OK(rfx_method_from_name("pce", &mt));
+    CHECK(mt == RFX_METHOD_PCE);
+    CHECK_STATUS(rfx_method_from_name("polynomial", &mt), RFX_EINVAL);
+    CHECK(contains(rfx_last_error(), "pce"));
+
+    /* predictions: rfx_pce_predict's, into contiguous and strided outputs */
+    double y[NT], yp[NT], ys[NT * 3], sd[NT];
+    rfx_cmat Xt = rfx_cmat_of(XT, NT, DIN);
+    CHECK_OK(rfx_pce_predict(pce, Xt, yp));
+    CHECK_OK(rfx_model_predict(m, Xt, rfx_mat_of(y, NT, 1), rfx_mat_none()));
+    CHECK(memcmp(y, yp, sizeof y) == 0);
+    rfx_mat strided = {ys, NT, 1, 3};
+    for (size_t i = 0; i < NT * 3; i++) ys[i] = -7.0;
+    CHECK_OK(rfx_model_predict_latent(m, Xt, strided, rfx_mat_none()));
+    for (size_t i = 0; i < NT; i++) {
+        CHECK(same_bits(ys[3 * i], yp[i]));
+        CHECK(ys[3 * i + 1] == -7.0 && ys[3 * i + 2] == -7.0);
+    }
+    CHECK_OK(rfx_model_predict(m, rfx_cmat_of(XT, 0, DIN), rfx_mat_of(y, 0, 1), rfx_mat_none()));
+
+    /* no standard deviations; bad shapes and values; outputs untouched */
+    for (size_t i = 0; i < NT; i++) y[i] = -7.0;
+    CHECK_STATUS(rfx_model_predict(m, Xt, rfx_mat_of(y, NT, 1), rfx_mat_of(sd, NT, 1)),
+                 RFX_EINVAL);
+    CHECK(contains(rfx_last_error(), "standard deviation"));
+    CHECK_STATUS(rfx_model_predict_latent(m, Xt, rfx_mat_of(y, NT, 1), rfx_mat_of(sd, NT, 1)),
+                 RFX_EINVAL);
+    CHECK_STATUS(rfx_model_predict(m, rfx_cmat_of(XT, NT / 2, 2), rfx_mat_of(y, NT / 2, 1),
+                                   rfx_mat_none()),
+                 RFX_EDIM);
+    CHECK_STATUS(rfx_model_predict(m, Xt, rfx_mat_of(y, NT - 1, 1), rfx_mat_none()), RFX_EDIM);
+    double bad[2 * DIN] = {0, 0, 0, 0, NAN, 0};
+    CHECK_STATUS(rfx_model_predict(m, rfx_cmat_of(bad, 2, DIN), rfx_mat_of(y, 2, 1),
+                                   rfx_mat_none()),
+                 RFX_EPARSE);
+    for (size_t i = 0; i < NT; i++) CHECK(y[i] == -7.0);
+
+    /* Monte Carlo Sobol indices of the model: bitwise those of the
+     * expansion's own predictions through a callback (the same design),
+     * and near the exact ones of its coefficients (Sudret 2008; the
+     * estimators' errors are about 1 / sqrt(N), larger for normal inputs
+     * of the cubic, heavy-tailed output of fit_pce(0)) */
+    double first[DIN], total[DIN], f2[DIN], t2[DIN], f3[DIN], t3[DIN];
+    CHECK_OK(rfx_pce_sobol(pce, first, total));
+    rfx_sobol_params sp = rfx_sobol_params_default();
+    sp.n = 20000;
+    sp.n_bootstrap = 0;
+    rfx_sobol_result res = {f2, t2, NULL, NULL, NULL, NULL, 0, 0, 0};
+    rfx_sobol_result ref = {f3, t3, NULL, NULL, NULL, NULL, 0, 0, 0};
+    CHECK_OK(rfx_sobol_model(m, 0, rfx_pce_marginals(pce), DIN, &sp, &res));
+    CHECK_OK(rfx_sobol_estimate(pce_fn, (void *)pce, rfx_pce_marginals(pce), DIN, &sp, &ref));
+    CHECK(memcmp(f2, f3, sizeof f2) == 0 && memcmp(t2, t3, sizeof t2) == 0);
+    for (size_t i = 0; i < DIN; i++) {
+        CHECK_NEAR(f2[i], first[i], 0.06);
+        CHECK_NEAR(t2[i], total[i], 0.06);
+    }
+    double mean = 0, var = 0;
+    CHECK_OK(rfx_pce_moments(pce, &mean, &var));
+    CHECK_NEAR(res.mean, mean, 0.05 * sqrt(var));
+    CHECK_STATUS(rfx_sobol_model(m, 1, rfx_pce_marginals(pce), DIN, &sp, &res), RFX_EINVAL);
+}
+
+static void patch_u32_entry(unsigned char *b, size_t len, uint32_t tag, size_t index, uint32_t v)
+{
+    size_t at = find_record(b, len, tag);
+    CHECK(at > 0);
+    if (at) put32(b + at + 16 + 4 * index, v);
+    fix_crcs(b, len);
+}
+
+static void patch_u64_entry(unsigned char *b, size_t len, uint32_t tag, size_t index, uint64_t v)
+{
+    size_t at = find_record(b, len, tag);
+    CHECK(at > 0);
+    if (at) put64(b + at + 16 + 8 * index, v);
+    fix_crcs(b, len);
+}
+
+/* Damage to a PCE model's fields behind valid checksums. img holds d = DIN
+ * inputs and at least 2 terms. */
+static void check_pce_hostile(const unsigned char *img, size_t len)
+{
+    unsigned char *b = copy_image(img, len, 64);
+    size_t at, n;
+    uint64_t T = get64(img + find_record(img, len, T_PCE_N_TERMS) + 16);
+    uint64_t deg = get64(img + find_record(img, len, T_PCE_DEGREE) + 16);
+    CHECK(T >= 2);
+
+    /* every PCE field, and the shared ones, are required */
+    static const struct { uint32_t tag; const char *name; } fields[] = {
+        {T_D, "n_inputs"}, {T_NY, "n_targets"}, {T_N_TRAIN, "n_train"},
+        {T_PCE_KINDS, "pce_marginal_kinds"}, {T_PCE_PARAMS, "pce_marginal_params"},
+        {T_PCE_N_TERMS, "pce_n_terms"}, {T_PCE_ALPHA, "pce_multi_indices"},
+        {T_PCE_COEF, "pce_coefficients"}, {T_PCE_DEGREE, "pce_degree"},
+        {T_PCE_METHOD, "pce_method"}, {T_PCE_CAND, "pce_n_candidates"}, {T_PCE_LOO, "pce_loo"}};
+    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "a pce model without field '%s'", fields[i].name);
+        n = remove_record(b, len, fields[i].tag);
+        CHECK(n < len);
+        LOAD_FAILS(b, n, RFX_EFORMAT, msg, "pce field missing");
+        memcpy(b, img, len);
+    }
+    /* the creator is optional */
+    n = remove_record(b, len, T_CREATOR);
+    rfx_model *m = NULL;
+    CHECK_OK(rfx_model_load_buffer(b, n, &m));
+    rfx_model_free(m);
+    memcpy(b, img, len);
+    /* a field of a feature map: a lambda record appended */
+    put32(b + len, T_LAMBDA);
+    put32(b + len + 4, E_F64);
+    put64(b + len + 8, 1);
+    putf64(b + len + 16, 0.5);
+    fix_crcs(b, len + 24);
+    LOAD_FAILS(b, len + 24, RFX_EFORMAT, "a pce model with field 'lambda'", "pce + lambda");
+    memcpy(b, img, len);
+    /* the method changed: a ridge model without its feature map */
+    patch_u64(b, len, T_METHOD, 0);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "missing field 'n_features'", "pce as ridge");
+    memcpy(b, img, len);
+
+    /* sizes and counts */
+    patch_u64(b, len, T_NY, 2);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "n_targets", "pce ny = 2");
+    memcpy(b, img, len);
+    patch_u64(b, len, T_D, (uint64_t)1 << 40);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "n_inputs", "pce d = 2^40");
+    memcpy(b, img, len);
+    patch_u64(b, len, T_D, 2147483647u); /* T x d far beyond the data */
+    LOAD_FAILS(b, len, RFX_EFORMAT, "expected", "pce d = 2^31 - 1");
+    memcpy(b, img, len);
+    const uint64_t counts[] = {(uint64_t)1 << 62, UINT64_MAX, T + 1, T - 1};
+    for (size_t i = 0; i < sizeof counts / sizeof *counts; i++) {
+        patch_u64(b, len, T_PCE_N_TERMS, counts[i]);
+        LOAD_FAILS(b, len, RFX_EFORMAT, "pce_n_terms", "pce n_terms");
+        memcpy(b, img, len);
+    }
+    const uint64_t rcounts[] = {(uint64_t)1 << 62, ((uint64_t)1 << 62) + 1, UINT64_MAX};
+    for (size_t i = 0; i < sizeof rcounts / sizeof *rcounts; i++) {
+        at = find_record(b, len, T_PCE_ALPHA);
+        put64(b + at + 8, rcounts[i]);
+        fix_crcs(b, len);
+        LOAD_FAILS(b, len, RFX_EFORMAT, "pce_multi_indices", "pce alpha count");
+        memcpy(b, img, len);
+    }
+    /* two multi-index entries fewer (same padding): the count is wrong */
+    at = find_record(b, len, T_PCE_ALPHA);
+    {
+        size_t end = at + record_size(b + at);
+        put64(b + at + 8, get64(b + at + 8) - 2);
+        memmove(b + end - 8, b + end, len - end);
+        fix_crcs(b, len - 8);
+        LOAD_FAILS(b, len - 8, RFX_EFORMAT, "pce_multi_indices", "pce alpha two short");
+        memcpy(b, img, len);
+    }
+    static const struct { uint32_t tag; const char *name; } arrays[] = {
+        {T_PCE_KINDS, "pce_marginal_kinds"}, {T_PCE_PARAMS, "pce_marginal_params"},
+        {T_PCE_COEF, "pce_coefficients"}, {T_PCE_LOO, "pce_loo"}};
+    for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) {
+        n = shrink_record(b, len, arrays[i].tag);
+        CHECK(n < len);
+        LOAD_FAILS(b, n, RFX_EFORMAT, arrays[i].name, "pce array one short");
+        memcpy(b, img, len);
+    }
+    /* the multi-indices as u64: a wrong element type */
+    at = find_record(b, len, T_PCE_ALPHA);
+    put32(b + at + 4, E_U64);
+    fix_crcs(b, len);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "element type", "pce alpha as u64");
+    memcpy(b, img, len);
+
+    /* values */
+    patch_u32_entry(b, len, T_PCE_ALPHA, 1, 1001); /* RFX_PCE_MAX_DEGREE + 1 */
+    LOAD_FAILS(b, len, RFX_EFORMAT, "RFX_PCE_MAX_DEGREE", "pce alpha 1001");
+    memcpy(b, img, len);
+    patch_u32_entry(b, len, T_PCE_ALPHA, 0, UINT32_MAX);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "RFX_PCE_MAX_DEGREE", "pce alpha 2^32 - 1");
+    memcpy(b, img, len);
+    patch_u64(b, len, T_PCE_DEGREE, 1001);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "pce_degree", "pce degree 1001");
+    memcpy(b, img, len);
+    patch_u64(b, len, T_PCE_DEGREE, UINT64_MAX);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "pce_degree", "pce degree 2^64 - 1");
+    memcpy(b, img, len);
+    if (deg > 0) {
+        patch_u64(b, len, T_PCE_DEGREE, deg - 1);
+        LOAD_FAILS(b, len, RFX_EFORMAT, "pce_degree", "pce degree below its terms");
+        memcpy(b, img, len);
+    }
+    patch_u64_entry(b, len, T_PCE_KINDS, 0, 2); /* lognormal: not a PCE marginal */
+    LOAD_FAILS(b, len, RFX_EFORMAT, "pce_marginal_kinds", "pce kind 2");
+    memcpy(b, img, len);
+    patch_u64_entry(b, len, T_PCE_KINDS, DIN - 1, (uint64_t)1 << 63);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "pce_marginal_kinds", "pce kind 2^63");
+    memcpy(b, img, len);
+    /* a marginal with b = a (uniform) or b = 0 (normal), then a NaN */
+    at = find_record(b, len, T_PCE_PARAMS);
+    memcpy(b + at + 16 + 8, b + at + 16, 8);
+    put64(b + at + 16 + 24, 0);
+    fix_crcs(b, len);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "marginal", "pce degenerate marginal");
+    memcpy(b, img, len);
+    patch_f64(b, len, T_PCE_PARAMS, 3, NAN);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "marginal", "pce NaN marginal");
+    memcpy(b, img, len);
+    patch_f64(b, len, T_PCE_COEF, T - 1, INFINITY);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "pce_coefficients", "pce inf coefficient");
+    memcpy(b, img, len);
+    patch_f64(b, len, T_PCE_LOO, 2, -1.0);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "pce_loo", "pce negative LOO");
+    memcpy(b, img, len);
+    patch_u64(b, len, T_PCE_METHOD, 2);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "pce_method", "pce method 2");
+    memcpy(b, img, len);
+    /* term 1 repeats term 0's multi-index */
+    at = find_record(b, len, T_PCE_ALPHA);
+    memcpy(b + at + 16 + 4 * DIN, b + at + 16, 4 * DIN);
+    fix_crcs(b, len);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "repeat", "pce repeated term");
+    memcpy(b, img, len);
+    /* padding of an odd u32 count */
+    at = find_record(b, len, T_PCE_ALPHA);
+    if (get64(b + at + 8) % 2 == 1) {
+        b[at + 16 + 4 * get64(b + at + 8)] = 1;
+        fix_crcs(b, len);
+        LOAD_FAILS(b, len, RFX_EFORMAT, "padding", "pce alpha padding");
+        memcpy(b, img, len);
+    }
+    /* NaN LOO errors (an assembled expansion's) load */
+    patch_f64(b, len, T_PCE_LOO, 0, NAN);
+    m = NULL;
+    CHECK_OK(rfx_model_load_buffer(b, len, &m));
+    rfx_model_free(m);
+    free(b);
+}
+
+/* A feature model's file: PCE fields are foreign to it, and a method
+ * patched to pce asks for them. */
+static void check_feature_file_vs_pce(const unsigned char *img, size_t len)
+{
+    unsigned char *b = copy_image(img, len, 64);
+    for (size_t pos = HDR; pos + 16 <= len; pos += record_size(b + pos))
+        CHECK(get32(b + pos) <= 30); /* the writer of feature models is unchanged */
+    patch_u64(b, len, T_METHOD, 4);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "a pce model without field 'pce_marginal_kinds'",
+               "ridge as pce");
+    memcpy(b, img, len);
+    put32(b + len, T_PCE_DEGREE);
+    put32(b + len + 4, E_U64);
+    put64(b + len + 8, 1);
+    put64(b + len + 16, 3);
+    fix_crcs(b, len + 24);
+    LOAD_FAILS(b, len + 24, RFX_EFORMAT, "a ridge model with field 'pce_degree'", "ridge + pce");
+    free(b);
+}
+
+static void check_pce_models(const rfx_model *ridge)
+{
+    size_t len;
+    unsigned char *img;
+    const char *names[] = {"modelio_pce_lars.rfx", "modelio_pce_lsq.rfx",
+                           "modelio_pce_made.rfx", "modelio_pce_empty.rfx"};
+    for (int k = 0; k < 4; k++) {
+        rfx_pce *pce = k < 2 ? fit_pce(k == 0) : make_pce(k == 2 ? 5 : 0);
+        rfx_model *m = NULL;
+        if (!pce) continue;
+        CHECK_OK(rfx_model_from_pce(pce, &m));
+        if (!m) {
+            rfx_pce_free(pce);
+            continue;
+        }
+        if (k < 3) check_pce_model_api(m, pce, ridge);
+        rfx_pce_free(pce); /* the model holds its own copy */
+        img = round_trip(m, names[k], &len);
+        if (k == 0) {
+            check_truncation(img, len, "pce truncated");
+            check_bit_flips(img, len, 3, "pce bit flip");
+            check_header_damage(img, len);
+        }
+        if (k < 3) check_pce_hostile(img, len);
+        rfx_buffer_free(img);
+        rfx_model_free(m);
+    }
+}
+
 int main(void)
 {
     size_t len;
@@ -771,6 +1184,11 @@ int main(void)
         rfx_buffer_free(img);
         rfx_model_free(ms);
     }
+
+    img = round_trip(ridge, "modelio_ridge_again.rfx", &len);
+    check_feature_file_vs_pce(img, len);
+    rfx_buffer_free(img);
+    check_pce_models(ridge);
 
     check_io_errors(ridge, bayes);
     rfx_model_free(ridge);

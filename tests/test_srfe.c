@@ -156,9 +156,111 @@ static void test_defaults(void)
     rfx_testfn_free(fn);
 }
 
+/* The default selection is GCV along one lasso path: the model equals the
+ * documented composition (standardise, sparse sine features, unit columns,
+ * rfx_l1_fit with RFX_SELECT_GCV) and its score is GCV's formula. */
+static void test_selection(void)
+{
+    rfx_testfn *fn = NULL;
+    CHECK_OK(rfx_testfn_create(RFX_TESTFN_ISHIGAMI, NULL, &fn));
+    if (!fn) return;
+    const size_t m = 200, d = 3, N = 1200;
+    double *X = malloc(m * d * sizeof *X), *y = malloc(m * sizeof *y);
+    double *Xs = malloc(m * d * sizeof *Xs), *A = malloc(m * N * sizeof *A);
+    double *cs = malloc(N * sizeof *cs), *c = malloc(N * sizeof *c), *f = malloc(m * sizeof *f);
+    CHECK_OK(rfx_testfn_sample(fn, 3, rfx_mat_of(X, m, d), y));
+    rfx_srfe_params p = rfx_srfe_params_default();
+    p.features.n_features = N;
+    p.features.weight_scale = 1.0;
+    p.features.seed = 7;
+    rfx_model *mo = NULL;
+    rfx_srfe_report rep;
+    CHECK_OK(rfx_srfe_fit(&p, rfx_cmat_of(X, m, d), rfx_cmat_of(y, m, 1), &mo, &rep));
+    if (!mo) return;
+    /* the composition, by hand */
+    for (size_t j = 0; j < d; j++) {
+        double mu = 0, v = 0;
+        for (size_t i = 0; i < m; i++) mu += X[i * d + j] / (double)m;
+        for (size_t i = 0; i < m; i++) v += (X[i * d + j] - mu) * (X[i * d + j] - mu) / (double)m;
+        for (size_t i = 0; i < m; i++) Xs[i * d + j] = (X[i * d + j] - mu) / sqrt(v);
+    }
+    rfx_features_params fp = p.features;
+    rfx_features *fe = NULL;
+    CHECK_OK(rfx_features_create(&fp, d, &fe));
+    CHECK_OK(rfx_features_transform(fe, rfx_cmat_of(Xs, m, d), rfx_mat_of(A, m, N)));
+    CHECK_OK(rfx_l1_normalize_columns(rfx_mat_of(A, m, N), cs, 0));
+    rfx_l1_params lp = rfx_l1_params_default();
+    lp.fit_intercept = 1;
+    lp.select = RFX_SELECT_GCV;
+    lp.n_lambdas = p.n_lambdas;
+    lp.lambda_min_ratio = p.lambda_min_ratio;
+    lp.cv_stop_factor = 1.5;
+    double b;
+    rfx_l1_report lr;
+    CHECK_OK(rfx_l1_fit(&lp, rfx_cmat_of(A, m, N), y, c, &b, &lr));
+    rfx_cmat W = rfx_model_weights(mo);
+    double worst = 0, wmax = 0; /* the scaler may round differently here */
+    for (size_t j = 0; j < N; j++) {
+        worst = fmax(worst, fabs(W.data[j * W.stride] - c[j] / cs[j]));
+        wmax = fmax(wmax, fabs(c[j] / cs[j]));
+    }
+    worst /= wmax;
+    printf("selection: model vs composition max |dw| / max |w| %.3g, lambda %.4g vs %.4g, nnz %zu\n", worst,
+           rep.lambda, lr.lambda, rep.n_nonzero);
+    CHECK(worst <= 1e-9);
+    CHECK(fabs(rep.lambda - lr.lambda) <= 1e-12 * lr.lambda && rep.n_nonzero == lr.n_nonzero);
+    CHECK(fabs(rfx_model_intercepts(mo)[0] - b) <= 1e-9 * fabs(b) + 1e-12);
+    /* the score is GCV of the training residual */
+    CHECK_OK(rfx_model_predict(mo, rfx_cmat_of(X, m, d), rfx_mat_of(f, m, 1), rfx_mat_none()));
+    double rss = 0;
+    for (size_t i = 0; i < m; i++) rss += (y[i] - f[i]) * (y[i] - f[i]);
+    double slack = 1.0 - (double)(rep.n_nonzero + 1) / (double)m;
+    double gcv = rss / (double)m / (slack * slack);
+    printf("selection: GCV %.6g, by hand %.6g\n", rep.cv_mse, gcv);
+    CHECK(fabs(rep.cv_mse - gcv) <= 1e-8 * gcv);
+    rfx_model_free(mo);
+    mo = NULL;
+    /* k-fold selection too; the scale screen with several candidates */
+    p.select = RFX_SELECT_KFOLD;
+    CHECK_OK(rfx_srfe_fit(&p, rfx_cmat_of(X, m, d), rfx_cmat_of(y, m, 1), &mo, &rep));
+    CHECK(isfinite(rep.cv_mse) && rep.n_candidates == 1);
+    rfx_model_free(mo);
+    mo = NULL;
+    p = rfx_srfe_params_default();
+    p.features.n_features = 4000; /* screened with 1000 */
+    CHECK_OK(rfx_srfe_fit(&p, rfx_cmat_of(X, m, d), rfx_cmat_of(y, m, 1), &mo, &rep));
+    CHECK(rep.n_candidates == 3 && rep.n_features == 4000);
+    CHECK(rep.weight_scale == 0.5 || rep.weight_scale == 1.0 || rep.weight_scale == 2.0);
+    if (mo) CHECK(rfx_model_weights(mo).rows == 4000);
+    rfx_model_free(mo);
+    mo = NULL;
+    /* errors */
+    p = rfx_srfe_params_default();
+    p.select = RFX_SELECT_NONE;
+    CHECK_STATUS(rfx_srfe_fit(&p, rfx_cmat_of(X, m, d), rfx_cmat_of(y, m, 1), &mo, NULL),
+                 RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "srfe.select") != NULL);
+    p = rfx_srfe_params_default();
+    p.lambda_min_ratio = 1.0;
+    CHECK_STATUS(rfx_srfe_fit(&p, rfx_cmat_of(X, m, d), rfx_cmat_of(y, m, 1), &mo, NULL),
+                 RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "srfe.lambda_min_ratio") != NULL);
+    CHECK(mo == NULL);
+    rfx_features_free(fe);
+    rfx_testfn_free(fn);
+    free(X);
+    free(y);
+    free(Xs);
+    free(A);
+    free(cs);
+    free(c);
+    free(f);
+}
+
 int main(void)
 {
     test_recovery();
     test_defaults();
+    test_selection();
     return rfx_test_finish("test_srfe");
 }

@@ -1,7 +1,8 @@
 /*
- * rfx - the command-line tool: fit random feature models to CSV or .npy
- * files, predict (with standard deviations), evaluate, describe model files,
- * and measure how well random features approximate a kernel matrix.
+ * rfx - the command-line tool: fit random feature models and polynomial
+ * chaos expansions to CSV or .npy files, predict (with standard deviations),
+ * evaluate, describe model files, compute Sobol indices, and measure how well
+ * random features approximate a kernel matrix.
  *
  * It uses only the public API of include/rfx.h, as LIBLINEAR's train.c uses
  * linear.h. Each subcommand is one cmd_* function; options are described
@@ -129,7 +130,10 @@ enum opt_id {
     O_TARGET, O_OUTPUT, O_METHOD, O_KERNEL, O_NU, O_FORM, O_FEATURES, O_SEED,
     O_LENGTH_SCALE, O_GAMMA, O_LAMBDA, O_NOISE_VAR, O_PRIOR_VAR, O_NO_STANDARDIZE,
     O_NO_INTERCEPT, O_THREADS, O_DELIMITER, O_NO_HEADER, O_STD, O_CLASSES, O_PRED,
-    O_TRUTH, O_PLOT, O_POINTS, O_DIM, O_LIST, O_LIKE, O_UNIFORM, O_BOOTSTRAP
+    O_TRUTH, O_PLOT, O_POINTS, O_DIM, O_LIST, O_LIKE, O_UNIFORM, O_BOOTSTRAP,
+    O_SPARSITY, O_ACTIVATION, O_WEIGHTS, O_WEIGHT_SCALE, O_ETA, O_TERMS, O_FOLDS,
+    O_DEGREE, O_DEGREE_MIN, O_Q_NORM, O_MAX_INTERACTION, O_PCE_METHOD, O_NORMAL,
+    O_COUNT
 };
 
 typedef struct opt_spec {
@@ -166,34 +170,109 @@ static const opt_spec FIT_OPTS[] = {
     OPT_TARGET(""),
     { O_OUTPUT, 'o', "output", "MODEL", "write the model to MODEL (required)" },
     { O_METHOD, 0, "method", "M",
-      "bayes (default; Bayesian regression with predictive std), ridge, srfe (sparse "
-      "random features, q = 2, lasso by cross-validation) or harfe (hard thresholding)" },
-    { O_KERNEL, 0, "kernel", "K", "gaussian (default), laplacian, cauchy or matern" },
-    { O_NU, 0, "nu", "NU", "Matern smoothness: 0.5, 1.5 (default) or 2.5" },
-    { O_FORM, 0, "form", "F", "feature form: cos-bias (default) or cos-sin (D even)" },
+      "bayes (default; Bayesian regression on random Fourier features, with predictive std), "
+      "ridge, srfe (sparse random features: basis pursuit denoising with --eta, else the "
+      "lasso), lasso, harfe (sparse random features, hard thresholding) or pce (polynomial "
+      "chaos)" },
+    { O_KERNEL, 0, "kernel", "K", "ridge, bayes: gaussian (default), laplacian, cauchy or matern" },
+    { O_NU, 0, "nu", "NU", "ridge, bayes: Matern smoothness 0.5, 1.5 (default) or 2.5" },
+    { O_FORM, 0, "form", "F",
+      "ridge, bayes: feature form cos-bias (default) or cos-sin (D even)" },
     { O_FEATURES, 'D', "features", "N",
-      "number of random features D >= 1 (default 1024; srfe/harfe: 10 x rows, within "
-      "1000..20000)" },
+      "number of random features D >= 1 (default 1024; srfe, lasso, harfe: from the number of "
+      "rows, as rfx/srfe.h documents)" },
     { O_SEED, 0, "seed", "S", "random seed of the features (default 0)" },
     { O_LENGTH_SCALE, 0, "length-scale", "L",
-      "kernel length scale > 0, in standardised units unless --no-standardize "
+      "ridge, bayes: kernel length scale > 0, in standardised units unless --no-standardize "
       "(default: chosen automatically)" },
     { O_GAMMA, 0, "gamma", "G",
-      "scikit-learn's gamma > 0 instead of a length scale: l = 1/sqrt(2 G) (gaussian), "
-      "l = 1/G (laplacian)" },
-    { O_LAMBDA, 0, "lambda", "X", "ridge penalty >= 0 (default: chosen by GCV); ridge only" },
+      "ridge, bayes: scikit-learn's gamma > 0 instead of a length scale: l = 1/sqrt(2 G) "
+      "(gaussian), l = 1/G (laplacian)" },
+    { O_LAMBDA, 0, "lambda", "X",
+      "ridge: penalty >= 0 (default: chosen by GCV); srfe, lasso: the lasso penalty > 0 "
+      "(default: chosen along the lasso path, see --folds)" },
     { O_NOISE_VAR, 0, "noise-var", "V",
-      "noise variance > 0 (default: fitted by maximising the evidence); bayes only" },
+      "bayes: noise variance > 0 (default: fitted by maximising the evidence)" },
     { O_PRIOR_VAR, 0, "prior-var", "V",
-      "prior variance of the weights > 0 (default: fitted); bayes only" },
+      "bayes: prior variance of the weights > 0 (default: fitted)" },
+    { O_SPARSITY, 0, "sparsity", "Q",
+      "srfe, lasso, harfe: inputs per feature, 1 <= Q <= d (default 2, or d when smaller)" },
+    { O_ACTIVATION, 0, "activation", "A",
+      "srfe, lasso, harfe: sin (default), cos, tanh, sigmoid or relu" },
+    { O_WEIGHTS, 0, "weights", "W",
+      "srfe, lasso, harfe: distribution of the nonzero frequencies, normal (default) or "
+      "uniform" },
+    { O_WEIGHT_SCALE, 0, "weight-scale", "S",
+      "srfe, lasso, harfe: their scale s > 0, N(0, s^2) or U(-s, s) (default: chosen from "
+      "0.5, 1, 2, see --folds)" },
+    { O_ETA, 0, "eta", "E",
+      "srfe: basis pursuit denoising (SRFE-S), the least |c|_1 with a training RMS residual "
+      "<= E > 0 (default: the lasso, and the equivalent E is reported)" },
+    { O_TERMS, 0, "terms", "S",
+      "harfe: nonzero coefficients s >= 1 (default min(rows / 2, N) / 2)" },
+    { O_FOLDS, 0, "folds", "K",
+      "srfe, lasso, harfe: choose the weight scale and lambda by K-fold cross-validation "
+      "(rows i mod K), 2 <= K <= rows, instead of generalised cross-validation (GCV, the "
+      "default)" },
+    { O_DEGREE, 0, "degree", "P",
+      "pce: the largest total degree P >= 1 (default: the largest P <= 10 whose total-degree "
+      "basis C(d + P, P) has at most 10000 terms)" },
+    { O_DEGREE_MIN, 0, "degree-min", "M",
+      "pce: every degree M..P is fitted and the one of least corrected leave-one-out error "
+      "kept (default 1; M = P fits degree P only)" },
+    { O_Q_NORM, 0, "q-norm", "Q",
+      "pce: hyperbolic truncation, terms with (sum a_i^Q)^(1/Q) <= P, 0 < Q <= 1 (default 1: "
+      "the total-degree basis)" },
+    { O_MAX_INTERACTION, 0, "max-interaction", "K",
+      "pce: at most K >= 1 inputs per term (default: no limit)" },
+    { O_PCE_METHOD, 0, "pce-method", "M",
+      "pce: lars (default; sparse, by least-angle regression and the corrected leave-one-out "
+      "error) or lsq (least squares on every candidate term)" },
+    { O_UNIFORM, 0, "uniform", "A,B",
+      "pce: every input uniform on [A, B] (default: uniform on each column's [min, max] in "
+      "the training data, [x - 1/2, x + 1/2] for a constant column)" },
+    { O_NORMAL, 0, "normal", "MU,SD", "pce: every input normal N(MU, SD^2), SD > 0" },
     { O_NO_STANDARDIZE, 0, "no-standardize", NULL,
-      "use the inputs as they are instead of (x - mean) / std per column" },
-    { O_NO_INTERCEPT, 0, "no-intercept", NULL, "fit no intercept" },
+      "ridge, bayes, srfe, lasso, harfe: use the inputs as they are instead of "
+      "(x - mean) / std per column" },
+    { O_NO_INTERCEPT, 0, "no-intercept", NULL, "ridge, bayes: fit no intercept" },
     { O_THREADS, 0, "threads", "T",
       "threads, >= 0 (default 0: the OpenMP default, OMP_NUM_THREADS or all cores)" },
     OPT_DELIMITER,
     OPT_NO_HEADER,
     { O_END, 0, NULL, NULL, NULL }
+};
+
+/* The methods of rfx fit: the library's rfx_method ones, and the lasso (an
+ * srfe model whose coefficients come from the lasso). */
+enum fit_method { FM_BAYES, FM_RIDGE, FM_SRFE, FM_LASSO, FM_HARFE, FM_PCE, FM_COUNT };
+
+static const char *const FIT_METHODS[FM_COUNT] = {
+    "bayes", "ridge", "srfe", "lasso", "harfe", "pce"
+};
+
+#define FM(m) (1u << (m))
+#define FM_RFF (FM(FM_BAYES) | FM(FM_RIDGE))
+#define FM_SPARSE (FM(FM_SRFE) | FM(FM_LASSO) | FM(FM_HARFE))
+
+/* The methods each option of rfx fit applies to (options not listed apply
+ * to all); giving one to another method is a usage error. */
+static const struct fit_opt_methods {
+    int id;
+    unsigned methods;
+} FIT_OPT_METHODS[] = {
+    { O_KERNEL, FM_RFF }, { O_NU, FM_RFF }, { O_FORM, FM_RFF }, { O_LENGTH_SCALE, FM_RFF },
+    { O_GAMMA, FM_RFF }, { O_NO_INTERCEPT, FM_RFF },
+    { O_NOISE_VAR, FM(FM_BAYES) }, { O_PRIOR_VAR, FM(FM_BAYES) },
+    { O_FEATURES, FM_RFF | FM_SPARSE }, { O_SEED, FM_RFF | FM_SPARSE },
+    { O_NO_STANDARDIZE, FM_RFF | FM_SPARSE },
+    { O_LAMBDA, FM(FM_RIDGE) | FM(FM_SRFE) | FM(FM_LASSO) },
+    { O_SPARSITY, FM_SPARSE }, { O_ACTIVATION, FM_SPARSE }, { O_WEIGHTS, FM_SPARSE },
+    { O_WEIGHT_SCALE, FM_SPARSE }, { O_FOLDS, FM_SPARSE },
+    { O_ETA, FM(FM_SRFE) }, { O_TERMS, FM(FM_HARFE) },
+    { O_DEGREE, FM(FM_PCE) }, { O_DEGREE_MIN, FM(FM_PCE) }, { O_Q_NORM, FM(FM_PCE) },
+    { O_MAX_INTERACTION, FM(FM_PCE) }, { O_PCE_METHOD, FM(FM_PCE) }, { O_UNIFORM, FM(FM_PCE) },
+    { O_NORMAL, FM(FM_PCE) },
 };
 
 static const opt_spec PREDICT_OPTS[] = {
@@ -278,15 +357,29 @@ static const opt_spec SOBOL_OPTS[] = {
 };
 
 static const command COMMANDS[] = {
-    { "fit", "rfx fit DATA [--target COL] -o MODEL [options]",
+    { "fit", "rfx fit DATA [--target COL] -o MODEL [--method M] [options]",
       "fit a model to a CSV or .npy file",
-      "Fit a regression model on random Fourier features of the columns of DATA\n"
-      "(a CSV file, with or without a header, or a .npy file) other than the target.\n"
+      "Fit a regression model to the columns of DATA (a CSV file, with or without a\n"
+      "header, or a .npy file) other than the target, by one of the methods:\n"
+      "  bayes  Bayesian regression on random Fourier features, with predictive std\n"
+      "  ridge  ridge regression on random Fourier features\n"
+      "  srfe   sparse random features (each a function of q inputs) and sparse\n"
+      "         coefficients: basis pursuit denoising with --eta (SRFE-S), else the\n"
+      "         lasso\n"
+      "  lasso  the same features, coefficients by the lasso\n"
+      "  harfe  the same features, coefficients by hard thresholding pursuit\n"
+      "  pce    a polynomial chaos expansion: polynomials orthonormal under the\n"
+      "         input distribution (Legendre for uniform, Hermite for normal inputs)\n"
       "\n"
-      "With no options the fit is automatic: inputs are standardised, the length\n"
-      "scale is chosen by the Bayesian evidence (GCV for ridge), and the noise and\n"
-      "prior variances (the ridge penalty) are fitted too. What was chosen is\n"
-      "printed on stderr; a progress line is shown when stderr is a terminal.\n",
+      "With no options the fit is automatic. bayes and ridge: inputs are\n"
+      "standardised, the length scale is chosen by the Bayesian evidence (GCV for\n"
+      "ridge), and the noise and prior variances (the ridge penalty) are fitted\n"
+      "too. srfe, lasso, harfe: the weight scale and the lasso penalty are chosen\n"
+      "by generalised cross-validation (k-fold with --folds). pce: the degree\n"
+      "(1..P) by the corrected leave-one-out error, the terms by least-angle\n"
+      "regression. What was chosen is printed on stderr; a progress line is shown\n"
+      "when stderr is a terminal. An option that does not apply to the method is a\n"
+      "usage error.\n",
       FIT_OPTS, cmd_fit },
     { "predict", "rfx predict MODEL DATA [-o OUT.csv] [--std] [--target COL]",
       "predict with a model",
@@ -303,7 +396,10 @@ static const command COMMANDS[] = {
       EVAL_OPTS, cmd_eval },
     { "info", "rfx info MODEL", "describe a model file",
       "Print what a model file holds: method, kernel, dimensions, length scale(s),\n"
-      "regularisation, evidence, and the file size.\n",
+      "regularisation, evidence, and the file size. For a polynomial chaos model:\n"
+      "the input marginals, degree, terms kept of the candidates, leave-one-out\n"
+      "errors, mean and variance, the largest terms with their multi-indices, and\n"
+      "the first-order and total Sobol indices from the coefficients.\n",
       INFO_OPTS, cmd_info },
     { "kernel-approx",
       "rfx kernel-approx [DATA] [--kernel K] [--gamma G | --length-scale L]\n"
@@ -317,13 +413,19 @@ static const command COMMANDS[] = {
       "from a fixed seed, so that --seed varies only the features).\n",
       KAPPROX_OPTS, cmd_kernel_approx },
     { "sobol", "rfx sobol MODEL (--like FUNCTION | --uniform A,B) [-n N] [--seed S]\n"
-               "                 [--bootstrap B]",
+               "                 [--bootstrap B]\n"
+               "       rfx sobol PCE_MODEL",
       "Sobol sensitivity indices of a model",
       "Estimate the first-order and total Sobol indices of the model's prediction by\n"
       "Monte Carlo (Saltelli 2010 first order, Jansen 1999 total) with 95% bootstrap\n"
       "intervals, for independent inputs distributed as given. One line per input:\n"
       "index, first order [interval], total [interval], and with --like the exact\n"
-      "indices of that function when it has them.\n",
+      "indices of that function when it has them.\n"
+      "\n"
+      "A polynomial chaos model (rfx fit --method pce) has exact indices of its own,\n"
+      "from its coefficients under its input marginals (Sudret 2008): without\n"
+      "--like or --uniform they are printed alone (input, first, total); with them,\n"
+      "as the columns pce_first and pce_total beside the Monte Carlo estimates.\n",
       SOBOL_OPTS, cmd_sobol },
     { "sample", "rfx sample FUNCTION -n N [-d D] [--seed S] [-o OUT.csv]\n"
                 "       rfx sample --list",
@@ -418,7 +520,9 @@ static int print_main_help(void)
 {
     print_main_usage(stdout);
     printf("\nRandom feature expansions: kernel regression with random Fourier features,\n"
-           "with predictive uncertainty, for surrogate models and large data.\n\nCommands:\n");
+           "with predictive uncertainty, for surrogate models and large data; sparse\n"
+           "random feature expansions and polynomial chaos for surrogates from few\n"
+           "samples.\n\nCommands:\n");
     for (size_t i = 0; i < N_COMMANDS; ++i)
         printf("  %-15s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
     printf("\nRun 'rfx help COMMAND' or 'rfx COMMAND --help' for its options.\n"
@@ -673,11 +777,63 @@ static int parse_form(const opt_iter *it, const char *s, rfx_form *out)
     return value_error(it, "unknown feature form '%s' (cos-bias or cos-sin)", s);
 }
 
-static int parse_method(const opt_iter *it, const char *s, rfx_method *out)
+static int parse_fit_method(const opt_iter *it, const char *s, int *out)
 {
-    if (rfx_method_from_name(s, out) == RFX_OK) return 0;
+    for (int m = 0; m < FM_COUNT; m++) {
+        if (strcmp(s, FIT_METHODS[m]) == 0) {
+            *out = m;
+            return 0;
+        }
+    }
+    return value_error(it, "unknown method '%s' (bayes, ridge, srfe, lasso, harfe or pce)", s);
+}
+
+static int parse_activation(const opt_iter *it, const char *s, rfx_activation *out)
+{
+    if (rfx_activation_from_name(s, out) == RFX_OK) return 0;
     rfx_clear_error();
-    return value_error(it, "unknown method '%s' (bayes or ridge)", s);
+    return value_error(it, "unknown activation '%s' (sin, cos, tanh, sigmoid or relu)", s);
+}
+
+/* The distributions of sparse feature weights (not the kernel's). */
+static int parse_weight_dist(const opt_iter *it, const char *s, rfx_weights *out)
+{
+    if ((strcmp(s, "normal") == 0 || strcmp(s, "uniform") == 0) &&
+        rfx_weights_from_name(s, out) == RFX_OK)
+        return 0;
+    return value_error(it, "unknown weight distribution '%s' (normal or uniform)", s);
+}
+
+static int parse_pce_method(const opt_iter *it, const char *s, rfx_pce_method *out)
+{
+    if (strcmp(s, "lars") == 0) {
+        *out = RFX_PCE_METHOD_LARS;
+        return 0;
+    }
+    if (strcmp(s, "lsq") == 0) {
+        *out = RFX_PCE_METHOD_LSQ;
+        return 0;
+    }
+    return value_error(it, "unknown PCE method '%s' (lars or lsq)", s);
+}
+
+/* "A,B": two finite numbers. */
+static int parse_pair(const opt_iter *it, const char *s, double *a, double *b)
+{
+    char *end = NULL;
+    errno = 0;
+    double x = strtod(s, &end);
+    if (end == s || *end != ',' || isspace((unsigned char)s[0]))
+        return value_error(it, "expected two numbers A,B, got '%s'", s);
+    const char *t = end + 1;
+    double y = strtod(t, &end);
+    if (end == t || *end != '\0' || isspace((unsigned char)t[0]))
+        return value_error(it, "expected two numbers A,B, got '%s'", s);
+    if (errno == ERANGE || !isfinite(x) || !isfinite(y))
+        return value_error(it, "'%s': the numbers must be finite and in range", s);
+    *a = x;
+    *b = y;
+    return 0;
 }
 
 /* The Matern smoothness values with closed-form kernels. */
@@ -820,7 +976,82 @@ static const char *yes_no(int v) { return v ? "yes" : "no"; }
 /* rfx fit                                                                   */
 /* ------------------------------------------------------------------------ */
 
-/* What the fit chose, on stderr: the settings a user may want to reuse. */
+/* What rfx fit read from its options. The settings of the other methods
+ * stay unused; the library's defaults hold for whatever was not given. */
+typedef struct fit_opts {
+    int method;                   /* enum fit_method, default FM_BAYES        */
+    unsigned char given[O_COUNT]; /* the options that were given              */
+    rfx_fit_params fit;           /* bayes, ridge; and D, seed, threads,
+                                     lambda, standardisation for all          */
+    kernel_opts ko;
+    /* srfe, lasso, harfe */
+    size_t sparsity, terms, folds;
+    rfx_activation activation;
+    rfx_weights weights;
+    double weight_scale, eta;
+    /* pce */
+    size_t degree, degree_min, max_interaction;
+    double q_norm, dist_a, dist_b; /* --uniform A,B or --normal MU,SD */
+    rfx_pce_method pce_method;
+} fit_opts;
+
+/* The largest degree rfx fit --method pce tries by default: the largest
+ * p <= PCE_DEFAULT_DEGREE whose total-degree basis, C(d + p, p) terms, has
+ * at most PCE_DEFAULT_TERMS of them (1 when even p = 1 has more). */
+enum { PCE_DEFAULT_DEGREE = 10, PCE_DEFAULT_TERMS = 10000 };
+
+static size_t pce_default_degree(size_t d)
+{
+    size_t p = 1;
+    double terms = (double)d + 1.0; /* C(d + 1, 1) */
+    for (size_t k = 2; k <= PCE_DEFAULT_DEGREE; k++) {
+        terms = terms * (double)(d + k) / (double)k; /* C(d + k, k), exact below 2^53 */
+        if (terms > PCE_DEFAULT_TERMS) break;
+        p = k;
+    }
+    return p;
+}
+
+/* "--name" (or "-x") of option id of c. */
+static const char *option_name(const command *c, int id, char *buf, size_t size)
+{
+    for (const opt_spec *o = c->opts; o->id != O_END; ++o) {
+        if (o->id != id) continue;
+        if (o->long_name)
+            snprintf(buf, size, "--%s", o->long_name);
+        else
+            snprintf(buf, size, "-%c", o->short_name);
+        return buf;
+    }
+    snprintf(buf, size, "option %d", id);
+    return buf;
+}
+
+/* An option given for a method it does not apply to: a usage error. */
+static int fit_check_methods(const command *c, const fit_opts *o)
+{
+    for (size_t i = 0; i < sizeof FIT_OPT_METHODS / sizeof *FIT_OPT_METHODS; i++) {
+        const struct fit_opt_methods *r = &FIT_OPT_METHODS[i];
+        char list[96] = "", name[48];
+        int total = 0, k = 0;
+        if (!o->given[r->id] || (r->methods & FM(o->method))) continue;
+        for (int m = 0; m < FM_COUNT; m++) total += (r->methods & FM(m)) != 0;
+        for (int m = 0; m < FM_COUNT; m++) {
+            if (!(r->methods & FM(m))) continue;
+            size_t used = strlen(list);
+            snprintf(list + used, sizeof list - used, "%s%s",
+                     k == 0 ? "" : k == total - 1 ? " or " : ", ", FIT_METHODS[m]);
+            k++;
+        }
+        return usage_error(c, "%s applies to --method %s, not %s",
+                           option_name(c, r->id, name, sizeof name), list,
+                           FIT_METHODS[o->method]);
+    }
+    return 0;
+}
+
+/* What a ridge or Bayesian fit chose, on stderr: the settings a user may
+ * want to reuse. */
 static void print_fit_report(const rfx_model *m, const rfx_fit_report *r, const rfx_fit_params *p,
                              int length_scale_given, const rfx_data *data, double seconds,
                              const char *path)
@@ -841,18 +1072,7 @@ static void print_fit_report(const rfx_model *m, const rfx_fit_report *r, const 
             info.standardized ? ", standardised units" : "");
     if (!length_scale_given && r->n_candidates > 0)
         fprintf(e, "%-16s %zu length scales tried\n", "", r->n_candidates);
-    if (info.method == RFX_METHOD_SRFE || info.method == RFX_METHOD_HARFE) {
-        rfx_cmat W = rfx_model_weights(m);
-        size_t nnz = 0;
-        for (size_t j = 0; j < W.rows; j++) nnz += W.data[j * W.stride] != 0;
-        fprintf(e, "%-16s q = %zu inputs per feature, %s, %zu of %zu terms nonzero\n",
-                "sparse features", info.features.sparsity,
-                rfx_activation_name(info.features.activation), nnz, W.rows);
-        if (info.method == RFX_METHOD_SRFE)
-            fprintf(e, "%-16s %.6g (%s)\n", "lambda", r->lambda,
-                    p->lambda >= 0 ? "given" : "chosen by cross-validation");
-        if (isfinite(r->score)) fprintf(e, "%-16s %.6g\n", "CV MSE", r->score);
-    } else if (info.method == RFX_METHOD_BAYES) {
+    if (info.method == RFX_METHOD_BAYES) {
         fprintf(e, "%-16s %.6g (%s)\n", "noise variance", r->noise_var,
                 p->noise_var > 0 ? "given" : "fitted");
         fprintf(e, "%-16s %.6g (%s)\n", "prior variance", r->prior_var,
@@ -870,17 +1090,235 @@ static void print_fit_report(const rfx_model *m, const rfx_fit_report *r, const 
     fprintf(e, "%-16s %s\n", "model", path);
 }
 
+/* Save a fitted model, or report why it was not fitted or saved. */
+static int save_fitted(rfx_status st, const rfx_model *model, const char *path)
+{
+    if (st == RFX_OK) st = rfx_model_save(model, path);
+    return st == RFX_OK ? RC_OK : fail(st);
+}
+
+/* bayes, ridge: rfx_model_fit. */
+static int fit_rff(fit_opts *o, const rfx_data *data, const char *path)
+{
+    rfx_model *model = NULL;
+    rfx_fit_report report;
+    progress_state progress;
+    memset(&report, 0, sizeof report);
+    memset(&progress, 0, sizeof progress);
+    o->fit.method = o->method == FM_RIDGE ? RFX_METHOD_RIDGE : RFX_METHOD_BAYES;
+    if (isatty(STDERR_FILENO)) {
+        o->fit.progress = progress_show;
+        o->fit.progress_user = &progress;
+    }
+    double t0 = now_seconds();
+    rfx_status st = rfx_model_fit(&o->fit, rfx_data_x(data), rfx_data_y(data), &model, &report);
+    double seconds = now_seconds() - t0;
+    progress_end(&progress);
+    int rc = save_fitted(st, model, path);
+    if (rc == RC_OK)
+        print_fit_report(model, &report, &o->fit, o->ko.have_gamma || o->ko.have_length_scale,
+                         data, seconds, path);
+    rfx_model_free(model);
+    return rc;
+}
+
+/* srfe, lasso, harfe: what was used and chosen, on stderr. */
+static void print_sparse_report(const fit_opts *o, const rfx_srfe_params *sp,
+                                const rfx_srfe_report *r, const rfx_data *data, double seconds,
+                                const char *path)
+{
+    FILE *e = stderr;
+    rfx_cmat X = rfx_data_x(data);
+    const int bpdn = sp->method == RFX_L1_METHOD_BPDN, htp = sp->method == RFX_L1_METHOD_HTP;
+    const int kfold = sp->select == RFX_SELECT_KFOLD;
+    char cv[64];
+    if (kfold)
+        snprintf(cv, sizeof cv, "chosen by %zu-fold cross-validation", sp->n_folds);
+    else
+        snprintf(cv, sizeof cv, "chosen by generalised cross-validation");
+    fprintf(e, "%-16s %s (%s)\n", "method", FIT_METHODS[o->method],
+            htp ? "hard thresholding pursuit" : bpdn ? "basis pursuit denoising" : "lasso");
+    fprintf(e, "%-16s %zu rows x %zu inputs, target '%s'\n", "data", X.rows, X.cols,
+            rfx_data_name(data, SIZE_MAX));
+    fprintf(e, "%-16s N = %zu, q = %zu inputs per feature, %s, %zu of %zu terms nonzero\n",
+            "sparse features", r->n_features, sp->features.sparsity,
+            rfx_activation_name(sp->features.activation), r->n_nonzero, r->n_features);
+    fprintf(e, "%-16s %s, scale %.6g (%s)\n", "weights", rfx_weights_name(sp->features.weights),
+            r->weight_scale, sp->features.weight_scale > 0 ? "given" : cv);
+    fprintf(e, "%-16s seed %llu, %s\n", "", (unsigned long long)sp->features.seed,
+            sp->standardize ? "standardised inputs" : "inputs as they are");
+    if (!htp)
+        fprintf(e, "%-16s %.6g (%s)\n", "lambda", r->lambda,
+                bpdn ? "the lasso penalty of the solution" : sp->lambda > 0 ? "given" : cv);
+    if (o->method == FM_SRFE)
+        fprintf(e, "%-16s %.6g (%s)\n", "eta", bpdn ? sp->eta : r->eta,
+                bpdn ? "given" : "the equivalent: the lasso fit's training RMS residual");
+    fprintf(e, "%-16s %.6g\n", "RMS residual", r->eta);
+    if (isfinite(r->cv_mse)) fprintf(e, "%-16s %.6g\n", kfold ? "CV MSE" : "GCV score", r->cv_mse);
+    fprintf(e, "%-16s %.3f s\n", "time", seconds);
+    fprintf(e, "%-16s %s\n", "model", path);
+}
+
+/* srfe, lasso, harfe: rfx_srfe_fit from its defaults and what was given. */
+static int fit_sparse(const fit_opts *o, const rfx_data *data, const char *path)
+{
+    rfx_srfe_params sp = rfx_srfe_params_default();
+    rfx_srfe_report report;
+    rfx_model *model = NULL;
+    progress_state progress;
+    rfx_cmat X = rfx_data_x(data);
+    memset(&report, 0, sizeof report);
+    memset(&progress, 0, sizeof progress);
+    if (o->method == FM_HARFE)
+        sp.method = RFX_L1_METHOD_HTP;
+    else
+        sp.method = o->given[O_ETA] ? RFX_L1_METHOD_BPDN : RFX_L1_METHOD_LASSO;
+    if (o->given[O_ETA]) sp.eta = o->eta;
+    if (o->given[O_LAMBDA]) sp.lambda = o->fit.lambda;
+    if (o->given[O_TERMS]) sp.sparsity = o->terms;
+    if (o->given[O_FOLDS]) {
+        sp.select = RFX_SELECT_KFOLD;
+        sp.n_folds = o->folds;
+    }
+    if (o->given[O_NO_STANDARDIZE]) sp.standardize = 0;
+    if (o->given[O_FEATURES]) sp.features.n_features = o->fit.features.n_features;
+    if (o->given[O_SEED]) sp.features.seed = o->fit.features.seed;
+    if (o->given[O_THREADS]) sp.features.n_threads = o->fit.features.n_threads;
+    if (o->given[O_ACTIVATION]) sp.features.activation = o->activation;
+    if (o->given[O_WEIGHTS]) sp.features.weights = o->weights;
+    if (o->given[O_WEIGHT_SCALE]) sp.features.weight_scale = o->weight_scale;
+    if (o->given[O_SPARSITY])
+        sp.features.sparsity = o->sparsity;
+    else if (sp.features.sparsity > X.cols)
+        sp.features.sparsity = X.cols; /* the default q, for fewer inputs */
+    if (isatty(STDERR_FILENO)) {
+        sp.progress = progress_show;
+        sp.progress_user = &progress;
+    }
+    double t0 = now_seconds();
+    rfx_status st = rfx_srfe_fit(&sp, X, rfx_data_y(data), &model, &report);
+    double seconds = now_seconds() - t0;
+    progress_end(&progress);
+    int rc = save_fitted(st, model, path);
+    if (rc == RC_OK) print_sparse_report(o, &sp, &report, data, seconds, path);
+    rfx_model_free(model);
+    return rc;
+}
+
+/* pce: the fit, on stderr. */
+static void print_pce_report(const fit_opts *o, const rfx_pce_params *p, const rfx_pce *pce,
+                             const rfx_data *data, double seconds, const char *path)
+{
+    FILE *e = stderr;
+    rfx_cmat X = rfx_data_x(data);
+    rfx_pce_info in;
+    if (rfx_pce_get_info(pce, &in) != RFX_OK) return;
+    const int lars = p->method == RFX_PCE_METHOD_LARS;
+    fprintf(e, "%-16s pce (%s)\n", "method",
+            lars ? "least-angle regression, corrected leave-one-out error" : "least squares");
+    fprintf(e, "%-16s %zu rows x %zu inputs, target '%s'\n", "data", X.rows, X.cols,
+            rfx_data_name(data, SIZE_MAX));
+    if (o->given[O_UNIFORM])
+        fprintf(e, "%-16s uniform [%.6g, %.6g], every input\n", "marginals", o->dist_a, o->dist_b);
+    else if (o->given[O_NORMAL])
+        fprintf(e, "%-16s normal N(%.6g, %.6g^2), every input\n", "marginals", o->dist_a,
+                o->dist_b);
+    else
+        fprintf(e, "%-16s uniform on each column's training [min, max]\n", "marginals");
+    if (p->degree_min > 0 && p->degree_min < p->degree)
+        fprintf(e, "%-16s %zu (chosen by the corrected leave-one-out error from %zu..%zu)\n",
+                "degree", in.degree, p->degree_min, p->degree);
+    else
+        fprintf(e, "%-16s %zu\n", "degree", in.degree);
+    if (p->q_norm < 1 || p->max_interaction > 0)
+        fprintf(e, "%-16s q-norm %g, at most %zu inputs per term\n", "truncation", p->q_norm,
+                p->max_interaction ? p->max_interaction : X.cols);
+    fprintf(e, "%-16s %zu of %zu candidates\n", "terms", in.n_terms, in.n_candidates);
+    fprintf(e, "%-16s %.6g (relative %.6g, corrected %.6g)\n", "LOO error", in.loo_mse,
+            in.loo_relative, in.loo_corrected);
+    fprintf(e, "%-16s %.6g\n", "mean", in.mean);
+    fprintf(e, "%-16s %.6g\n", "variance", in.variance);
+    fprintf(e, "%-16s %.3f s\n", "time", seconds);
+    fprintf(e, "%-16s %s\n", "model", path);
+}
+
+/* pce: rfx_pce_fit on the marginals given, or uniform ones over the
+ * training range of each column, then a model of the expansion. */
+static int fit_pce(const fit_opts *o, const rfx_data *data, const char *path)
+{
+    rfx_cmat X = rfx_data_x(data), Y = rfx_data_y(data);
+    const size_t n = X.rows, d = X.cols;
+    rfx_pce_params p = rfx_pce_params_default();
+    rfx_marginal *mg = malloc((d ? d : 1) * sizeof *mg);
+    double *y = malloc((n ? n : 1) * sizeof *y);
+    rfx_pce *pce = NULL;
+    rfx_model *model = NULL;
+    int rc;
+    if (!mg || !y) {
+        free(mg);
+        free(y);
+        say("out of memory for %zu rows", n);
+        return RC_INTERNAL;
+    }
+    for (size_t j = 0; j < d; j++) {
+        if (o->given[O_UNIFORM]) {
+            mg[j] = rfx_marginal_uniform(o->dist_a, o->dist_b);
+        } else if (o->given[O_NORMAL]) {
+            mg[j] = rfx_marginal_normal(o->dist_a, o->dist_b);
+        } else {
+            double lo = X.data[j], hi = X.data[j];
+            for (size_t i = 1; i < n; i++) {
+                double v = X.data[i * X.stride + j];
+                lo = v < lo ? v : lo;
+                hi = v > hi ? v : hi;
+            }
+            if (!(hi > lo)) { /* a constant column */
+                lo -= 0.5;
+                hi += 0.5;
+            }
+            mg[j] = rfx_marginal_uniform(lo, hi);
+        }
+    }
+    for (size_t i = 0; i < n; i++) y[i] = Y.data[i * Y.stride];
+    p.marginals = mg;
+    p.method = o->pce_method;
+    p.degree_min = o->given[O_DEGREE_MIN] ? o->degree_min : 1;
+    if (o->given[O_DEGREE]) {
+        p.degree = o->degree;
+    } else {
+        p.degree = pce_default_degree(d);
+        if (p.degree < p.degree_min) p.degree = p.degree_min;
+    }
+    if (o->given[O_Q_NORM]) p.q_norm = o->q_norm;
+    if (o->given[O_MAX_INTERACTION]) p.max_interaction = o->max_interaction;
+    if (o->given[O_THREADS]) p.n_threads = o->fit.features.n_threads;
+    double t0 = now_seconds();
+    rfx_status st = rfx_pce_fit(&p, X, y, &pce);
+    double seconds = now_seconds() - t0;
+    if (st == RFX_OK) st = rfx_model_from_pce(pce, &model);
+    rc = save_fitted(st, model, path);
+    if (rc == RC_OK) print_pce_report(o, &p, pce, data, seconds, path);
+    rfx_model_free(model);
+    rfx_pce_free(pce);
+    free(mg);
+    free(y);
+    return rc;
+}
+
 static int cmd_fit(const command *c, int argc, char **argv)
 {
-    rfx_fit_params p = rfx_fit_params_default();
+    fit_opts o;
     rfx_read_params rp = rfx_read_params_default();
-    kernel_opts ko = { 0, 0, 0, 0.0 };
     const char *data_path = NULL, *model_path = NULL;
-    int have_lambda = 0, have_variance = 0, have_D = 0;
     opt_iter it = opt_begin(c, argc, argv);
     const char *v;
     int id;
 
+    memset(&o, 0, sizeof o);
+    o.method = FM_BAYES;
+    o.fit = rfx_fit_params_default();
+    o.q_norm = 1.0;
+    o.pce_method = RFX_PCE_METHOD_LARS;
     rp.target = "-1";
     while ((id = opt_next(&it, &v)) != OPT_DONE) {
         int bad = 0;
@@ -893,73 +1331,85 @@ static int cmd_fit(const command *c, int argc, char **argv)
             break;
         case O_TARGET: rp.target = v; break;
         case O_OUTPUT: model_path = v; break;
-        case O_METHOD: bad = parse_method(&it, v, &p.method); break;
-        case O_KERNEL: bad = parse_kernel(&it, v, &p.features.kernel); break;
-        case O_NU: bad = parse_nu(&it, v, &p.features.nu); ko.have_nu = 1; break;
-        case O_FORM: bad = parse_form(&it, v, &p.features.form); break;
-        case O_FEATURES:
-            bad = parse_size(&it, v, 1, &p.features.n_features);
-            have_D = 1;
-            break;
-        case O_SEED: bad = parse_seed(&it, v, &p.features.seed); break;
+        case O_METHOD: bad = parse_fit_method(&it, v, &o.method); break;
+        case O_KERNEL: bad = parse_kernel(&it, v, &o.fit.features.kernel); break;
+        case O_NU: bad = parse_nu(&it, v, &o.fit.features.nu); o.ko.have_nu = 1; break;
+        case O_FORM: bad = parse_form(&it, v, &o.fit.features.form); break;
+        case O_FEATURES: bad = parse_size(&it, v, 1, &o.fit.features.n_features); break;
+        case O_SEED: bad = parse_seed(&it, v, &o.fit.features.seed); break;
         case O_LENGTH_SCALE:
-            bad = parse_positive(&it, v, &p.features.length_scale);
-            ko.have_length_scale = 1;
+            bad = parse_positive(&it, v, &o.fit.features.length_scale);
+            o.ko.have_length_scale = 1;
             break;
-        case O_GAMMA: bad = parse_positive(&it, v, &ko.gamma); ko.have_gamma = 1; break;
-        case O_LAMBDA: bad = parse_nonnegative(&it, v, &p.lambda); have_lambda = 1; break;
-        case O_NOISE_VAR: bad = parse_positive(&it, v, &p.noise_var); have_variance = 1; break;
-        case O_PRIOR_VAR: bad = parse_positive(&it, v, &p.prior_var); have_variance = 1; break;
-        case O_NO_STANDARDIZE: p.standardize = 0; break;
-        case O_NO_INTERCEPT: p.fit_intercept = 0; break;
-        case O_THREADS: bad = parse_threads(&it, v, &p.features.n_threads); break;
+        case O_GAMMA: bad = parse_positive(&it, v, &o.ko.gamma); o.ko.have_gamma = 1; break;
+        case O_LAMBDA: bad = parse_nonnegative(&it, v, &o.fit.lambda); break;
+        case O_NOISE_VAR: bad = parse_positive(&it, v, &o.fit.noise_var); break;
+        case O_PRIOR_VAR: bad = parse_positive(&it, v, &o.fit.prior_var); break;
+        case O_NO_STANDARDIZE: o.fit.standardize = 0; break;
+        case O_NO_INTERCEPT: o.fit.fit_intercept = 0; break;
+        case O_THREADS: bad = parse_threads(&it, v, &o.fit.features.n_threads); break;
+        case O_SPARSITY: bad = parse_size(&it, v, 1, &o.sparsity); break;
+        case O_ACTIVATION: bad = parse_activation(&it, v, &o.activation); break;
+        case O_WEIGHTS: bad = parse_weight_dist(&it, v, &o.weights); break;
+        case O_WEIGHT_SCALE: bad = parse_positive(&it, v, &o.weight_scale); break;
+        case O_ETA: bad = parse_positive(&it, v, &o.eta); break;
+        case O_TERMS: bad = parse_size(&it, v, 1, &o.terms); break;
+        case O_FOLDS: bad = parse_size(&it, v, 2, &o.folds); break;
+        case O_DEGREE: bad = parse_size(&it, v, 1, &o.degree); break;
+        case O_DEGREE_MIN: bad = parse_size(&it, v, 1, &o.degree_min); break;
+        case O_Q_NORM:
+            bad = parse_positive(&it, v, &o.q_norm);
+            if (!bad && o.q_norm > 1) bad = value_error(&it, "must be in (0, 1], got %s", v);
+            break;
+        case O_MAX_INTERACTION: bad = parse_size(&it, v, 1, &o.max_interaction); break;
+        case O_PCE_METHOD: bad = parse_pce_method(&it, v, &o.pce_method); break;
+        case O_UNIFORM:
+            bad = parse_pair(&it, v, &o.dist_a, &o.dist_b);
+            if (!bad && !(o.dist_a < o.dist_b))
+                bad = value_error(&it, "expected A < B, got '%s'", v);
+            break;
+        case O_NORMAL:
+            bad = parse_pair(&it, v, &o.dist_a, &o.dist_b);
+            if (!bad && !(o.dist_b > 0)) bad = value_error(&it, "expected SD > 0, got '%s'", v);
+            break;
         case O_DELIMITER:
         case O_NO_HEADER: bad = parse_read_option(&it, id, v, &rp); break;
         default: return usage_error(c, "internal: unhandled option %s", it.name);
         }
         if (bad) return RC_USAGE;
+        if (id > 0 && id < O_COUNT) o.given[id] = 1;
     }
     if (!data_path) return usage_error(c, "missing DATA, the CSV or .npy file to fit");
     if (!model_path) return usage_error(c, "missing -o MODEL, where to write the model");
-    if (kernel_opts_apply(c, &ko, &p.features)) return RC_USAGE;
-    if (p.features.form == RFX_FORM_COS_SIN && p.features.n_features % 2 != 0)
-        return usage_error(c, "-D must be even with --form cos-sin, got %zu",
-                           p.features.n_features);
-    const int sparse = p.method == RFX_METHOD_SRFE || p.method == RFX_METHOD_HARFE;
-    if (sparse && !have_D) p.features.n_features = 0; /* automatic */
-    if (have_lambda && p.method != RFX_METHOD_RIDGE && p.method != RFX_METHOD_SRFE)
-        return usage_error(c, "--lambda applies to --method ridge or srfe "
-                              "(bayes fits --noise-var and --prior-var)");
-    if (have_variance && p.method != RFX_METHOD_BAYES)
-        return usage_error(c, "--noise-var and --prior-var apply to --method bayes");
+    if (fit_check_methods(c, &o)) return RC_USAGE;
+    const int sparse = (FM(o.method) & FM_SPARSE) != 0;
+    if (o.method == FM_BAYES || o.method == FM_RIDGE) {
+        if (kernel_opts_apply(c, &o.ko, &o.fit.features)) return RC_USAGE;
+        if (o.fit.features.form == RFX_FORM_COS_SIN && o.fit.features.n_features % 2 != 0)
+            return usage_error(c, "-D must be even with --form cos-sin, got %zu",
+                               o.fit.features.n_features);
+    }
+    if (sparse && o.given[O_LAMBDA] && !(o.fit.lambda > 0))
+        return usage_error(c, "--lambda must be > 0 for --method %s (leave it out to choose it "
+                              "by cross-validation)", FIT_METHODS[o.method]);
+    if (o.given[O_ETA] && o.given[O_LAMBDA])
+        return usage_error(c, "give --eta (basis pursuit denoising) or --lambda (the lasso), "
+                              "not both");
+    if (o.given[O_UNIFORM] && o.given[O_NORMAL])
+        return usage_error(c, "give --uniform or --normal, not both");
+    if (o.given[O_DEGREE] && o.given[O_DEGREE_MIN] && o.degree_min > o.degree)
+        return usage_error(c, "--degree-min %zu exceeds --degree %zu", o.degree_min, o.degree);
 
     rfx_data *data = NULL;
-    rfx_model *model = NULL;
-    rfx_fit_report report;
-    progress_state progress;
-    int rc = RC_OK;
-    rfx_status st;
-
-    memset(&report, 0, sizeof report);
-    memset(&progress, 0, sizeof progress);
-    st = rfx_data_read(data_path, &rp, &data);
+    int rc;
+    rfx_status st = rfx_data_read(data_path, &rp, &data);
     if (st != RFX_OK) return fail(st);
-    if (isatty(STDERR_FILENO)) {
-        p.progress = progress_show;
-        p.progress_user = &progress;
-    }
-    double t0 = now_seconds();
-    st = rfx_model_fit(&p, rfx_data_x(data), rfx_data_y(data), &model, &report);
-    double seconds = now_seconds() - t0;
-    progress_end(&progress);
-    if (st == RFX_OK) st = rfx_model_save(model, model_path);
-    if (st != RFX_OK) {
-        rc = fail(st);
-    } else {
-        print_fit_report(model, &report, &p, ko.have_gamma || ko.have_length_scale, data, seconds,
-                         model_path);
-    }
-    rfx_model_free(model);
+    if (o.method == FM_PCE)
+        rc = fit_pce(&o, data, model_path);
+    else if (sparse)
+        rc = fit_sparse(&o, data, model_path);
+    else
+        rc = fit_rff(&o, data, model_path);
     rfx_data_free(data);
     return rc;
 }
@@ -1314,6 +1764,132 @@ static void print_model_info(const char *path, const rfx_model_info *in, long lo
     printf("%-16s %s\n", "predictive std", yes_no(in->has_std));
 }
 
+/* A multi-index as "(a_0,...,a_d-1)", or for many inputs its nonzero
+ * entries "{i:a_i, ...}" ("{}" for the constant). */
+static void print_multi_index(const unsigned *a, size_t d)
+{
+    enum { FULL_MAX_INPUTS = 16 };
+    if (d <= FULL_MAX_INPUTS) {
+        for (size_t i = 0; i < d; i++) printf("%s%u", i ? "," : "(", a[i]);
+        putchar(')');
+        return;
+    }
+    int first = 1;
+    putchar('{');
+    for (size_t i = 0; i < d; i++) {
+        if (!a[i]) continue;
+        printf("%sx%zu:%u", first ? "" : ", ", i, a[i]);
+        first = 0;
+    }
+    putchar('}');
+}
+
+/* A term and its |coefficient|, sorted by decreasing magnitude (ties in
+ * term order). */
+typedef struct term_ref {
+    double magnitude;
+    size_t k;
+} term_ref;
+
+static int by_magnitude(const void *pa, const void *pb)
+{
+    const term_ref *a = pa, *b = pb;
+    if (a->magnitude != b->magnitude) return a->magnitude < b->magnitude ? 1 : -1;
+    return (a->k > b->k) - (a->k < b->k);
+}
+
+/* rfx info of a PCE model: the expansion, its fit, its largest terms, and
+ * its moments and Sobol indices from the coefficients. */
+static int print_pce_info(const char *path, const rfx_model *m, long long file_size)
+{
+    enum { SHOW_TERMS = 10 };
+    const rfx_pce *pce = rfx_model_pce(m);
+    rfx_pce_info in;
+    rfx_status st = rfx_pce_get_info(pce, &in);
+    if (st != RFX_OK) return fail(st);
+    const size_t d = in.dim, T = in.n_terms;
+    const rfx_marginal *mg = rfx_pce_marginals(pce);
+    if (T > 0 && d > SIZE_MAX / sizeof(unsigned) / T) {
+        say("%s: %zu terms of %zu inputs do not fit in memory", path, T, d);
+        return RC_INTERNAL;
+    }
+    double *coef = malloc((T ? T : 1) * sizeof *coef), *sob = malloc(2 * d * sizeof *sob);
+    unsigned *alpha = malloc((T ? T : 1) * d * sizeof *alpha);
+    term_ref *order = malloc((T ? T : 1) * sizeof *order);
+    if (!coef || !sob || !alpha || !order) {
+        free(coef);
+        free(sob);
+        free(alpha);
+        free(order);
+        say("out of memory for %zu terms", T);
+        return RC_INTERNAL;
+    }
+    for (size_t k = 0; k < T && st == RFX_OK; k++) {
+        st = rfx_pce_term(pce, k, &coef[k], alpha + k * d);
+        order[k].magnitude = fabs(coef[k]);
+        order[k].k = k;
+    }
+    if (st == RFX_OK) st = rfx_pce_sobol(pce, sob, sob + d);
+    if (st != RFX_OK) {
+        free(coef);
+        free(sob);
+        free(alpha);
+        free(order);
+        return fail(st);
+    }
+    printf("%-16s %s\n", "file", path);
+    printf("%-16s %lld bytes\n", "file size", file_size);
+    printf("%-16s %s\n", "method", "pce");
+    printf("%-16s %zu\n", "inputs d", d);
+    printf("%-16s %d\n", "targets", 1);
+    printf("%-16s %zu\n", "rows trained", in.n_train);
+    int same = 1;
+    for (size_t j = 1; j < d; j++)
+        same = same && mg[j].kind == mg[0].kind && mg[j].a == mg[0].a && mg[j].b == mg[0].b;
+    for (size_t j = 0; j < (same ? 1 : d); j++) {
+        char who[32];
+        if (same)
+            snprintf(who, sizeof who, "every input");
+        else
+            snprintf(who, sizeof who, "x%zu", j);
+        if (mg[j].kind == RFX_MARGINAL_NORMAL)
+            printf("%-16s normal N(%.6g, %.6g^2), %s (Hermite)\n", j ? "" : "marginals",
+                   mg[j].a, mg[j].b, who);
+        else
+            printf("%-16s uniform [%.6g, %.6g], %s (Legendre)\n", j ? "" : "marginals",
+                   mg[j].a, mg[j].b, who);
+    }
+    printf("%-16s %zu\n", "degree", in.degree);
+    const char *fitted_by = in.method == RFX_PCE_METHOD_LARS ? "lars" : "lsq";
+    printf("%-16s %s\n", "pce method", in.n_train == 0 ? "none (assembled)" : fitted_by);
+    printf("%-16s %zu of %zu candidates\n", "terms", T, in.n_candidates);
+    printf("%-16s %.6g\n", "LOO mse", in.loo_mse);
+    printf("%-16s %.6g\n", "LOO relative", in.loo_relative);
+    printf("%-16s %.6g\n", "LOO corrected", in.loo_corrected);
+    printf("%-16s %.6g\n", "mean", in.mean);
+    printf("%-16s %.6g\n", "variance", in.variance);
+    qsort(order, T, sizeof *order, by_magnitude);
+    size_t show = T < SHOW_TERMS ? T : SHOW_TERMS;
+    printf("%-16s %zu of %zu, by |coefficient|: coefficient multi-index\n", "largest terms",
+           show, T);
+    for (size_t r = 0; r < show; r++) {
+        printf("%-16s %13.6g  ", "", coef[order[r].k]);
+        print_multi_index(alpha + order[r].k * d, d);
+        putchar('\n');
+    }
+    printf("%-16s from the coefficients, inputs x0..x%zu\n", "Sobol indices", d - 1);
+    for (int t = 0; t < 2; t++) {
+        printf("%-16s", t ? "Sobol total" : "Sobol first");
+        for (size_t j = 0; j < d; j++) printf(" %.4f", sob[t * d + j]);
+        putchar('\n');
+    }
+    free(coef);
+    free(sob);
+    free(alpha);
+    free(order);
+    return RC_OK;
+}
+
 static int cmd_info(const command *c, int argc, char **argv)
 {
     const char *path = NULL, *v;
@@ -1336,15 +1912,20 @@ static int cmd_info(const command *c, int argc, char **argv)
     rfx_model *model = NULL;
     rfx_model_info info;
     struct stat sb;
+    int rc = RC_OK;
     rfx_status st = rfx_model_load(path, &model);
     if (st == RFX_OK) st = rfx_model_get_info(model, &info);
     if (st != RFX_OK) {
         rfx_model_free(model);
         return fail(st);
     }
-    print_model_info(path, &info, stat(path, &sb) == 0 ? (long long)sb.st_size : -1LL);
+    long long size = stat(path, &sb) == 0 ? (long long)sb.st_size : -1LL;
+    if (rfx_model_pce(model))
+        rc = print_pce_info(path, model, size);
+    else
+        print_model_info(path, &info, size);
     rfx_model_free(model);
-    return RC_OK;
+    return rc;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1810,7 +2391,7 @@ static int cmd_sobol(const command *c, int argc, char **argv)
 {
     const char *model_path = NULL, *like = NULL;
     double lo = 0, hi = 0;
-    int have_uniform = 0;
+    int have_uniform = 0, mc_options = 0;
     rfx_sobol_params sp = rfx_sobol_params_default();
     opt_iter it = opt_begin(c, argc, argv);
     const char *v;
@@ -1826,38 +2407,44 @@ static int cmd_sobol(const command *c, int argc, char **argv)
             model_path = v;
             break;
         case O_LIKE: like = v; break;
-        case O_UNIFORM: {
-            char *end = NULL;
-            lo = strtod(v, &end);
-            if (end == v || *end != ',') return value_error(&it, "expected A,B, got '%s'", v);
-            const char *b = end + 1;
-            hi = strtod(b, &end);
-            if (end == b || *end != '\0' || !(lo < hi) || !isfinite(lo) || !isfinite(hi))
-                return value_error(&it, "expected finite A < B, got '%s'", v);
+        case O_UNIFORM:
+            bad = parse_pair(&it, v, &lo, &hi);
+            if (!bad && !(lo < hi)) bad = value_error(&it, "expected finite A < B, got '%s'", v);
             have_uniform = 1;
             break;
-        }
-        case O_POINTS: bad = parse_size(&it, v, 2, &sp.n); break;
-        case O_SEED: bad = parse_seed(&it, v, &sp.seed); break;
-        case O_BOOTSTRAP: bad = parse_size(&it, v, 0, &sp.n_bootstrap); break;
+        case O_POINTS: bad = parse_size(&it, v, 2, &sp.n); mc_options = 1; break;
+        case O_SEED: bad = parse_seed(&it, v, &sp.seed); mc_options = 1; break;
+        case O_BOOTSTRAP: bad = parse_size(&it, v, 0, &sp.n_bootstrap); mc_options = 1; break;
         default: return usage_error(c, "internal: unhandled option %s", it.name);
         }
         if (bad) return RC_USAGE;
     }
     if (!model_path) return usage_error(c, "missing MODEL");
-    if (!like == !have_uniform)
-        return usage_error(c, "give the input distribution: --like FUNCTION or --uniform A,B");
+    if (like && have_uniform)
+        return usage_error(c, "give the input distribution once: --like FUNCTION or "
+                              "--uniform A,B");
 
     rfx_model *m = NULL;
     rfx_testfn *fn = NULL;
     rfx_marginal *marg = NULL;
-    double *buf = NULL, *exact = NULL;
+    double *buf = NULL, *exact = NULL, *pce_idx = NULL;
     int rc = RC_OK, have_exact = 0;
     rfx_status st = rfx_model_load(model_path, &m);
     if (st != RFX_OK) return fail(st);
     rfx_model_info info;
     rfx_model_get_info(m, &info);
     const size_t d = info.n_inputs;
+    const rfx_pce *pce = rfx_model_pce(m);
+    const int mc = like || have_uniform; /* Monte Carlo, under a given distribution */
+    if (!mc && !pce) {
+        rc = usage_error(c, "give the input distribution: --like FUNCTION or --uniform A,B");
+        goto done;
+    }
+    if (!mc && mc_options) {
+        rc = usage_error(c, "-n, --seed and --bootstrap set the Monte Carlo estimate: give "
+                            "--like FUNCTION or --uniform A,B too");
+        goto done;
+    }
     if (like) {
         rfx_testfn_kind kind;
         rfx_testfn_params tp = rfx_testfn_params_default();
@@ -1878,29 +2465,59 @@ static int cmd_sobol(const command *c, int argc, char **argv)
             goto done;
         }
     }
-    if (!(marg = malloc(d * sizeof *marg)) || !(buf = malloc(6 * d * sizeof *buf)) ||
-        !(exact = malloc(2 * d * sizeof *exact))) {
+    if (!(marg = malloc(d * sizeof *marg)) || !(buf = malloc(8 * d * sizeof *buf)) ||
+        !(exact = malloc(2 * d * sizeof *exact)) || !(pce_idx = malloc(2 * d * sizeof *pce_idx))) {
         say("out of memory");
         rc = RC_INTERNAL;
         goto done;
     }
+    if (fn) have_exact = rfx_testfn_sobol(fn, exact, exact + d) == RFX_OK;
+    if (pce && (st = rfx_pce_sobol(pce, pce_idx, pce_idx + d)) != RFX_OK) {
+        rc = fail(st);
+        goto done;
+    }
+    if (!mc) { /* the expansion's own indices only */
+        double mean = 0, var = 0;
+        rfx_pce_moments(pce, &mean, &var);
+        printf("# Sobol indices of %s from its polynomial chaos coefficients (exact for the "
+               "expansion under its input marginals): output mean %.6g, variance %.6g\n",
+               model_path, mean, var);
+        printf("%-6s %9s %9s\n", "input", "first", "total");
+        for (size_t j = 0; j < d; j++)
+            printf("x%-5zu %9.4f %9.4f\n", j, pce_idx[j], pce_idx[d + j]);
+        goto done;
+    }
     for (size_t j = 0; j < d; j++)
         marg[j] = fn ? rfx_testfn_marginals(fn)[j] : rfx_marginal_uniform(lo, hi);
-    if (fn) have_exact = rfx_testfn_sobol(fn, exact, exact + d) == RFX_OK;
     rfx_sobol_result res = { buf, buf + d, buf + 2 * d, buf + 3 * d, buf + 4 * d, buf + 5 * d,
                              0, 0, 0 };
     if ((st = rfx_sobol_model(m, 0, marg, d, &sp, &res)) != RFX_OK) {
         rc = fail(st);
         goto done;
     }
+    /* sine / cosine feature models also have closed-form indices */
+    double *rf = buf + 6 * d, rf_mean = 0, rf_var = 0;
+    const int have_rf =
+        !pce && rfx_sobol_model_exact(m, marg, d, &rf_mean, &rf_var, rf, rf + d, NULL) == RFX_OK;
     printf("# Sobol indices of %s: %zu model evaluations, output mean %.6g, variance %.6g\n",
            model_path, res.n_evaluations, res.mean, res.variance);
+    if (have_rf)
+        printf("# model_first, model_total: the model's indices in closed form (its mean %.6g, "
+               "variance %.6g); the Monte Carlo columns estimate the same numbers\n",
+               rf_mean, rf_var);
     printf("# intervals: %g%% bootstrap percentile (lo, hi)\n", 100 * sp.confidence);
-    printf("%-6s %9s %9s %9s %9s %9s %9s%s\n", "input", "first", "lo", "hi", "total", "lo", "hi",
+    if (pce)
+        printf("# pce_first, pce_total: from the polynomial chaos coefficients, under the "
+               "model's own input marginals\n");
+    printf("%-6s %9s %9s %9s %9s %9s %9s%s%s%s\n", "input", "first", "lo", "hi", "total", "lo",
+           "hi", pce ? "  pce_first  pce_total" : "",
+           have_rf ? "  model_first  model_total" : "",
            have_exact ? "  exact_first  exact_total" : "");
     for (size_t j = 0; j < d; j++) {
         printf("x%-5zu %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f", j, res.first[j], res.first_lo[j],
                res.first_hi[j], res.total[j], res.total_lo[j], res.total_hi[j]);
+        if (pce) printf("  %9.4f  %9.4f", pce_idx[j], pce_idx[d + j]);
+        if (have_rf) printf("  %11.4f  %11.4f", rf[j], rf[d + j]);
         if (have_exact) printf("  %11.4f  %11.4f", exact[j], exact[d + j]);
         putchar('\n');
     }
@@ -1908,6 +2525,7 @@ done:
     free(marg);
     free(buf);
     free(exact);
+    free(pce_idx);
     rfx_testfn_free(fn);
     rfx_model_free(m);
     return rc;

@@ -75,13 +75,33 @@ typedef struct rfx_l1_params {
                                 for all 1 (the default)                       */
 
     /* LASSO */
-    double lambda;           /* > 0, default 1e-3; unused with RFX_SELECT_KFOLD */
+    double lambda;           /* > 0, default 1e-3; unused when selecting       */
     rfx_select select;       /* RFX_SELECT_NONE (default): use lambda;
                                 RFX_SELECT_KFOLD: choose lambda from the grid
                                 by k-fold cross-validation (row i is in fold
-                                i mod n_folds; least mean held-out MSE).
-                                RFX_SELECT_GCV is not available (RFX_EINVAL). */
+                                i mod n_folds; least mean held-out MSE);
+                                RFX_SELECT_GCV: one path on all rows, scored by
+                                generalised cross-validation with the lasso's
+                                degrees of freedom, the number of nonzeros
+                                (an unbiased estimate: Zou, Hastie &
+                                Tibshirani, Ann. Statist. 35, 2007):
+                                GCV = (|r|^2 / m) / (1 - df / m)^2, df the
+                                nonzeros plus the intercept. k times cheaper
+                                than k-fold CV, and close to it when df << m.
+                                The GCV walk always stops at the rise past its
+                                minimum (cv_stop_factor, 1.5 when that is 0):
+                                near interpolation (N > m, small lambda) GCV
+                                falls again though the fits are the worst  */
     size_t n_folds;          /* >= 2 and <= m, default 5                        */
+    double cv_stop_factor;   /* k-fold CV and GCV: 0 (default) walks the whole
+                                grid; f > 1: a path stops once its score (a
+                                fold's held-out MSE, or GCV) has been above f
+                                times its smallest for 5
+                                grid points in a row (the small-lambda end,
+                                near interpolation, is the slowest and the
+                                least useful); grid points some fold did not
+                                reach get cv_mse = INFINITY and are never
+                                chosen                                        */
     const double *lambdas;   /* the grid for paths and cross-validation (values
                                 > 0, best in decreasing order: each solve warm
                                 starts from the previous one), or NULL for the
@@ -154,7 +174,8 @@ typedef struct rfx_l1_report {
                               (1/2m)|y_c|^2; HTP: NaN                          */
     double intercept;      /* b (0 without fit_intercept)                       */
     double cv_mse;         /* RFX_SELECT_KFOLD: mean held-out mean squared error
-                              at the chosen lambda; else NaN                   */
+                              at the chosen lambda; RFX_SELECT_GCV: its GCV
+                              score (the same estimate); else NaN            */
     size_t n_nonzero;      /* nonzeros of c                                    */
     int converged;         /* LASSO: duality gap <= tol; BPDN: that and the
                               residual within sigma (1 +- sigma_tol); HTP: the

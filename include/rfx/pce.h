@@ -209,6 +209,22 @@ RFX_API rfx_status rfx_pce_sobol(const rfx_pce *pce, double *first, double *tota
  * three-term recurrence. */
 RFX_API rfx_status rfx_pce_basis_1d(const rfx_marginal *m, size_t degree, double x, double *psi);
 
+/* ------------------------------------------------------------------------ */
+/* Expansions as models                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* These two live here rather than in rfx.h because they name rfx_pce.
+ *
+ * A model (method RFX_METHOD_PCE, one target, no feature map) holding a
+ * copy of pce, its fit report included: it predicts, saves and loads like
+ * any rfx_model (rfx_model_predict, rfx_model_save, rfx_sobol_model, the
+ * rfx command line). Predictive standard deviations are RFX_EINVAL;
+ * rfx_model_features is NULL and rfx_model_weights empty. */
+RFX_API rfx_status rfx_model_from_pce(const rfx_pce *pce, rfx_model **out);
+
+/* The expansion of a PCE model (owned by m), or NULL for any other model. */
+RFX_API const rfx_pce *rfx_model_pce(const rfx_model *m);
+
 #ifdef __cplusplus
 }
 #endif

@@ -16,9 +16,14 @@
  *     solution family, the BPDN solution for eta is the lasso solution
  *     whose training RMS residual is eta - or hard thresholding pursuit
  *     with s terms (HARFE); the column scales are folded into the weights.
- * What is not given is chosen by k-fold cross-validation (rows i mod k):
- * the weight scale from a small grid, and the lasso lambda along its path
- * (for SRFE-S the equivalent eta is reported).
+ * What is not given is chosen by a selection score: by default generalised
+ * cross-validation, GCV = (|r|^2 / m) / (1 - df / m)^2 with df the nonzero
+ * coefficients plus the intercept (the lasso's degrees of freedom: Zou,
+ * Hastie & Tibshirani 2007), which needs one lasso path per candidate on
+ * all rows; or k-fold cross-validation (rows i mod k), k + 1 paths. Chosen
+ * are the weight scale from a small grid and the lasso lambda along its
+ * path (for SRFE-S the equivalent eta is reported). On the G-function
+ * (d = 20, m = 800) GCV and 5-fold CV chose the same lambda.
  */
 /* rfx.h first, outside the guard: it includes every part in dependency
  * order, whichever header a program names first. */
@@ -35,7 +40,7 @@ typedef struct rfx_srfe_params {
     rfx_features_params features; /* defaults here: sparsity q = 2, activation
                                      sin, weights normal, weight_scale 0
                                      (choose from {0.5, 1, 2} by CV),
-                                     n_features N = 0 (10 m, within
+                                     n_features N = 0 (20 m, within
                                      [1000, 20000]), seed 0               */
     rfx_l1_method method;   /* RFX_L1_METHOD_LASSO (default): lambda by CV
                                unless lambda > 0; RFX_L1_METHOD_BPDN: eta
@@ -47,8 +52,13 @@ typedef struct rfx_srfe_params {
     double eta;             /* BPDN: the training RMS residual bound; default 0 */
     size_t sparsity;        /* HTP: s, default 0                            */
     int standardize;        /* default 1                                    */
-    size_t n_folds;         /* default 5                                    */
+    rfx_select select;      /* how lambda and the scale are chosen:
+                               RFX_SELECT_GCV (default) or RFX_SELECT_KFOLD */
+    size_t n_folds;         /* RFX_SELECT_KFOLD: folds, default 5           */
     size_t n_lambdas;       /* grid of the CV path, default 50              */
+    double lambda_min_ratio; /* the grid's smallest lambda over lambda_max,
+                               in (0, 1); default 1e-3 (with N >> m the best
+                               held-out error is often below 1e-2)         */
     rfx_progress_fn progress;
     void *progress_user;
 } rfx_srfe_params;
@@ -62,8 +72,9 @@ typedef struct rfx_srfe_report {
     double lambda;          /* the lasso lambda (chosen or given; the BPDN
                                multiplier; NaN for HTP)                      */
     double eta;             /* training RMS residual |y - f|_2 / sqrt(m)     */
-    double cv_mse;          /* the chosen candidate's CV mean squared error,
-                               NaN when nothing was chosen                   */
+    double cv_mse;          /* the chosen candidate's selection score: GCV or
+                               the k-fold mean squared error (both estimate
+                               the prediction MSE)                           */
     size_t n_nonzero;       /* nonzero coefficients                          */
     size_t n_candidates;    /* weight scales tried                           */
 } rfx_srfe_report;

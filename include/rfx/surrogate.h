@@ -267,6 +267,80 @@ RFX_API rfx_status rfx_sobol_model(const rfx_model *m, size_t target,
                                    const rfx_marginal *marginals, size_t d,
                                    const rfx_sobol_params *params, rfx_sobol_result *out);
 
+/* ------------------------------------------------------------------------ */
+/* Exact Sobol indices of random-feature models                              */
+/* ------------------------------------------------------------------------ */
+
+/* The mean, variance and Sobol indices of a random-feature model in closed
+ * form (no sampling; exact up to rounding), for independent uniform or
+ * normal inputs in the units of the data the model was fitted on.
+ *
+ * The model. One target; cos or sin features (RFX_ACTIVATION_COS / _SIN)
+ * in the cos-bias form, or the cos-sin form; dense or q-sparse frequencies,
+ * any kernel, length scales or weight distribution; with or without the
+ * stored scaler (x_std = (x - x_mean) / x_scale). Folding the scaler into
+ * the frequencies, v_j = w_j / x_scale, and centring the inputs,
+ * y = x - mu (mu_k = (a + b)/2 for U[a, b], a for N(a, b^2)), makes it
+ *     f(x) = c0 + Re sum_j a_j exp(i v_j . y)
+ * with complex amplitudes a_j (c s e^{i theta_j} for c s cos(w.x_std + b),
+ * -i c s e^{i theta_j} for sin, (c - i c') s e^{i theta_j} for the cos-sin
+ * pair of weights c, c'; s the features' scale, theta_j the phase at mu).
+ * Each centred input has a real characteristic function rho_k:
+ * sin(h t)/(h t), h = (b - a)/2, for U[a, b]; exp(-b^2 t^2 / 2) for
+ * N(a, b^2).
+ *
+ * The formulas. By independence E exp(i v.y) = prod_k rho_k(v_k), so
+ *     E f = c0 + sum_j Re(a_j) prod_k rho_k(v_jk),
+ * and each exp(i v.y) = prod_k (rho_k(v_k) + [exp(i v_k y_k) - rho_k(v_k)])
+ * is its own ANOVA (Hoeffding-Sobol) decomposition (Sobol', "Sensitivity
+ * estimates for nonlinear mathematical models", Math. Model. Comput. Exp.
+ * 1, 1993). With C_k(s, t) = rho_k(s + t) - rho_k(s) rho_k(t), the
+ * covariance of exp(i s y_k) and exp(i t y_k), the variance of the ANOVA
+ * term of a set of inputs u is
+ *     V_u = 1/2 sum_{j,l} Re[ a_j a_l        P_u(v_j,  v_l)
+ *                           + a_j conj(a_l)  P_u(v_j, -v_l) ],
+ *     P_u(s, t) = prod_{k in u} C_k(s_k, t_k) prod_{k not in u} rho_k(s_k) rho_k(t_k),
+ * and summing over sets gives, with the same double sum and in place of
+ * P_u:
+ *     V   = Var f             prod_k rho_k(s_k + t_k) - prod_k rho_k(s_k) rho_k(t_k)
+ *     V_i = Var E[f | x_i]    P_{i}
+ *     T_i = E Var(f | x_~i)   C_i(s_i, t_i) prod_{k != i} rho_k(s_k + t_k)
+ *     V_ik (pure interaction) P_{i,k}
+ * and S_i = V_i / V, S_Ti = T_i / V, S_ik = V_ik / V (the definitions of
+ * the header's top; Saltelli et al., Comput. Phys. Commun. 181, 2010). T_i
+ * is computed as that expectation, never as 1 - Var E[f | x_~i] / V,
+ * whose rounding error (~1e-16) swamps a small total index; V is a
+ * telescoped sum of the C_k, never a difference of two sums. A pair
+ * contributes to V_i, T_i and V_ik only when both v_j and v_l involve the
+ * inputs, and to V only when they share one: for q-sparse maps most pairs
+ * are skipped at the cost of a merge of the two supports.
+ *
+ * The cost: n (n + 1) / 2 pairs of the n features with nonzero weight
+ * (SRFE models keep few), O(shared inputs) each, O(shared inputs^2) with
+ * second; no libm call per pair for uniform inputs, two exponentials per
+ * shared normal input. OpenMP over fixed blocks of pairs, so the result
+ * does not depend on the thread count. Measured on one x86-64 core: an
+ * SRFE model with 790 nonzero of 8000 2-sparse features in d = 20, 13 ms;
+ * a dense model of 2048 frequencies in d = 20, 1.5 s (uniform inputs) or
+ * 0.7 s (normal), 1.3 to 1.8 times that with second.
+ *
+ * Outputs (any may be NULL; written only on success): mean, variance, first
+ * and total (d values: S_i, S_Ti), second (d x d row-major: S_ik off the
+ * diagonal, symmetric; S_i on it). A model of zero variance (all weights
+ * zero) has mean c0, variance 0 and all indices 0.
+ *
+ * Errors: model NULL (RFX_EINVAL); bad marginals (rfx_marginals_check's
+ * message); d different from the model's inputs (RFX_EDIM); and, each
+ * RFX_EINVAL naming the reason, so that a caller can fall back to
+ * rfx_sobol_model: lognormal marginals (no closed-form characteristic
+ * function), models of several targets, models without a feature map
+ * (polynomial chaos: rfx_pce_sobol has its exact indices), activations
+ * other than cos and sin. RFX_ENUMERIC when a weight, phase or scaled
+ * frequency is not finite, or the moments overflow. */
+RFX_API rfx_status rfx_sobol_model_exact(const rfx_model *model, const rfx_marginal *marginals,
+                                         size_t d, double *mean, double *variance,
+                                         double *first, double *total, double *second);
+
 #ifdef __cplusplus
 }
 #endif

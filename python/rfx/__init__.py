@@ -14,7 +14,8 @@ of shift-invariant kernels and the linear models fitted on them.
 - :class:`PCERegressor`: polynomial chaos expansions, with Sobol indices
   and moments from the coefficients.
 - :func:`sobol_indices`: Monte Carlo Sobol indices of an rfx model or any
-  Python function.
+  Python function; :func:`exact_sobol_indices`: closed-form indices of sine
+  and cosine feature models.
 - :func:`load_model`: read a model file written by the ``rfx`` command line
   or the C API.
 
@@ -28,7 +29,8 @@ OSError for I/O; RuntimeError for numerical failures).
 from ._lib import CancelledError, library_path, version as library_version
 from .kernel_approximation import RandomFourierFeatures
 from .models import BayesianRFFRegressor, RFFClassifier, RFFRegressor, load_model
-from .surrogate import PCERegressor, SobolResult, SparseRFERegressor, sobol_indices
+from .surrogate import (ExactSobolResult, PCERegressor, SobolResult, SparseRFERegressor,
+                        exact_sobol_indices, sobol_indices)
 
 __version__ = "0.1.0"
 
@@ -40,6 +42,8 @@ __all__ = [
     "SparseRFERegressor",
     "PCERegressor",
     "sobol_indices",
+    "exact_sobol_indices",
+    "ExactSobolResult",
     "SobolResult",
     "load_model",
     "library_version",

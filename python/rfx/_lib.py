@@ -142,7 +142,8 @@ typedef enum rfx_method {
     RFX_METHOD_RIDGE = 0,
     RFX_METHOD_BAYES = 1,
     RFX_METHOD_SRFE = 2,
-    RFX_METHOD_HARFE = 3
+    RFX_METHOD_HARFE = 3,
+    RFX_METHOD_PCE = 4
 } rfx_method;
 
 const char *rfx_method_name(rfx_method method);
@@ -242,6 +243,9 @@ rfx_status rfx_sobol_estimate(rfx_function_fn fn, void *user,
 rfx_status rfx_sobol_model(const rfx_model *m, size_t target,
                                    const rfx_marginal *marginals, size_t d,
                                    const rfx_sobol_params *params, rfx_sobol_result *out);
+rfx_status rfx_sobol_model_exact(const rfx_model *model, const rfx_marginal *marginals,
+                                         size_t d, double *mean, double *variance,
+                                         double *first, double *total, double *second);
 
 typedef enum rfx_l1_method {
     RFX_L1_METHOD_LASSO = 0,
@@ -300,6 +304,15 @@ size_t rfx_pce_n_terms(const rfx_pce *pce);
 rfx_status rfx_pce_term(const rfx_pce *pce, size_t k, double *coef, unsigned *alpha);
 rfx_status rfx_pce_moments(const rfx_pce *pce, double *mean, double *variance);
 rfx_status rfx_pce_sobol(const rfx_pce *pce, double *first, double *total);
+const rfx_marginal *rfx_pce_marginals(const rfx_pce *pce);
+rfx_status rfx_model_from_pce(const rfx_pce *pce, rfx_model **out);
+const rfx_pce *rfx_model_pce(const rfx_model *m);
+
+typedef enum rfx_select {
+    RFX_SELECT_NONE = 0,
+    RFX_SELECT_GCV = 1,
+    RFX_SELECT_KFOLD = 2
+} rfx_select;
 
 typedef struct rfx_srfe_params {
     rfx_features_params features;
@@ -308,8 +321,10 @@ typedef struct rfx_srfe_params {
     double eta;
     size_t sparsity;
     int standardize;
+    rfx_select select;
     size_t n_folds;
     size_t n_lambdas;
+    double lambda_min_ratio;
     rfx_progress_fn progress;
     void *progress_user;
 } rfx_srfe_params;
@@ -328,6 +343,95 @@ typedef struct rfx_srfe_report {
 
 rfx_status rfx_srfe_fit(const rfx_srfe_params *params, rfx_cmat X, rfx_cmat Y,
                                 rfx_model **out, rfx_srfe_report *report);
+
+typedef rfx_status (*rfx_pso_objective)(void *user, const double *x, size_t d, double *value);
+
+typedef enum rfx_pso_topology {
+    RFX_PSO_TOPOLOGY_GLOBAL = 0,
+    RFX_PSO_TOPOLOGY_RING = 1
+} rfx_pso_topology;
+
+typedef enum rfx_pso_stop {
+    RFX_PSO_STOP_MAX_ITER = 0,
+    RFX_PSO_STOP_STAGNATION = 1
+} rfx_pso_stop;
+
+typedef struct rfx_pso_params {
+    size_t n_particles;
+    size_t max_iter;
+    double inertia;
+    double c1;
+    double c2;
+    const double *lower;
+    const double *upper;
+    double v_max;
+    const double *x0;
+    uint64_t seed;
+    rfx_pso_topology topology;
+    size_t patience;
+    double tol;
+    int thread_safe;
+    int n_threads;
+    rfx_progress_fn progress;
+    void *progress_user;
+} rfx_pso_params;
+
+rfx_pso_params rfx_pso_params_default(void);
+
+typedef struct rfx_pso_report {
+    double value;
+    size_t iterations;
+    size_t evaluations;
+    size_t n_particles;
+    rfx_pso_stop stop;
+} rfx_pso_report;
+
+rfx_status rfx_pso_minimize(const rfx_pso_params *params, size_t d,
+                                    rfx_pso_objective objective, void *user, double *x_best,
+                                    double *history, rfx_pso_report *report);
+
+typedef enum rfx_kpca_method {
+    RFX_KPCA_METHOD_EXACT = 0,
+    RFX_KPCA_METHOD_RANDOM_FEATURES = 1
+} rfx_kpca_method;
+
+typedef struct rfx_kpca_params {
+    size_t n_components;
+    rfx_kpca_method method;
+    double gamma;
+    int standardize;
+    double null_tol;
+    size_t n_features;
+    rfx_form form;
+    uint64_t seed;
+    int n_threads;
+} rfx_kpca_params;
+
+rfx_kpca_params rfx_kpca_params_default(void);
+
+typedef struct rfx_kpca rfx_kpca;
+
+rfx_status rfx_kpca_create(const rfx_kpca_params *params, rfx_cmat X, rfx_kpca **out);
+void rfx_kpca_free(rfx_kpca *kp);
+rfx_status rfx_kpca_fit(rfx_kpca *kp, const double *theta);
+rfx_status rfx_kpca_transform(const rfx_kpca *kp, rfx_cmat X, rfx_mat T);
+rfx_cmat rfx_kpca_embedding(const rfx_kpca *kp);
+rfx_status rfx_kpca_eigenvalues(const rfx_kpca *kp, double *eigenvalues,
+                                        double *ratios);
+
+typedef struct rfx_kpca_info {
+    rfx_kpca_method method;
+    size_t n_train;
+    size_t dim;
+    size_t n_components;
+    size_t n_features;
+    int fitted;
+    size_t n_null;
+    double total_variance;
+} rfx_kpca_info;
+
+rfx_status rfx_kpca_get_info(const rfx_kpca *kp, rfx_kpca_info *info);
+rfx_status rfx_kpca_theta(const rfx_kpca *kp, double *theta);
 """
 
 ffi = FFI()

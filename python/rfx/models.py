@@ -502,9 +502,10 @@ def load_model(path, n_jobs=None):
     """Read an rfx model file (written by ``rfx fit``, the C API's
     rfx_model_save, or an estimator's ``save``) as a fitted
     :class:`RFFRegressor` (ridge models), :class:`BayesianRFFRegressor`
-    (Bayesian models) or :class:`SparseRFERegressor` (srfe / harfe
-    models). Its parameters are those the model was fitted with; its
-    predictions are bitwise those of the C library.
+    (Bayesian models), :class:`SparseRFERegressor` (srfe / harfe
+    models) or :class:`PCERegressor` (pce models). Its parameters are those
+    the model was fitted with; its predictions are bitwise those of the C
+    library.
 
     Examples
     --------
@@ -526,6 +527,9 @@ def load_model(path, n_jobs=None):
 def _estimator_from_model(model, n_jobs=None):
     info = ffi.new("rfx_model_info *")
     check(lib.rfx_model_get_info(model, info))
+    if info.method == lib.RFX_METHOD_PCE:  # no feature map
+        from .surrogate import PCERegressor
+        return PCERegressor._from_model(model, n_jobs)
     params = _common.features_info(info.features, int(info.n_inputs))
     seed = params["random_state"]
     params.update(fit_intercept=bool(info.fit_intercept), standardize=bool(info.standardized),

@@ -9,6 +9,7 @@
 """
 import dataclasses
 import numbers
+import os
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
@@ -16,9 +17,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _common
 from ._lib import as_rows, check, cmat, ffi, lib, serial_blas
-from .models import _RFXModel
+from .models import _RFXModel, _load_buffer
 
 _MARGINAL_KINDS = {"uniform": 0, "normal": 1, "lognormal": 2}
+_MARGINAL_NAMES = {v: k for k, v in _MARGINAL_KINDS.items()}
 
 
 def _marginals(marginals, d=None):
@@ -77,36 +79,42 @@ class SparseRFERegressor(RegressorMixin, _RFXModel):
     f(x) = sum_j c_j phi(w_j . x + b_j) + c_0 with q-sparse random
     frequencies w_j ~ N(0, s^2) (each feature a function of q inputs),
     b_j ~ U(0, 2 pi) and a sparse c from an l1 program on the unit-norm
-    feature columns. What is not given is chosen by k-fold cross-validation
-    (rows i mod k): the weight scale s from {0.5, 1, 2}, the lasso penalty
-    along its path. The defaults are those of ``rfx fit --method srfe``, so
+    feature columns. What is not given is chosen by generalised
+    cross-validation along one lasso path per candidate (GCV with the lasso's
+    degrees of freedom, the nonzeros), or by k-fold cross-validation (rows
+    i mod k): the weight scale s from {0.5, 1, 2} (screened on N / 4
+    features), the lasso penalty along its path down to 1e-3 of its largest
+    useful value. The defaults are those of ``rfx fit --method srfe``, so
     the same data and integer ``random_state`` give the same bits. One target.
 
     Parameters
     ----------
     n_components : int or None, default=None
-        N, the number of random features; None (or 0) = 10 n_samples,
-        within [1000, 20000].
+        N, the number of random features; None (or 0) = 30 n_samples,
+        within [1000, 30000].
     sparsity : int, default=2
         q, the inputs each feature depends on (an order-q expansion); at
         most n_features_in_ are used.
     activation : {"sin", "cos", "tanh", "sigmoid", "relu"}, default="sin"
     weight_scale : float > 0 or None, default=None
-        s; None chooses it by cross-validation.
+        s; None chooses it (see ``selection``).
     method : {"lasso", "bpdn", "htp"}, default="lasso"
         The l1 program: the lasso, basis pursuit denoising with training RMS
         residual ``eta`` (SRFE-S), or hard thresholding pursuit with
         ``n_nonzero`` terms (HARFE).
     alpha : float > 0 or None, default=None
-        The lasso penalty (scikit-learn's Lasso alpha); None chooses it by
-        cross-validation.
+        The lasso penalty (scikit-learn's Lasso alpha); None chooses it (see
+        ``selection``).
     eta : float > 0 or None, default=None
         method="bpdn": the training RMS residual bound; None = as lasso.
     n_nonzero : int or None, default=None
         method="htp": the sparsity s; None = min(n_samples / 2, N) / 2.
     standardize : bool, default=True
+    selection : {"gcv", "kfold"}, default="gcv"
+        How the scale and the penalty are chosen: GCV (one path per
+        candidate) or k-fold cross-validation (k + 1 paths).
     n_folds : int, default=5
-        Cross-validation folds (at most n_samples are used).
+        selection="kfold": the folds (at most n_samples are used).
     random_state : int, RandomState instance or None, default=None
         An int is the C library's seed (``rfx fit --seed``).
     n_jobs : int or None, default=None
@@ -117,14 +125,15 @@ class SparseRFERegressor(RegressorMixin, _RFXModel):
     n_components_ : int
         N used.
     weight_scale_, alpha_, eta_, cv_mse_ : float
-        Chosen or given (alpha_ NaN for htp; eta_ the training RMS residual).
+        Chosen or given (alpha_ NaN for htp; eta_ the training RMS residual;
+        cv_mse_ the selection score, GCV or the k-fold MSE).
     n_nonzero_ : int
         Nonzero coefficients.
     """
 
     def __init__(self, n_components=None, *, sparsity=2, activation="sin", weight_scale=None,
                  method="lasso", alpha=None, eta=None, n_nonzero=None, standardize=True,
-                 n_folds=5, random_state=None, n_jobs=None):
+                 selection="gcv", n_folds=5, random_state=None, n_jobs=None):
         self.n_components = n_components
         self.sparsity = sparsity
         self.activation = activation
@@ -134,6 +143,7 @@ class SparseRFERegressor(RegressorMixin, _RFXModel):
         self.eta = eta
         self.n_nonzero = n_nonzero
         self.standardize = standardize
+        self.selection = selection
         self.n_folds = n_folds
         self.random_state = random_state
         self.n_jobs = n_jobs
@@ -157,6 +167,9 @@ class SparseRFERegressor(RegressorMixin, _RFXModel):
         p.eta = _opt_real(self.eta, "eta")
         p.sparsity = _opt_int(self.n_nonzero, "n_nonzero", 1)
         p.standardize = int(bool(self.standardize))
+        if self.selection not in ("gcv", "kfold"):
+            raise ValueError("selection must be 'gcv' or 'kfold', got %r" % (self.selection,))
+        p.select = lib.RFX_SELECT_GCV if self.selection == "gcv" else lib.RFX_SELECT_KFOLD
         folds = _opt_int(self.n_folds, "n_folds", 2) or 5
         p.n_folds = min(folds, n)
         return p, seed
@@ -232,8 +245,15 @@ class PCERegressor(RegressorMixin, BaseEstimator):
     coef_ : ndarray of shape (n_terms,)
     multi_indices_ : ndarray of shape (n_terms, n_features_in_)
     degree_ : int
+    n_candidates_ : int
+        The size of the candidate basis at the chosen degree.
     loo_mse_, loo_relative_, loo_corrected_ : float
         Leave-one-out errors of the fit.
+
+    The fitted expansion is an rfx model (method "pce"): :meth:`save` writes
+    the model file that ``rfx predict``, ``rfx info``, ``rfx sobol`` and
+    ``rfx.load_model`` read (``rfx fit --method pce`` writes the same kind),
+    and pickling stores that file's bytes.
     """
 
     def __init__(self, marginals=None, *, degree=3, degree_min=None, q_norm=1.0,
@@ -276,9 +296,26 @@ class PCERegressor(RegressorMixin, BaseEstimator):
         out = ffi.new("rfx_pce **")
         with serial_blas:
             check(lib.rfx_pce_fit(p, cmat(X), ffi.cast("const double *", y.ctypes.data), out))
-        self._pce = ffi.gc(out[0], lib.rfx_pce_free)
+        pce = ffi.gc(out[0], lib.rfx_pce_free)
+        self._model = self._model_of(pce)
         self.marginals_ = [(m[0].lower(), float(m[1]), float(m[2])) for m in margs]
         self.n_features_in_ = d
+        self._read_report()
+        return self
+
+    @staticmethod
+    def _model_of(pce):
+        """An rfx model (rfx_model_from_pce: a copy) of an expansion."""
+        out = ffi.new("rfx_model **")
+        check(lib.rfx_model_from_pce(pce, out))
+        return ffi.gc(out[0], lib.rfx_model_free)
+
+    @property
+    def _pce(self):
+        # the expansion inside the model, alive as long as self._model
+        return lib.rfx_model_pce(self._model)
+
+    def _read_report(self):
         info = ffi.new("rfx_pce_info *")
         check(lib.rfx_pce_get_info(self._pce, info))
         self.degree_ = int(info.degree)
@@ -286,7 +323,43 @@ class PCERegressor(RegressorMixin, BaseEstimator):
         self.loo_mse_ = float(info.loo_mse)
         self.loo_relative_ = float(info.loo_relative)
         self.loo_corrected_ = float(info.loo_corrected)
-        return self
+        return info
+
+    @classmethod
+    def _from_model(cls, model, n_jobs=None):
+        """A fitted estimator around a PCE rfx model (from a file): the
+        parameters are those the file records (degree = the fitted degree)."""
+        pce = lib.rfx_model_pce(model)
+        info = ffi.new("rfx_pce_info *")
+        check(lib.rfx_pce_get_info(pce, info))
+        d = int(info.dim)
+        mg = lib.rfx_pce_marginals(pce)
+        margs = [(_MARGINAL_NAMES[int(mg[i].kind)], float(mg[i].a), float(mg[i].b))
+                 for i in range(d)]
+        est = cls(margs, degree=max(int(info.degree), 1),
+                  method="lars" if info.method == _PCE_METHODS["lars"] else "lsq",
+                  n_jobs=n_jobs)
+        est._model = model
+        est.marginals_ = margs
+        est.n_features_in_ = d
+        est._read_report()
+        return est
+
+    def save(self, path):
+        """Write the fitted expansion to an rfx model file (method "pce")."""
+        check_is_fitted(self)
+        check(lib.rfx_model_save(self._model, os.fsencode(path)))
+
+    def to_bytes(self):
+        """The fitted expansion in the rfx model format, as bytes."""
+        check_is_fitted(self)
+        buf = ffi.new("void **")
+        n = ffi.new("size_t *")
+        check(lib.rfx_model_save_buffer(self._model, buf, n))
+        try:
+            return bytes(ffi.buffer(buf[0], n[0]))
+        finally:
+            lib.rfx_buffer_free(buf[0])
 
     def _terms(self):
         n_terms = int(lib.rfx_pce_n_terms(self._pce))
@@ -339,16 +412,20 @@ class PCERegressor(RegressorMixin, BaseEstimator):
         return first, total
 
     def __getstate__(self):
-        state = dict(super().__getstate__())
-        state.pop("_pce", None)
-        if hasattr(self, "_pce"):
-            state["_pce_terms"] = self._terms()
+        # the model file's bytes: the expansion and its fit report, bitwise
+        state = dict(super().__getstate__())  # a copy: it may be __dict__ itself
+        state.pop("_model", None)
+        if "_model" in self.__dict__:
+            state["_model_bytes"] = self.to_bytes()
         return state
 
     def __setstate__(self, state):
-        terms = state.pop("_pce_terms", None)
+        data = state.pop("_model_bytes", None)
+        terms = state.pop("_pce_terms", None)  # pickles of earlier versions: the terms
         super().__setstate__(state)
-        if terms is not None:
+        if data is not None:
+            self._model = _load_buffer(data)
+        elif terms is not None:
             coef, alpha = terms
             coef = np.ascontiguousarray(coef, dtype=np.float64)
             alpha = np.ascontiguousarray(alpha, dtype=np.uintc)
@@ -357,7 +434,7 @@ class PCERegressor(RegressorMixin, BaseEstimator):
             check(lib.rfx_pce_create(self.n_features_in_, margs, len(coef),
                                      ffi.cast("const unsigned *", alpha.ctypes.data),
                                      ffi.cast("const double *", coef.ctypes.data), out))
-            self._pce = ffi.gc(out[0], lib.rfx_pce_free)
+            self._model = self._model_of(ffi.gc(out[0], lib.rfx_pce_free))
 
 
 # ---------------------------------------------------------------------------
@@ -454,3 +531,43 @@ def sobol_indices(model_or_callable, marginals, n=10000, seed=0, n_bootstrap=200
         check(status)
     return SobolResult(mean=float(res.mean), variance=float(res.variance),
                        n_evaluations=int(res.n_evaluations), **arrays)
+
+
+@dataclasses.dataclass
+class ExactSobolResult:
+    """Sobol indices in closed form: first-order and total (d values),
+    second-order S_ij (d x d, S_i on the diagonal), the output mean and
+    variance."""
+    first: np.ndarray
+    total: np.ndarray
+    second: np.ndarray
+    mean: float
+    variance: float
+
+
+def exact_sobol_indices(estimator, marginals):
+    """The Sobol indices of a fitted rfx estimator with sine or cosine
+    features (SparseRFERegressor with the default activation, RFFRegressor,
+    BayesianRFFRegressor with one target) in closed form under independent
+    uniform or normal inputs, by rfx_sobol_model_exact: no sampling, exact
+    to rounding. A PCERegressor has its own ``sobol_indices()``; other
+    models raise ValueError (use :func:`sobol_indices`).
+
+    marginals : list of ("uniform", a, b) / ("normal", mu, sigma), one per
+        input, in the units of the data.
+    """
+    model = getattr(estimator, "_model", None)
+    if not isinstance(estimator, _RFXModel) or model is None:
+        raise TypeError("exact_sobol_indices: expected a fitted rfx estimator, got %r"
+                        % (estimator,))
+    c_margs = _marginals(marginals)
+    d = len(c_margs)
+    first, total, second = np.empty(d), np.empty(d), np.empty((d, d))
+    mean, var = ffi.new("double *"), ffi.new("double *")
+    with serial_blas:
+        check(lib.rfx_sobol_model_exact(model, c_margs, d, mean, var,
+                                        ffi.cast("double *", first.ctypes.data),
+                                        ffi.cast("double *", total.ctypes.data),
+                                        ffi.cast("double *", second.ctypes.data)))
+    return ExactSobolResult(first=first, total=total, second=second, mean=float(mean[0]),
+                            variance=float(var[0]))

@@ -178,3 +178,140 @@ def test_sobol_indices_of_models():
     pce = rfx.PCERegressor(margs, degree=8).fit(X, y)
     via_mc = rfx.sobol_indices(pce, margs, n=3000, n_bootstrap=0)  # via predict
     assert np.allclose(via_mc.total, pce.sobol_indices()[1], atol=0.05)
+
+
+def _legendre_pce(X, margs, coef, alpha):
+    """sum_k c_k prod_i sqrt(2 a_ki + 1) P_{a_ki}(t_i), t the inputs mapped
+    from [a, b] to [-1, 1]: the orthonormal Legendre expansion, by numpy."""
+    lo = np.array([m[1] for m in margs])
+    hi = np.array([m[2] for m in margs])
+    T = (2 * X - lo - hi) / (hi - lo)
+    out = np.zeros(len(X))
+    for c, a in zip(coef, alpha):
+        term = np.full(len(X), c)
+        for i, n in enumerate(a):
+            e = np.zeros(n + 1)
+            e[n] = 1.0
+            term *= np.sqrt(2 * n + 1) * np.polynomial.legendre.legval(T[:, i], e)
+        out += term
+    return out
+
+
+def test_pce_pickles_saves_and_loads_as_a_model_file(tmp_path):
+    rs = np.random.RandomState(3)
+    X = rs.uniform(-1, 2, size=(150, 3))
+    y = np.exp(0.5 * X[:, 0]) * X[:, 1] + X[:, 2] ** 3
+    Xt = rs.uniform(-1, 2, size=(60, 3))
+    pce = rfx.PCERegressor(degree=5, degree_min=1).fit(X, y)
+    state = pce.__getstate__()
+    assert "_model" not in state and state["_model_bytes"][:8] == b"RFXMODL\x1a"
+    again = pickle.loads(pickle.dumps(pce))
+    assert np.array_equal(again.predict(Xt), pce.predict(Xt))
+    assert (again.degree_, again.n_candidates_) == (pce.degree_, pce.n_candidates_)
+    assert again.loo_corrected_ == pce.loo_corrected_ and again.loo_mse_ == pce.loo_mse_
+    assert again.to_bytes() == pce.to_bytes()
+
+    path = tmp_path / "pce.rfx"
+    pce.save(str(path))
+    assert path.read_bytes() == pce.to_bytes()
+    loaded = rfx.load_model(str(path))
+    assert isinstance(loaded, rfx.PCERegressor)
+    assert loaded.marginals_ == pce.marginals_ and loaded.degree_ == pce.degree_
+    assert np.array_equal(loaded.coef_, pce.coef_)
+    assert np.array_equal(loaded.multi_indices_, pce.multi_indices_)
+    assert all(np.array_equal(a, b) for a, b in zip(loaded.sobol_indices(), pce.sobol_indices()))
+    # the loaded file is the polynomial: numpy's Legendre series agrees
+    ref = _legendre_pce(Xt, loaded.marginals_, loaded.coef_, loaded.multi_indices_)
+    assert np.allclose(loaded.predict(Xt), ref, rtol=1e-12, atol=1e-12 * np.abs(ref).max())
+    # the generic C model API predicts the same bits, without a std
+    Yc = np.empty((len(Xt), 1))
+    check(lib.rfx_model_predict(loaded._model, cmat(as_rows(Xt)), mat(Yc), mat_none()))
+    assert np.array_equal(Yc[:, 0], pce.predict(Xt))
+    with pytest.raises(ValueError, match="standard deviation"):
+        check(lib.rfx_model_predict(loaded._model, cmat(as_rows(Xt)), mat(Yc),
+                                    mat(np.empty((len(Xt), 1)))))
+    # a pickle of an earlier version (the terms) still loads
+    old = {k: v for k, v in state.items() if k != "_model_bytes"}
+    old["_pce_terms"] = pce._terms()
+    legacy = rfx.PCERegressor.__new__(rfx.PCERegressor)
+    legacy.__setstate__(old)
+    assert np.array_equal(legacy.predict(Xt), pce.predict(Xt))
+
+
+def test_pce_agrees_with_the_cli(cli, tmp_path):
+    rs = np.random.RandomState(5)
+    X = rs.uniform(0, 1, size=(120, 2))
+    y = np.sin(3 * X[:, 0]) + X[:, 0] * X[:, 1] ** 2
+    Xt = rs.uniform(0, 1, size=(40, 2))
+    np.save(str(tmp_path / "train.npy"), np.column_stack([X, y]))
+    np.save(str(tmp_path / "test.npy"), Xt)
+    model = tmp_path / "pce.rfx"
+    for args in (["fit", tmp_path / "train.npy", "--method", "pce", "--degree", 6,
+                  "--degree-min", 6, "-o", model],
+                 ["predict", model, tmp_path / "test.npy", "-o", tmp_path / "p.npy"]):
+        r = subprocess.run([cli] + [str(a) for a in args], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+    p_cli = np.load(str(tmp_path / "p.npy")).ravel()
+    reg = rfx.PCERegressor(degree=6).fit(X, y)  # the same defaults: LARS, columns' ranges
+    assert np.array_equal(reg.predict(Xt), p_cli)
+    loaded = rfx.load_model(str(model))
+    assert isinstance(loaded, rfx.PCERegressor)
+    assert loaded.marginals_ == reg.marginals_ and loaded.method == "lars"
+    assert np.array_equal(loaded.predict(Xt), p_cli)
+    assert loaded.to_bytes() == model.read_bytes()
+
+
+@pytest.mark.parametrize("args,kwargs", [
+    (["--method", "srfe", "--eta", "0.2", "--weight-scale", "1"],
+     dict(method="bpdn", eta=0.2, weight_scale=1.0)),
+    (["--method", "lasso", "--lambda", "0.01", "--activation", "cos"],
+     dict(method="lasso", alpha=0.01, activation="cos")),
+    (["--method", "harfe", "--terms", "15", "--sparsity", "3", "--no-standardize"],
+     dict(method="htp", n_nonzero=15, sparsity=3, standardize=False)),
+])
+def test_sparse_cli_options_agree_with_the_estimator(cli, srfe_data, tmp_path, args, kwargs):
+    """rfx fit --method srfe|lasso|harfe and SparseRFERegressor both start
+    from rfx_srfe_params_default(): the same options give the same bits."""
+    X, y, Xt = srfe_data
+    np.save(str(tmp_path / "train.npy"), np.column_stack([X, y]))
+    np.save(str(tmp_path / "test.npy"), Xt)
+    model = tmp_path / "m.rfx"
+    for cmd in (["fit", tmp_path / "train.npy", "-D", 200, "--seed", 4, "-o", model] + args,
+                ["predict", model, tmp_path / "test.npy", "-o", tmp_path / "p.npy"]):
+        r = subprocess.run([cli] + [str(a) for a in cmd], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+    reg = rfx.SparseRFERegressor(n_components=200, random_state=4, **kwargs).fit(X, y)
+    assert np.array_equal(reg.predict(Xt), np.load(str(tmp_path / "p.npy")).ravel())
+
+
+def test_exact_sobol_indices_equal_quadrature_of_the_model():
+    # a fitted 2-input sparse sine model under U[-1, 2] x U[0, 3]: its
+    # indices by tensor Gauss-Legendre quadrature of its own predictions
+    rs = np.random.RandomState(5)
+    lo, hi = np.array([-1.0, 0.0]), np.array([2.0, 3.0])
+    X = lo + (hi - lo) * rs.uniform(size=(150, 2))
+    y = np.sin(X[:, 0]) * np.cos(0.5 * X[:, 1]) + 0.3 * X[:, 1] ** 2
+    reg = rfx.SparseRFERegressor(n_components=300, random_state=1).fit(X, y)
+    res = rfx.exact_sobol_indices(reg, [("uniform", lo[0], hi[0]), ("uniform", lo[1], hi[1])])
+    t, w = np.polynomial.legendre.leggauss(80)
+    g = [lo[i] + (hi[i] - lo[i]) * (t + 1) / 2 for i in range(2)]
+    w = w / 2  # weights of the uniform density
+    G0, G1 = np.meshgrid(g[0], g[1], indexing="ij")
+    F = reg.predict(np.column_stack([G0.ravel(), G1.ravel()])).reshape(80, 80)
+    mean = w @ F @ w
+    var = w @ (F - mean) ** 2 @ w
+    v0 = w @ (F @ w - mean) ** 2  # Var E[f | x0]
+    v1 = w @ (w @ F - mean) ** 2  # Var E[f | x1]
+    assert res.mean == pytest.approx(mean, rel=1e-10)
+    assert res.variance == pytest.approx(var, rel=1e-9)
+    assert np.allclose(res.first, [v0 / var, v1 / var], atol=1e-9)
+    # two inputs: T_0 = 1 - S_1, T_1 = 1 - S_0, S_01 = 1 - S_0 - S_1
+    assert np.allclose(res.total, [1 - v1 / var, 1 - v0 / var], atol=1e-9)
+    assert res.second[0, 1] == pytest.approx(1 - (v0 + v1) / var, abs=1e-9)
+    assert np.allclose(np.diag(res.second), res.first)
+    with pytest.raises(ValueError):  # relu features have no closed form
+        relu = rfx.SparseRFERegressor(n_components=200, activation="relu",
+                                      random_state=1).fit(X, y)
+        rfx.exact_sobol_indices(relu, [("uniform", 0, 1)] * 2)
+    with pytest.raises(TypeError):
+        rfx.exact_sobol_indices(lambda Z: Z, [("uniform", 0, 1)] * 2)

@@ -216,13 +216,17 @@ static rfx_status features_alloc(const rfx_features_params *p, size_t d, rfx_fea
     return RFX_OK;
 }
 
+#define RFX__HALF_PI 1.57079632679489661923
+
 static void features_finish(rfx_features *f)
 {
     for (size_t i = 0; i < f->F * f->d; i++) f->W32[i] = (float)f->W[i];
     for (size_t j = 0; j < f->F; j++) f->b32[j] = (float)f->b[j];
     for (size_t j = 0; j < f->F; j++) {
         for (size_t k = 0; k < f->d; k++) f->WT[k * f->ldw + j] = f->W[j * f->d + k];
-        f->bp[j] = f->b[j];
+        /* sin(t + b) = cos(t + b - pi/2): sine features take the cosine
+         * kernels (vectorised, fused) with shifted phases */
+        f->bp[j] = f->params.activation == RFX_ACTIVATION_SIN ? f->b[j] - RFX__HALF_PI : f->b[j];
     }
     f->params.length_scales = f->ard ? f->ls : NULL;
     f->params.length_scale = f->ard ? 0.0 : f->ls[0];

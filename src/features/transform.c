@@ -74,9 +74,11 @@ void rfx__transform_tile(const rfx_features *f, const double *X, size_t ldx, siz
     const size_t F = f->F, d = f->d;
     const int paired = f->params.form == RFX_FORM_COS_SIN;
     const rfx_activation act = f->params.activation;
-    if (act == RFX_ACTIVATION_COS && d <= FUSED_MAX_D && rfx__fused_features(X, ldx, rows, d, f->WT, f->ldw,
-                                                 paired ? NULL : f->bp, F, f->scale, paired, Z,
-                                                 ldz))
+    /* cos, and sin through cos with the phases in bp shifted by -pi/2 */
+    const int cosine = act == RFX_ACTIVATION_COS || (act == RFX_ACTIVATION_SIN && !paired);
+    if (cosine && d <= FUSED_MAX_D &&
+        rfx__fused_features(X, ldx, rows, d, f->WT, f->ldw, paired ? NULL : f->bp, F, f->scale,
+                            paired, Z, ldz))
         return;
     for (size_t c0 = 0; c0 < F; c0 += COL_TILE) {
         size_t nc = F - c0 < COL_TILE ? F - c0 : COL_TILE;
@@ -86,6 +88,8 @@ void rfx__transform_tile(const rfx_features *f, const double *X, size_t ldx, siz
             double *z = Z + i * ldz;
             if (paired)
                 rfx__vsincos(z + c0, z + c0, z + F + c0, f->scale, nc);
+            else if (cosine)
+                rfx__vcos_bias(z + c0, f->bp + c0, f->scale, nc);
             else
                 activate(z + c0, f->b + c0, f->scale, nc, act);
         }

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-static const char *const method_names[] = {"ridge", "bayes", "srfe", "harfe"};
+static const char *const method_names[] = {"ridge", "bayes", "srfe", "harfe", "pce"};
 
 const char *rfx_method_name(rfx_method method)
 {
@@ -21,8 +21,8 @@ rfx_status rfx_method_from_name(const char *name, rfx_method *out)
             return RFX_OK;
         }
     }
-    return rfx__error(RFX_EINVAL, "unknown method '%s' (expected ridge, bayes, srfe or harfe)",
-                      name);
+    return rfx__error(RFX_EINVAL,
+                      "unknown method '%s' (expected ridge, bayes, srfe, harfe or pce)", name);
 }
 
 rfx_status rfx__model_alloc(rfx_method method, rfx_features *f, size_t ny, int with_posterior,
@@ -65,14 +65,48 @@ void rfx_model_free(rfx_model *m)
     free(m->intercept);
     free(m->chol);
     free(m->zmean);
+    rfx_pce_free(m->pce);
     free(m);
+}
+
+/* A PCE model: the expansion (copied, with its fit report), d inputs, one
+ * target; no feature map, weights or intercepts. */
+rfx_status rfx_model_from_pce(const rfx_pce *pce, rfx_model **out)
+{
+    rfx_pce_info info;
+    if (!pce) return rfx__error(RFX_EINVAL, "model_from_pce: pce is NULL");
+    if (!out) return rfx__error(RFX_EINVAL, "model_from_pce: out is NULL");
+    RFX__TRY(rfx_pce_get_info(pce, &info));
+    if (info.dim < 1 || info.dim > 2147483647u) /* the range model files take */
+        return rfx__error(RFX_EINVAL, "model_from_pce: %zu inputs, expected 1 .. 2147483647",
+                          info.dim);
+    rfx_model *m = calloc(1, sizeof *m);
+    if (!m) return rfx__error(RFX_ENOMEM, "model_from_pce: cannot allocate");
+    rfx_status st = rfx__pce_copy(pce, &m->pce);
+    if (st) {
+        free(m);
+        return st;
+    }
+    m->method = RFX_METHOD_PCE;
+    m->d = info.dim;
+    m->D = 0;
+    m->ny = 1;
+    m->n_train = info.n_train;
+    m->fit_intercept = 0; /* the constant is the term of multi-index 0 */
+    *out = m;
+    return RFX_OK;
+}
+
+const rfx_pce *rfx_model_pce(const rfx_model *m)
+{
+    return m && m->method == RFX_METHOD_PCE ? m->pce : NULL;
 }
 
 const rfx_features *rfx_model_features(const rfx_model *m) { return m ? m->features : NULL; }
 
 rfx_cmat rfx_model_weights(const rfx_model *m)
 {
-    return m ? rfx_cmat_of(m->W, m->D, m->ny) : rfx_cmat_none();
+    return m && m->W ? rfx_cmat_of(m->W, m->D, m->ny) : rfx_cmat_none();
 }
 
 const double *rfx_model_intercepts(const rfx_model *m) { return m ? m->intercept : NULL; }
@@ -82,10 +116,11 @@ rfx_status rfx_model_get_info(const rfx_model *m, rfx_model_info *info)
     if (!m || !info) return rfx__error(RFX_EINVAL, "model info: NULL argument");
     memset(info, 0, sizeof *info);
     info->method = m->method;
-    info->features = m->features->params;
     info->n_inputs = m->d;
     info->n_targets = m->ny;
     info->n_train = m->n_train;
+    if (m->pce) return RFX_OK; /* no feature map, scaler or penalty */
+    info->features = m->features->params;
     info->standardized = m->x_mean != NULL;
     info->fit_intercept = m->fit_intercept;
     info->has_std = m->chol != NULL;
@@ -132,6 +167,20 @@ static void predict_tile(const rfx_model *m, const double *X, size_t ldx, size_t
     }
 }
 
+/* Yhat (n x 1, any stride) of a PCE model; rfx_pce_predict writes a
+ * contiguous vector. */
+static rfx_status predict_pce(const rfx_model *m, rfx_cmat X, rfx_mat Yhat)
+{
+    if (Yhat.stride == 1 || X.rows <= 1) return rfx_pce_predict(m->pce, X, Yhat.data);
+    double *y;
+    RFX__TRY(rfx__alloc(X.rows, sizeof *y, (void **)&y, "predict: workspace"));
+    rfx_status st = rfx_pce_predict(m->pce, X, y);
+    if (!st)
+        for (size_t i = 0; i < X.rows; i++) Yhat.data[i * Yhat.stride] = y[i];
+    free(y);
+    return st;
+}
+
 static rfx_status predict(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_mat Ystd, int noisy)
 {
     if (!m) return rfx__error(RFX_EINVAL, "predict: model is NULL");
@@ -145,6 +194,9 @@ static rfx_status predict(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_mat 
         return rfx__error(RFX_EDIM, "predict: Yhat is %zu x %zu, expected %zu x %zu", Yhat.rows,
                           Yhat.cols, X.rows, m->ny);
     int want_std = Ystd.data != NULL;
+    if (want_std && m->pce)
+        return rfx__error(RFX_EINVAL, "predict: a polynomial chaos (pce) model has no "
+                                      "predictive standard deviation");
     if (want_std && !m->chol)
         return rfx__error(RFX_EINVAL,
                           "predict: standard deviations need a Bayesian model (this one is %s)",
@@ -156,6 +208,7 @@ static rfx_status predict(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_mat 
     if (!rfx__all_finite(X, &r, &c))
         return rfx__error(RFX_EPARSE, "predict: X row %zu, column %zu: %g is not finite", r, c,
                           X.data[r * X.stride + c]);
+    if (m->pce) return predict_pce(m, X, Yhat);
     /* the intercept's own variance under a flat prior: noise_var / n */
     double add_var = 0;
     if (m->zmean && m->n_train > 0) add_var += m->noise_var / (double)m->n_train;

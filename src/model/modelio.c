@@ -16,6 +16,12 @@
  * then does it allocate, and every allocation is bounded by the bytes of a
  * record that is actually present. Errors free everything; *out is written
  * only on success.
+ *
+ * A polynomial chaos model (RFX_METHOD_PCE) has no feature map: its file
+ * holds the shared fields (method, n_inputs, n_targets, n_train, creator)
+ * and the PCE ones (tags 31..39), each required, and nothing else; a
+ * feature model's file holds no PCE field. Files written before PCE models
+ * existed load as they did.
  */
 #include "internal.h"
 
@@ -41,7 +47,8 @@ enum elem_type {
     ELEM_F64 = 1,  /* IEEE-754 binary64, little-endian bit pattern */
     ELEM_U64 = 2,  /* unsigned 64-bit integer                        */
     ELEM_I64 = 3,  /* signed 64-bit, two's complement (unused in v1) */
-    ELEM_UTF8 = 4  /* bytes of a UTF-8 string, no terminator          */
+    ELEM_UTF8 = 4, /* bytes of a UTF-8 string, no terminator          */
+    ELEM_U32 = 5   /* unsigned 32-bit integer                        */
 };
 
 /* Record tags of version 1. Numbers are part of the format: never reuse or
@@ -80,22 +87,37 @@ enum tag {
     TAG_SPARSITY = 28,      /* u64: q nonzeros per frequency (optional, 0)   */
     TAG_WEIGHT_DIST = 29,   /* u64: rfx_weights (optional, default kernel)   */
     TAG_WEIGHT_SCALE = 30,  /* f64: > 0 (optional, default 1)                */
+    /* polynomial chaos models (method RFX_METHOD_PCE) only, all required:   */
+    TAG_PCE_KINDS = 31,     /* u64 x d: rfx_marginal_kind, uniform or normal */
+    TAG_PCE_PARAMS = 32,    /* f64 x 2d: (a, b) of each input's marginal     */
+    TAG_PCE_N_TERMS = 33,   /* u64: T, the number of terms (may be 0)        */
+    TAG_PCE_ALPHA = 34,     /* u32 x T*d: multi-indices, row-major, entries
+                               <= RFX_PCE_MAX_DEGREE, no row repeated        */
+    TAG_PCE_COEF = 35,      /* f64 x T: coefficients                         */
+    TAG_PCE_DEGREE = 36,    /* u64: truncation degree (>= every term's total
+                               degree)                                       */
+    TAG_PCE_METHOD = 37,    /* u64: rfx_pce_method                           */
+    TAG_PCE_CANDIDATES = 38, /* u64: candidate basis size (0: not fitted)    */
+    TAG_PCE_LOO = 39,       /* f64 x 3: LOO mse, relative, corrected; each
+                               NaN, +inf or >= 0                            */
     TAG_END                 /* one past the last tag                         */
 };
 
-#define F_SCALAR 1u   /* exactly one element */
-#define F_REQUIRED 2u /* must be present     */
+#define F_SCALAR 1u   /* exactly one element                                */
+#define F_REQUIRED 2u /* must be present in a feature model                 */
+#define F_COMMON 4u   /* also in a PCE model (required there when F_REQUIRED) */
+#define F_PCE 8u      /* a PCE model's, required there; never in the others */
 
 static const struct field_spec {
     const char *name;
     uint32_t type;
     unsigned flags;
 } SPECS[TAG_END] = {
-    [TAG_METHOD] = {"method", ELEM_U64, F_SCALAR | F_REQUIRED},
-    [TAG_N_INPUTS] = {"n_inputs", ELEM_U64, F_SCALAR | F_REQUIRED},
+    [TAG_METHOD] = {"method", ELEM_U64, F_SCALAR | F_REQUIRED | F_COMMON},
+    [TAG_N_INPUTS] = {"n_inputs", ELEM_U64, F_SCALAR | F_REQUIRED | F_COMMON},
     [TAG_N_FEATURES] = {"n_features", ELEM_U64, F_SCALAR | F_REQUIRED},
-    [TAG_N_TARGETS] = {"n_targets", ELEM_U64, F_SCALAR | F_REQUIRED},
-    [TAG_N_TRAIN] = {"n_train", ELEM_U64, F_SCALAR | F_REQUIRED},
+    [TAG_N_TARGETS] = {"n_targets", ELEM_U64, F_SCALAR | F_REQUIRED | F_COMMON},
+    [TAG_N_TRAIN] = {"n_train", ELEM_U64, F_SCALAR | F_REQUIRED | F_COMMON},
     [TAG_FIT_INTERCEPT] = {"fit_intercept", ELEM_U64, F_SCALAR | F_REQUIRED},
     [TAG_KERNEL] = {"kernel", ELEM_U64, F_SCALAR | F_REQUIRED},
     [TAG_FORM] = {"form", ELEM_U64, F_SCALAR | F_REQUIRED},
@@ -116,11 +138,20 @@ static const struct field_spec {
     [TAG_LOG_EVIDENCE] = {"log_evidence", ELEM_F64, F_SCALAR | F_REQUIRED},
     [TAG_CHOL] = {"chol", ELEM_F64, 0},
     [TAG_ZMEAN] = {"zmean", ELEM_F64, 0},
-    [TAG_CREATOR] = {"creator", ELEM_UTF8, 0},
+    [TAG_CREATOR] = {"creator", ELEM_UTF8, F_COMMON},
     [TAG_ACTIVATION] = {"activation", ELEM_U64, F_SCALAR},
     [TAG_SPARSITY] = {"sparsity", ELEM_U64, F_SCALAR},
     [TAG_WEIGHT_DIST] = {"weights_distribution", ELEM_U64, F_SCALAR},
     [TAG_WEIGHT_SCALE] = {"weight_scale", ELEM_F64, F_SCALAR},
+    [TAG_PCE_KINDS] = {"pce_marginal_kinds", ELEM_U64, F_PCE},
+    [TAG_PCE_PARAMS] = {"pce_marginal_params", ELEM_F64, F_PCE},
+    [TAG_PCE_N_TERMS] = {"pce_n_terms", ELEM_U64, F_SCALAR | F_PCE},
+    [TAG_PCE_ALPHA] = {"pce_multi_indices", ELEM_U32, F_PCE},
+    [TAG_PCE_COEF] = {"pce_coefficients", ELEM_F64, F_PCE},
+    [TAG_PCE_DEGREE] = {"pce_degree", ELEM_U64, F_SCALAR | F_PCE},
+    [TAG_PCE_METHOD] = {"pce_method", ELEM_U64, F_SCALAR | F_PCE},
+    [TAG_PCE_CANDIDATES] = {"pce_n_candidates", ELEM_U64, F_SCALAR | F_PCE},
+    [TAG_PCE_LOO] = {"pce_loo", ELEM_F64, F_PCE},
 };
 
 /* ---- little-endian encoding --------------------------------------------- */
@@ -259,15 +290,31 @@ static void put_u64(sink *s, uint32_t tag, uint64_t v)
     sink_put(s, b, sizeof b);
 }
 
+/* One 8-byte element after its record header, encoded straight into the
+ * stage: large arrays (D x D) dominate. */
+static void put_elem64(sink *s, uint64_t v)
+{
+    if (sizeof s->stage - s->staged < 8) sink_flush(s);
+    put_le64(s->stage + s->staged, v);
+    s->staged += 8;
+}
+
 static void put_f64s(sink *s, uint32_t tag, const double *v, size_t n)
 {
     put_record_header(s, tag, ELEM_F64, n);
+    for (size_t i = 0; i < n; i++) put_elem64(s, f64_bits(v[i]));
+}
+
+static void put_u32s(sink *s, uint32_t tag, const unsigned *v, size_t n)
+{
+    static const unsigned char zeros[4] = {0};
+    put_record_header(s, tag, ELEM_U32, n);
     for (size_t i = 0; i < n; i++) {
-        /* encode straight into the stage: large arrays (D x D) dominate */
-        if (sizeof s->stage - s->staged < 8) sink_flush(s);
-        put_le64(s->stage + s->staged, f64_bits(v[i]));
-        s->staged += 8;
+        if (sizeof s->stage - s->staged < 4) sink_flush(s);
+        put_le32(s->stage + s->staged, (uint32_t)v[i]);
+        s->staged += 4;
     }
+    sink_put(s, zeros, 4 * (n % 2));
 }
 
 static void put_f64(sink *s, uint32_t tag, double v) { put_f64s(s, tag, &v, 1); }
@@ -281,9 +328,48 @@ static void put_utf8(sink *s, uint32_t tag, const char *str)
     sink_put(s, zeros, (8 - n % 8) % 8);
 }
 
+/* A PCE model's payload: the shared fields, then the expansion. */
+static void write_pce_payload(sink *s, const rfx_model *m)
+{
+    const rfx_pce *pce = m->pce;
+    const rfx_marginal *mg = rfx_pce_marginals(pce);
+    const unsigned *alpha;
+    const double *coef;
+    rfx_pce_info info;
+    char creator[64];
+    rfx_pce_get_info(pce, &info); /* cannot fail: pce is not NULL */
+    rfx__pce_arrays(pce, &alpha, &coef);
+    put_u64(s, TAG_METHOD, (uint64_t)m->method);
+    put_u64(s, TAG_N_INPUTS, m->d);
+    put_u64(s, TAG_N_TARGETS, m->ny);
+    put_u64(s, TAG_N_TRAIN, m->n_train);
+    put_record_header(s, TAG_PCE_KINDS, ELEM_U64, m->d);
+    for (size_t i = 0; i < m->d; i++) put_elem64(s, (uint64_t)mg[i].kind);
+    put_record_header(s, TAG_PCE_PARAMS, ELEM_F64, 2 * (uint64_t)m->d);
+    for (size_t i = 0; i < m->d; i++) {
+        put_elem64(s, f64_bits(mg[i].a));
+        put_elem64(s, f64_bits(mg[i].b));
+    }
+    put_u64(s, TAG_PCE_N_TERMS, info.n_terms);
+    put_u32s(s, TAG_PCE_ALPHA, alpha, info.n_terms * m->d);
+    put_f64s(s, TAG_PCE_COEF, coef, info.n_terms);
+    put_u64(s, TAG_PCE_DEGREE, info.degree);
+    put_u64(s, TAG_PCE_METHOD, (uint64_t)info.method);
+    put_u64(s, TAG_PCE_CANDIDATES, info.n_candidates);
+    const double loo[3] = {info.loo_mse, info.loo_relative, info.loo_corrected};
+    put_f64s(s, TAG_PCE_LOO, loo, 3);
+    snprintf(creator, sizeof creator, "rfx %s", rfx_version());
+    put_utf8(s, TAG_CREATOR, creator);
+    sink_flush(s);
+}
+
 /* The payload: every field of the model, in tag order. */
 static void write_payload(sink *s, const rfx_model *m)
 {
+    if (m->pce) {
+        write_pce_payload(s, m);
+        return;
+    }
     const rfx_features *f = m->features;
     const rfx_features_params *p = &f->params;
     char creator[64];
@@ -328,7 +414,7 @@ static void write_payload(sink *s, const rfx_model *m)
 static rfx_status check_savable(const rfx_model *m, const char *where)
 {
     if (!m) return rfx__error(RFX_EINVAL, "%s: model is NULL", where);
-    if (!m->features || !m->W || !m->intercept)
+    if (m->method == RFX_METHOD_PCE ? !m->pce : (!m->features || !m->W || !m->intercept))
         return rfx__error(RFX_EINTERNAL, "%s: the model is incomplete", where);
     return RFX_OK;
 }
@@ -500,7 +586,7 @@ static rfx_status parse_records(const unsigned char *p, size_t n, const char *na
         if ((spec->flags & F_SCALAR) && count != 1)
             return corrupt(name, "field '%s' has %llu values, expected 1 (corrupt file)",
                            spec->name, (unsigned long long)count);
-        size_t esize = type == ELEM_UTF8 ? 1 : 8, remain = n - pos;
+        size_t esize = type == ELEM_UTF8 ? 1 : type == ELEM_U32 ? 4 : 8, remain = n - pos;
         if (count > remain / esize)
             return corrupt(name, "field '%s' claims %llu values, only %zu bytes remain "
                            "(corrupt or truncated file)", spec->name, (unsigned long long)count,
@@ -591,6 +677,136 @@ static rfx_status decode_new(const record *r, double **out, const char *what)
     return RFX_OK;
 }
 
+/* Records of a PCE model -> model: which fields, then counts and scalars,
+ * then (allocations bounded by the records) the arrays; rfx_pce_create
+ * checks the marginals' parameters and repeated multi-indices. */
+static rfx_status build_pce_model(const record *rec, const char *name, rfx_model **out)
+{
+    size_t d = 0, ny = 0, n_terms = 0, td = 0;
+    uint64_t n_train, degree, pce_method = 0, n_cand;
+    rfx_status st;
+
+    for (int t = 1; t < TAG_END; t++) {
+        unsigned fl = SPECS[t].flags;
+        if (!rec[t].present && ((fl & F_PCE) || ((fl & F_COMMON) && (fl & F_REQUIRED))))
+            return corrupt(name, "a pce model without field '%s' (corrupt file)",
+                           SPECS[t].name);
+    }
+    for (int t = 1; t < TAG_END; t++)
+        if (rec[t].present && !(SPECS[t].flags & (F_PCE | F_COMMON)))
+            return corrupt(name, "a pce model with field '%s' of a feature map model (corrupt "
+                           "file)", SPECS[t].name);
+    RFX__TRY(get_dim(rec, TAG_N_INPUTS, name, &d));
+    RFX__TRY(get_dim(rec, TAG_N_TARGETS, name, &ny));
+    if (ny != 1)
+        return corrupt(name, "field 'n_targets' = %zu; a pce model has 1 (corrupt file)", ny);
+    n_train = rec_u64(&rec[TAG_N_TRAIN]);
+    n_cand = rec_u64(&rec[TAG_PCE_CANDIDATES]);
+    if (n_train > SIZE_MAX || n_cand > SIZE_MAX)
+        return corrupt(name, "field '%s' = %llu exceeds size_t (corrupt file)",
+                       n_train > SIZE_MAX ? "n_train" : "pce_n_candidates",
+                       (unsigned long long)(n_train > SIZE_MAX ? n_train : n_cand));
+    RFX__TRY(get_enum(rec, TAG_PCE_METHOD, RFX_PCE_METHOD_LARS, name, &pce_method));
+    degree = rec_u64(&rec[TAG_PCE_DEGREE]);
+
+    /* shapes: T from its field, bounded by the coefficients present */
+    uint64_t t64 = rec_u64(&rec[TAG_PCE_N_TERMS]);
+    if (t64 != rec[TAG_PCE_COEF].count)
+        return corrupt(name, "field 'pce_n_terms' = %llu, but 'pce_coefficients' has %llu "
+                       "values (corrupt file)", (unsigned long long)t64,
+                       (unsigned long long)rec[TAG_PCE_COEF].count);
+    n_terms = (size_t)t64;
+    if (d > 0 && n_terms > SIZE_MAX / d)
+        return corrupt(name, "fields 'pce_n_terms' x 'n_inputs' = %zu x %zu overflow size_t "
+                       "(corrupt file)", n_terms, d);
+    td = n_terms * d;
+    RFX__TRY(check_count(rec, TAG_PCE_KINDS, d, "d", name));
+    RFX__TRY(check_count(rec, TAG_PCE_PARAMS, 2 * d, "2 d", name));
+    RFX__TRY(check_count(rec, TAG_PCE_ALPHA, td, "T x d", name));
+    RFX__TRY(check_count(rec, TAG_PCE_LOO, 3, "3", name));
+    for (size_t i = 0; i < d; i++) {
+        uint64_t k = get_le64(rec[TAG_PCE_KINDS].data + 8 * i);
+        if (k != RFX_MARGINAL_UNIFORM && k != RFX_MARGINAL_NORMAL)
+            return corrupt(name, "field 'pce_marginal_kinds'[%zu] = %llu, expected %d (uniform) "
+                           "or %d (normal) (corrupt file)", i, (unsigned long long)k,
+                           RFX_MARGINAL_UNIFORM, RFX_MARGINAL_NORMAL);
+    }
+    double loo[3];
+    decode_f64s(&rec[TAG_PCE_LOO], loo);
+    for (int i = 0; i < 3; i++)
+        if (!(isnan(loo[i]) || loo[i] >= 0))
+            return corrupt(name, "field 'pce_loo'[%d] = %g, expected NaN or a number >= 0 "
+                           "(corrupt file)", i, loo[i]);
+    /* values, all within the present records */
+    uint64_t maxdeg = 0;
+    for (size_t k = 0; k < n_terms; k++) {
+        uint64_t tot = 0;
+        for (size_t i = 0; i < d; i++) {
+            uint32_t a = get_le32(rec[TAG_PCE_ALPHA].data + 4 * (k * d + i));
+            if (a > RFX_PCE_MAX_DEGREE)
+                return corrupt(name, "field 'pce_multi_indices': term %zu, input %zu has degree "
+                               "%lu, more than RFX_PCE_MAX_DEGREE = %u (corrupt file)", k, i,
+                               (unsigned long)a, RFX_PCE_MAX_DEGREE);
+            tot += a;
+        }
+        if (tot > maxdeg) maxdeg = tot;
+    }
+    if (degree < maxdeg || (degree > maxdeg && degree > RFX_PCE_MAX_DEGREE))
+        return corrupt(name, "field 'pce_degree' = %llu, expected %llu (the largest total degree "
+                       "of the terms) .. %u (corrupt file)", (unsigned long long)degree,
+                       (unsigned long long)maxdeg,
+                       maxdeg > RFX_PCE_MAX_DEGREE ? (unsigned)maxdeg : RFX_PCE_MAX_DEGREE);
+
+    rfx_marginal *mg = NULL;
+    unsigned *alpha = NULL;
+    double *coef = NULL;
+    rfx_pce *pce = NULL;
+    st = rfx__alloc(d, sizeof *mg, (void **)&mg, "model: marginals");
+    if (!st) st = rfx__alloc(td, sizeof *alpha, (void **)&alpha, "model: multi-indices");
+    if (!st) st = decode_new(&rec[TAG_PCE_COEF], &coef, "model: coefficients");
+    if (st) {
+        rfx__error_prefix("%s", name);
+        goto done;
+    }
+    for (size_t i = 0; i < d; i++) {
+        mg[i].kind = (rfx_marginal_kind)get_le64(rec[TAG_PCE_KINDS].data + 8 * i);
+        mg[i].a = f64_from_bits(get_le64(rec[TAG_PCE_PARAMS].data + 16 * i));
+        mg[i].b = f64_from_bits(get_le64(rec[TAG_PCE_PARAMS].data + 16 * i + 8));
+    }
+    for (size_t j = 0; j < td; j++) alpha[j] = get_le32(rec[TAG_PCE_ALPHA].data + 4 * j);
+    if ((st = check_values(coef, n_terms, 0, TAG_PCE_COEF, name))) goto done;
+    st = rfx_pce_create(d, mg, n_terms, alpha, coef, &pce);
+    if (st == RFX_EINVAL) { /* bad marginal parameters, a repeated multi-index */
+        char why[512];
+        snprintf(why, sizeof why, "%s", rfx_last_error());
+        st = corrupt(name, "%s (corrupt file)", why);
+        goto done;
+    }
+    if (st) {
+        rfx__error_prefix("%s", name);
+        goto done;
+    }
+    rfx_pce_info info;
+    memset(&info, 0, sizeof info);
+    info.degree = (size_t)degree;
+    info.method = (rfx_pce_method)pce_method;
+    info.n_train = (size_t)n_train;
+    info.n_candidates = (size_t)n_cand;
+    info.loo_mse = loo[0];
+    info.loo_relative = loo[1];
+    info.loo_corrected = loo[2];
+    rfx__pce_set_report(pce, &info);
+    st = rfx_model_from_pce(pce, out);
+    if (st) rfx__error_prefix("%s", name);
+
+done:
+    rfx_pce_free(pce);
+    free(mg);
+    free(alpha);
+    free(coef);
+    return st;
+}
+
 /* Records -> model. All shape checks come before the first allocation. */
 static rfx_status build_model(const record *rec, const char *name, rfx_model **out)
 {
@@ -598,11 +814,16 @@ static rfx_status build_model(const record *rec, const char *name, rfx_model **o
     uint64_t method = 0, kernel = 0, form = 0, intercept = 0, ard = 0;
     rfx_status st;
 
-    for (int t = 1; t < TAG_END; t++)
+    if (!rec[TAG_METHOD].present) return corrupt(name, "missing field 'method' (corrupt file)");
+    RFX__TRY(get_enum(rec, TAG_METHOD, RFX_METHOD_PCE, name, &method));
+    if (method == RFX_METHOD_PCE) return build_pce_model(rec, name, out);
+    for (int t = 1; t < TAG_END; t++) {
         if ((SPECS[t].flags & F_REQUIRED) && !rec[t].present)
             return corrupt(name, "missing field '%s' (corrupt file)", SPECS[t].name);
-
-    RFX__TRY(get_enum(rec, TAG_METHOD, RFX_METHOD_HARFE, name, &method));
+        if ((SPECS[t].flags & F_PCE) && rec[t].present)
+            return corrupt(name, "a %s model with field '%s' of a pce model (corrupt file)",
+                           rfx_method_name((rfx_method)method), SPECS[t].name);
+    }
     RFX__TRY(get_dim(rec, TAG_N_INPUTS, name, &d));
     RFX__TRY(get_dim(rec, TAG_N_FEATURES, name, &D));
     RFX__TRY(get_dim(rec, TAG_N_TARGETS, name, &ny));

@@ -147,6 +147,9 @@ static rfx_status choose_length_scale(const problem *pb, double *best_l, double 
 static rfx_status check_fit_params(const rfx_fit_params *p)
 {
     if (!p) return rfx__error(RFX_EINVAL, "fit: params is NULL");
+    if (p->method == RFX_METHOD_PCE)
+        return rfx__error(RFX_EINVAL, "fit.method: pce models are fitted by rfx_pce_fit (then "
+                                      "rfx_model_from_pce), not rfx_model_fit");
     if ((unsigned)p->method > RFX_METHOD_HARFE)
         return rfx__error(RFX_EINVAL, "fit.method: %d is not an rfx_method", (int)p->method);
     if (!isfinite(p->lambda))

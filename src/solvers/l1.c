@@ -69,6 +69,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Columns per tile of A^T r (and of the column normalisation): a constant,
@@ -118,6 +119,7 @@ rfx_l1_params rfx_l1_params_default(void)
     p.lambda = 1e-3;
     p.select = RFX_SELECT_NONE;
     p.n_folds = 5;
+    p.cv_stop_factor = 0;
     p.lambdas = NULL;
     p.n_lambdas = 100;
     p.lambda_min_ratio = 0;
@@ -174,16 +176,18 @@ static rfx_status check_params(const rfx_l1_params *p, size_t m, size_t N, int n
     const int lasso_like = method != RFX_L1_METHOD_HTP;
     const int kfold = need == NEED_CV || (fit && method == RFX_L1_METHOD_LASSO &&
                                           p->select == RFX_SELECT_KFOLD);
-    const int grid = need == NEED_PATH || kfold;
+    const int gcv = fit && method == RFX_L1_METHOD_LASSO && p->select == RFX_SELECT_GCV;
+    const int grid = need == NEED_PATH || kfold || gcv;
     if (fit && method == RFX_L1_METHOD_LASSO) {
         if ((unsigned)p->select > RFX_SELECT_KFOLD)
             return rfx__error(RFX_EINVAL, "l1.select: %d is not an rfx_select", (int)p->select);
-        if (p->select == RFX_SELECT_GCV)
-            return rfx__error(RFX_EINVAL, "l1.select: GCV is not available for the lasso; use "
-                                          "RFX_SELECT_KFOLD or RFX_SELECT_NONE");
         if (p->select == RFX_SELECT_NONE && !(p->lambda > 0 && isfinite(p->lambda)))
             return rfx__error(RFX_EINVAL, "l1.lambda: must be > 0 and finite, got %g", p->lambda);
     }
+    if ((kfold || gcv) &&
+        !(p->cv_stop_factor == 0 || (p->cv_stop_factor > 1 && isfinite(p->cv_stop_factor))))
+        return rfx__error(RFX_EINVAL, "l1.cv_stop_factor: must be 0 or > 1 and finite, got %g",
+                          p->cv_stop_factor);
     if (kfold && (p->n_folds < 2 || p->n_folds > m))
         return rfx__error(RFX_EINVAL, "l1.n_folds: must be in 2..%zu (the rows), got %zu", m,
                           p->n_folds);
@@ -1154,11 +1158,22 @@ static void report_init(rfx_l1_report *rep)
 /* The lasso path over grid[0..n) on problem P: coefficients into C rows
  * (when C.data), intercepts (when not NULL); held-out errors into mse
  * (when not NULL; rows i mod n_folds == hold) . */
+/* The early stop of a cross-validation path (rfx_l1_params.cv_stop_factor):
+ * this many grid points in a row above factor times the fold's best. */
+#define L1_CV_PATIENCE 5
+
+/* The lasso path over grid[0..n): optionally the coefficients (rows of C),
+ * intercepts, the held-out MSE of fold `hold` (mse), and the GCV score on
+ * the fitted rows (gcv, with cbest receiving the coefficients of its
+ * smallest value). With p->cv_stop_factor the walk stops once the score
+ * (mse, else gcv) has risen past its minimum (the rest are INFINITY). */
 static rfx_status lasso_path(const rfx_l1_params *p, l1_prob *P, const double *grid, size_t n,
                              int polish, rfx_mat C, double *intercepts, double *mse,
-                             size_t n_folds, size_t hold, const char *stage, double frac0,
-                             double frac1)
+                             double *gcv, double *cbest, size_t n_folds, size_t hold,
+                             const char *stage, double frac0, double frac1)
 {
+    double mse_min = INFINITY;
+    size_t above = 0;
     l1_lasso L;
     double *c = NULL;
     RFX__TRY(lasso_init(&L, P));
@@ -1192,6 +1207,25 @@ static rfx_status lasso_path(const rfx_l1_params *p, l1_prob *P, const double *g
                 cnt++;
             }
             mse[t] = cnt ? s / (double)cnt : 0.0;
+        }
+        if (gcv) {
+            /* GCV with the lasso's degrees of freedom, the nonzeros (Zou,
+             * Hastie & Tibshirani 2007), plus the intercept */
+            size_t df = P->intercept ? 1 : 0;
+            for (size_t k = 0; k < L.ns; k++) df += c[L.idx[k]] != 0;
+            double rss = dot(L.r, L.r, P->m), slack = 1.0 - (double)df / (double)P->m;
+            gcv[t] = df < P->m ? rss / (double)P->m / (slack * slack) : INFINITY;
+            if (cbest && gcv[t] < mse_min) memcpy(cbest, c, P->N * sizeof *c);
+        }
+        double score = mse ? mse[t] : (gcv ? gcv[t] : NAN);
+        if (score < mse_min) mse_min = score;
+        above = p->cv_stop_factor > 0 && score > p->cv_stop_factor * mse_min ? above + 1 : 0;
+        if (above >= L1_CV_PATIENCE) { /* the score is past its minimum: stop */
+            for (size_t u = t + 1; u < n; u++) {
+                if (mse) mse[u] = INFINITY;
+                if (gcv) gcv[u] = INFINITY;
+            }
+            break;
         }
         if (report_progress(p, stage, frac0 + (frac1 - frac0) * (double)(t + 1) / (double)n))
             st = cancelled(stage);
@@ -1251,7 +1285,7 @@ rfx_status rfx_l1_path(const rfx_l1_params *params, rfx_cmat A, const double *y,
         prob_At(&P, P.yc, g);
         make_grid(params, P.m, P.N, max_ratio(&P, g) / (double)P.m, grid);
         st = lasso_path(params, &P, grid, n, params->polish, rfx_mat_of(Cw, n, A.cols), bw, NULL,
-                        0, 0, "lasso path", 0.0, 1.0);
+                        NULL, NULL, 0, 0, "lasso path", 0.0, 1.0);
     }
     if (!st) { /* outputs only on success */
         memcpy(lambdas, grid, n * sizeof *grid);
@@ -1267,6 +1301,85 @@ rfx_status rfx_l1_path(const rfx_l1_params *params, rfx_cmat A, const double *y,
 }
 
 /* The cross-validation curve: grid (n) and mean held-out MSE (n). */
+/* The folds of a cross-validation on nt threads, one fold per thread at a
+ * time, each path single-threaded: a fold's numbers do not depend on which
+ * thread ran it, and cv sums the folds in their order, so the curve is the
+ * serial one bit for bit. Progress is reported (by whichever thread) as
+ * folds finish; a cancellation stops the paths still running. Errors raised
+ * on a worker are re-raised on the calling thread with their message. */
+typedef struct l1_cv_share {
+    const rfx_l1_params *user; /* the caller's params (its progress callback) */
+    int cancel;                /* set once the callback asked to stop         */
+} l1_cv_share;
+
+static int cv_cancel_check(void *user, const char *stage, double frac)
+{
+    (void)stage;
+    (void)frac;
+    const l1_cv_share *sh = user;
+    int c;
+#pragma omp atomic read
+    c = sh->cancel;
+    return c;
+}
+
+static rfx_status cv_folds_parallel(const rfx_l1_params *p, rfx_cmat A, const double *y,
+                                    const double *grid, double *cv, int nt)
+{
+    const size_t n = p->n_lambdas, k = p->n_folds;
+    double *mse = NULL;
+    RFX__TRY(rfx__alloc(n * k, sizeof(double), (void **)&mse, "l1 cv: fold errors"));
+    l1_cv_share sh = { p, 0 };
+    rfx_l1_params q = *p; /* the workers' copy: cancellation only */
+    q.progress = cv_cancel_check;
+    q.progress_user = &sh;
+    rfx_status st = RFX_OK;
+    char msg[512] = "";
+    size_t done = 0;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
+    for (size_t f = 0; f < k; f++) {
+        RFX__SERIAL_BLAS();
+        int skip;
+#pragma omp atomic read
+        skip = sh.cancel;
+        if (skip) continue;
+        l1_prob P;
+        rfx_status s = prob_init(&P, A, y, k, f, q.fit_intercept, q.weights, 1);
+        if (!s) {
+            s = lasso_path(&q, &P, grid, n, q.polish, rfx_mat_none(), NULL, mse + f * n, NULL,
+                           NULL, k, f, "cross-validation", 0.0, 1.0);
+            prob_free(&P);
+        }
+#pragma omp critical
+        {
+            if (s && !st) {
+                st = s;
+                snprintf(msg, sizeof msg, "%s", rfx_last_error());
+            }
+            if (s) sh.cancel = 1;
+            done++;
+            if (!s && !sh.cancel && p->progress &&
+                p->progress(p->progress_user, "cross-validation", (double)done / (double)k)) {
+                sh.cancel = 1;
+                if (!st) {
+                    st = RFX_ECANCELLED;
+                    snprintf(msg, sizeof msg, "l1: cross-validation cancelled by the progress "
+                                              "callback");
+                }
+            }
+        }
+    }
+    if (!st && sh.cancel) {
+        st = RFX_ECANCELLED;
+        snprintf(msg, sizeof msg, "l1: cross-validation cancelled by the progress callback");
+    }
+    for (size_t f = 0; f < k && !st; f++)
+        for (size_t t = 0; t < n; t++) cv[t] += mse[f * n + t] / (double)k;
+    free(mse);
+    if (st) return rfx__error(st, "%s", msg);
+    return RFX_OK;
+}
+
 static rfx_status cv_curve(const rfx_l1_params *p, rfx_cmat A, const double *y, double *grid,
                            double *cv)
 {
@@ -1289,17 +1402,21 @@ static rfx_status cv_curve(const rfx_l1_params *p, rfx_cmat A, const double *y, 
     }
     prob_free(&P);
     for (size_t t = 0; t < n; t++) cv[t] = 0;
-    for (size_t f = 0; f < k && !st; f++) {
-        st = prob_init(&P, A, y, k, f, p->fit_intercept, p->weights, nt);
-        if (st) break;
-        st = lasso_path(p, &P, grid, n, p->polish, rfx_mat_none(), NULL, mse, k, f,
-                        "cross-validation",
-                        (double)f / (double)k, (double)(f + 1) / (double)k);
-        prob_free(&P);
-        for (size_t t = 0; t < n && !st; t++) cv[t] += mse[t] / (double)k;
+    if (nt <= 1) {
+        for (size_t f = 0; f < k && !st; f++) {
+            st = prob_init(&P, A, y, k, f, p->fit_intercept, p->weights, nt);
+            if (st) break;
+            st = lasso_path(p, &P, grid, n, p->polish, rfx_mat_none(), NULL, mse, NULL, NULL, k,
+                            f, "cross-validation", (double)f / (double)k,
+                            (double)(f + 1) / (double)k);
+            prob_free(&P);
+            for (size_t t = 0; t < n && !st; t++) cv[t] += mse[t] / (double)k;
+        }
+        free(mse);
+        return st;
     }
     free(mse);
-    return st;
+    return cv_folds_parallel(p, A, y, grid, cv, nt);
 }
 
 static size_t argmin(const double *v, size_t n)
@@ -1331,6 +1448,66 @@ rfx_status rfx_l1_cv(const rfx_l1_params *params, rfx_cmat A, const double *y, d
     return st;
 }
 
+/* Start L from the coefficients c instead of 0: their columns join the
+ * working set, the residual and the correlations follow. */
+static rfx_status lasso_warm(l1_lasso *L, const double *c)
+{
+    l1_prob *P = L->P;
+    size_t nz = 0;
+    for (size_t j = 0; j < P->N; j++)
+        if (c[j] != 0 && L->pos[j] == SIZE_MAX) L->scratch[nz++] = j;
+    RFX__TRY(lasso_add(L, L->scratch, nz));
+    for (size_t k = 0; k < L->ns; k++) {
+        double cj = c[L->idx[k]];
+        if (cj != 0) axpy(-cj, L->X + k * P->m, L->r, P->m);
+    }
+    prob_At(P, L->r, L->g);
+    L->passes++;
+    return RFX_OK;
+}
+
+/* RFX_SELECT_GCV: the path on all rows over the grid, scored by
+ * GCV(lambda) = (|r|^2 / m) / (1 - df / m)^2 with df the nonzeros plus the
+ * intercept; c receives the coefficients at the smallest score. The walk
+ * always stops once the score has risen past its minimum (cv_stop_factor,
+ * or L1_GCV_STOP when that is 0): with N > m the lasso nears interpolation
+ * at small lambda, where |r|^2 and (1 - df / m)^2 both go to 0 and GCV
+ * falls again though the fits are the worst (Zou et al. derive df for
+ * df < m only). */
+#define L1_GCV_STOP 1.5
+
+static rfx_status gcv_select(const rfx_l1_params *p, rfx_cmat A, const double *y, double *c,
+                             double *lam, double *score)
+{
+    const size_t n = p->n_lambdas;
+    const int nt = rfx__threads(p->n_threads);
+    double *grid = NULL, *gcv = NULL, *g = NULL;
+    rfx_status st = rfx__alloc(n, sizeof(double), (void **)&grid, "l1 gcv: grid");
+    if (!st) st = rfx__alloc(n, sizeof(double), (void **)&gcv, "l1 gcv: scores");
+    if (!st) st = rfx__alloc(A.cols, sizeof(double), (void **)&g, "l1 gcv: correlations");
+    l1_prob P;
+    if (!st) st = prob_init(&P, A, y, 0, 0, p->fit_intercept, p->weights, nt);
+    if (!st) {
+        prob_At(&P, P.yc, g);
+        make_grid(p, P.m, P.N, max_ratio(&P, g) / (double)P.m, grid);
+        for (size_t j = 0; j < P.N; j++) c[j] = 0;
+        rfx_l1_params q = *p;
+        if (q.cv_stop_factor == 0) q.cv_stop_factor = L1_GCV_STOP;
+        st = lasso_path(&q, &P, grid, n, q.polish, rfx_mat_none(), NULL, NULL, gcv, c, 0, 0,
+                        "gcv path", 0.0, 1.0);
+        prob_free(&P);
+    }
+    if (!st) {
+        size_t b = argmin(gcv, n);
+        *lam = grid[b];
+        *score = gcv[b];
+    }
+    free(grid);
+    free(gcv);
+    free(g);
+    return st;
+}
+
 /* LASSO at one lambda (or the CV choice). */
 static rfx_status fit_lasso(const rfx_l1_params *p, rfx_cmat A, const double *y, double *c,
                             rfx_l1_report *rep)
@@ -1354,6 +1531,9 @@ static rfx_status fit_lasso(const rfx_l1_params *p, rfx_cmat A, const double *y,
         lam = grid[b];
         cvm = cv[b];
         nsteps = b; /* warm starts along grid[0..b) before the final solve */
+    } else if (p->select == RFX_SELECT_GCV) {
+        st = gcv_select(p, A, y, c, &lam, &cvm);
+        if (st) return st;
     }
     l1_prob P;
     l1_lasso L;
@@ -1373,6 +1553,12 @@ static rfx_status fit_lasso(const rfx_l1_params *p, rfx_cmat A, const double *y,
     for (size_t t = 0; t < nsteps && !st; t++) {
         st = lasso_solve(&L, grid[t], lam_prev, c, &o);
         lam_prev = grid[t];
+    }
+    if (!st && p->select == RFX_SELECT_GCV) {
+        /* c holds the path's solution at lam: the final solve confirms it
+         * from there (the strong rule keeps its support) */
+        st = lasso_warm(&L, c);
+        lam_prev = lam;
     }
     if (!st) {
         o.polish = p->polish;

@@ -1325,3 +1325,40 @@ rfx_status rfx_pce_get_info(const rfx_pce *pce, rfx_pce_info *info)
     *info = r;
     return RFX_OK;
 }
+
+/* ------------------------------------------------------------------------ */
+/* Internals for PCE models (src/model)                                      */
+/* ------------------------------------------------------------------------ */
+
+rfx_status rfx__pce_copy(const rfx_pce *pce, rfx_pce **out)
+{
+    rfx_pce *c = NULL;
+    RFX__TRY(pce_alloc(pce->d, pce->marginals, pce->n_terms, pce->alpha, pce->coef, &c));
+    c->degree = pce->degree;
+    c->method = pce->method;
+    c->n_train = pce->n_train;
+    c->n_candidates = pce->n_candidates;
+    c->loo_mse = pce->loo_mse;
+    c->loo_relative = pce->loo_relative;
+    c->loo_corrected = pce->loo_corrected;
+    c->n_threads = pce->n_threads;
+    *out = c;
+    return RFX_OK;
+}
+
+void rfx__pce_set_report(rfx_pce *pce, const rfx_pce_info *info)
+{
+    pce->degree = info->degree;
+    pce->method = info->method;
+    pce->n_train = info->n_train;
+    pce->n_candidates = info->n_candidates;
+    pce->loo_mse = info->loo_mse;
+    pce->loo_relative = info->loo_relative;
+    pce->loo_corrected = info->loo_corrected;
+}
+
+void rfx__pce_arrays(const rfx_pce *pce, const unsigned **alpha, const double **coef)
+{
+    *alpha = pce->alpha;
+    *coef = pce->coef;
+}

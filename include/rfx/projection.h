@@ -1,0 +1,321 @@
+/*
+ * rfx/projection.h - the building blocks of a learned projection: a particle
+ * swarm optimiser and kernel PCA with an anisotropic Gaussian kernel.
+ *
+ * The self-supervised projection (a surrogate fitted on a k-dimensional
+ * kernel PCA of the inputs, with the kernel's per-input weights theta tuned
+ * by a particle swarm to minimise the surrogate's validation error) calls
+ * the two parts like this:
+ *
+ *     rfx_kpca *kp;  rfx_kpca_create(&kpca_params, X, &kp);   once
+ *     objective(theta):                                          many times
+ *         rfx_kpca_fit(kp, theta);              reuses every buffer of kp
+ *         fit a surrogate on rfx_kpca_embedding(kp) (m x k), predict the
+ *         validation rows through rfx_kpca_transform, return the error
+ *     rfx_pso_minimize(&pso_params, d, objective, user, theta_best, ...);
+ *
+ * The conventions of rfx.h hold: every fallible call returns an rfx_status
+ * with a message in rfx_last_error() naming the bad field; nothing prints
+ * or exits; outputs are written only on success; _free(NULL) is a no-op;
+ * randomness comes only from explicit seeds through the counter-based
+ * generator, and results never depend on the number of threads.
+ */
+/* rfx.h first, outside the guard: it includes every part in dependency
+ * order, whichever header a program names first. */
+#include "rfx.h"
+
+#ifndef RFX_PROJECTION_H
+#define RFX_PROJECTION_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Particle swarm optimisation                                               */
+/* ------------------------------------------------------------------------ */
+
+/* Particle swarm optimisation (Kennedy & Eberhart, "Particle swarm
+ * optimization", Proc. IEEE ICNN 1995) in the inertia form of Shi &
+ * Eberhart ("A modified particle swarm optimizer", IEEE ICEC 1998). Each
+ * particle i has a position x_i, a velocity v_i and the best position p_i
+ * it has visited; g_i is the best position known to its neighbourhood (the
+ * whole swarm, or its two ring neighbours and itself). One iteration moves
+ * every particle, per coordinate j, with fresh r1, r2 ~ U(0, 1):
+ *
+ *     v_ij <- w v_ij + c1 r1 (p_ij - x_ij) + c2 r2 (g_ij - x_ij)
+ *     v_ij <- clamp(v_ij, -vmax_j, vmax_j),  vmax_j = v_max (upper_j - lower_j)
+ *     x_ij <- x_ij + v_ij
+ *
+ * and then evaluates all of them (synchronous updates: the attractors p and
+ * g move only between iterations). The defaults w = 0.7298, c1 = c2 =
+ * 1.49618 are Clerc & Kennedy's constriction ("The particle swarm -
+ * explosion, stability, and convergence in a multidimensional complex
+ * space", IEEE TEC 6(1), 2002) written in inertia form: chi = 0.7298 and
+ * chi * 2.05 = 1.49618, a swarm that converges without a velocity clamp.
+ *
+ * Boundaries: a coordinate that leaves [lower_j, upper_j] is set to the
+ * bound it crossed and its velocity to zero, so every evaluated point lies
+ * in the box and a particle may rest on a bound (where a minimum on the
+ * boundary is found exactly).
+ *
+ * Initialisation (Clerc's SPSO 2007): x_ij ~ U(lower_j, upper_j) and
+ * v_ij = (U(lower_j, upper_j) - x_ij) / 2, clamped; particle 0 starts at
+ * x0 when one is given (e.g. theta_0 of a previous run).
+ *
+ * Random numbers: particle i in iteration t (t = 0 for the initialisation)
+ * draws from its own Philox stream keyed by (seed, i, t), so results are
+ * bitwise identical for any n_threads.
+ *
+ * Cost: n_particles (iterations + 1) objective evaluations and
+ * O(n_particles d) arithmetic per iteration besides them. */
+
+/* The function to minimise at x (d values, inside the box). Return RFX_OK
+ * and set *value, or any other status to stop the search: rfx_pso_minimize
+ * then returns that status (the message names the iteration and particle;
+ * rfx calls made by the objective supply the detail). A NaN value counts as
+ * +infinity: never a best point. With params.thread_safe set, calls for
+ * different particles run concurrently on several threads (each call on a
+ * thread of an OpenMP team; x is private to the call). */
+typedef rfx_status (*rfx_pso_objective)(void *user, const double *x, size_t d, double *value);
+
+/* Whose best position attracts a particle (Kennedy & Mendes 2002). */
+typedef enum rfx_pso_topology {
+    RFX_PSO_TOPOLOGY_GLOBAL = 0, /* the best of the whole swarm (gbest)       */
+    RFX_PSO_TOPOLOGY_RING = 1    /* the best of particles i-1, i, i+1 (lbest):
+                                    slower, less prone to early convergence */
+} rfx_pso_topology;
+
+/* Why a search stopped. */
+typedef enum rfx_pso_stop {
+    RFX_PSO_STOP_MAX_ITER = 0,  /* max_iter iterations done                  */
+    RFX_PSO_STOP_STAGNATION = 1 /* patience iterations without improvement   */
+} rfx_pso_stop;
+
+typedef struct rfx_pso_params {
+    size_t n_particles;    /* swarm size >= 1; 0 (default) = 10 +
+                              floor(2 sqrt(d)), SPSO 2007's rule: 14 for
+                              d = 5, 18 for d = 20                           */
+    size_t max_iter;       /* iterations after the initial evaluation >= 1,
+                              default 200                                    */
+    double inertia;        /* w in [0, 1], default 0.7298                    */
+    double c1;             /* cognitive weight >= 0, default 1.49618        */
+    double c2;             /* social weight >= 0, default 1.49618; c1 + c2
+                              must be > 0                                   */
+    const double *lower;   /* d lower bounds (required, finite)              */
+    const double *upper;   /* d upper bounds (required, finite, > lower)    */
+    double v_max;          /* velocity clamp as a fraction of each box
+                              width, in (0, 1]; default 0.5                 */
+    const double *x0;      /* optional: d values in the box, the start of
+                              particle 0; default NULL                       */
+    uint64_t seed;         /* default 0                                      */
+    rfx_pso_topology topology; /* default RFX_PSO_TOPOLOGY_GLOBAL           */
+    size_t patience;       /* stop after this many consecutive iterations in
+                              which the best value did not drop by more
+                              than tol; 0 (default) = never, run max_iter   */
+    double tol;            /* >= 0, in the objective's units; default 0
+                              (any decrease counts)                          */
+    int thread_safe;       /* 1: the objective may be called concurrently
+                              for different particles; default 0 (all calls
+                              on the calling thread)                        */
+    int n_threads;         /* threads for concurrent evaluations (with
+                              thread_safe); 0 = OpenMP default              */
+    rfx_progress_fn progress; /* optional: stage "pso", called on the calling
+                              thread after the initialisation and after each
+                              iteration with iteration / max_iter; non-zero
+                              stops with RFX_ECANCELLED                     */
+    void *progress_user;
+} rfx_pso_params;
+
+/* The defaults documented in the struct (lower and upper NULL: they must be
+ * set). */
+RFX_API rfx_pso_params rfx_pso_params_default(void);
+
+/* What a search did. */
+typedef struct rfx_pso_report {
+    double value;          /* the best value found (at x_best)               */
+    size_t iterations;     /* iterations done, 1..max_iter                   */
+    size_t evaluations;    /* objective calls: n_particles (iterations + 1)  */
+    size_t n_particles;    /* the swarm size used                            */
+    rfx_pso_stop stop;     /* why it stopped                                 */
+} rfx_pso_report;
+
+/* Minimise objective over the box [lower, upper] (d >= 1 dimensions).
+ * x_best (d values) receives the best point; history, when not NULL, holds
+ * at least max_iter + 1 values and receives the best value after the
+ * initialisation (history[0]) and after each iteration t
+ * (history[t], t = 1..iterations; the rest is left alone); report may be
+ * NULL. Nothing is written unless the search succeeds. Errors: RFX_EINVAL
+ * (a bad field, named), RFX_ECANCELLED (progress), RFX_ENUMERIC (the
+ * objective never returned a value below +infinity), any status of the
+ * objective, RFX_ENOMEM. */
+RFX_API rfx_status rfx_pso_minimize(const rfx_pso_params *params, size_t d,
+                                    rfx_pso_objective objective, void *user, double *x_best,
+                                    double *history, rfx_pso_report *report);
+
+/* ------------------------------------------------------------------------ */
+/* Kernel PCA with an anisotropic Gaussian kernel                            */
+/* ------------------------------------------------------------------------ */
+
+/* Kernel principal component analysis (Schoelkopf, Smola & Mueller,
+ * "Nonlinear component analysis as a kernel eigenvalue problem", Neural
+ * Computation 10(5), 1998) of the m training rows X (m x d) with
+ *
+ *     k_theta(x, y) = exp(-gamma sum_i theta_i (x_i - y_i)^2),
+ *
+ * theta in [0, 1]^d weighting each input (theta_i = 0 removes input i; the
+ * projection then does not depend on it at all) and gamma > 0 an overall
+ * scale. With K the m x m Gram matrix, its row means r_i and grand mean g,
+ * the centred Gram matrix (the kernel of the features minus their mean) is
+ *
+ *     Kc = H K H,  H = I - 1 1^T / m,   Kc_ij = K_ij - r_i - r_j + g.
+ *
+ * Its top k eigenpairs (lambda_j, v_j), lambda_1 >= .. >= lambda_k, |v_j| = 1,
+ * define the components: the training scores are v_j sqrt(lambda_j), the
+ * explained variance ratios lambda_j / trace(Kc), and a new point x has the
+ * scores
+ *
+ *     t_j(x) = sum_i kc(x, X_i) alpha_ij,  alpha_j = v_j / sqrt(lambda_j),
+ *     kc(x, X_i) = k(x, X_i) - r_i - kbar(x) + g,  kbar(x) = mean_i k(x, X_i),
+ *
+ * so that the scores of a training row equal its training scores. The
+ * eigenvalues are those of Kc (not divided by m), as scikit-learn's
+ * KernelPCA.eigenvalues_. Signs: each component is oriented so that its
+ * training score of largest magnitude is positive. Components with
+ * lambda_j <= null_tol trace(Kc) are null (Kc has rank m - 1 at most): their
+ * eigenvalue is reported (clipped at 0) and their scores are 0.
+ *
+ * Scaling: the kernel compares raw differences, so inputs on different
+ * scales weight differently. Standardise the inputs first (the standardize
+ * flag does it with the training means and standard deviations, divisor m,
+ * and applies the same map to transformed points), or choose gamma for the
+ * data: for d standardised inputs sum_i theta_i (x_i - y_i)^2 is about
+ * 2 sum_i theta_i on average, so gamma near 1 / d keeps the kernel away from
+ * the identity. For inputs in [0, 1] gamma = 1 is a sensible start.
+ *
+ * Methods:
+ *  EXACT            K is built in full (m x m); the top k eigenpairs of Kc
+ *                   by LAPACK dsyevr (relatively robust representations,
+ *                   only the wanted eigenvectors). Cost per fit: m^2 q
+ *                   (3/2 flops) + m^2 / 2 exponentials for K (q the inputs
+ *                   with theta_i > 0), 4/3 m^3 flops for the tridiagonal
+ *                   reduction (the dominant term: about 40 ms at m = 800 on
+ *                   one core), O(m k) + 2 m^2 k for the k eigenvectors.
+ *                   Memory 8 m^2 bytes (K) plus O(m (d + k)). Transform of n
+ *                   points: n m q (3/2 flops) + n m exponentials + 2 n m k.
+ *  RANDOM_FEATURES  k_theta is the Gaussian kernel exp(-|u - u'|^2 / 2) of
+ *                   u_i = sqrt(2 gamma theta_i) x_i, so one random Fourier
+ *                   map z (rfx_features, unit length scale, n_features D,
+ *                   seed, form) drawn at create serves every theta: the
+ *                   same frequencies are used for all theta (smooth in
+ *                   theta; theta_i = 0 zeroes input i exactly). Then linear
+ *                   PCA of the centred features Zc (rows z_i - mu): the
+ *                   eigenvalues of C = Zc^T Zc (D x D) approximate those of
+ *                   Kc; the scores of x are (z(x) - mu) . V_j with V_j the
+ *                   unit eigenvectors of C.
+ *                   With D <= m (primal form) C is accumulated over row
+ *                   chunks about a shift; cost per fit: twice the
+ *                   featurisation of the m rows (2 m d D flops + m D
+ *                   cosines each), m D^2 for C, 4/3 D^3 for the
+ *                   eigensolver, 2 m D k for the scores; memory O(D^2 +
+ *                   D rows-per-chunk + m (d + k)), never m x m.
+ *                   With D > m (dual form) the eigenpairs (lambda_j, u_j)
+ *                   of Zc Zc^T (m x m) give V_j = Zc^T u_j / sqrt(lambda_j)
+ *                   and the scores u_j sqrt(lambda_j); cost one
+ *                   featurisation, m^2 D for Zc Zc^T, 4/3 m^3 for the
+ *                   eigensolver, 2 m D k; memory 8 m (m + D) bytes.
+ *
+ * Reuse: rfx_kpca_create copies X (standardised if asked), allocates every
+ * buffer and (RANDOM_FEATURES) draws the feature map once; each
+ * rfx_kpca_fit with a new theta then reuses them (it allocates only small
+ * per-chunk blocks with random features, nothing of size m^2, m D or D^2).
+ * A failed fit leaves the previous fit in place. Fitting mutates the
+ * object: use one object per thread when fitting concurrently; transforms
+ * of a fitted object may run concurrently. Transforms allocate their own
+ * blocks (n_threads x 64 x m doubles exact; a chunk of rows x D with random
+ * features). Threads: the Gram matrix, the centring, the features and
+ * transforms run on n_threads; the eigensolver on one thread (its blocked
+ * reductions would give different bits for different thread counts). */
+
+typedef enum rfx_kpca_method {
+    RFX_KPCA_METHOD_EXACT = 0,          /* the m x m Gram matrix             */
+    RFX_KPCA_METHOD_RANDOM_FEATURES = 1 /* random Fourier features, D x D    */
+} rfx_kpca_method;
+
+typedef struct rfx_kpca_params {
+    size_t n_components;   /* k >= 1, at most m (and D for RANDOM_FEATURES);
+                              default 2                                      */
+    rfx_kpca_method method; /* default RFX_KPCA_METHOD_EXACT                 */
+    double gamma;          /* overall kernel scale > 0, default 1            */
+    int standardize;       /* 1: standardise the inputs with the training
+                              means and standard deviations (a constant
+                              column is only centred); default 0             */
+    double null_tol;       /* in [0, 1): components with eigenvalue <=
+                              null_tol trace(Kc) are null; default 1e-12     */
+    size_t n_features;     /* D for RANDOM_FEATURES (even for COS_SIN);
+                              default 1024                                   */
+    rfx_form form;         /* RANDOM_FEATURES: default RFX_FORM_COS_SIN      */
+    uint64_t seed;         /* RANDOM_FEATURES: default 0                     */
+    int n_threads;         /* 0 = OpenMP default; results do not depend on it */
+} rfx_kpca_params;
+
+/* The defaults documented in the struct. */
+RFX_API rfx_kpca_params rfx_kpca_params_default(void);
+
+/* Kernel PCA bound to its training rows; fitted by rfx_kpca_fit. */
+typedef struct rfx_kpca rfx_kpca;
+
+/* Bind X (m x d, m >= 2, finite; copied) and allocate every buffer. The
+ * object is not fitted yet. Errors: RFX_EINVAL (a field, named; k > m),
+ * RFX_EDIM (no columns or fewer than 2 rows), RFX_EPARSE (a NaN or
+ * infinite entry, named by row and column), RFX_EOVERFLOW (m beyond the
+ * LAPACK integer range), RFX_ENOMEM. */
+RFX_API rfx_status rfx_kpca_create(const rfx_kpca_params *params, rfx_cmat X, rfx_kpca **out);
+
+RFX_API void rfx_kpca_free(rfx_kpca *kp);
+
+/* Fit the components for theta (d values in [0, 1], not all zero).
+ * Errors: RFX_EINVAL (theta NULL, an entry outside [0, 1] or NaN, all
+ * zero), RFX_ENUMERIC (the centred kernel is zero: the training rows agree
+ * on every input with theta_i > 0; or the eigensolver failed). On error the
+ * previous fit, if any, is kept. */
+RFX_API rfx_status rfx_kpca_fit(rfx_kpca *kp, const double *theta);
+
+/* Scores of new points: X (n x d, finite), T (n x k). RFX_EINVAL before
+ * the first fit. Rows are processed in fixed tiles: bitwise identical for
+ * any n_threads. */
+RFX_API rfx_status rfx_kpca_transform(const rfx_kpca *kp, rfx_cmat X, rfx_mat T);
+
+/* The training scores (m x k, row i = the scores of X_i), owned by kp and
+ * overwritten by the next successful fit; rfx_cmat_none() before the first
+ * fit. */
+RFX_API rfx_cmat rfx_kpca_embedding(const rfx_kpca *kp);
+
+/* The fitted eigenvalues lambda_1..lambda_k (descending, >= 0) and the
+ * explained variance ratios lambda_j / trace(Kc), k values each (either may
+ * be NULL). RFX_EINVAL before the first fit. */
+RFX_API rfx_status rfx_kpca_eigenvalues(const rfx_kpca *kp, double *eigenvalues,
+                                        double *ratios);
+
+typedef struct rfx_kpca_info {
+    rfx_kpca_method method;
+    size_t n_train;        /* m                                              */
+    size_t dim;            /* d                                              */
+    size_t n_components;   /* k                                              */
+    size_t n_features;     /* D (RANDOM_FEATURES), else 0                    */
+    int fitted;            /* a fit has succeeded                            */
+    size_t n_null;         /* null components of the current fit             */
+    double total_variance; /* trace(Kc) (or of C) of the current fit         */
+} rfx_kpca_info;
+
+RFX_API rfx_status rfx_kpca_get_info(const rfx_kpca *kp, rfx_kpca_info *info);
+
+/* The theta of the current fit (d values). RFX_EINVAL before the first
+ * fit. */
+RFX_API rfx_status rfx_kpca_theta(const rfx_kpca *kp, double *theta);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RFX_PROJECTION_H */
