@@ -13,6 +13,8 @@ of shift-invariant kernels and the linear models fitted on them.
   HARFE) for surrogates from few samples.
 - :class:`PCERegressor`: polynomial chaos expansions, with Sobol indices
   and moments from the coefficients.
+- :class:`KernelPCA`: anisotropic kernel PCA (exact, or by random
+  features), the projection of the self-supervised surrogates.
 - :func:`sobol_indices`: Monte Carlo Sobol indices of an rfx model or any
   Python function; :func:`exact_sobol_indices`: closed-form indices of sine
   and cosine feature models.
@@ -29,6 +31,7 @@ OSError for I/O; RuntimeError for numerical failures).
 from ._lib import CancelledError, library_path, version as library_version
 from .kernel_approximation import RandomFourierFeatures
 from .models import BayesianRFFRegressor, RFFClassifier, RFFRegressor, load_model
+from .projection import KernelPCA
 from .surrogate import (ExactSobolResult, PCERegressor, SobolResult, SparseRFERegressor,
                         exact_sobol_indices, sobol_indices)
 
@@ -41,6 +44,7 @@ __all__ = [
     "RFFClassifier",
     "SparseRFERegressor",
     "PCERegressor",
+    "KernelPCA",
     "sobol_indices",
     "exact_sobol_indices",
     "ExactSobolResult",
