@@ -392,12 +392,14 @@ typedef enum rfx_method {
     RFX_METHOD_BAYES = 1,
     RFX_METHOD_SRFE = 2,  /* sparse random features + l1 (rfx/srfe.h)       */
     RFX_METHOD_HARFE = 3, /* sparse random features + hard thresholding     */
-    RFX_METHOD_PCE = 4    /* a polynomial chaos expansion (rfx/pce.h): no
+    RFX_METHOD_PCE = 4,   /* a polynomial chaos expansion (rfx/pce.h): no
                              feature map; made by rfx_model_from_pce        */
+    RFX_METHOD_PROJECTED = 5 /* a surrogate on a learned kernel PCA of the
+                             inputs (rfx/projection.h): rfx_projected_fit   */
 } rfx_method;
 
-/* The name of a method ("ridge", "bayes", "srfe", "harfe", "pce"), and the
- * reverse look-up (RFX_EINVAL for an unknown name). */
+/* The name of a method ("ridge", "bayes", "srfe", "harfe", "pce",
+ * "projected"), and the reverse look-up (RFX_EINVAL for an unknown name). */
 RFX_API const char *rfx_method_name(rfx_method method);
 RFX_API rfx_status rfx_method_from_name(const char *name, rfx_method *out);
 
@@ -488,6 +490,11 @@ typedef struct rfx_fit_params {
                                   seeded subset when n is larger; default 4000 */
     rfx_progress_fn progress;  /* optional                                   */
     void *progress_user;
+    int learn_length_scales;   /* 1: learn one length scale per input (ARD),
+                                  see below; bayes and ridge only. Default 0 */
+    size_t learn_iterations;   /* particle swarm iterations >= 1, default 30 */
+    size_t learn_particles;    /* swarm size; 0 (default) = rfx_pso_params'
+                                  default, 10 + floor(2 sqrt(d))            */
 } rfx_fit_params;
 
 RFX_API rfx_fit_params rfx_fit_params_default(void);
@@ -500,10 +507,34 @@ typedef struct rfx_fit_report {
     double score;         /* log evidence per row (bayes) or the GCV score
                              (ridge); NaN when a given lambda was used   */
     size_t n_candidates;  /* length scales tried                            */
+    double learn_score_before; /* with learn_length_scales: the selection   */
+    double learn_score_after;  /* score (the meaning and sign of score) on
+                                  the selection rows and features at the
+                                  starting scales and at the learned ones;
+                                  never worse after. NaN without learning   */
+    size_t learn_evaluations;  /* candidate scale vectors tried (0 without) */
 } rfx_fit_report;
 
 /* Fit X (n x d), Y (n x ny; one column for RFX_METHOD_BAYES). report may be
- * NULL. RFX_METHOD_SRFE / RFX_METHOD_HARFE go to rfx_srfe_fit (rfx/srfe.h)
+ * NULL.
+ *
+ * Learned length scales (learn_length_scales = 1): after the isotropic
+ * choice (or from the scales given in features: length_scale, gamma or
+ * length_scales), the d per-input scales l_i = l0_i exp(u_i) are tuned
+ * with u in the box [-3, 4]^d by rfx_pso_minimize (rfx/projection.h;
+ * particle 0 starts at u = 0, the others at random, seed features.seed)
+ * on the same selection rows and the same at most 512 features as the
+ * isotropic choice, with the feature seed fixed so that the objective is
+ * deterministic. The objective is minus the log evidence per row (bayes,
+ * the variances re-fitted for each candidate) or the GCV score (ridge). A
+ * large l_i switches input i off. The final model is fitted on all rows
+ * with all features at the learned scales; rfx_model_get_info gives them
+ * (features.length_scales), and model files keep them. The candidates are
+ * evaluated one after another (each fit threaded as usual), so results do
+ * not depend on the number of threads. Cost: learn_particles x
+ * (learn_iterations + 1) + 1 fits on the selection rows.
+ *
+ * RFX_METHOD_SRFE / RFX_METHOD_HARFE go to rfx_srfe_fit (rfx/srfe.h)
  * with its defaults and from params: the seed, threads, n_features (0 =
  * automatic), features.sparsity (when > 0), lambda (when >= 0) and
  * standardize; the report then has length_scale = 1 / weight scale, lambda

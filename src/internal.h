@@ -211,6 +211,12 @@ struct rfx_model {
     rfx_pce *pce;           /* owned; method == RFX_METHOD_PCE only, and then
                                features, W, intercept are NULL, D = 0,
                                ny = 1                                       */
+    /* method == RFX_METHOD_PROJECTED only (and then features, W, intercept
+       and pce are NULL, D = 0, ny = 1):                                     */
+    rfx_kpca *kpca;         /* owned: the fitted projection (transform only,
+                               rfx__kpca_from_arrays)                        */
+    rfx_model *inner;       /* owned: the surrogate on the k scores          */
+    double proj_loss;       /* the fit's loss (NaN when unknown)             */
 };
 
 /* PCE internals for the models (src/surrogate/pce.c): a deep copy with the
@@ -220,6 +226,29 @@ struct rfx_model {
 rfx_status rfx__pce_copy(const rfx_pce *pce, rfx_pce **out);
 void rfx__pce_set_report(rfx_pce *pce, const rfx_pce_info *info);
 void rfx__pce_arrays(const rfx_pce *pce, const unsigned **alpha, const double **coef);
+
+/* Kernel PCA internals for projected models (src/projection/kpca.c): the
+ * arrays an exact fit's transform needs, and a transform-only object built
+ * from them (copied; its transforms are those of the object the arrays came
+ * from, bit for bit). */
+typedef struct rfx__kpca_arrays {
+    size_t m, d, k;
+    double gamma;
+    const double *X;        /* m x d training rows as the kernel sees them
+                               (standardised when x_mean is set)            */
+    const double *x_mean;   /* d, or NULL: no standardisation               */
+    const double *x_scale;  /* d (> 0), or NULL with x_mean                 */
+    const double *theta;    /* d, in [0, 1], not all zero                    */
+    const double *row_mean; /* m: the row means r_i of K                    */
+    double grand;           /* g, the grand mean of K                        */
+    const double *alpha;    /* m x k                                         */
+} rfx__kpca_arrays;
+
+/* The arrays of a fitted exact kernel PCA (pointers into kp). */
+rfx_status rfx__kpca_get_arrays(const rfx_kpca *kp, rfx__kpca_arrays *a);
+/* A fitted, transform-only kernel PCA from arrays (checked: RFX_EINVAL
+ * names a bad value). */
+rfx_status rfx__kpca_from_arrays(const rfx__kpca_arrays *a, int n_threads, rfx_kpca **out);
 
 /* An empty model with the given sizes (arrays allocated, zeroed); takes
  * ownership of f on success only. */

@@ -440,5 +440,33 @@ cp "$T/pce.rfx" "$T/pce_bad.rfx"
 printf 'X' | dd of="$T/pce_bad.rfx" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
 expect 3 "corrupt pce model (predict)" "$RFX" predict "$T/pce_bad.rfx" "$T/ish6t.csv"
 
+# ---- learned per-input length scales (--length-scales learn) -------------
+gen_data "$T/ard.csv" 200 11
+expect 0 "fit --length-scales learn" "$RFX" fit "$T/ard.csv" --length-scales learn \
+    --learn-iterations 5 -D 128 --seed 2 -o "$T/ard.rfx"
+stderr_has "learned scales in the fit report" "^length scales( +[0-9.e+-]+){3} \(learned"
+stderr_has "learned objective in the fit report" "candidates; log evidence per row"
+# x2 does not enter y = sin(x0) + 0.5 x1^2: its scale is the largest
+check "the unused input has the largest learned scale" \
+    awk '$1 == "length" && $2 == "scales" { exit !($5 > $3 && $5 > $4) }' "$T/stderr"
+expect 0 "info of an ARD model" "$RFX" info "$T/ard.rfx"
+check "info lists the three learned scales" \
+    grep -Eq '^length scales( +[0-9.e+-]+){3}$' "$T/stdout"
+expect 0 "eval the ARD model" "$RFX" eval "$T/ard.rfx" "$T/ard.csv"
+expect 0 "fit ridge --length-scales learn" "$RFX" fit "$T/ard.csv" --method ridge \
+    --length-scales learn --learn-iterations 3 -D 64 -o "$T/ard_ridge.rfx"
+stderr_has "ridge: GCV before and after" "candidates; GCV score"
+expect 1 "--length-scales with another value" "$RFX" fit "$T/ard.csv" --length-scales 2 \
+    -o "$T/bad.rfx"
+stderr_has "--length-scales 2" "--length-scales: expected 'learn', got '2'"
+expect 1 "--length-scales learn for srfe" "$RFX" fit "$T/ard.csv" --method srfe \
+    --length-scales learn -o "$T/bad.rfx"
+stderr_has "--length-scales for srfe" "length-scales"
+expect 1 "--learn-iterations alone" "$RFX" fit "$T/ard.csv" --learn-iterations 3 -o "$T/bad.rfx"
+stderr_has "--learn-iterations alone" "needs --length-scales learn"
+expect 1 "--learn-iterations 0" "$RFX" fit "$T/ard.csv" --length-scales learn \
+    --learn-iterations 0 -o "$T/bad.rfx"
+check "no model written by the usage errors" test ! -e "$T/bad.rfx"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

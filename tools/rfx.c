@@ -133,6 +133,7 @@ enum opt_id {
     O_TRUTH, O_PLOT, O_POINTS, O_DIM, O_LIST, O_LIKE, O_UNIFORM, O_BOOTSTRAP,
     O_SPARSITY, O_ACTIVATION, O_WEIGHTS, O_WEIGHT_SCALE, O_ETA, O_TERMS, O_FOLDS,
     O_DEGREE, O_DEGREE_MIN, O_Q_NORM, O_MAX_INTERACTION, O_PCE_METHOD, O_NORMAL,
+    O_LENGTH_SCALES, O_LEARN_ITERATIONS,
     O_COUNT
 };
 
@@ -188,6 +189,12 @@ static const opt_spec FIT_OPTS[] = {
     { O_GAMMA, 0, "gamma", "G",
       "ridge, bayes: scikit-learn's gamma > 0 instead of a length scale: l = 1/sqrt(2 G) "
       "(gaussian), l = 1/G (laplacian)" },
+    { O_LENGTH_SCALES, 0, "length-scales", "learn",
+      "ridge, bayes: learn one length scale per input (ARD) by a particle swarm on the "
+      "evidence (bayes) or GCV (ridge), starting from the isotropic one (chosen, or "
+      "--length-scale / --gamma); a large scale switches an input off" },
+    { O_LEARN_ITERATIONS, 0, "learn-iterations", "N",
+      "with --length-scales learn: particle swarm iterations >= 1 (default 30)" },
     { O_LAMBDA, 0, "lambda", "X",
       "ridge: penalty >= 0 (default: chosen by GCV); srfe, lasso: the lasso penalty > 0 "
       "(default: chosen along the lasso path, see --folds)" },
@@ -263,6 +270,7 @@ static const struct fit_opt_methods {
 } FIT_OPT_METHODS[] = {
     { O_KERNEL, FM_RFF }, { O_NU, FM_RFF }, { O_FORM, FM_RFF }, { O_LENGTH_SCALE, FM_RFF },
     { O_GAMMA, FM_RFF }, { O_NO_INTERCEPT, FM_RFF },
+    { O_LENGTH_SCALES, FM_RFF }, { O_LEARN_ITERATIONS, FM_RFF },
     { O_NOISE_VAR, FM(FM_BAYES) }, { O_PRIOR_VAR, FM(FM_BAYES) },
     { O_FEATURES, FM_RFF | FM_SPARSE }, { O_SEED, FM_RFF | FM_SPARSE },
     { O_NO_STANDARDIZE, FM_RFF | FM_SPARSE },
@@ -1072,6 +1080,16 @@ static void print_fit_report(const rfx_model *m, const rfx_fit_report *r, const 
             info.standardized ? ", standardised units" : "");
     if (!length_scale_given && r->n_candidates > 0)
         fprintf(e, "%-16s %zu length scales tried\n", "", r->n_candidates);
+    if (p->learn_length_scales && info.features.length_scales) {
+        fprintf(e, "%-16s", "length scales");
+        for (size_t j = 0; j < info.n_inputs; ++j)
+            fprintf(e, " %.4g", info.features.length_scales[j]);
+        fprintf(e, " (learned, one per input)\n");
+        fprintf(e, "%-16s %zu candidates; %s %.6g -> %.6g on the selection rows\n", "",
+                r->learn_evaluations,
+                info.method == RFX_METHOD_BAYES ? "log evidence per row" : "GCV score",
+                r->learn_score_before, r->learn_score_after);
+    }
     if (info.method == RFX_METHOD_BAYES) {
         fprintf(e, "%-16s %.6g (%s)\n", "noise variance", r->noise_var,
                 p->noise_var > 0 ? "given" : "fitted");
@@ -1342,6 +1360,11 @@ static int cmd_fit(const command *c, int argc, char **argv)
             o.ko.have_length_scale = 1;
             break;
         case O_GAMMA: bad = parse_positive(&it, v, &o.ko.gamma); o.ko.have_gamma = 1; break;
+        case O_LENGTH_SCALES:
+            if (strcmp(v, "learn") == 0) o.fit.learn_length_scales = 1;
+            else bad = value_error(&it, "expected 'learn', got '%s'", v);
+            break;
+        case O_LEARN_ITERATIONS: bad = parse_size(&it, v, 1, &o.fit.learn_iterations); break;
         case O_LAMBDA: bad = parse_nonnegative(&it, v, &o.fit.lambda); break;
         case O_NOISE_VAR: bad = parse_positive(&it, v, &o.fit.noise_var); break;
         case O_PRIOR_VAR: bad = parse_positive(&it, v, &o.fit.prior_var); break;
@@ -1382,6 +1405,8 @@ static int cmd_fit(const command *c, int argc, char **argv)
     if (!data_path) return usage_error(c, "missing DATA, the CSV or .npy file to fit");
     if (!model_path) return usage_error(c, "missing -o MODEL, where to write the model");
     if (fit_check_methods(c, &o)) return RC_USAGE;
+    if (o.given[O_LEARN_ITERATIONS] && !o.fit.learn_length_scales)
+        return usage_error(c, "--learn-iterations needs --length-scales learn");
     const int sparse = (FM(o.method) & FM_SPARSE) != 0;
     if (o.method == FM_BAYES || o.method == FM_RIDGE) {
         if (kernel_opts_apply(c, &o.ko, &o.fit.features)) return RC_USAGE;

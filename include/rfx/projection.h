@@ -314,6 +314,125 @@ RFX_API rfx_status rfx_kpca_get_info(const rfx_kpca *kp, rfx_kpca_info *info);
  * fit. */
 RFX_API rfx_status rfx_kpca_theta(const rfx_kpca *kp, double *theta);
 
+/* ------------------------------------------------------------------------ */
+/* The self-supervised projection                                            */
+/* ------------------------------------------------------------------------ */
+
+/* A surrogate on a learned k-dimensional projection of the inputs
+ * (Algorithm 1 of Herold, "Random feature expansion for surrogate
+ * modelling", appliedAI seminar, 2022): exact kernel PCA with the kernel
+ * k_theta above (the inputs standardised first by default) maps x to k
+ * scores t(x); a surrogate f (ridge or Bayesian random features, SRFE or
+ * PCE) is fitted on (t(X_i), y_i); the input weights theta in [0, 1]^d are
+ * chosen by a particle swarm (rfx_pso_minimize) minimising the loss L(theta)
+ * of that surrogate, starting from theta_0 ~ U[0, 1]^d (particle 0; the
+ * others start uniformly in the box, as every swarm does). The result is an
+ * rfx_model of method RFX_METHOD_PROJECTED: rfx_model_predict projects the
+ * raw inputs and predicts with the surrogate; it saves, loads and works
+ * with rfx_sobol_model like any other model.
+ *
+ * The loss L(theta) is a relative mean squared error (divided by the
+ * variance of y, divisor m; 0 is perfect, 1 is the constant predictor):
+ *  n_folds = 0  the surrogate's own estimate of its prediction error on the
+ *               m training rows: ridge GCV (rfx_model_fit's score), SRFE
+ *               GCV (rfx_srfe_report.cv_mse), PCE corrected leave-one-out
+ *               (rfx_pce_info.loo_corrected); the Bayesian surrogate has no
+ *               such score and uses 5-fold CV;
+ *  n_folds >= 2 k-fold cross-validation of the surrogate (row i in fold
+ *               i mod n_folds) on the projected rows. The projection is
+ *               fitted on all rows: it does not see y, so no target
+ *               information leaks into the held-out folds.
+ * One evaluation costs one kernel PCA fit (about 4/3 m^3 flops, see
+ * rfx_kpca_params) plus one surrogate fit (n_folds of them with k-fold CV);
+ * a search makes n_particles (iterations + 1) evaluations, on the calling
+ * thread, one after the other, so the result is bitwise identical for any
+ * n_threads.
+ *
+ * The surrogate on the scores: RFX_METHOD_RIDGE / RFX_METHOD_BAYES through
+ * rfx_model_fit (params fit, or its defaults with 200 features:
+ * standardised scores, length scale and penalty chosen automatically);
+ * RFX_METHOD_SRFE through rfx_srfe_fit (params srfe, or its defaults with
+ * 1000 features); RFX_METHOD_PCE through
+ * rfx_pce_fit (params pce, or degree 3 with LARS) with normal marginals
+ * N(mean_j, sd_j) of the training scores of each component (any marginals
+ * given in pce are replaced: the scores' distribution changes with theta).
+ * Their fits run on one thread (on k columns a thread team costs more than
+ * it saves); n_threads is the kernel PCA's. */
+
+typedef struct rfx_projected_params {
+    size_t n_components;    /* k >= 1, at most m - 1 (the rank of the
+                               centred kernel); default 2                   */
+    rfx_method surrogate;   /* RFX_METHOD_RIDGE (default), RFX_METHOD_BAYES,
+                               RFX_METHOD_SRFE or RFX_METHOD_PCE            */
+    const rfx_fit_params *fit;   /* ridge / bayes: NULL (default) = the
+                                    defaults with 200 features; its method
+                                    is replaced by surrogate                */
+    const rfx_srfe_params *srfe; /* srfe: NULL (default) = the defaults with
+                                    1000 features                           */
+    const rfx_pce_params *pce;   /* pce: NULL (default) = degree 3, LARS    */
+    const double *theta;    /* optional: d values in [0, 1], not all zero:
+                               use this theta and do not search; default
+                               NULL                                          */
+    size_t n_particles;     /* swarm size >= 1; default 10                   */
+    size_t iterations;      /* swarm iterations >= 1; default 20             */
+    size_t patience;        /* stop after this many iterations without a
+                               better loss; 0 = never; default 5             */
+    size_t n_folds;         /* 0 (default): the surrogate's own score; else
+                               k-fold CV with n_folds >= 2, at most m       */
+    double gamma;           /* kernel scale > 0, or 0 (default) for 1 / d   */
+    int standardize;        /* 1 (default): standardise the inputs for the
+                               kernel (means and sds of the training rows,
+                               stored in the model); 0: raw inputs          */
+    uint64_t seed;          /* theta_0 and the swarm; default 0              */
+    int n_threads;          /* 0 = OpenMP default                            */
+    rfx_progress_fn progress; /* optional: stage "pso" after each iteration;
+                               non-zero stops with RFX_ECANCELLED           */
+    void *progress_user;
+} rfx_projected_params;
+
+/* The defaults documented in the struct. */
+RFX_API rfx_projected_params rfx_projected_params_default(void);
+
+/* What a fit did. The caller points theta (d values) and history
+ * (iterations + 1 values) at its own buffers, or leaves them NULL; the
+ * other fields are written by the fit. */
+typedef struct rfx_projected_report {
+    double *theta;          /* in: a buffer of d, or NULL; out: theta used   */
+    double *history;        /* in: a buffer of iterations + 1, or NULL; out:
+                               the best loss after the swarm's start
+                               (history[0]) and after each iteration t
+                               (history[t], t = 1..n_iterations)            */
+    size_t n_iterations;    /* iterations done (0 with a given theta)        */
+    size_t evaluations;     /* loss evaluations (1 with a given theta)       */
+    double loss;            /* the loss at the theta used                    */
+    double theta0_loss;     /* the loss at theta_0 (NaN with a given theta)  */
+} rfx_projected_report;
+
+/* Fit X (m x d, m >= 3, finite) and Y (m x 1, finite). Every parameter is
+ * validated, the message naming the field. On success *out is a model of
+ * method RFX_METHOD_PROJECTED and report (may be NULL) is filled. Errors:
+ * RFX_EINVAL (a field), RFX_EDIM, RFX_EPARSE (a non-finite entry),
+ * RFX_ENUMERIC (no theta gave a finite loss; the given theta's kernel is
+ * constant), RFX_ECANCELLED, errors of the surrogate's fit, RFX_ENOMEM. */
+RFX_API rfx_status rfx_projected_fit(const rfx_projected_params *params, rfx_cmat X,
+                                     rfx_cmat Y, rfx_model **out, rfx_projected_report *report);
+
+/* What a projected model holds. */
+typedef struct rfx_projected_info {
+    size_t n_components;    /* k                                             */
+    size_t n_inputs;        /* d                                             */
+    size_t n_train;         /* m, the kernel's training rows                 */
+    double gamma;
+    int standardized;       /* the kernel sees standardised inputs           */
+    double loss;            /* the fit's loss (NaN when unknown)             */
+    const double *theta;    /* d weights, owned by the model                 */
+    const rfx_model *surrogate; /* the model on the k scores, owned by the
+                                   model                                     */
+} rfx_projected_info;
+
+/* RFX_EINVAL unless m is a projected model. */
+RFX_API rfx_status rfx_model_projected_info(const rfx_model *m, rfx_projected_info *info);
+
 #ifdef __cplusplus
 }
 #endif

@@ -143,7 +143,8 @@ typedef enum rfx_method {
     RFX_METHOD_BAYES = 1,
     RFX_METHOD_SRFE = 2,
     RFX_METHOD_HARFE = 3,
-    RFX_METHOD_PCE = 4
+    RFX_METHOD_PCE = 4,
+    RFX_METHOD_PROJECTED = 5
 } rfx_method;
 
 const char *rfx_method_name(rfx_method method);
@@ -158,6 +159,9 @@ typedef struct rfx_fit_params {
     size_t select_rows;
     rfx_progress_fn progress;
     void *progress_user;
+    int learn_length_scales;
+    size_t learn_iterations;
+    size_t learn_particles;
 } rfx_fit_params;
 
 rfx_fit_params rfx_fit_params_default(void);
@@ -168,6 +172,9 @@ typedef struct rfx_fit_report {
     double noise_var, prior_var;
     double score;
     size_t n_candidates;
+    double learn_score_before;
+    double learn_score_after;
+    size_t learn_evaluations;
 } rfx_fit_report;
 
 rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y,
@@ -432,6 +439,52 @@ typedef struct rfx_kpca_info {
 
 rfx_status rfx_kpca_get_info(const rfx_kpca *kp, rfx_kpca_info *info);
 rfx_status rfx_kpca_theta(const rfx_kpca *kp, double *theta);
+
+typedef struct rfx_projected_params {
+    size_t n_components;
+    rfx_method surrogate;
+    const rfx_fit_params *fit;
+    const rfx_srfe_params *srfe;
+    const rfx_pce_params *pce;
+    const double *theta;
+    size_t n_particles;
+    size_t iterations;
+    size_t patience;
+    size_t n_folds;
+    double gamma;
+    int standardize;
+    uint64_t seed;
+    int n_threads;
+    rfx_progress_fn progress;
+    void *progress_user;
+} rfx_projected_params;
+
+rfx_projected_params rfx_projected_params_default(void);
+
+typedef struct rfx_projected_report {
+    double *theta;
+    double *history;
+    size_t n_iterations;
+    size_t evaluations;
+    double loss;
+    double theta0_loss;
+} rfx_projected_report;
+
+rfx_status rfx_projected_fit(const rfx_projected_params *params, rfx_cmat X,
+                                     rfx_cmat Y, rfx_model **out, rfx_projected_report *report);
+
+typedef struct rfx_projected_info {
+    size_t n_components;
+    size_t n_inputs;
+    size_t n_train;
+    double gamma;
+    int standardized;
+    double loss;
+    const double *theta;
+    const rfx_model *surrogate;
+} rfx_projected_info;
+
+rfx_status rfx_model_projected_info(const rfx_model *m, rfx_projected_info *info);
 """
 
 ffi = FFI()

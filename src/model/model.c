@@ -4,7 +4,8 @@
 #include <math.h>
 #include <string.h>
 
-static const char *const method_names[] = {"ridge", "bayes", "srfe", "harfe", "pce"};
+static const char *const method_names[] = {"ridge", "bayes", "srfe", "harfe", "pce",
+                                            "projected"};
 
 const char *rfx_method_name(rfx_method method)
 {
@@ -22,7 +23,7 @@ rfx_status rfx_method_from_name(const char *name, rfx_method *out)
         }
     }
     return rfx__error(RFX_EINVAL,
-                      "unknown method '%s' (expected ridge, bayes, srfe, harfe or pce)", name);
+                      "unknown method '%s' (expected ridge, bayes, srfe, harfe, pce or projected)", name);
 }
 
 rfx_status rfx__model_alloc(rfx_method method, rfx_features *f, size_t ny, int with_posterior,
@@ -66,6 +67,8 @@ void rfx_model_free(rfx_model *m)
     free(m->chol);
     free(m->zmean);
     rfx_pce_free(m->pce);
+    rfx_kpca_free(m->kpca);
+    rfx_model_free(m->inner);
     free(m);
 }
 
@@ -120,6 +123,15 @@ rfx_status rfx_model_get_info(const rfx_model *m, rfx_model_info *info)
     info->n_targets = m->ny;
     info->n_train = m->n_train;
     if (m->pce) return RFX_OK; /* no feature map, scaler or penalty */
+    if (m->inner) { /* the surrogate's details: rfx_model_projected_info */
+        rfx_model_info in;
+        rfx__kpca_arrays a;
+        RFX__TRY(rfx_model_get_info(m->inner, &in));
+        RFX__TRY(rfx__kpca_get_arrays(m->kpca, &a));
+        info->standardized = a.x_mean != NULL;
+        info->has_std = in.has_std;
+        return RFX_OK;
+    }
     info->features = m->features->params;
     info->standardized = m->x_mean != NULL;
     info->fit_intercept = m->fit_intercept;
@@ -181,6 +193,23 @@ static rfx_status predict_pce(const rfx_model *m, rfx_cmat X, rfx_mat Yhat)
     return st;
 }
 
+static rfx_status predict(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_mat Ystd, int noisy);
+
+/* A projected model: the k kernel PCA scores of the rows (n x k), then the
+ * surrogate's prediction on them. */
+static rfx_status predict_projected(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_mat Ystd,
+                                    int noisy)
+{
+    const size_t k = m->inner->d;
+    double *T;
+    if (X.rows == 0) return RFX_OK;
+    RFX__TRY(rfx__alloc(X.rows, k * sizeof(double), (void **)&T, "predict: scores"));
+    rfx_status st = rfx_kpca_transform(m->kpca, X, rfx_mat_of(T, X.rows, k));
+    if (!st) st = predict(m->inner, rfx_cmat_of(T, X.rows, k), Yhat, Ystd, noisy);
+    free(T);
+    return st;
+}
+
 static rfx_status predict(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_mat Ystd, int noisy)
 {
     if (!m) return rfx__error(RFX_EINVAL, "predict: model is NULL");
@@ -194,13 +223,15 @@ static rfx_status predict(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_mat 
         return rfx__error(RFX_EDIM, "predict: Yhat is %zu x %zu, expected %zu x %zu", Yhat.rows,
                           Yhat.cols, X.rows, m->ny);
     int want_std = Ystd.data != NULL;
+    const rfx_model *sm = m->inner ? m->inner : m; /* whose posterior */
     if (want_std && m->pce)
         return rfx__error(RFX_EINVAL, "predict: a polynomial chaos (pce) model has no "
                                       "predictive standard deviation");
-    if (want_std && !m->chol)
+    if (want_std && !sm->chol)
         return rfx__error(RFX_EINVAL,
-                          "predict: standard deviations need a Bayesian model (this one is %s)",
-                          rfx_method_name(m->method));
+                          "predict: standard deviations need a Bayesian model (this one is %s%s%s)",
+                          rfx_method_name(m->method), m->inner ? " over " : "",
+                          m->inner ? rfx_method_name(m->inner->method) : "");
     if (want_std && (Ystd.rows != X.rows || Ystd.cols != m->ny))
         return rfx__error(RFX_EDIM, "predict: Ystd is %zu x %zu, expected %zu x %zu", Ystd.rows,
                           Ystd.cols, X.rows, m->ny);
@@ -209,6 +240,7 @@ static rfx_status predict(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_mat 
         return rfx__error(RFX_EPARSE, "predict: X row %zu, column %zu: %g is not finite", r, c,
                           X.data[r * X.stride + c]);
     if (m->pce) return predict_pce(m, X, Yhat);
+    if (m->inner) return predict_projected(m, X, Yhat, Ystd, noisy);
     /* the intercept's own variance under a flat prior: noise_var / n */
     double add_var = 0;
     if (m->zmean && m->n_train > 0) add_var += m->noise_var / (double)m->n_train;

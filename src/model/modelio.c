@@ -48,7 +48,8 @@ enum elem_type {
     ELEM_U64 = 2,  /* unsigned 64-bit integer                        */
     ELEM_I64 = 3,  /* signed 64-bit, two's complement (unused in v1) */
     ELEM_UTF8 = 4, /* bytes of a UTF-8 string, no terminator          */
-    ELEM_U32 = 5   /* unsigned 32-bit integer                        */
+    ELEM_U32 = 5,  /* unsigned 32-bit integer                        */
+    ELEM_BYTES = 6 /* raw bytes (a nested model file)                */
 };
 
 /* Record tags of version 1. Numbers are part of the format: never reuse or
@@ -100,6 +101,22 @@ enum tag {
     TAG_PCE_CANDIDATES = 38, /* u64: candidate basis size (0: not fitted)    */
     TAG_PCE_LOO = 39,       /* f64 x 3: LOO mse, relative, corrected; each
                                NaN, +inf or >= 0                            */
+    /* projected models (method RFX_METHOD_PROJECTED) only, all required; the
+       kernel's training rows are n_train (m), the input scaler is x_mean /
+       x_scale (optional, both or none):                                     */
+    TAG_PROJ_K = 40,        /* u64: k, 1 .. m                                */
+    TAG_PROJ_GAMMA = 41,    /* f64: > 0                                      */
+    TAG_PROJ_THETA = 42,    /* f64 x d: in [0, 1], not all zero              */
+    TAG_PROJ_ROWS = 43,     /* f64 x m*d: the training rows as the kernel
+                               sees them (standardised with the scaler)     */
+    TAG_PROJ_ALPHA = 44,    /* f64 x m*k: kernel PCA coefficients            */
+    TAG_PROJ_ROW_MEANS = 45, /* f64 x m: row means of the Gram matrix         */
+    TAG_PROJ_GRAND_MEAN = 46, /* f64: its grand mean                          */
+    TAG_PROJ_LOSS = 47,     /* f64: the fit's loss, NaN or >= 0              */
+    TAG_PROJ_SURROGATE = 48, /* bytes: the surrogate on the k scores, a whole
+                               model file (header and payload) of method
+                               ridge, bayes, srfe, harfe or pce, with k
+                               inputs and 1 target                          */
     TAG_END                 /* one past the last tag                         */
 };
 
@@ -107,6 +124,8 @@ enum tag {
 #define F_REQUIRED 2u /* must be present in a feature model                 */
 #define F_COMMON 4u   /* also in a PCE model (required there when F_REQUIRED) */
 #define F_PCE 8u      /* a PCE model's, required there; never in the others */
+#define F_PROJ 16u    /* a projected model's, required there; never elsewhere */
+#define F_PROJ_OPT 32u /* optional in a projected model (the input scaler)  */
 
 static const struct field_spec {
     const char *name;
@@ -128,8 +147,8 @@ static const struct field_spec {
     [TAG_LENGTH_SCALES] = {"length_scales", ELEM_F64, F_REQUIRED},
     [TAG_FREQUENCIES] = {"frequencies", ELEM_F64, F_REQUIRED},
     [TAG_PHASES] = {"phases", ELEM_F64, F_REQUIRED},
-    [TAG_X_MEAN] = {"x_mean", ELEM_F64, 0},
-    [TAG_X_SCALE] = {"x_scale", ELEM_F64, 0},
+    [TAG_X_MEAN] = {"x_mean", ELEM_F64, F_PROJ_OPT},
+    [TAG_X_SCALE] = {"x_scale", ELEM_F64, F_PROJ_OPT},
     [TAG_WEIGHTS] = {"weights", ELEM_F64, F_REQUIRED},
     [TAG_INTERCEPT] = {"intercept", ELEM_F64, F_REQUIRED},
     [TAG_LAMBDA] = {"lambda", ELEM_F64, F_SCALAR | F_REQUIRED},
@@ -152,6 +171,15 @@ static const struct field_spec {
     [TAG_PCE_METHOD] = {"pce_method", ELEM_U64, F_SCALAR | F_PCE},
     [TAG_PCE_CANDIDATES] = {"pce_n_candidates", ELEM_U64, F_SCALAR | F_PCE},
     [TAG_PCE_LOO] = {"pce_loo", ELEM_F64, F_PCE},
+    [TAG_PROJ_K] = {"projected_k", ELEM_U64, F_SCALAR | F_PROJ},
+    [TAG_PROJ_GAMMA] = {"projected_gamma", ELEM_F64, F_SCALAR | F_PROJ},
+    [TAG_PROJ_THETA] = {"projected_theta", ELEM_F64, F_PROJ},
+    [TAG_PROJ_ROWS] = {"projected_rows", ELEM_F64, F_PROJ},
+    [TAG_PROJ_ALPHA] = {"projected_alpha", ELEM_F64, F_PROJ},
+    [TAG_PROJ_ROW_MEANS] = {"projected_row_means", ELEM_F64, F_PROJ},
+    [TAG_PROJ_GRAND_MEAN] = {"projected_grand_mean", ELEM_F64, F_SCALAR | F_PROJ},
+    [TAG_PROJ_LOSS] = {"projected_loss", ELEM_F64, F_SCALAR | F_PROJ},
+    [TAG_PROJ_SURROGATE] = {"projected_surrogate", ELEM_BYTES, F_PROJ},
 };
 
 /* ---- little-endian encoding --------------------------------------------- */
@@ -363,11 +391,49 @@ static void write_pce_payload(sink *s, const rfx_model *m)
     sink_flush(s);
 }
 
-/* The payload: every field of the model, in tag order. */
-static void write_payload(sink *s, const rfx_model *m)
+/* A projected model's payload: the shared fields, the scaler, the kernel
+ * PCA and the surrogate's file (nested, len bytes). */
+static void write_projected_payload(sink *s, const rfx_model *m, const unsigned char *nested,
+                                    size_t len)
+{
+    static const unsigned char zeros[8] = {0};
+    rfx__kpca_arrays a;
+    char creator[64];
+    rfx__kpca_get_arrays(m->kpca, &a); /* cannot fail: a fitted exact kernel PCA */
+    put_u64(s, TAG_METHOD, (uint64_t)m->method);
+    put_u64(s, TAG_N_INPUTS, m->d);
+    put_u64(s, TAG_N_TARGETS, m->ny);
+    put_u64(s, TAG_N_TRAIN, a.m);
+    if (a.x_mean) {
+        put_f64s(s, TAG_X_MEAN, a.x_mean, a.d);
+        put_f64s(s, TAG_X_SCALE, a.x_scale, a.d);
+    }
+    put_u64(s, TAG_PROJ_K, a.k);
+    put_f64(s, TAG_PROJ_GAMMA, a.gamma);
+    put_f64s(s, TAG_PROJ_THETA, a.theta, a.d);
+    put_f64s(s, TAG_PROJ_ROWS, a.X, a.m * a.d);
+    put_f64s(s, TAG_PROJ_ALPHA, a.alpha, a.m * a.k);
+    put_f64s(s, TAG_PROJ_ROW_MEANS, a.row_mean, a.m);
+    put_f64(s, TAG_PROJ_GRAND_MEAN, a.grand);
+    put_f64(s, TAG_PROJ_LOSS, m->proj_loss);
+    put_record_header(s, TAG_PROJ_SURROGATE, ELEM_BYTES, len);
+    sink_put(s, nested, len);
+    sink_put(s, zeros, (8 - len % 8) % 8);
+    snprintf(creator, sizeof creator, "rfx %s", rfx_version());
+    put_utf8(s, TAG_CREATOR, creator);
+    sink_flush(s);
+}
+
+/* The payload: every field of the model, in tag order (nested: the
+ * surrogate's file of a projected model). */
+static void write_payload(sink *s, const rfx_model *m, const unsigned char *nested, size_t len)
 {
     if (m->pce) {
         write_pce_payload(s, m);
+        return;
+    }
+    if (m->inner) {
+        write_projected_payload(s, m, nested, len);
         return;
     }
     const rfx_features *f = m->features;
@@ -414,9 +480,23 @@ static void write_payload(sink *s, const rfx_model *m)
 static rfx_status check_savable(const rfx_model *m, const char *where)
 {
     if (!m) return rfx__error(RFX_EINVAL, "%s: model is NULL", where);
-    if (m->method == RFX_METHOD_PCE ? !m->pce : (!m->features || !m->W || !m->intercept))
+    if (m->method == RFX_METHOD_PCE          ? !m->pce
+        : m->method == RFX_METHOD_PROJECTED ? (!m->kpca || !m->inner)
+                                            : (!m->features || !m->W || !m->intercept))
         return rfx__error(RFX_EINTERNAL, "%s: the model is incomplete", where);
     return RFX_OK;
+}
+
+/* The surrogate of a projected model as a model file in memory (NULL for
+ * other models). */
+static rfx_status nested_bytes(const rfx_model *m, const char *where, void **buf, size_t *len)
+{
+    *buf = NULL;
+    *len = 0;
+    if (!m->inner) return RFX_OK;
+    rfx_status st = rfx_model_save_buffer(m->inner, buf, len);
+    if (st) rfx__error_prefix("%s: the projected model's surrogate", where);
+    return st;
 }
 
 rfx_status rfx_model_save_buffer(const rfx_model *m, void **buf, size_t *len)
@@ -424,16 +504,25 @@ rfx_status rfx_model_save_buffer(const rfx_model *m, void **buf, size_t *len)
     RFX__TRY(check_savable(m, "save model to buffer"));
     if (!buf || !len) return rfx__error(RFX_EINVAL, "save model to buffer: buf or len is NULL");
     sink s;
+    void *nb;
+    size_t nl;
+    RFX__TRY(nested_bytes(m, "save model to buffer", &nb, &nl));
     sink_init(&s, NULL, NULL);
-    write_payload(&s, m); /* measure */
-    if (s.total > SIZE_MAX - HEADER_SIZE)
+    write_payload(&s, m, nb, nl); /* measure */
+    if (s.total > SIZE_MAX - HEADER_SIZE) {
+        free(nb);
         return rfx__error(RFX_EOVERFLOW, "save model to buffer: %llu bytes overflow size_t",
                           (unsigned long long)s.total);
+    }
     size_t total = HEADER_SIZE + (size_t)s.total;
     unsigned char *b = malloc(total);
-    if (!b) return rfx__error(RFX_ENOMEM, "save model to buffer: cannot allocate %zu bytes", total);
+    if (!b) {
+        free(nb);
+        return rfx__error(RFX_ENOMEM, "save model to buffer: cannot allocate %zu bytes", total);
+    }
     sink_init(&s, b + HEADER_SIZE, NULL);
-    write_payload(&s, m);
+    write_payload(&s, m, nb, nl);
+    free(nb);
     encode_header(b, s.total, s.crc);
     *buf = b;
     *len = total;
@@ -450,17 +539,25 @@ rfx_status rfx_model_save(const rfx_model *m, const char *path)
     FILE *fp = NULL;
     sink sk, *s = &sk;
     int e = 0;
+    void *nb = NULL;
+    size_t nl = 0;
     RFX__TRY(check_savable(m, "save model"));
     if (!path || !*path) return rfx__error(RFX_EINVAL, "save model: path is NULL or empty");
     size_t plen = strlen(path);
     char *tmp = malloc(plen + sizeof suffix);
     if (!tmp) return rfx__error(RFX_ENOMEM, "%s: cannot allocate", path);
+    rfx_status nst = nested_bytes(m, path, &nb, &nl);
+    if (nst) {
+        free(tmp);
+        return nst;
+    }
     memcpy(tmp, path, plen);
     memcpy(tmp + plen, suffix, sizeof suffix);
     int fd = mkstemp(tmp);
     if (fd < 0) {
         e = errno;
         free(tmp);
+        free(nb);
         return rfx__error(RFX_EIO, "%s: cannot create a temporary file beside it: %s", path,
                           strerror(e));
     }
@@ -472,7 +569,7 @@ rfx_status rfx_model_save(const rfx_model *m, const char *path)
     }
     if (fwrite(hdr, 1, sizeof hdr, fp) != sizeof hdr) goto fail_errno;
     sink_init(s, NULL, fp);
-    write_payload(s, m);
+    write_payload(s, m, nb, nl);
     if (s->err) {
         e = s->err;
         goto fail;
@@ -489,6 +586,7 @@ rfx_status rfx_model_save(const rfx_model *m, const char *path)
     fp = NULL;
     if (rename(tmp, path) != 0) goto fail_errno;
     free(tmp);
+    free(nb);
     return RFX_OK;
 
 fail_errno:
@@ -497,6 +595,7 @@ fail:
     if (fp) fclose(fp);
     remove(tmp);
     free(tmp);
+    free(nb);
     return rfx__error(RFX_EIO, "%s: cannot write the model: %s", path, strerror(e));
 }
 
@@ -586,7 +685,8 @@ static rfx_status parse_records(const unsigned char *p, size_t n, const char *na
         if ((spec->flags & F_SCALAR) && count != 1)
             return corrupt(name, "field '%s' has %llu values, expected 1 (corrupt file)",
                            spec->name, (unsigned long long)count);
-        size_t esize = type == ELEM_UTF8 ? 1 : type == ELEM_U32 ? 4 : 8, remain = n - pos;
+        size_t esize = type == ELEM_UTF8 || type == ELEM_BYTES ? 1 : type == ELEM_U32 ? 4 : 8,
+               remain = n - pos;
         if (count > remain / esize)
             return corrupt(name, "field '%s' claims %llu values, only %zu bytes remain "
                            "(corrupt or truncated file)", spec->name, (unsigned long long)count,
@@ -807,22 +907,195 @@ done:
     return st;
 }
 
-/* Records -> model. All shape checks come before the first allocation. */
-static rfx_status build_model(const record *rec, const char *name, rfx_model **out)
+static rfx_status load_payload(const unsigned char *p, size_t n, uint32_t crc, const char *name,
+                               int nested, rfx_model **out);
+
+/* Decode an f64 array record whose count was checked; every value finite,
+ * or (positive) > 0 and finite. */
+static rfx_status decode_checked(const record *rec, int tag, int positive, const char *name,
+                                 double **out)
+{
+    rfx_status st = decode_new(&rec[tag], out, "model: projection");
+    if (st) {
+        rfx__error_prefix("%s", name);
+        return st;
+    }
+    return check_values(*out, (size_t)rec[tag].count, positive, tag, name);
+}
+
+/* Records of a projected model -> model: which fields, the sizes and the
+ * counts they imply (overflow-checked), the scalars, then (allocations
+ * bounded by the records) the arrays, and last the nested surrogate, loaded
+ * as a file of its own that may not itself be projected. */
+static rfx_status build_projected_model(const record *rec, const char *name, rfx_model **out)
+{
+    size_t d = 0, ny = 0, md, mk;
+    rfx_status st;
+    for (int t = 1; t < TAG_END; t++) {
+        unsigned fl = SPECS[t].flags;
+        if (!rec[t].present && ((fl & F_PROJ) || ((fl & F_COMMON) && (fl & F_REQUIRED))))
+            return corrupt(name, "a projected model without field '%s' (corrupt file)",
+                           SPECS[t].name);
+        if (rec[t].present && !(fl & (F_PROJ | F_PROJ_OPT | F_COMMON)))
+            return corrupt(name, "a projected model with field '%s' of another kind of model "
+                           "(corrupt file)", SPECS[t].name);
+    }
+    RFX__TRY(get_dim(rec, TAG_N_INPUTS, name, &d));
+    RFX__TRY(get_dim(rec, TAG_N_TARGETS, name, &ny));
+    if (ny != 1)
+        return corrupt(name, "field 'n_targets' = %zu; a projected model has 1 (corrupt file)",
+                       ny);
+    uint64_t m64 = rec_u64(&rec[TAG_N_TRAIN]), k64 = rec_u64(&rec[TAG_PROJ_K]);
+    if (m64 < 2 || m64 > 2147483647u)
+        return corrupt(name, "field 'n_train' = %llu, expected 2 .. 2147483647 for a projected "
+                       "model (corrupt file)", (unsigned long long)m64);
+    if (k64 < 1 || k64 > m64)
+        return corrupt(name, "field 'projected_k' = %llu, expected 1 .. n_train = %llu (corrupt "
+                       "file)", (unsigned long long)k64, (unsigned long long)m64);
+    const size_t m = (size_t)m64, k = (size_t)k64;
+    st = rfx__mul(m, d, &md, "projected rows m x d");
+    if (!st) st = rfx__mul(m, k, &mk, "projected alpha m x k");
+    if (st) {
+        rfx__error_prefix("%s", name);
+        return st;
+    }
+    RFX__TRY(check_count(rec, TAG_PROJ_THETA, d, "d", name));
+    RFX__TRY(check_count(rec, TAG_PROJ_ROWS, md, "m x d", name));
+    RFX__TRY(check_count(rec, TAG_PROJ_ALPHA, mk, "m x k", name));
+    RFX__TRY(check_count(rec, TAG_PROJ_ROW_MEANS, m, "m", name));
+    RFX__TRY(check_count(rec, TAG_X_MEAN, d, "d", name));
+    RFX__TRY(check_count(rec, TAG_X_SCALE, d, "d", name));
+    if (rec[TAG_X_MEAN].present != rec[TAG_X_SCALE].present)
+        return corrupt(name, "field '%s' without '%s' (corrupt file)",
+                       rec[TAG_X_MEAN].present ? "x_mean" : "x_scale",
+                       rec[TAG_X_MEAN].present ? "x_scale" : "x_mean");
+    const double gamma = rec_f64(&rec[TAG_PROJ_GAMMA]), grand = rec_f64(&rec[TAG_PROJ_GRAND_MEAN]);
+    const double loss = rec_f64(&rec[TAG_PROJ_LOSS]);
+    if (!(isfinite(gamma) && gamma > 0))
+        return corrupt(name, "field 'projected_gamma' = %g, expected a positive finite number "
+                       "(corrupt file)", gamma);
+    if (!isfinite(grand))
+        return corrupt(name, "field 'projected_grand_mean' = %g, expected a finite number "
+                       "(corrupt file)", grand);
+    if (!(isnan(loss) || loss >= 0))
+        return corrupt(name, "field 'projected_loss' = %g, expected NaN or a number >= 0 "
+                       "(corrupt file)", loss);
+
+    double *theta = NULL, *rows = NULL, *alpha = NULL, *rmean = NULL, *xm = NULL, *xs = NULL;
+    rfx_model *inner = NULL, *mod = NULL;
+    rfx_kpca *kp = NULL;
+    char nname[600];
+    if ((st = decode_checked(rec, TAG_PROJ_THETA, 0, name, &theta))) goto done;
+    int any = 0;
+    for (size_t j = 0; j < d; j++) {
+        if (!(theta[j] >= 0 && theta[j] <= 1)) {
+            st = corrupt(name, "field 'projected_theta'[%zu] = %g, expected a value in [0, 1] "
+                         "(corrupt file)", j, theta[j]);
+            goto done;
+        }
+        any |= theta[j] > 0;
+    }
+    if (!any) {
+        st = corrupt(name, "field 'projected_theta': all %zu entries are zero (corrupt file)", d);
+        goto done;
+    }
+    if ((st = decode_checked(rec, TAG_PROJ_ROWS, 0, name, &rows))) goto done;
+    if ((st = decode_checked(rec, TAG_PROJ_ALPHA, 0, name, &alpha))) goto done;
+    if ((st = decode_checked(rec, TAG_PROJ_ROW_MEANS, 0, name, &rmean))) goto done;
+    if (rec[TAG_X_MEAN].present) {
+        if ((st = decode_checked(rec, TAG_X_MEAN, 0, name, &xm))) goto done;
+        if ((st = decode_checked(rec, TAG_X_SCALE, 1, name, &xs))) goto done;
+    }
+    /* the surrogate: a model file of its own inside the record */
+    snprintf(nname, sizeof nname, "%s: field 'projected_surrogate'", name);
+    {
+        const record *r = &rec[TAG_PROJ_SURROGATE];
+        uint64_t payload;
+        uint32_t crc;
+        if ((st = parse_header(r->data, (size_t)r->count, nname, &payload, &crc))) goto done;
+        if ((st = check_length(payload, r->count - HEADER_SIZE, nname))) goto done;
+        st = load_payload(r->data + HEADER_SIZE, (size_t)payload, crc, nname, 1, &inner);
+        if (st) goto done;
+    }
+    if (inner->d != k || inner->ny != 1) {
+        st = corrupt(name, "field 'projected_surrogate': a model with %zu inputs and %zu targets, "
+                     "expected projected_k = %zu and 1 (corrupt file)", inner->d, inner->ny, k);
+        goto done;
+    }
+    rfx__kpca_arrays a;
+    a.m = m;
+    a.d = d;
+    a.k = k;
+    a.gamma = gamma;
+    a.X = rows;
+    a.x_mean = xm;
+    a.x_scale = xs;
+    a.theta = theta;
+    a.row_mean = rmean;
+    a.grand = grand;
+    a.alpha = alpha;
+    st = rfx__kpca_from_arrays(&a, 0, &kp);
+    if (st == RFX_EINVAL) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", rfx_last_error());
+        st = corrupt(name, "%s (corrupt file)", why);
+        goto done;
+    }
+    if (st) {
+        rfx__error_prefix("%s", name);
+        goto done;
+    }
+    mod = calloc(1, sizeof *mod);
+    if (!mod) {
+        st = rfx__error(RFX_ENOMEM, "%s: cannot allocate the model", name);
+        goto done;
+    }
+    mod->method = RFX_METHOD_PROJECTED;
+    mod->d = d;
+    mod->D = 0;
+    mod->ny = 1;
+    mod->n_train = m;
+    mod->fit_intercept = 0;
+    mod->kpca = kp;
+    mod->inner = inner;
+    mod->proj_loss = loss;
+    kp = NULL;
+    inner = NULL;
+    *out = mod;
+
+done:
+    rfx_kpca_free(kp);
+    rfx_model_free(inner);
+    free(theta);
+    free(rows);
+    free(alpha);
+    free(rmean);
+    free(xm);
+    free(xs);
+    return st;
+}
+
+/* Records -> model. All shape checks come before the first allocation.
+ * nested: the surrogate of a projected model, which may not be projected. */
+static rfx_status build_model(const record *rec, const char *name, int nested, rfx_model **out)
 {
     size_t d = 0, D = 0, ny = 0, F = 0, fd = 0, dd = 0, dy = 0;
     uint64_t method = 0, kernel = 0, form = 0, intercept = 0, ard = 0;
     rfx_status st;
 
     if (!rec[TAG_METHOD].present) return corrupt(name, "missing field 'method' (corrupt file)");
-    RFX__TRY(get_enum(rec, TAG_METHOD, RFX_METHOD_PCE, name, &method));
+    RFX__TRY(get_enum(rec, TAG_METHOD, RFX_METHOD_PROJECTED, name, &method));
     if (method == RFX_METHOD_PCE) return build_pce_model(rec, name, out);
+    if (method == RFX_METHOD_PROJECTED && nested)
+        return corrupt(name, "a projected model inside a projected model (corrupt file)");
+    if (method == RFX_METHOD_PROJECTED) return build_projected_model(rec, name, out);
     for (int t = 1; t < TAG_END; t++) {
         if ((SPECS[t].flags & F_REQUIRED) && !rec[t].present)
             return corrupt(name, "missing field '%s' (corrupt file)", SPECS[t].name);
-        if ((SPECS[t].flags & F_PCE) && rec[t].present)
-            return corrupt(name, "a %s model with field '%s' of a pce model (corrupt file)",
-                           rfx_method_name((rfx_method)method), SPECS[t].name);
+        if ((SPECS[t].flags & (F_PCE | F_PROJ)) && rec[t].present)
+            return corrupt(name, "a %s model with field '%s' of a %s model (corrupt file)",
+                           rfx_method_name((rfx_method)method), SPECS[t].name,
+                           (SPECS[t].flags & F_PCE) ? "pce" : "projected");
     }
     RFX__TRY(get_dim(rec, TAG_N_INPUTS, name, &d));
     RFX__TRY(get_dim(rec, TAG_N_FEATURES, name, &D));
@@ -994,12 +1267,12 @@ done:
 
 /* The payload after the header: checksum, records, model. */
 static rfx_status load_payload(const unsigned char *p, size_t n, uint32_t crc, const char *name,
-                               rfx_model **out)
+                               int nested, rfx_model **out)
 {
     record rec[TAG_END];
     if (crc_of(p, n) != crc) return corrupt(name, "payload checksum mismatch (corrupt file)");
     RFX__TRY(parse_records(p, n, name, rec));
-    return build_model(rec, name, out);
+    return build_model(rec, name, nested, out);
 }
 
 rfx_status rfx_model_load_buffer(const void *buf, size_t len, rfx_model **out)
@@ -1011,7 +1284,7 @@ rfx_status rfx_model_load_buffer(const void *buf, size_t len, rfx_model **out)
     if (!buf && len > 0) return rfx__error(RFX_EINVAL, "load model from buffer: buf is NULL");
     RFX__TRY(parse_header(b, len, "buffer", &payload, &crc));
     RFX__TRY(check_length(payload, len - HEADER_SIZE, "buffer"));
-    return load_payload(b + HEADER_SIZE, (size_t)payload, crc, "buffer", out);
+    return load_payload(b + HEADER_SIZE, (size_t)payload, crc, "buffer", 0, out);
 }
 
 /* Read exactly n payload bytes. For a regular file n was already checked
@@ -1086,7 +1359,7 @@ rfx_status rfx_model_load(const char *path, rfx_model **out)
         goto done;
     }
     if ((st = read_payload(fp, (size_t)n, regular, path, &payload))) goto done;
-    st = load_payload(payload, (size_t)n, crc, path, out);
+    st = load_payload(payload, (size_t)n, crc, path, 0, out);
 
 done:
     free(payload);

@@ -80,6 +80,8 @@ struct rfx_kpca {
     double *shift;           /* primal: D, the accumulation shift            */
     double *tmp;             /* dual: m x k                                  */
     size_t chunk;            /* rows per feature block                       */
+    int transform_only;      /* built by rfx__kpca_from_arrays: no fit
+                                workspace                                    */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -460,12 +462,11 @@ static rfx_status check_trace(const rfx_kpca *kp, double trace)
 /* Exact kernel PCA                                                          */
 /* ------------------------------------------------------------------------ */
 
-static rfx_status fit_exact(rfx_kpca *kp, kpca_state *s)
+/* The scaled active inputs of s->theta, transposed:
+ * UT[l][i] = x_i,a(l) sqrt(gamma theta_a(l)). */
+static void exact_inputs(const rfx_kpca *kp, kpca_state *s)
 {
-    const size_t m = kp->m, d = kp->d, k = kp->k;
-    const int nt = kp->nt;
-    double *K = kp->A;
-    /* scaled active inputs, transposed: UT[l][i] = x_i,a(l) sqrt(gamma theta_a(l)) */
+    const size_t m = kp->m, d = kp->d;
     s->q = 0;
     for (size_t j = 0; j < d; j++) {
         s->scale[j] = sqrt(kp->params.gamma * s->theta[j]);
@@ -475,6 +476,14 @@ static rfx_status fit_exact(rfx_kpca *kp, kpca_state *s)
         const size_t j = s->active[l];
         for (size_t i = 0; i < m; i++) s->UT[l * m + i] = kp->X[i * d + j] * s->scale[j];
     }
+}
+
+static rfx_status fit_exact(rfx_kpca *kp, kpca_state *s)
+{
+    const size_t m = kp->m, k = kp->k;
+    const int nt = kp->nt;
+    double *K = kp->A;
+    exact_inputs(kp, s);
     /* upper triangle of K row by row (rows shrink: dynamic schedule) */
 #pragma omp parallel num_threads(nt) if (m > KPCA_TILE)
     {
@@ -753,6 +762,9 @@ static rfx_status transform_features(const rfx_kpca *kp, rfx_cmat X, rfx_mat T)
 rfx_status rfx_kpca_fit(rfx_kpca *kp, const double *theta)
 {
     if (!kp) return rfx__error(RFX_EINVAL, "kpca fit: kpca is NULL");
+    if (kp->transform_only)
+        return rfx__error(RFX_EINVAL, "kpca fit: this kernel PCA was restored from a model and "
+                                      "only transforms");
     RFX__TRY(check_theta(theta, kp->d));
     kpca_state *s = &kp->next;
     memcpy(s->theta, theta, kp->d * sizeof(double));
@@ -833,5 +845,112 @@ rfx_status rfx_kpca_theta(const rfx_kpca *kp, double *theta)
     RFX__TRY(check_fitted(kp, "theta"));
     if (!theta) return rfx__error(RFX_EINVAL, "kpca theta: theta is NULL");
     memcpy(theta, kp->cur.theta, kp->d * sizeof(double));
+    return RFX_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Internal: the arrays of an exact fit, for projected models               */
+/* ------------------------------------------------------------------------ */
+
+rfx_status rfx__kpca_get_arrays(const rfx_kpca *kp, rfx__kpca_arrays *a)
+{
+    RFX__TRY(check_fitted(kp, "arrays"));
+    if (kp->params.method != RFX_KPCA_METHOD_EXACT)
+        return rfx__error(RFX_EINVAL, "kpca arrays: only an exact kernel PCA has them");
+    a->m = kp->m;
+    a->d = kp->d;
+    a->k = kp->k;
+    a->gamma = kp->params.gamma;
+    a->X = kp->X;
+    a->x_mean = kp->x_mean;
+    a->x_scale = kp->x_scale;
+    a->theta = kp->cur.theta;
+    a->row_mean = kp->cur.mean;
+    a->grand = kp->cur.grand;
+    a->alpha = kp->cur.proj;
+    return RFX_OK;
+}
+
+/* Every value a transform reads: finite, scales > 0, theta a valid weight
+ * vector. The message names the array and the entry. */
+static rfx_status check_arrays(const rfx__kpca_arrays *a)
+{
+    if (a->m < 2 || a->d < 1 || a->k < 1 || a->k > a->m)
+        return rfx__error(RFX_EINVAL, "kpca arrays: sizes m = %zu, d = %zu, k = %zu out of range",
+                          a->m, a->d, a->k);
+    if (!(a->gamma > 0 && isfinite(a->gamma)))
+        return rfx__error(RFX_EINVAL, "kpca arrays: gamma = %g, expected > 0 and finite",
+                          a->gamma);
+    if (!a->X || !a->theta || !a->row_mean || !a->alpha || (!a->x_mean) != (!a->x_scale))
+        return rfx__error(RFX_EINVAL, "kpca arrays: a required array is NULL");
+    RFX__TRY(check_theta(a->theta, a->d));
+    if (!isfinite(a->grand))
+        return rfx__error(RFX_EINVAL, "kpca arrays: grand mean = %g is not finite", a->grand);
+    const struct {
+        const double *v;
+        size_t n;
+        const char *name;
+        int positive;
+    } arr[] = {{a->X, a->m * a->d, "training rows", 0},
+               {a->row_mean, a->m, "row means", 0},
+               {a->alpha, a->m * a->k, "alpha", 0},
+               {a->x_mean, a->x_mean ? a->d : 0, "x_mean", 0},
+               {a->x_scale, a->x_scale ? a->d : 0, "x_scale", 1}};
+    for (size_t t = 0; t < sizeof arr / sizeof *arr; t++)
+        for (size_t i = 0; i < arr[t].n; i++)
+            if (!isfinite(arr[t].v[i]) || (arr[t].positive && !(arr[t].v[i] > 0)))
+                return rfx__error(RFX_EINVAL, "kpca arrays: %s[%zu] = %g, expected a %s number",
+                                  arr[t].name, i, arr[t].v[i],
+                                  arr[t].positive ? "positive finite" : "finite");
+    return RFX_OK;
+}
+
+rfx_status rfx__kpca_from_arrays(const rfx__kpca_arrays *a, int n_threads, rfx_kpca **out)
+{
+    size_t md, mk;
+    if (!a || !out) return rfx__error(RFX_EINVAL, "kpca from arrays: NULL argument");
+    RFX__TRY(rfx__mul(a->m, a->d, &md, "kpca: training rows m x d"));
+    RFX__TRY(rfx__mul(a->m, a->k, &mk, "kpca: alpha m x k"));
+    RFX__TRY(check_arrays(a));
+    int tmp;
+    RFX__TRY(rfx__lapack_int(a->m, &tmp, "kpca: training rows"));
+    rfx_kpca *kp = calloc(1, sizeof *kp);
+    if (!kp) return rfx__error(RFX_ENOMEM, "kpca: cannot allocate");
+    kp->params = rfx_kpca_params_default();
+    kp->params.n_components = a->k;
+    kp->params.gamma = a->gamma;
+    kp->params.standardize = a->x_mean != NULL;
+    kp->params.n_threads = n_threads;
+    kp->m = a->m;
+    kp->d = a->d;
+    kp->k = a->k;
+    kp->nt = rfx__threads(n_threads);
+    kp->transform_only = 1;
+    rfx_status st = rfx__alloc(md, sizeof(double), (void **)&kp->X, "kpca: training rows");
+    if (!st && a->x_mean)
+        st = rfx__alloc(a->d, sizeof(double), (void **)&kp->x_mean, "kpca: scaler");
+    if (!st && a->x_mean)
+        st = rfx__alloc(a->d, sizeof(double), (void **)&kp->x_scale, "kpca: scaler");
+    if (!st) st = state_alloc(&kp->cur, kp);
+    if (st) {
+        rfx_kpca_free(kp);
+        return st;
+    }
+    memcpy(kp->X, a->X, md * sizeof(double));
+    if (a->x_mean) {
+        memcpy(kp->x_mean, a->x_mean, a->d * sizeof(double));
+        memcpy(kp->x_scale, a->x_scale, a->d * sizeof(double));
+    }
+    kpca_state *s = &kp->cur;
+    memcpy(s->theta, a->theta, a->d * sizeof(double));
+    exact_inputs(kp, s);
+    memcpy(s->mean, a->row_mean, a->m * sizeof(double));
+    s->grand = a->grand;
+    memcpy(s->proj, a->alpha, mk * sizeof(double));
+    memset(s->emb, 0, mk * sizeof(double)); /* not stored: the scores are the surrogate's */
+    memset(s->eig, 0, a->k * sizeof(double));
+    memset(s->ratio, 0, a->k * sizeof(double));
+    kp->fitted = 1;
+    *out = kp;
     return RFX_OK;
 }

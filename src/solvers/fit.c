@@ -9,6 +9,15 @@
  * distances are O(sqrt(d))), then a golden-section refinement around the
  * best grid point. Bayesian fits maximise the log evidence per row; ridge
  * fits minimise GCV.
+ *
+ * Learned per-input (ARD) length scales reuse that set-up: the same rows,
+ * the same reduced D and the same feature seed, so each candidate scale
+ * vector has one deterministic score, minimised by the particle swarm of
+ * rfx/projection.h over log-scale offsets u (l_i = l0_i exp(u_i)). The
+ * swarm's particle 0 starts at u = 0, the starting scales, so the learned
+ * scales never score worse than those on the selection rows. Candidates
+ * run one after another (each fit is threaded inside), which keeps the
+ * results independent of the thread count.
  */
 #include "internal.h"
 
@@ -18,6 +27,10 @@
 #define SELECT_MAX_FEATURES 512
 #define GRID_POINTS 13
 #define GOLDEN_STEPS 10
+/* the box of the log-scale offsets u_i: l_i from l0_i / 20 (e^-3) to 55 l0_i
+ * (e^4, where an input of unit spread barely moves the features) */
+#define LEARN_LOWER (-3.0)
+#define LEARN_UPPER 4.0
 
 rfx_fit_params rfx_fit_params_default(void)
 {
@@ -32,6 +45,9 @@ rfx_fit_params rfx_fit_params_default(void)
     p.prior_var = 0.0;
     p.fit_intercept = 1;
     p.select_rows = 4000;
+    p.learn_length_scales = 0;
+    p.learn_iterations = 30;
+    p.learn_particles = 0;
     return p;
 }
 
@@ -40,12 +56,14 @@ typedef struct problem {
     rfx_cmat X, Y;
 } problem;
 
-/* Fit one model with isotropic length scale l on X, Y with D features. */
-static rfx_status fit_with(const problem *pb, double l, size_t D, rfx_model **out, double *score)
+/* Fit one model on X, Y with D features and the isotropic length scale l,
+ * or the d per-input scales ls when not NULL; *score is lower-is-better. */
+static rfx_status fit_with(const problem *pb, double l, const double *ls, size_t D,
+                           rfx_model **out, double *score)
 {
     rfx_features_params fp = pb->p->features;
     fp.length_scale = l;
-    fp.length_scales = NULL;
+    fp.length_scales = ls;
     fp.gamma = 0;
     fp.n_features = D;
     rfx_features *f;
@@ -84,14 +102,20 @@ static int report_progress(const rfx_fit_params *p, const char *stage, double fr
     return p->progress && p->progress(p->progress_user, stage, frac);
 }
 
+/* The number of features of the selection fits: at most SELECT_MAX_FEATURES,
+ * even for the cos-sin form. */
+static size_t selection_features(const rfx_fit_params *p)
+{
+    const size_t D = p->features.n_features < SELECT_MAX_FEATURES ? p->features.n_features
+                                                                  : SELECT_MAX_FEATURES;
+    return p->features.form == RFX_FORM_COS_SIN ? D & ~(size_t)1 : D;
+}
+
 /* Choose the length scale on (a subset of) the rows; lower score is better. */
 static rfx_status choose_length_scale(const problem *pb, double *best_l, double *best_score,
                                       size_t *evals)
 {
-    const size_t D = pb->p->features.n_features < SELECT_MAX_FEATURES
-                         ? pb->p->features.n_features
-                         : SELECT_MAX_FEATURES;
-    const size_t Dsel = pb->p->features.form == RFX_FORM_COS_SIN ? D & ~(size_t)1 : D;
+    const size_t Dsel = selection_features(pb->p);
     const double root = sqrt((double)pb->X.cols), lo = log(0.02 * root), hi = log(20.0 * root);
     const size_t total = GRID_POINTS + GOLDEN_STEPS + 2;
     double ls[GRID_POINTS], sc[GRID_POINTS];
@@ -99,7 +123,7 @@ static rfx_status choose_length_scale(const problem *pb, double *best_l, double 
     *evals = 0;
     for (size_t i = 0; i < GRID_POINTS; i++) {
         ls[i] = lo + (hi - lo) * (double)i / (GRID_POINTS - 1);
-        rfx_status st = fit_with(pb, exp(ls[i]), Dsel, NULL, &sc[i]);
+        rfx_status st = fit_with(pb, exp(ls[i]), NULL, Dsel, NULL, &sc[i]);
         if (st == RFX_ENUMERIC) {
             sc[i] = INFINITY; /* a candidate may be ill-posed; others decide */
         } else if (st) {
@@ -118,8 +142,8 @@ static rfx_status choose_length_scale(const problem *pb, double *best_l, double 
     const double g = 0.6180339887498949;
     double x1 = b - g * (b - a), x2 = a + g * (b - a), f1, f2;
     double bl = ls[best], bs = sc[best];
-    RFX__TRY(fit_with(pb, exp(x1), Dsel, NULL, &f1));
-    RFX__TRY(fit_with(pb, exp(x2), Dsel, NULL, &f2));
+    RFX__TRY(fit_with(pb, exp(x1), NULL, Dsel, NULL, &f1));
+    RFX__TRY(fit_with(pb, exp(x2), NULL, Dsel, NULL, &f2));
     *evals += 2;
     for (int it = 0; it < GOLDEN_STEPS; it++) {
         if (f1 < bs) { bs = f1; bl = x1; }
@@ -127,11 +151,11 @@ static rfx_status choose_length_scale(const problem *pb, double *best_l, double 
         if (f1 < f2) {
             b = x2; x2 = x1; f2 = f1;
             x1 = b - g * (b - a);
-            RFX__TRY(fit_with(pb, exp(x1), Dsel, NULL, &f1));
+            RFX__TRY(fit_with(pb, exp(x1), NULL, Dsel, NULL, &f1));
         } else {
             a = x1; x1 = x2; f1 = f2;
             x2 = a + g * (b - a);
-            RFX__TRY(fit_with(pb, exp(x2), Dsel, NULL, &f2));
+            RFX__TRY(fit_with(pb, exp(x2), NULL, Dsel, NULL, &f2));
         }
         (*evals)++;
         if (report_progress(pb->p, "choose length scale", (double)*evals / (double)total))
@@ -142,6 +166,73 @@ static rfx_status choose_length_scale(const problem *pb, double *best_l, double 
     *best_l = exp(bl);
     *best_score = bs;
     return RFX_OK;
+}
+
+/* The search for per-input scales: the objective at log-scale offsets u. */
+typedef struct learn_ctx {
+    const problem *pb;
+    size_t D;          /* features of each candidate fit                    */
+    const double *ls0; /* d starting scales                                 */
+    double *ls;        /* d: the candidate's scales (workspace)             */
+} learn_ctx;
+
+static rfx_status learn_objective(void *user, const double *u, size_t d, double *value)
+{
+    learn_ctx *c = user;
+    for (size_t i = 0; i < d; i++) c->ls[i] = c->ls0[i] * exp(u[i]);
+    rfx_status st = fit_with(c->pb, c->ls0[0], c->ls, c->D, NULL, value);
+    if (st == RFX_ENUMERIC) { /* an ill-posed candidate; others decide */
+        rfx_clear_error();
+        *value = INFINITY;
+        return RFX_OK;
+    }
+    if (!st && !isfinite(*value)) *value = INFINITY;
+    return st;
+}
+
+static int learn_progress(void *user, const char *stage, double frac)
+{
+    (void)stage;
+    return report_progress(user, "learn length scales", frac);
+}
+
+/* Learn d per-input scales from ls0 on the selection rows: ls (d) receives
+ * them, *before / *after the objective at ls0 and at ls. */
+static rfx_status learn_length_scales(const problem *pb, const double *ls0, double *ls,
+                                      double *before, double *after, size_t *evals)
+{
+    const size_t d = pb->X.cols;
+    double *buf = NULL;
+    RFX__TRY(rfx__calloc(5 * d, sizeof(double), (void **)&buf, "fit: learned length scales"));
+    double *lower = buf, *upper = buf + d, *x0 = buf + 2 * d, *u = buf + 3 * d;
+    for (size_t i = 0; i < d; i++) {
+        lower[i] = LEARN_LOWER;
+        upper[i] = LEARN_UPPER;
+    }
+    learn_ctx c = {pb, selection_features(pb->p), ls0, buf + 4 * d};
+    double start = 0;
+    rfx_status st = learn_objective(&c, x0, d, &start); /* x0 = 0: the starting scales */
+    rfx_pso_report rep;
+    if (!st) {
+        rfx_pso_params pp = rfx_pso_params_default();
+        pp.n_particles = pb->p->learn_particles;
+        pp.max_iter = pb->p->learn_iterations;
+        pp.lower = lower;
+        pp.upper = upper;
+        pp.x0 = x0;
+        pp.seed = pb->p->features.seed;
+        pp.progress = pb->p->progress ? learn_progress : NULL;
+        pp.progress_user = (void *)pb->p;
+        st = rfx_pso_minimize(&pp, d, learn_objective, &c, u, NULL, &rep);
+    }
+    if (!st) {
+        for (size_t i = 0; i < d; i++) ls[i] = ls0[i] * exp(u[i]);
+        *before = start;
+        *after = rep.value;
+        *evals = rep.evaluations + 1;
+    }
+    free(buf);
+    return st;
 }
 
 static rfx_status check_fit_params(const rfx_fit_params *p)
@@ -156,6 +247,14 @@ static rfx_status check_fit_params(const rfx_fit_params *p)
         return rfx__error(RFX_EINVAL, "fit.lambda: must be finite, got %g", p->lambda);
     if (p->select_rows < 2)
         return rfx__error(RFX_EINVAL, "fit.select_rows: must be >= 2, got %zu", p->select_rows);
+    if (p->learn_length_scales != 0 && p->learn_length_scales != 1)
+        return rfx__error(RFX_EINVAL, "fit.learn_length_scales: must be 0 or 1, got %d",
+                          p->learn_length_scales);
+    if (p->learn_length_scales && p->method != RFX_METHOD_BAYES && p->method != RFX_METHOD_RIDGE)
+        return rfx__error(RFX_EINVAL, "fit.learn_length_scales: for the bayes and ridge methods, "
+                                      "not %s", rfx_method_name(p->method));
+    if (p->learn_length_scales && p->learn_iterations == 0)
+        return rfx__error(RFX_EINVAL, "fit.learn_iterations: must be >= 1, got 0");
     return RFX_OK;
 }
 
@@ -187,6 +286,7 @@ static rfx_status fit_srfe(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y,
         report->lambda = rep.lambda;
         report->score = rep.cv_mse;
         report->n_candidates = rep.n_candidates;
+        report->learn_score_before = report->learn_score_after = NAN;
     }
     *out = m;
     return RFX_OK;
@@ -251,10 +351,12 @@ rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y, r
         Xw = rfx_cmat_of(Xs, n, d);
     }
 
-    double l = fp->length_scale, score = NAN;
-    size_t evals = 0;
-    if (choose) {
-        problem sub = {params, Xw, Y};
+    const int learn = params->learn_length_scales;
+    double l = fp->length_scale, score = NAN, before = NAN, after = NAN;
+    double *ls0 = NULL, *ls = NULL; /* learning: the starting and the learned scales */
+    size_t evals = 0, learn_evals = 0;
+    problem sub = {params, Xw, Y};
+    if (choose || learn) {
         size_t ns = params->select_rows;
         if (n > ns) {
             /* a seeded subset: the first ns of a partial Fisher-Yates shuffle */
@@ -282,16 +384,37 @@ rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y, r
             sub.X = rfx_cmat_of(Xsub, ns, d);
             sub.Y = rfx_cmat_of(Ysub, ns, Y.cols);
         }
+    }
+    if (choose) {
         st = choose_length_scale(&sub, &l, &score, &evals);
+        if (st) goto done;
+    }
+    if (learn) {
+        st = rfx__alloc(d, sizeof(double), (void **)&ls0, "fit: length scales");
+        if (!st) st = rfx__alloc(d, sizeof(double), (void **)&ls, "fit: length scales");
+        if (st) goto done;
+        if (choose) {
+            for (size_t j = 0; j < d; j++) ls0[j] = l;
+        } else {
+            /* start from the user's scales (isotropic, gamma or ARD) as the
+             * feature map resolves them */
+            rfx_features *f0 = NULL;
+            st = rfx_features_create(fp, d, &f0);
+            if (st) goto done;
+            memcpy(ls0, f0->ls, d * sizeof(double));
+            rfx_features_free(f0);
+            l = ls0[0];
+        }
+        st = learn_length_scales(&sub, ls0, ls, &before, &after, &learn_evals);
         if (st) goto done;
     }
     if (report_progress(params, "fit", 0.0)) {
         st = rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
         goto done;
     }
-    if (choose) {
+    if (choose || learn) {
         problem all = {params, Xw, Y};
-        st = fit_with(&all, l, fp->n_features, &m, &score);
+        st = fit_with(&all, learn ? ls0[0] : l, ls, fp->n_features, &m, &score);
     } else {
         /* the user's map as given (isotropic, ARD or gamma) */
         rfx_features *f = NULL;
@@ -334,6 +457,9 @@ rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y, r
         report->prior_var = m->prior_var;
         report->score = params->method == RFX_METHOD_BAYES ? -score : score;
         report->n_candidates = evals;
+        report->learn_score_before = params->method == RFX_METHOD_BAYES ? -before : before;
+        report->learn_score_after = params->method == RFX_METHOD_BAYES ? -after : after;
+        report->learn_evaluations = learn_evals;
     }
     *out = m;
     m = NULL;
@@ -344,5 +470,7 @@ done:
     free(Xs);
     free(Xsub);
     free(Ysub);
+    free(ls0);
+    free(ls);
     return st;
 }
