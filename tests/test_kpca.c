@@ -751,28 +751,14 @@ static void test_errors(void)
     free(X);
 }
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-#define RUN(test)                                                  \
-    do {                                                           \
-        double t0_ = now();                                        \
-        test();                                                    \
-        printf("%-24s %.2f s\n", #test, now() - t0_);             \
-    } while (0)
-
 int main(void)
 {
-    RUN(test_exact_reference);
-    RUN(test_null_components);
-    RUN(test_zero_theta);
-    RUN(test_standardize);
-    RUN(test_random_features);
-    RUN(test_threads);
-    RUN(test_errors);
+    RFX_TEST_RUN(test_exact_reference);
+    RFX_TEST_RUN(test_null_components);
+    RFX_TEST_RUN(test_zero_theta);
+    RFX_TEST_RUN(test_standardize);
+    RFX_TEST_RUN(test_random_features);
+    RFX_TEST_RUN(test_threads);
+    RFX_TEST_RUN(test_errors);
     return rfx_test_finish("test_kpca");
 }

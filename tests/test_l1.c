@@ -912,33 +912,19 @@ static void test_errors(void)
     free(y);
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-#define RUN(test)                                                  \
-    do {                                                           \
-        double t0_ = now();                                        \
-        test();                                                    \
-        printf("%-24s %.2f s\n", #test, now() - t0_);             \
-    } while (0)
-
 int main(void)
 {
-    RUN(test_lasso_kkt);
-    RUN(test_lasso_interpolating);
-    RUN(test_bpdn_kkt);
-    RUN(test_bpdn_infeasible);
-    RUN(test_recovery);
-    RUN(test_htp_ls);
-    RUN(test_path);
-    RUN(test_cv);
-    RUN(test_gcv);
-    RUN(test_normalize);
-    RUN(test_threads);
-    RUN(test_errors);
+    RFX_TEST_RUN(test_lasso_kkt);
+    RFX_TEST_RUN(test_lasso_interpolating);
+    RFX_TEST_RUN(test_bpdn_kkt);
+    RFX_TEST_RUN(test_bpdn_infeasible);
+    RFX_TEST_RUN(test_recovery);
+    RFX_TEST_RUN(test_htp_ls);
+    RFX_TEST_RUN(test_path);
+    RFX_TEST_RUN(test_cv);
+    RFX_TEST_RUN(test_gcv);
+    RFX_TEST_RUN(test_normalize);
+    RFX_TEST_RUN(test_threads);
+    RFX_TEST_RUN(test_errors);
     return rfx_test_finish("test_l1");
 }

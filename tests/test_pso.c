@@ -448,29 +448,15 @@ static void test_errors(void)
           d.tol == 0 && d.thread_safe == 0 && d.n_threads == 0 && d.progress == NULL);
 }
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-#define RUN(test)                                                  \
-    do {                                                           \
-        double t0_ = now();                                        \
-        test();                                                    \
-        printf("%-24s %.2f s\n", #test, now() - t0_);             \
-    } while (0)
-
 int main(void)
 {
-    RUN(test_sphere);
-    RUN(test_rosenbrock);
-    RUN(test_rastrigin);
-    RUN(test_bound_minimum);
-    RUN(test_threads);
-    RUN(test_x0_and_stagnation);
-    RUN(test_failures);
-    RUN(test_errors);
+    RFX_TEST_RUN(test_sphere);
+    RFX_TEST_RUN(test_rosenbrock);
+    RFX_TEST_RUN(test_rastrigin);
+    RFX_TEST_RUN(test_bound_minimum);
+    RFX_TEST_RUN(test_threads);
+    RFX_TEST_RUN(test_x0_and_stagnation);
+    RFX_TEST_RUN(test_failures);
+    RFX_TEST_RUN(test_errors);
     return rfx_test_finish("test_pso");
 }

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 int rfx_test_failures = 0;
 int rfx_test_checks = 0;
@@ -55,4 +56,11 @@ double *rfx_test_matrix(rfx_test_rng *r, size_t rows, size_t cols, double lo, do
     double *m = malloc(rows * cols * sizeof *m + 1);
     for (size_t i = 0; i < rows * cols; i++) m[i] = lo + (hi - lo) * rfx_test_uniform(r);
     return m;
+}
+
+double rfx_test_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }

@@ -3,6 +3,7 @@
 #define RFX_TESTLIB_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 extern int rfx_test_failures;
 extern int rfx_test_checks;
@@ -10,6 +11,17 @@ extern int rfx_test_checks;
 void rfx_test_fail(const char *file, int line, const char *fmt, ...);
 /* Print a summary line and return the process exit status. */
 int rfx_test_finish(const char *name);
+/* Wall-clock seconds (monotonic), for the timing lines tests print. */
+double rfx_test_seconds(void);
+/* Run a test function and print its name and wall time (information only:
+ * tests never assert on time). */
+#define RFX_TEST_RUN(test)                                                   \
+    do {                                                                     \
+        double t0_ = rfx_test_seconds();                                     \
+        test();                                                              \
+        printf("%-24s %.2f s\n", #test, rfx_test_seconds() - t0_);          \
+    } while (0)
+
 /* A scratch file path under the build directory (unique per test + tag). */
 const char *rfx_test_tmp(const char *tag);
 
