@@ -95,6 +95,17 @@ def test_srfe_methods_and_errors(srfe_data):
     assert bpdn.eta_ == pytest.approx(0.05, rel=1e-2)
     with pytest.raises(ValueError, match="lasso"):
         rfx.SparseRFERegressor(method="omp").fit(X, y)
+    # k-fold selection: its score is the held-out MSE, GCV's the training
+    # residual inflated by (1 - df / m)^-2; both estimate the same error
+    gcv = rfx.SparseRFERegressor(n_components=300, weight_scale=1.0, random_state=0).fit(X, y)
+    kf = rfx.SparseRFERegressor(n_components=300, weight_scale=1.0, selection="kfold",
+                                random_state=0).fit(X, y)
+    resid = np.mean((gcv.predict(X) - y) ** 2)
+    slack = 1 - (gcv.n_nonzero_ + 1) / len(y)
+    assert gcv.cv_mse_ == pytest.approx(resid / slack ** 2, rel=1e-8)
+    assert 0.2 < kf.cv_mse_ / gcv.cv_mse_ < 5
+    with pytest.raises(ValueError, match="selection"):
+        rfx.SparseRFERegressor(selection="loo").fit(X, y)
 
 
 def test_pce_ishigami_sobol_and_pickle():
