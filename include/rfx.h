@@ -596,8 +596,9 @@ RFX_API const double *rfx_model_intercepts(const rfx_model *m);
  *         32   P bytes  payload: a sequence of records, each
  *                         u32 tag, u32 element type, u64 count, data
  *                       element types: 1 f64 (the IEEE-754 bit pattern),
- *                       2 u64, 3 i64, 4 UTF-8 bytes, 5 u32; data
- *                       zero-padded to a multiple of 8 bytes.
+ *                       2 u64, 3 i64, 4 UTF-8 bytes, 5 u32, 6 raw
+ *                       bytes (count = bytes); data zero-padded to a
+ *                       multiple of 8 bytes.
  *
  * Bytes 0..15 (magic, version, header size) keep their meaning in every
  * future version. Version 1 tags, each at most once, in any order (u64 unless
@@ -624,6 +625,20 @@ RFX_API const double *rfx_model_intercepts(const rfx_model *m);
  *   38 candidate terms              39 LOO errors (3 f64: mse, relative,
  *                                      corrected; NaN when not fitted)
  * and no other; feature models hold none of 31..39.
+ * A projected model (method 5, rfx/projection.h) has no feature map of its
+ * own: it holds tags 1, 2, 4 (= 1), 5 (m, the kernel's training rows,
+ * 2..2^31 - 1), optionally 26 and 16, 17 (the kernel's input scaler, both
+ * or none), and all of
+ *   40 k (1..m)                     41 gamma (f64, > 0)
+ *   42 theta (d f64 in [0, 1], not all zero)
+ *   43 the training rows as the kernel sees them (m x d f64, scaled)
+ *   44 kernel PCA coefficients (m x k f64)
+ *   45 row means of the Gram matrix (m f64)   46 its grand mean (f64)
+ *   47 the fit's loss (f64, NaN or >= 0)
+ *   48 the surrogate on the k scores (element type 6): a whole model file,
+ *      header and payload, of method 0..4 with k inputs and 1
+ *      target, checked like a file of its own; never itself projected
+ * and no other; other models hold none of 40..48.
  * Unknown tags, missing required tags and duplicates make a file corrupt.
  *
  * The loader checks the magic, refuses a newer version by name, verifies

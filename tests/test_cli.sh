@@ -306,7 +306,7 @@ check "info: harfe, cos, uniform weights" sh -c "grep -Eq '^method +harfe' '$T/s
 
 # options of another method, and bad values: usage errors, no model written
 expect 1 "fit --method nope" "$RFX" fit "$T/ish3.csv" --method nope -o "$T/x.rfx"
-stderr_has "fit --method nope lists the methods" "lasso, harfe or pce"
+stderr_has "fit --method nope lists the methods" "lasso, harfe, pce or projected"
 expect 1 "pce with --kernel" "$RFX" fit "$T/ish3.csv" --method pce --kernel matern -o "$T/x.rfx"
 stderr_has "pce with --kernel" "--kernel applies to --method bayes or ridge, not pce"
 expect 1 "pce with --seed" "$RFX" fit "$T/ish3.csv" --method pce --seed 3 -o "$T/x.rfx"
@@ -467,6 +467,118 @@ stderr_has "--learn-iterations alone" "needs --length-scales learn"
 expect 1 "--learn-iterations 0" "$RFX" fit "$T/ard.csv" --length-scales learn \
     --learn-iterations 0 -o "$T/bad.rfx"
 check "no model written by the usage errors" test ! -e "$T/bad.rfx"
+
+# ---- the projected surrogate (--method projected) ------------------------
+"$RFX" sample ishigami -n 150 --seed 5 -o "$T/pj.csv" 2>/dev/null
+expect 0 "fit projected" "$RFX" fit "$T/pj.csv" --method projected --iterations 3 \
+    --particles 4 -D 50 --seed 1 --threads 1 -o "$T/pj.rfx"
+cp "$T/stderr" "$T/pj_report"
+check "projected report: one history line per iteration 0..3" \
+    test "$(grep -Ec '^iteration +[0-9]+ [0-9.e+-]+$' "$T/pj_report")" -eq 4
+check "projected report: the best loss never rises" \
+    awk '$1 == "iteration" { if (n++ && $3 > last) bad = 1; last = $3 } END { exit bad || n != 4 }' \
+    "$T/pj_report"
+check "projected report: the final loss is the last history value" \
+    awk '$1 == "iteration" { last = $3 } $1 == "final" { f = $3 } END { exit !(f == last) }' \
+    "$T/pj_report"
+check "projected report: 4 particles x (3 + 1) evaluations" \
+    grep -Eq '^evaluations +16 in 3 iterations$' "$T/pj_report"
+check "projected report: one theta in [0, 1] per input" \
+    awk '$1 == "theta" { n++; if (!($3 >= 0 && $3 <= 1)) bad = 1 } END { exit bad || n != 3 }' \
+    "$T/pj_report"
+expect 0 "info of a projected model" "$RFX" info "$T/pj.rfx"
+check "info: method, k and the surrogate" \
+    sh -c "grep -Eq '^method +projected$' '$T/stdout' && grep -Eq '^components k +2$' '$T/stdout' &&
+        grep -Eq '^surrogate +ridge, on the 2 scores:$' '$T/stdout' &&
+        grep -Eq '^features D +50$' '$T/stdout'"
+check "info: theta and loss equal the fit report's" \
+    awk 'FNR == NR { if ($1 == "theta") t = t " " $3; if ($1 == "final") f = $3; next }
+        $1 == "theta" { for (j = 2; j <= NF; j++) u = u " " $j }
+        $1 == "loss" { l = $2 }
+        END { exit !(t == u && l == f) }' "$T/pj_report" "$T/stdout"
+expect 0 "predict with a projected model" "$RFX" predict "$T/pj.rfx" "$T/pj.csv" -o "$T/pj_pred.csv"
+check "one prediction per row" test "$(wc -l <"$T/pj_pred.csv" | tr -d ' ')" -eq 151
+expect 0 "eval a projected model" "$RFX" eval "$T/pj.rfx" "$T/pj.csv"
+rmse_model=$(field RMSE "$T/stdout")
+expect 0 "eval its predictions" "$RFX" eval --pred "$T/pj_pred.csv" --truth "$T/pj.csv"
+check "eval of the model = eval of its predictions" test "$(field RMSE "$T/stdout")" = "$rmse_model"
+expect 0 "sobol --like of a projected model" "$RFX" sobol "$T/pj.rfx" --like ishigami -n 500 \
+    --bootstrap 20
+check "sobol: one line per input" test "$(grep -Ec '^x[0-2] ' "$T/stdout")" -eq 3
+# a fixed theta: no swarm; theta_2 = 0 removes x2 from the model exactly
+gen_data "$T/pj3.csv" 120 13
+expect 0 "fit projected --theta" "$RFX" fit "$T/pj3.csv" --method projected --theta 1,0.5,0 \
+    --surrogate pce -o "$T/pj3.rfx"
+stderr_has "--theta: no swarm" "^swarm +none: theta given"
+stderr_has "--theta: one evaluation" "^evaluations +1 in 0 iterations"
+check "--theta: no history" test "$(grep -Ec '^iteration ' "$T/stderr")" -eq 0
+check "--theta: the weights as given" \
+    awk '$1 == "theta" { t = t $3 " " } END { exit !(t == "1 0.5 0 ") }' "$T/stderr"
+expect 0 "info of a projected pce model" "$RFX" info "$T/pj3.rfx"
+check "info: the loss is the pce surrogate's corrected LOO error" \
+    awk '$1 == "loss" { l = $2 } $1 == "LOO" && $2 == "corrected" { c = $3 }
+        END { exit !(l != "" && l == c) }' "$T/stdout"
+awk -F, 'NR == 1 { print; next } { $3 = -$3 * 3 + 1; print }' OFS=, "$T/pj3.csv" >"$T/pj3b.csv"
+expect 0 "predict (x2 as given)" "$RFX" predict "$T/pj3.rfx" "$T/pj3.csv" -o "$T/pj3_a.csv"
+expect 0 "predict (x2 changed)" "$RFX" predict "$T/pj3.rfx" "$T/pj3b.csv" -o "$T/pj3_b.csv"
+check "theta_2 = 0: predictions do not depend on x2" cmp -s "$T/pj3_a.csv" "$T/pj3_b.csv"
+expect 0 "sobol --uniform of the theta_2 = 0 model" "$RFX" sobol "$T/pj3.rfx" --uniform -2,2 \
+    -n 400 --bootstrap 10
+check "sobol: the total index of x2 is 0" awk '$1 == "x2" { exit !($5 == 0) }' "$T/stdout"
+expect 0 "fit projected --surrogate bayes --folds 3" "$RFX" fit "$T/pj3.csv" --method projected \
+    --surrogate bayes --folds 3 --k 3 --iterations 1 --particles 2 -D 40 -o "$T/pj3s.rfx"
+stderr_has "--folds: the loss is k-fold CV" "^loss +relative MSE: 3-fold cross-validation"
+expect 0 "predict --std with a bayes surrogate" "$RFX" predict "$T/pj3s.rfx" "$T/pj3.csv" --std
+check "predict --std: a std column" grep -q '^prediction,std$' "$T/stdout"
+# --plot
+expect 5 "fit projected --plot without gnuplot" env PATH=/nonexistent "$RFX" fit "$T/pj.csv" \
+    --method projected --iterations 1 --particles 2 --plot "$T/pj.png" -o "$T/pjn.rfx"
+stderr_has "--plot without gnuplot" "gnuplot is not installed"
+check "no model written without gnuplot" test ! -e "$T/pjn.rfx"
+if command -v gnuplot >/dev/null 2>&1; then
+    expect 0 "fit projected --plot" "$RFX" fit "$T/pj.csv" --method projected --iterations 2 \
+        --particles 3 -D 30 --plot "$T/pj.png" -o "$T/pjp.rfx"
+    check "--plot writes a PNG" sh -c "head -c 4 '$T/pj.png' | od -An -c | grep -q 'P   N   G'"
+    check "--plot leaves no temporary file" test -z "$(ls "$T" | grep 'pj\.png\.')"
+else
+    echo "skip: gnuplot not installed, --plot not checked"
+fi
+# usage errors
+expect 1 "--k with --method ridge" "$RFX" fit "$T/pj.csv" --method ridge --k 2 -o "$T/bad.rfx"
+stderr_has "--k with ridge" "--k applies to --method projected, not ridge"
+expect 1 "--surrogate harfe" "$RFX" fit "$T/pj.csv" --method projected --surrogate harfe \
+    -o "$T/bad.rfx"
+stderr_has "--surrogate harfe" "unknown surrogate 'harfe'"
+expect 1 "--theta with 2 values for 3 inputs" "$RFX" fit "$T/pj.csv" --method projected \
+    --theta 0.5,0.5 -o "$T/bad.rfx"
+stderr_has "--theta count" "2 values for 3 inputs"
+expect 1 "--theta above 1" "$RFX" fit "$T/pj.csv" --method projected --theta 0.5,1.5,0 \
+    -o "$T/bad.rfx"
+stderr_has "--theta above 1" "in \[0, 1\]"
+expect 1 "--theta below 0" "$RFX" fit "$T/pj.csv" --method projected --theta -0.1,1,1 \
+    -o "$T/bad.rfx"
+expect 1 "--theta all zero" "$RFX" fit "$T/pj.csv" --method projected --theta 0,0,0 \
+    -o "$T/bad.rfx"
+expect 1 "--theta not numbers" "$RFX" fit "$T/pj.csv" --method projected --theta 0.5,,1 \
+    -o "$T/bad.rfx"
+expect 1 "--theta with --iterations" "$RFX" fit "$T/pj.csv" --method projected \
+    --theta 1,1,1 --iterations 3 -o "$T/bad.rfx"
+stderr_has "--theta with --iterations" "--iterations sets the particle swarm"
+expect 1 "--k 0" "$RFX" fit "$T/pj.csv" --method projected --k 0 -o "$T/bad.rfx"
+expect 1 "--k beyond the rows" "$RFX" fit "$T/pj.csv" --method projected --k 150 \
+    --iterations 1 --particles 1 -o "$T/bad.rfx"
+stderr_has "--k beyond the rows" "n_components"
+expect 1 "-D with --surrogate pce" "$RFX" fit "$T/pj.csv" --method projected --surrogate pce \
+    -D 10 -o "$T/bad.rfx"
+expect 1 "--plot with --method bayes" "$RFX" fit "$T/pj.csv" --plot "$T/x.png" -o "$T/bad.rfx"
+check "no model written by the projected usage errors" test ! -e "$T/bad.rfx"
+# damaged projected files
+size=$(wc -c <"$T/pj.rfx" | tr -d ' ')
+head -c $((size - 9)) "$T/pj.rfx" >"$T/pj_cut.rfx"
+expect 3 "truncated projected model (info)" "$RFX" info "$T/pj_cut.rfx"
+expect 3 "truncated projected model (predict)" "$RFX" predict "$T/pj_cut.rfx" "$T/pj.csv"
+head -c $((size / 2)) "$T/pj.rfx" >"$T/pj_half.rfx"
+expect 3 "half a projected model (sobol)" "$RFX" sobol "$T/pj_half.rfx" --like ishigami
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -30,9 +30,12 @@ enum {
     T_CHOL = 24, T_CREATOR = 26,
     /* polynomial chaos models */
     T_PCE_KINDS = 31, T_PCE_PARAMS = 32, T_PCE_N_TERMS = 33, T_PCE_ALPHA = 34, T_PCE_COEF = 35,
-    T_PCE_DEGREE = 36, T_PCE_METHOD = 37, T_PCE_CAND = 38, T_PCE_LOO = 39
+    T_PCE_DEGREE = 36, T_PCE_METHOD = 37, T_PCE_CAND = 38, T_PCE_LOO = 39,
+    /* projected models */
+    T_PROJ_K = 40, T_PROJ_GAMMA = 41, T_PROJ_THETA = 42, T_PROJ_ROWS = 43, T_PROJ_ALPHA = 44,
+    T_PROJ_ROW_MEANS = 45, T_PROJ_GRAND_MEAN = 46, T_PROJ_LOSS = 47, T_PROJ_SURROGATE = 48
 };
-enum { E_F64 = 1, E_U64 = 2, E_UTF8 = 4, E_U32 = 5 }; /* element types */
+enum { E_F64 = 1, E_U64 = 2, E_UTF8 = 4, E_U32 = 5, E_BYTES = 6 }; /* element types */
 
 /* ---- byte helpers ------------------------------------------------------- */
 
@@ -77,7 +80,8 @@ static void fix_header_crc(unsigned char *b)
 static size_t record_size(const unsigned char *r)
 {
     uint32_t type = get32(r + 4);
-    size_t es = type == E_UTF8 ? 1 : type == E_U32 ? 4 : 8, bytes = (size_t)get64(r + 8) * es;
+    size_t es = type == E_UTF8 || type == E_BYTES ? 1 : type == E_U32 ? 4 : 8;
+    size_t bytes = (size_t)get64(r + 8) * es;
     return 16 + bytes + (8 - bytes % 8) % 8;
 }
 
@@ -1121,6 +1125,208 @@ static void check_pce_models(const rfx_model *ridge)
     }
 }
 
+/* ---- projected models ---------------------------------------------------- */
+
+/* A projected model (k = 2, ridge surrogate, theta given: no swarm) of the
+ * first target. */
+static rfx_model *fit_projected(void)
+{
+    static const double theta[DIN] = {1.0, 0.5, 0.25};
+    rfx_projected_params p = rfx_projected_params_default();
+    rfx_fit_params fp = rfx_fit_params_default();
+    rfx_cmat Xm = rfx_cmat_of(X, N, DIN), Ym = {Y, N, 1, 3};
+    rfx_model *m = NULL;
+    fp.features.n_features = 24;
+    p.fit = &fp;
+    p.theta = theta;
+    p.n_threads = 1;
+    CHECK_OK(rfx_projected_fit(&p, Xm, Ym, &m, NULL));
+    return m;
+}
+
+/* b (len bytes, room for len + extra) with the surrogate record's bytes
+ * replaced by the n bytes of nested; the CRCs fixed. Returns the new length,
+ * or 0 when it does not fit. */
+static size_t replace_nested(unsigned char *b, size_t len, size_t extra, const void *nested,
+                             size_t n)
+{
+    size_t at = find_record(b, len, T_PROJ_SURROGATE);
+    CHECK(at > 0);
+    if (!at) return 0;
+    size_t old = record_size(b + at), now = 16 + n + (8 - n % 8) % 8;
+    if (len - old + now > len + extra) return 0;
+    memmove(b + at + now, b + at + old, len - at - old);
+    put64(b + at + 8, n);
+    memcpy(b + at + 16, nested, n);
+    memset(b + at + 16 + n, 0, now - 16 - n);
+    len = len - old + now;
+    fix_crcs(b, len);
+    return len;
+}
+
+/* Hostile projected files, built by patching a saved one behind valid
+ * checksums: each is refused with RFX_EFORMAT naming the field. */
+static void check_projected_hostile(const rfx_model *ridge3)
+{
+    rfx_model *pm = fit_projected(), *m = NULL;
+    void *img = NULL, *rimg = NULL;
+    size_t len = 0, rlen = 0;
+    if (!pm) return;
+    CHECK_OK(rfx_model_save_buffer(pm, &img, &len));
+    CHECK_OK(rfx_model_save_buffer(ridge3, &rimg, &rlen));
+    if (!img || !rimg) goto out;
+    /* the saved image loads and predicts bitwise as the model */
+    CHECK_OK(rfx_model_load_buffer(img, len, &m));
+    if (m) {
+        double a[NT], c[NT];
+        CHECK_OK(rfx_model_predict(pm, rfx_cmat_of(XT, NT, DIN), rfx_mat_of(a, NT, 1),
+                                   rfx_mat_none()));
+        CHECK_OK(rfx_model_predict(m, rfx_cmat_of(XT, NT, DIN), rfx_mat_of(c, NT, 1),
+                                   rfx_mat_none()));
+        CHECK(memcmp(a, c, sizeof a) == 0);
+        rfx_model_free(m);
+    }
+    const size_t extra = len + rlen + 64;
+    unsigned char *b = copy_image(img, len, extra);
+    const unsigned char *I = img;
+    CHECK(b != NULL);
+    if (!b) goto out;
+    CHECK(get64(I + find_record(I, len, T_PROJ_K) + 16) == 2);
+    CHECK(get64(I + find_record(I, len, T_N_TRAIN) + 16) == N);
+
+    /* k = 0, k > m, k = 2^64 - 1 */
+    const uint64_t ks[] = {0, N + 1, UINT64_MAX};
+    for (size_t i = 0; i < sizeof ks / sizeof *ks; i++) {
+        patch_u64(b, len, T_PROJ_K, ks[i]);
+        LOAD_FAILS(b, len, RFX_EFORMAT, "projected_k", "projected k");
+        memcpy(b, img, len);
+    }
+    /* k = 3 <= m: then alpha's count (m x 2) no longer matches */
+    patch_u64(b, len, T_PROJ_K, 3);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "projected_alpha", "projected k = 3");
+    memcpy(b, img, len);
+    /* theta outside [0, 1], NaN, all zero */
+    const double bad_theta[] = {-0.25, 1.5, NAN, INFINITY};
+    for (size_t i = 0; i < sizeof bad_theta / sizeof *bad_theta; i++) {
+        patch_f64(b, len, T_PROJ_THETA, i % DIN, bad_theta[i]);
+        LOAD_FAILS(b, len, RFX_EFORMAT, "projected_theta", "projected theta out of [0, 1]");
+        memcpy(b, img, len);
+    }
+    for (size_t j = 0; j < DIN; j++) patch_f64(b, len, T_PROJ_THETA, j, 0.0);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "all 3 entries are zero", "projected theta all zero");
+    memcpy(b, img, len);
+    /* gamma, grand mean, loss */
+    patch_f64(b, len, T_PROJ_GAMMA, 0, 0.0);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "projected_gamma", "projected gamma 0");
+    memcpy(b, img, len);
+    patch_f64(b, len, T_PROJ_GRAND_MEAN, 0, NAN);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "projected_grand_mean", "projected grand mean NaN");
+    memcpy(b, img, len);
+    patch_f64(b, len, T_PROJ_LOSS, 0, -1.0);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "projected_loss", "projected loss < 0");
+    memcpy(b, img, len);
+    /* counts: m and d at their largest (m d ~ 2^62 elements, far beyond the
+     * data), n_train below 2, record counts whose byte sizes overflow */
+    patch_u64(b, len, T_N_TRAIN, 2147483647u);
+    patch_u64(b, len, T_D, 2147483647u);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "expected", "projected m, d = 2^31 - 1");
+    memcpy(b, img, len);
+    patch_u64(b, len, T_N_TRAIN, (uint64_t)1 << 40);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "n_train", "projected m = 2^40");
+    memcpy(b, img, len);
+    patch_u64(b, len, T_N_TRAIN, 1);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "n_train", "projected m = 1");
+    memcpy(b, img, len);
+    static const uint32_t counted[] = {T_PROJ_ROWS, T_PROJ_ALPHA, T_PROJ_SURROGATE};
+    const uint64_t huge[] = {(uint64_t)1 << 61, ((uint64_t)1 << 62) + 1, UINT64_MAX};
+    for (size_t t = 0; t < sizeof counted / sizeof *counted; t++) {
+        for (size_t i = 0; i < sizeof huge / sizeof *huge; i++) {
+            size_t at = find_record(b, len, counted[t]);
+            CHECK(at > 0);
+            put64(b + at + 8, huge[i]);
+            fix_crcs(b, len);
+            LOAD_FAILS(b, len, RFX_EFORMAT, NULL, "projected record count");
+            memcpy(b, img, len);
+        }
+    }
+    static const struct { uint32_t tag; const char *name; } arrays[] = {
+        {T_PROJ_THETA, "projected_theta"}, {T_PROJ_ROWS, "projected_rows"},
+        {T_PROJ_ALPHA, "projected_alpha"}, {T_PROJ_ROW_MEANS, "projected_row_means"}};
+    for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) {
+        size_t n = shrink_record(b, len, arrays[i].tag);
+        CHECK(n < len);
+        LOAD_FAILS(b, n, RFX_EFORMAT, arrays[i].name, "projected array one short");
+        memcpy(b, img, len);
+    }
+    /* every projected field is required */
+    for (uint32_t tag = T_PROJ_K; tag <= T_PROJ_SURROGATE; tag++) {
+        size_t n = remove_record(b, len, tag);
+        CHECK(n < len);
+        LOAD_FAILS(b, n, RFX_EFORMAT, "a projected model without field", "projected field gone");
+        memcpy(b, img, len);
+    }
+    /* a field of another kind of model */
+    put32(b + len, T_LAMBDA);
+    put32(b + len + 4, E_F64);
+    put64(b + len + 8, 1);
+    putf64(b + len + 16, 0.5);
+    fix_crcs(b, len + 24);
+    LOAD_FAILS(b, len + 24, RFX_EFORMAT, "a projected model with field 'lambda'",
+               "projected + lambda");
+    memcpy(b, img, len);
+
+    /* the nested surrogate: a projected model itself */
+    size_t n = replace_nested(b, len, extra, img, len);
+    CHECK(n > 0);
+    if (n) LOAD_FAILS(b, n, RFX_EFORMAT, "a projected model inside a projected model",
+                      "projected in projected");
+    memcpy(b, img, len);
+    /* ... a model with 3 inputs, not k = 2 */
+    n = replace_nested(b, len, extra, rimg, rlen);
+    CHECK(n > 0);
+    if (n) LOAD_FAILS(b, n, RFX_EFORMAT, "expected projected_k = 2", "surrogate with 3 inputs");
+    memcpy(b, img, len);
+    /* ... its own payload damaged (its CRC no longer matches), cut short,
+     * or its magic gone */
+    {
+        size_t at = find_record(b, len, T_PROJ_SURROGATE);
+        size_t nl = (size_t)get64(b + at + 8);
+        b[at + 16 + HDR + (nl - HDR) / 2] ^= 0x10;
+        fix_crcs(b, len);
+        LOAD_FAILS(b, len, RFX_EFORMAT, "projected_surrogate", "surrogate bit flip");
+        memcpy(b, img, len);
+        n = replace_nested(b, len, extra, I + at + 16, nl - 8);
+        CHECK(n > 0);
+        if (n) LOAD_FAILS(b, n, RFX_EFORMAT, "projected_surrogate", "surrogate cut short");
+        memcpy(b, img, len);
+        n = replace_nested(b, len, extra, I + at + 16, 20);
+        if (n) LOAD_FAILS(b, n, RFX_EFORMAT, "projected_surrogate", "surrogate of 20 bytes");
+        memcpy(b, img, len);
+        b[at + 16] = 'X';
+        fix_crcs(b, len);
+        LOAD_FAILS(b, len, RFX_EFORMAT, "projected_surrogate", "surrogate without magic");
+        memcpy(b, img, len);
+    }
+    /* the surrogate record as f64: a wrong element type */
+    {
+        size_t at = find_record(b, len, T_PROJ_SURROGATE);
+        uint64_t nl = get64(b + at + 8);
+        put32(b + at + 4, E_F64);
+        put64(b + at + 8, (nl + 7) / 8);
+        fix_crcs(b, len);
+        LOAD_FAILS(b, len, RFX_EFORMAT, "element type", "surrogate as f64");
+        memcpy(b, img, len);
+    }
+    /* a truncated projected file */
+    for (size_t cut = 1; cut < len; cut += len / 17 + 1)
+        LOAD_FAILS(b, len - cut, -1, NULL, "projected truncated");
+    free(b);
+out:
+    rfx_buffer_free(img);
+    rfx_buffer_free(rimg);
+    rfx_model_free(pm);
+}
+
 int main(void)
 {
     size_t len;
@@ -1189,6 +1395,7 @@ int main(void)
     check_feature_file_vs_pce(img, len);
     rfx_buffer_free(img);
     check_pce_models(ridge);
+    check_projected_hostile(ridge);
 
     check_io_errors(ridge, bayes);
     rfx_model_free(ridge);

@@ -16,21 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-#define RUN(test)                                                  \
-    do {                                                           \
-        double t0_ = now();                                        \
-        test();                                                    \
-        printf("%-24s %.2f s\n", #test, now() - t0_);             \
-    } while (0)
 
 /* y = sin(2 (x0 + x1)) + (x0 + x1)^2 / 2 on rows of U(-1, 1)^d. */
 static void g_data(rfx_test_rng *r, size_t n, size_t d, double **X, double **y)
@@ -188,15 +173,21 @@ static int cancel_now(void *user, const char *stage, double fraction)
     (void)fraction;
     return 1;
 }
-/* A small searched model (surrogate given) for the file and thread tests. */
+/* A small searched model (surrogate given) for the file and thread tests:
+ * particles x (iterations + 1) evaluations; a ridge or Bayesian surrogate
+ * on 50 features (the default 200 would cost more and test nothing more). */
 static rfx_model *small_model(rfx_method surrogate, int n_threads, double *X, double *y,
-                              size_t m, size_t d, double *hist)
+                              size_t m, size_t d, size_t particles, size_t iterations,
+                              double *hist)
 {
     rfx_projected_params p = rfx_projected_params_default();
+    rfx_fit_params fp = rfx_fit_params_default();
+    fp.features.n_features = 50;
+    p.fit = &fp;
     p.n_components = 2;
     p.surrogate = surrogate;
-    p.n_particles = 4;
-    p.iterations = 3;
+    p.n_particles = particles;
+    p.iterations = iterations;
     p.patience = 0;
     p.seed = 9;
     p.n_threads = n_threads;
@@ -211,12 +202,12 @@ static void test_files(void)
 {
     const size_t m = 50, d = 3, n = 30;
     rfx_test_rng r = {21};
-    double *X, *y, *V, *yv, hist[4];
+    double *X, *y, *V, *yv, hist[2];
     g_data(&r, m, d, &X, &y);
     g_data(&r, n, d, &V, &yv);
     const rfx_method kinds[3] = {RFX_METHOD_RIDGE, RFX_METHOD_BAYES, RFX_METHOD_PCE};
     for (int t = 0; t < 3; t++) {
-        rfx_model *a = small_model(kinds[t], 1, X, y, m, d, hist), *b = NULL, *c = NULL;
+        rfx_model *a = small_model(kinds[t], 1, X, y, m, d, 2, 1, hist), *b = NULL, *c = NULL;
         if (!a) continue;
         const char *path = rfx_test_tmp("projected.rfx");
         CHECK_OK(rfx_model_save(a, path));
@@ -285,8 +276,8 @@ static void test_threads(void)
     double *X, *y, *V, *yv, h1[4], h2[4];
     g_data(&r, m, d, &X, &y);
     g_data(&r, n, d, &V, &yv);
-    rfx_model *a = small_model(RFX_METHOD_RIDGE, 1, X, y, m, d, h1);
-    rfx_model *b = small_model(RFX_METHOD_RIDGE, 2, X, y, m, d, h2);
+    rfx_model *a = small_model(RFX_METHOD_RIDGE, 1, X, y, m, d, 4, 3, h1);
+    rfx_model *b = small_model(RFX_METHOD_RIDGE, 2, X, y, m, d, 4, 3, h2);
     if (a && b) {
         CHECK(memcmp(h1, h2, sizeof h1) == 0);
         void *ba, *bb;
@@ -392,10 +383,10 @@ static void test_errors(void)
 
 int main(void)
 {
-    RUN(test_zero_weight);
-    RUN(test_learns_relevant_inputs);
-    RUN(test_files);
-    RUN(test_threads);
-    RUN(test_errors);
+    RFX_TEST_RUN(test_zero_weight);
+    RFX_TEST_RUN(test_learns_relevant_inputs);
+    RFX_TEST_RUN(test_files);
+    RFX_TEST_RUN(test_threads);
+    RFX_TEST_RUN(test_errors);
     return rfx_test_finish("test_projected");
 }

@@ -424,6 +424,31 @@ static void test_selection(void)
     free(B);
     free(Z);
     rfx_features_free(f);
+    /* near interpolation (D > n, lambda tiny): GCV = n rss / dof^2 must not
+     * collapse to 0 when rss is computed by subtracting nearly equal terms;
+     * it is at least the training mean squared error */
+    {
+        const size_t n2 = 60, D2 = 200;
+        rfx_features *f2 = make_features(D2, d, 4, RFX_FORM_COS_BIAS);
+        const double tiny_grid[1] = {1e-10};
+        rfx_ridge_params q = rfx_ridge_params_default();
+        q.lambdas = tiny_grid;
+        q.n_lambdas = 1;
+        q.select = RFX_SELECT_GCV;
+        rfx_model *m2 = NULL;
+        CHECK_OK(rfx_ridge_fit(f2, rfx_cmat_of(X, n2, d), rfx_cmat_of(Y, n2, 1), &q, &m2));
+        double *P = malloc(n2 * sizeof *P), mse = 0;
+        if (m2) {
+            CHECK_OK(rfx_model_predict(m2, rfx_cmat_of(X, n2, d), rfx_mat_of(P, n2, 1),
+                                       rfx_mat_none()));
+            for (size_t i = 0; i < n2; i++) mse += (Y[i] - P[i]) * (Y[i] - P[i]) / (double)n2;
+            printf("near interpolation: GCV %.4g, training MSE %.3g\n", m2->gcv, mse);
+            CHECK(m2->gcv > 0 && m2->gcv >= mse);
+        }
+        free(P);
+        rfx_model_free(m2);
+        rfx_features_free(f2);
+    }
     free(X);
     free(Y);
 }

@@ -1,6 +1,7 @@
 /*
- * rfx - the command-line tool: fit random feature models and polynomial
- * chaos expansions to CSV or .npy files, predict (with standard deviations),
+ * rfx - the command-line tool: fit random feature models, polynomial chaos
+ * expansions and surrogates on a learned kernel PCA projection to CSV or
+ * .npy files, predict (with standard deviations),
  * evaluate, describe model files, compute Sobol indices, and measure how well
  * random features approximate a kernel matrix.
  *
@@ -133,7 +134,8 @@ enum opt_id {
     O_TRUTH, O_PLOT, O_POINTS, O_DIM, O_LIST, O_LIKE, O_UNIFORM, O_BOOTSTRAP,
     O_SPARSITY, O_ACTIVATION, O_WEIGHTS, O_WEIGHT_SCALE, O_ETA, O_TERMS, O_FOLDS,
     O_DEGREE, O_DEGREE_MIN, O_Q_NORM, O_MAX_INTERACTION, O_PCE_METHOD, O_NORMAL,
-    O_LENGTH_SCALES, O_LEARN_ITERATIONS,
+    O_LENGTH_SCALES, O_LEARN_ITERATIONS, O_K, O_SURROGATE, O_ITERATIONS, O_PARTICLES,
+    O_PATIENCE, O_THETA,
     O_COUNT
 };
 
@@ -173,22 +175,25 @@ static const opt_spec FIT_OPTS[] = {
     { O_METHOD, 0, "method", "M",
       "bayes (default; Bayesian regression on random Fourier features, with predictive std), "
       "ridge, srfe (sparse random features: basis pursuit denoising with --eta, else the "
-      "lasso), lasso, harfe (sparse random features, hard thresholding) or pce (polynomial "
-      "chaos)" },
+      "lasso), lasso, harfe (sparse random features, hard thresholding), pce (polynomial "
+      "chaos) or projected (a surrogate on a learned kernel PCA of the inputs)" },
     { O_KERNEL, 0, "kernel", "K", "ridge, bayes: gaussian (default), laplacian, cauchy or matern" },
     { O_NU, 0, "nu", "NU", "ridge, bayes: Matern smoothness 0.5, 1.5 (default) or 2.5" },
     { O_FORM, 0, "form", "F",
       "ridge, bayes: feature form cos-bias (default) or cos-sin (D even)" },
     { O_FEATURES, 'D', "features", "N",
       "number of random features D >= 1 (default 1024; srfe, lasso, harfe: from the number of "
-      "rows, as rfx/srfe.h documents)" },
-    { O_SEED, 0, "seed", "S", "random seed of the features (default 0)" },
+      "rows, as rfx/srfe.h documents; projected: of a ridge, bayes or srfe surrogate, default "
+      "200, 1000 for srfe)" },
+    { O_SEED, 0, "seed", "S",
+      "random seed of the features (default 0); projected: of theta_0 and the swarm" },
     { O_LENGTH_SCALE, 0, "length-scale", "L",
       "ridge, bayes: kernel length scale > 0, in standardised units unless --no-standardize "
       "(default: chosen automatically)" },
     { O_GAMMA, 0, "gamma", "G",
       "ridge, bayes: scikit-learn's gamma > 0 instead of a length scale: l = 1/sqrt(2 G) "
-      "(gaussian), l = 1/G (laplacian)" },
+      "(gaussian), l = 1/G (laplacian); projected: the kernel PCA's scale G > 0 in "
+      "exp(-G sum theta_i (x_i - y_i)^2) (default 1/d)" },
     { O_LENGTH_SCALES, 0, "length-scales", "learn",
       "ridge, bayes: learn one length scale per input (ARD) by a particle swarm on the "
       "evidence (bayes) or GCV (ridge), starting from the isotropic one (chosen, or "
@@ -220,7 +225,21 @@ static const opt_spec FIT_OPTS[] = {
     { O_FOLDS, 0, "folds", "K",
       "srfe, lasso, harfe: choose the weight scale and lambda by K-fold cross-validation "
       "(rows i mod K), 2 <= K <= rows, instead of generalised cross-validation (GCV, the "
-      "default)" },
+      "default); projected: the loss is the surrogate's K-fold error instead of its own "
+      "score" },
+    { O_K, 0, "k", "K",
+      "projected: kernel PCA components k >= 1, at most rows - 1 (default 2)" },
+    { O_SURROGATE, 0, "surrogate", "S",
+      "projected: the model on the k scores, ridge (default), bayes, srfe or pce" },
+    { O_ITERATIONS, 0, "iterations", "N",
+      "projected: particle swarm iterations >= 1 (default 20)" },
+    { O_PARTICLES, 0, "particles", "P", "projected: swarm size >= 1 (default 10)" },
+    { O_PATIENCE, 0, "patience", "N",
+      "projected: stop after N iterations without a better loss, 0 = never (default 5)" },
+    { O_THETA, 0, "theta", "T1,..,TD",
+      "projected: fixed input weights in [0, 1], one per input, not all zero: no swarm" },
+    { O_PLOT, 0, "plot", "OUT.png",
+      "projected: also plot the best loss against the iteration (needs gnuplot)" },
     { O_DEGREE, 0, "degree", "P",
       "pce: the largest total degree P >= 1 (default: the largest P <= 10 whose total-degree "
       "basis C(d + P, P) has at most 10000 terms)" },
@@ -240,7 +259,7 @@ static const opt_spec FIT_OPTS[] = {
       "the training data, [x - 1/2, x + 1/2] for a constant column)" },
     { O_NORMAL, 0, "normal", "MU,SD", "pce: every input normal N(MU, SD^2), SD > 0" },
     { O_NO_STANDARDIZE, 0, "no-standardize", NULL,
-      "ridge, bayes, srfe, lasso, harfe: use the inputs as they are instead of "
+      "ridge, bayes, srfe, lasso, harfe, projected: use the inputs as they are instead of "
       "(x - mean) / std per column" },
     { O_NO_INTERCEPT, 0, "no-intercept", NULL, "ridge, bayes: fit no intercept" },
     { O_THREADS, 0, "threads", "T",
@@ -252,10 +271,12 @@ static const opt_spec FIT_OPTS[] = {
 
 /* The methods of rfx fit: the library's rfx_method ones, and the lasso (an
  * srfe model whose coefficients come from the lasso). */
-enum fit_method { FM_BAYES, FM_RIDGE, FM_SRFE, FM_LASSO, FM_HARFE, FM_PCE, FM_COUNT };
+enum fit_method {
+    FM_BAYES, FM_RIDGE, FM_SRFE, FM_LASSO, FM_HARFE, FM_PCE, FM_PROJECTED, FM_COUNT
+};
 
 static const char *const FIT_METHODS[FM_COUNT] = {
-    "bayes", "ridge", "srfe", "lasso", "harfe", "pce"
+    "bayes", "ridge", "srfe", "lasso", "harfe", "pce", "projected"
 };
 
 #define FM(m) (1u << (m))
@@ -269,18 +290,23 @@ static const struct fit_opt_methods {
     unsigned methods;
 } FIT_OPT_METHODS[] = {
     { O_KERNEL, FM_RFF }, { O_NU, FM_RFF }, { O_FORM, FM_RFF }, { O_LENGTH_SCALE, FM_RFF },
-    { O_GAMMA, FM_RFF }, { O_NO_INTERCEPT, FM_RFF },
+    { O_GAMMA, FM_RFF | FM(FM_PROJECTED) }, { O_NO_INTERCEPT, FM_RFF },
     { O_LENGTH_SCALES, FM_RFF }, { O_LEARN_ITERATIONS, FM_RFF },
     { O_NOISE_VAR, FM(FM_BAYES) }, { O_PRIOR_VAR, FM(FM_BAYES) },
-    { O_FEATURES, FM_RFF | FM_SPARSE }, { O_SEED, FM_RFF | FM_SPARSE },
-    { O_NO_STANDARDIZE, FM_RFF | FM_SPARSE },
+    { O_FEATURES, FM_RFF | FM_SPARSE | FM(FM_PROJECTED) },
+    { O_SEED, FM_RFF | FM_SPARSE | FM(FM_PROJECTED) },
+    { O_NO_STANDARDIZE, FM_RFF | FM_SPARSE | FM(FM_PROJECTED) },
     { O_LAMBDA, FM(FM_RIDGE) | FM(FM_SRFE) | FM(FM_LASSO) },
     { O_SPARSITY, FM_SPARSE }, { O_ACTIVATION, FM_SPARSE }, { O_WEIGHTS, FM_SPARSE },
-    { O_WEIGHT_SCALE, FM_SPARSE }, { O_FOLDS, FM_SPARSE },
+    { O_WEIGHT_SCALE, FM_SPARSE }, { O_FOLDS, FM_SPARSE | FM(FM_PROJECTED) },
     { O_ETA, FM(FM_SRFE) }, { O_TERMS, FM(FM_HARFE) },
     { O_DEGREE, FM(FM_PCE) }, { O_DEGREE_MIN, FM(FM_PCE) }, { O_Q_NORM, FM(FM_PCE) },
     { O_MAX_INTERACTION, FM(FM_PCE) }, { O_PCE_METHOD, FM(FM_PCE) }, { O_UNIFORM, FM(FM_PCE) },
     { O_NORMAL, FM(FM_PCE) },
+    { O_K, FM(FM_PROJECTED) }, { O_SURROGATE, FM(FM_PROJECTED) },
+    { O_ITERATIONS, FM(FM_PROJECTED) }, { O_PARTICLES, FM(FM_PROJECTED) },
+    { O_PATIENCE, FM(FM_PROJECTED) }, { O_THETA, FM(FM_PROJECTED) },
+    { O_PLOT, FM(FM_PROJECTED) },
 };
 
 static const opt_spec PREDICT_OPTS[] = {
@@ -378,6 +404,11 @@ static const command COMMANDS[] = {
       "  harfe  the same features, coefficients by hard thresholding pursuit\n"
       "  pce    a polynomial chaos expansion: polynomials orthonormal under the\n"
       "         input distribution (Legendre for uniform, Hermite for normal inputs)\n"
+      "  projected  a surrogate (--surrogate ridge, bayes, srfe or pce) on the k\n"
+      "         scores of a kernel PCA of the inputs whose per-input weights theta\n"
+      "         in [0, 1] a particle swarm chooses to minimise the surrogate's\n"
+      "         relative validation error (its own score, or --folds K); one line\n"
+      "         per swarm iteration, the loss history and theta are printed\n"
       "\n"
       "With no options the fit is automatic. bayes and ridge: inputs are\n"
       "standardised, the length scale is chosen by the Bayesian evidence (GCV for\n"
@@ -407,7 +438,9 @@ static const command COMMANDS[] = {
       "regularisation, evidence, and the file size. For a polynomial chaos model:\n"
       "the input marginals, degree, terms kept of the candidates, leave-one-out\n"
       "errors, mean and variance, the largest terms with their multi-indices, and\n"
-      "the first-order and total Sobol indices from the coefficients.\n",
+      "the first-order and total Sobol indices from the coefficients. For a projected\n"
+      "model: the kernel PCA (k, gamma, standardisation), theta, the loss, and the\n"
+      "surrogate on the k scores as its own method is described.\n",
       INFO_OPTS, cmd_info },
     { "kernel-approx",
       "rfx kernel-approx [DATA] [--kernel K] [--gamma G | --length-scale L]\n"
@@ -793,7 +826,8 @@ static int parse_fit_method(const opt_iter *it, const char *s, int *out)
             return 0;
         }
     }
-    return value_error(it, "unknown method '%s' (bayes, ridge, srfe, lasso, harfe or pce)", s);
+    return value_error(it, "unknown method '%s' (bayes, ridge, srfe, lasso, harfe, pce or "
+                           "projected)", s);
 }
 
 static int parse_activation(const opt_iter *it, const char *s, rfx_activation *out)
@@ -823,6 +857,50 @@ static int parse_pce_method(const opt_iter *it, const char *s, rfx_pce_method *o
         return 0;
     }
     return value_error(it, "unknown PCE method '%s' (lars or lsq)", s);
+}
+
+static int parse_surrogate(const opt_iter *it, const char *s, rfx_method *out)
+{
+    static const struct { const char *name; rfx_method method; } S[] = {
+        { "ridge", RFX_METHOD_RIDGE }, { "bayes", RFX_METHOD_BAYES },
+        { "srfe", RFX_METHOD_SRFE }, { "pce", RFX_METHOD_PCE },
+    };
+    for (size_t i = 0; i < sizeof S / sizeof *S; i++) {
+        if (strcmp(s, S[i].name) == 0) {
+            *out = S[i].method;
+            return 0;
+        }
+    }
+    return value_error(it, "unknown surrogate '%s' (ridge, bayes, srfe or pce)", s);
+}
+
+/* "T1,..,TD": numbers in [0, 1], not all zero. *n receives their count and
+ * vals, when not NULL, the values (room for as many as the list has). */
+static int parse_theta(const opt_iter *it, const char *s, double *vals, size_t *n)
+{
+    const char *p = s;
+    size_t k = 0;
+    int any = 0;
+    for (;;) {
+        char *end;
+        if (*p == '\0' || isspace((unsigned char)*p))
+            return value_error(it, "'%s' is not a comma-separated list of numbers", s);
+        errno = 0;
+        double v = strtod(p, &end);
+        if (end == p || (*end != ',' && *end != '\0'))
+            return value_error(it, "'%s' is not a comma-separated list of numbers", s);
+        if (errno == ERANGE || !(v >= 0 && v <= 1))
+            return value_error(it, "value %zu is %.*s; every weight must be in [0, 1]", k + 1,
+                               (int)(end - p), p);
+        if (vals) vals[k] = v;
+        any |= v > 0;
+        k++;
+        if (*end == '\0') break;
+        p = end + 1;
+    }
+    if (!any) return value_error(it, "every weight is zero; at least one must be > 0");
+    *n = k;
+    return 0;
 }
 
 /* "A,B": two finite numbers. */
@@ -1001,6 +1079,13 @@ typedef struct fit_opts {
     size_t degree, degree_min, max_interaction;
     double q_norm, dist_a, dist_b; /* --uniform A,B or --normal MU,SD */
     rfx_pce_method pce_method;
+    /* projected */
+    rfx_projected_params proj;    /* k, surrogate, iterations, particles,
+                                     patience; the rest set at the fit      */
+    const char *theta;            /* --theta, checked: n_theta values in
+                                     [0, 1], not all zero                    */
+    size_t n_theta;
+    const char *plot_path;        /* --plot                                  */
 } fit_opts;
 
 /* The largest degree rfx fit --method pce tries by default: the largest
@@ -1323,6 +1408,158 @@ static int fit_pce(const fit_opts *o, const rfx_data *data, const char *path)
     return rc;
 }
 
+static int program_in_path(const char *name);
+static int plot_history(const char *path, const double *history, size_t n, const char *title);
+
+typedef struct pso_progress {
+    size_t iterations; /* the swarm's maximum */
+    double t0;         /* when the fit started */
+} pso_progress;
+
+/* rfx_progress_fn of a projected fit, on a terminal: one line per swarm
+ * iteration (the library calls it after the initial swarm and after each
+ * iteration with iteration / iterations). */
+static int pso_progress_show(void *user, const char *stage, double fraction)
+{
+    const pso_progress *p = user;
+    size_t t = (size_t)(fraction * (double)p->iterations + 0.5);
+    if (t == 0)
+        fprintf(stderr, "%s: initial swarm evaluated (%.1f s)\n", stage ? stage : "",
+                now_seconds() - p->t0);
+    else
+        fprintf(stderr, "%s: iteration %zu of at most %zu (%.1f s)\n", stage ? stage : "", t,
+                p->iterations, now_seconds() - p->t0);
+    fflush(stderr);
+    return 0;
+}
+
+/* What the loss of a projected fit measures. */
+static const char *projected_loss_name(const rfx_projected_params *p, char *buf, size_t size)
+{
+    if (p->n_folds >= 2)
+        snprintf(buf, size, "%zu-fold cross-validation of the surrogate", p->n_folds);
+    else if (p->surrogate == RFX_METHOD_RIDGE)
+        snprintf(buf, size, "the ridge surrogate's GCV score");
+    else if (p->surrogate == RFX_METHOD_SRFE)
+        snprintf(buf, size, "the srfe surrogate's GCV score");
+    else if (p->surrogate == RFX_METHOD_PCE)
+        snprintf(buf, size, "the pce surrogate's corrected leave-one-out error");
+    else
+        snprintf(buf, size, "5-fold cross-validation (bayes has no score of its own)");
+    return buf;
+}
+
+/* projected: the fit, on stderr. */
+static void print_projected_report(const rfx_projected_params *p, const rfx_projected_report *r,
+                                   const rfx_model *model, const rfx_data *data, double seconds,
+                                   const char *path)
+{
+    FILE *e = stderr;
+    rfx_cmat X = rfx_data_x(data);
+    rfx_projected_info in;
+    char what[96];
+    if (rfx_model_projected_info(model, &in) != RFX_OK) return;
+    fprintf(e, "%-16s projected (a %s surrogate on k = %zu kernel PCA scores)\n", "method",
+            rfx_method_name(p->surrogate), in.n_components);
+    fprintf(e, "%-16s %zu rows x %zu inputs, target '%s'\n", "data", X.rows, X.cols,
+            rfx_data_name(data, SIZE_MAX));
+    fprintf(e, "%-16s gamma %.6g (%s), %s\n", "kernel PCA", in.gamma,
+            p->gamma > 0 ? "given" : "1/d", in.standardized ? "standardised inputs"
+                                                            : "inputs as they are");
+    fprintf(e, "%-16s relative MSE: %s\n", "loss", projected_loss_name(p, what, sizeof what));
+    if (p->theta) {
+        fprintf(e, "%-16s none: theta given\n", "swarm");
+    } else {
+        fprintf(e, "%-16s %zu particles, at most %zu iterations, patience %zu, seed %llu\n",
+                "swarm", p->n_particles, p->iterations, p->patience,
+                (unsigned long long)p->seed);
+        fprintf(e, "%-16s %.6g\n", "theta_0 loss", r->theta0_loss);
+        for (size_t t = 0; t <= r->n_iterations; t++)
+            fprintf(e, "%-16s %zu %.6g\n", "iteration", t, r->history[t]);
+    }
+    for (size_t j = 0; j < in.n_inputs; j++)
+        fprintf(e, "%-16s %s %.6g\n", "theta", rfx_data_name(data, j), in.theta[j]);
+    fprintf(e, "%-16s %.6g\n", "final loss", r->loss);
+    fprintf(e, "%-16s %zu in %zu iterations\n", "evaluations", r->evaluations, r->n_iterations);
+    fprintf(e, "%-16s %.3f s\n", "time", seconds);
+    fprintf(e, "%-16s %s\n", "model", path);
+}
+
+/* projected: rfx_projected_fit from its defaults and what was given. */
+static int fit_projected(const fit_opts *o, const rfx_data *data, const char *path)
+{
+    rfx_cmat X = rfx_data_x(data);
+    const size_t d = X.cols;
+    rfx_projected_params p = o->proj;
+    rfx_projected_report report;
+    rfx_fit_params fp = rfx_fit_params_default();
+    rfx_srfe_params sp = rfx_srfe_params_default();
+    rfx_model *model = NULL;
+    pso_progress progress;
+    int rc;
+    if (o->theta && o->n_theta != d) {
+        say("--theta: %zu values for %zu inputs; give one weight per input", o->n_theta, d);
+        return RC_USAGE;
+    }
+    double *theta = malloc((d ? d : 1) * sizeof *theta);
+    double *hist = malloc((p.iterations + 1) * sizeof *hist);
+    double *given = o->theta ? malloc((d ? d : 1) * sizeof *given) : NULL;
+    if (!theta || !hist || (o->theta && !given)) {
+        free(theta);
+        free(hist);
+        free(given);
+        say("out of memory for %zu inputs", d);
+        return RC_INTERNAL;
+    }
+    if (o->theta) { /* checked by parse_theta: d numbers separated by commas */
+        const char *q = o->theta;
+        for (size_t j = 0; j < d; j++) {
+            char *end;
+            given[j] = strtod(q, &end);
+            q = *end ? end + 1 : end;
+        }
+        p.theta = given;
+    }
+    if (o->given[O_FOLDS]) p.n_folds = o->folds;
+    if (o->given[O_SEED]) p.seed = o->fit.features.seed;
+    if (o->given[O_GAMMA]) p.gamma = o->ko.gamma;
+    if (o->given[O_NO_STANDARDIZE]) p.standardize = 0;
+    p.n_threads = o->fit.features.n_threads;
+    if (o->given[O_FEATURES]) {
+        fp.features.n_features = o->fit.features.n_features;
+        sp.features.n_features = o->fit.features.n_features;
+        p.fit = &fp;
+        p.srfe = &sp;
+    }
+    memset(&progress, 0, sizeof progress);
+    progress.iterations = p.iterations;
+    if (isatty(STDERR_FILENO)) {
+        p.progress = pso_progress_show;
+        p.progress_user = &progress;
+    }
+    memset(&report, 0, sizeof report);
+    report.theta = theta;
+    report.history = hist;
+    double t0 = now_seconds();
+    progress.t0 = t0;
+    rfx_status st = rfx_projected_fit(&p, X, rfx_data_y(data), &model, &report);
+    double seconds = now_seconds() - t0;
+    rc = save_fitted(st, model, path);
+    if (rc == RC_OK) print_projected_report(&p, &report, model, data, seconds, path);
+    if (rc == RC_OK && o->plot_path) {
+        char title[128];
+        snprintf(title, sizeof title, "projected surrogate (%s, k = %zu): best loss",
+                 rfx_method_name(p.surrogate), p.n_components);
+        rc = plot_history(o->plot_path, hist, report.n_iterations, title);
+        if (rc == RC_OK) fprintf(stderr, "%-16s %s\n", "plot", o->plot_path);
+    }
+    rfx_model_free(model);
+    free(theta);
+    free(hist);
+    free(given);
+    return rc;
+}
+
 static int cmd_fit(const command *c, int argc, char **argv)
 {
     fit_opts o;
@@ -1337,6 +1574,7 @@ static int cmd_fit(const command *c, int argc, char **argv)
     o.fit = rfx_fit_params_default();
     o.q_norm = 1.0;
     o.pce_method = RFX_PCE_METHOD_LARS;
+    o.proj = rfx_projected_params_default();
     rp.target = "-1";
     while ((id = opt_next(&it, &v)) != OPT_DONE) {
         int bad = 0;
@@ -1386,6 +1624,13 @@ static int cmd_fit(const command *c, int argc, char **argv)
             break;
         case O_MAX_INTERACTION: bad = parse_size(&it, v, 1, &o.max_interaction); break;
         case O_PCE_METHOD: bad = parse_pce_method(&it, v, &o.pce_method); break;
+        case O_K: bad = parse_size(&it, v, 1, &o.proj.n_components); break;
+        case O_SURROGATE: bad = parse_surrogate(&it, v, &o.proj.surrogate); break;
+        case O_ITERATIONS: bad = parse_size(&it, v, 1, &o.proj.iterations); break;
+        case O_PARTICLES: bad = parse_size(&it, v, 1, &o.proj.n_particles); break;
+        case O_PATIENCE: bad = parse_size(&it, v, 0, &o.proj.patience); break;
+        case O_THETA: bad = parse_theta(&it, v, NULL, &o.n_theta); o.theta = v; break;
+        case O_PLOT: o.plot_path = v; break;
         case O_UNIFORM:
             bad = parse_pair(&it, v, &o.dist_a, &o.dist_b);
             if (!bad && !(o.dist_a < o.dist_b))
@@ -1424,6 +1669,21 @@ static int cmd_fit(const command *c, int argc, char **argv)
         return usage_error(c, "give --uniform or --normal, not both");
     if (o.given[O_DEGREE] && o.given[O_DEGREE_MIN] && o.degree_min > o.degree)
         return usage_error(c, "--degree-min %zu exceeds --degree %zu", o.degree_min, o.degree);
+    if (o.theta) {
+        static const int SWARM[] = { O_ITERATIONS, O_PARTICLES, O_PATIENCE, O_PLOT };
+        for (size_t i = 0; i < sizeof SWARM / sizeof *SWARM; i++) {
+            char name[48];
+            if (o.given[SWARM[i]])
+                return usage_error(c, "%s sets the particle swarm, which --theta replaces",
+                                   option_name(c, SWARM[i], name, sizeof name));
+        }
+    }
+    if (o.method == FM_PROJECTED && o.given[O_FEATURES] && o.proj.surrogate == RFX_METHOD_PCE)
+        return usage_error(c, "-D applies to --surrogate ridge, bayes or srfe, not pce");
+    if (o.plot_path && !program_in_path("gnuplot")) {
+        say("--plot: gnuplot is not installed (not found in PATH); install it or leave out --plot");
+        return RC_IO;
+    }
 
     rfx_data *data = NULL;
     int rc;
@@ -1431,6 +1691,8 @@ static int cmd_fit(const command *c, int argc, char **argv)
     if (st != RFX_OK) return fail(st);
     if (o.method == FM_PCE)
         rc = fit_pce(&o, data, model_path);
+    else if (o.method == FM_PROJECTED)
+        rc = fit_projected(&o, data, model_path);
     else if (sparse)
         rc = fit_sparse(&o, data, model_path);
     else
@@ -1753,11 +2015,14 @@ done:
 /* rfx info                                                                  */
 /* ------------------------------------------------------------------------ */
 
+/* path NULL: without the file lines (the surrogate of a projected model). */
 static void print_model_info(const char *path, const rfx_model_info *in, long long file_size)
 {
     const rfx_features_params *f = &in->features;
-    printf("%-16s %s\n", "file", path);
-    printf("%-16s %lld bytes\n", "file size", file_size);
+    if (path) {
+        printf("%-16s %s\n", "file", path);
+        printf("%-16s %lld bytes\n", "file size", file_size);
+    }
     printf("%-16s %s\n", "method", rfx_method_name(in->method));
     printf("%-16s %s\n", "kernel", rfx_kernel_name(f->kernel));
     if (f->kernel == RFX_KERNEL_MATERN) printf("%-16s %g\n", "nu", f->nu);
@@ -1824,7 +2089,8 @@ static int by_magnitude(const void *pa, const void *pb)
 }
 
 /* rfx info of a PCE model: the expansion, its fit, its largest terms, and
- * its moments and Sobol indices from the coefficients. */
+ * its moments and Sobol indices from the coefficients. path NULL: without
+ * the file lines (the surrogate of a projected model). */
 static int print_pce_info(const char *path, const rfx_model *m, long long file_size)
 {
     enum { SHOW_TERMS = 10 };
@@ -1862,8 +2128,10 @@ static int print_pce_info(const char *path, const rfx_model *m, long long file_s
         free(order);
         return fail(st);
     }
-    printf("%-16s %s\n", "file", path);
-    printf("%-16s %lld bytes\n", "file size", file_size);
+    if (path) {
+        printf("%-16s %s\n", "file", path);
+        printf("%-16s %lld bytes\n", "file size", file_size);
+    }
     printf("%-16s %s\n", "method", "pce");
     printf("%-16s %zu\n", "inputs d", d);
     printf("%-16s %d\n", "targets", 1);
@@ -1902,7 +2170,8 @@ static int print_pce_info(const char *path, const rfx_model *m, long long file_s
         print_multi_index(alpha + order[r].k * d, d);
         putchar('\n');
     }
-    printf("%-16s from the coefficients, inputs x0..x%zu\n", "Sobol indices", d - 1);
+    printf("%-16s from the coefficients, inputs x0..x%zu%s\n", "Sobol indices", d - 1,
+           path ? "" : " (the scores)");
     for (int t = 0; t < 2; t++) {
         printf("%-16s", t ? "Sobol total" : "Sobol first");
         for (size_t j = 0; j < d; j++) printf(" %.4f", sob[t * d + j]);
@@ -1912,6 +2181,35 @@ static int print_pce_info(const char *path, const rfx_model *m, long long file_s
     free(sob);
     free(alpha);
     free(order);
+    return RC_OK;
+}
+
+/* rfx info of a projected model: the kernel PCA, theta, the loss, then the
+ * surrogate on the scores as rfx info describes a model of its method. */
+static int print_projected_info(const char *path, const rfx_model *m, long long file_size)
+{
+    rfx_projected_info in;
+    rfx_model_info sin;
+    rfx_status st = rfx_model_projected_info(m, &in);
+    if (st == RFX_OK) st = rfx_model_get_info(in.surrogate, &sin);
+    if (st != RFX_OK) return fail(st);
+    printf("%-16s %s\n", "file", path);
+    printf("%-16s %lld bytes\n", "file size", file_size);
+    printf("%-16s %s\n", "method", "projected");
+    printf("%-16s %zu\n", "inputs d", in.n_inputs);
+    printf("%-16s %d\n", "targets", 1);
+    printf("%-16s %zu\n", "rows trained", in.n_train);
+    printf("%-16s %zu\n", "components k", in.n_components);
+    printf("%-16s %.6g\n", "gamma", in.gamma);
+    printf("%-16s %s\n", "standardized", yes_no(in.standardized));
+    printf("%-16s", "theta");
+    for (size_t j = 0; j < in.n_inputs; j++) printf(" %.6g", in.theta[j]);
+    putchar('\n');
+    printf("%-16s %.6g\n", "loss", in.loss);
+    printf("%-16s %s, on the %zu scores:\n", "surrogate", rfx_method_name(sin.method),
+           in.n_components);
+    if (rfx_model_pce(in.surrogate)) return print_pce_info(NULL, in.surrogate, file_size);
+    print_model_info(NULL, &sin, file_size);
     return RC_OK;
 }
 
@@ -1947,6 +2245,8 @@ static int cmd_info(const command *c, int argc, char **argv)
     long long size = stat(path, &sb) == 0 ? (long long)sb.st_size : -1LL;
     if (rfx_model_pce(model))
         rc = print_pce_info(path, model, size);
+    else if (info.method == RFX_METHOD_PROJECTED)
+        rc = print_projected_info(path, model, size);
     else
         print_model_info(path, &info, size);
     rfx_model_free(model);
@@ -2097,27 +2397,29 @@ static void gnuplot_quote(FILE *gp, const char *s)
     fputc('\'', gp);
 }
 
-/* Plot err against D (log-log) with a 1/sqrt(D) line through the first
- * point, as a PNG written beside path and renamed over it. */
-static int plot_errors(const char *path, const size_t *Ds, const double *err, size_t m,
-                       const char *title)
+/* Start a PNG plot of path: gnuplot reading from the returned pipe, its
+ * terminal set and its output a temporary file beside path (*tmp, to pass
+ * to plot_finish). NULL after saying why, with *rc the exit code. */
+static FILE *plot_start(const char *path, char **tmp, int *rc)
 {
     size_t len = strlen(path);
-    char *tmp = malloc(len + 8);
-    int fd, status, rc = RC_OK;
-    struct stat sb;
+    char *t = malloc(len + 8);
+    int fd;
     FILE *gp;
-    if (!tmp) {
+    *tmp = NULL;
+    if (!t) {
         say("out of memory");
-        return RC_INTERNAL;
+        *rc = RC_INTERNAL;
+        return NULL;
     }
-    memcpy(tmp, path, len);
-    memcpy(tmp + len, ".XXXXXX", 8);
-    fd = mkstemp(tmp);
+    memcpy(t, path, len);
+    memcpy(t + len, ".XXXXXX", 8);
+    fd = mkstemp(t);
     if (fd < 0) {
         say("%s: cannot create a temporary file beside it: %s", path, strerror(errno));
-        free(tmp);
-        return RC_IO;
+        free(t);
+        *rc = RC_IO;
+        return NULL;
     }
     fchmod(fd, 0644);
     close(fd);
@@ -2125,9 +2427,10 @@ static int plot_errors(const char *path, const size_t *Ds, const double *err, si
     gp = popen("gnuplot", "w");
     if (!gp) {
         say("--plot: cannot run gnuplot: %s", strerror(errno));
-        unlink(tmp);
-        free(tmp);
-        return RC_IO;
+        unlink(t);
+        free(t);
+        *rc = RC_IO;
+        return NULL;
     }
     fputs("if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
           "  set terminal pngcairo size 900,600 enhanced\n"
@@ -2135,19 +2438,20 @@ static int plot_errors(const char *path, const size_t *Ds, const double *err, si
           "  set terminal png size 900,600\n"
           "}\n"
           "set output ", gp);
-    gnuplot_quote(gp, tmp);
-    fputs("\nset title ", gp);
-    gnuplot_quote(gp, title);
-    fputs("\nset logscale xy\nset grid\nset key top right\n"
-          "set xlabel 'D (number of random features)'\n"
-          "set ylabel '|K - Z Z^T|_F / |K|_F'\n"
-          "$err << EOD\n", gp);
-    for (size_t i = 0; i < m; ++i) fprintf(gp, "%zu %.17g\n", Ds[i], err[i]);
-    fprintf(gp, "EOD\nc = %.17g\n", err[0] * sqrt((double)Ds[0]));
-    fputs("plot $err using 1:2 with linespoints lw 2 pt 7 title 'relative error', \\\n"
-          "     c / sqrt(x) with lines dt 2 lw 2 title 'c / sqrt(D)'\n"
-          "unset output\n", gp);
-    status = pclose(gp);
+    gnuplot_quote(gp, t);
+    fputc('\n', gp);
+    *tmp = t;
+    return gp;
+}
+
+/* Close the plot of plot_start and rename its file over path; the exit
+ * code. */
+static int plot_finish(const char *path, char *tmp, FILE *gp)
+{
+    struct stat sb;
+    int rc = RC_OK;
+    fputs("unset output\n", gp);
+    int status = pclose(gp);
     if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         say("--plot: gnuplot failed (status %d)", status);
         rc = RC_IO;
@@ -2161,6 +2465,51 @@ static int plot_errors(const char *path, const size_t *Ds, const double *err, si
     if (rc != RC_OK) unlink(tmp);
     free(tmp);
     return rc;
+}
+
+/* Plot err against D (log-log) with a 1/sqrt(D) line through the first
+ * point, as a PNG written beside path and renamed over it. */
+static int plot_errors(const char *path, const size_t *Ds, const double *err, size_t m,
+                       const char *title)
+{
+    char *tmp;
+    int rc;
+    FILE *gp = plot_start(path, &tmp, &rc);
+    if (!gp) return rc;
+    fputs("set title ", gp);
+    gnuplot_quote(gp, title);
+    fputs("\nset logscale xy\nset grid\nset key top right\n"
+          "set xlabel 'D (number of random features)'\n"
+          "set ylabel '|K - Z Z^T|_F / |K|_F'\n"
+          "$err << EOD\n", gp);
+    for (size_t i = 0; i < m; ++i) fprintf(gp, "%zu %.17g\n", Ds[i], err[i]);
+    fprintf(gp, "EOD\nc = %.17g\n", err[0] * sqrt((double)Ds[0]));
+    fputs("plot $err using 1:2 with linespoints lw 2 pt 7 title 'relative error', \\\n"
+          "     c / sqrt(x) with lines dt 2 lw 2 title 'c / sqrt(D)'\n", gp);
+    return plot_finish(path, tmp, gp);
+}
+
+/* Plot the best loss of a projected fit against the swarm iteration
+ * (history[0..n], iteration 0 the initial swarm) as a PNG, as plot_errors
+ * does. A log scale when every loss is positive. */
+static int plot_history(const char *path, const double *history, size_t n, const char *title)
+{
+    char *tmp;
+    int rc, positive = 1;
+    FILE *gp = plot_start(path, &tmp, &rc);
+    if (!gp) return rc;
+    for (size_t t = 0; t <= n; ++t) positive = positive && history[t] > 0 && isfinite(history[t]);
+    fputs("set title ", gp);
+    gnuplot_quote(gp, title);
+    fprintf(gp, "\n%sset grid\nset key top right\n"
+                "set xlabel 'particle swarm iteration (0: the initial swarm)'\n"
+                "set ylabel 'best loss (relative MSE)'\n"
+                "$loss << EOD\n", positive ? "set logscale y\n" : "");
+    for (size_t t = 0; t <= n; ++t)
+        if (isfinite(history[t])) fprintf(gp, "%zu %.17g\n", t, history[t]);
+    fputs("EOD\n"
+          "plot $loss using 1:2 with linespoints lw 2 pt 7 title 'best loss'\n", gp);
+    return plot_finish(path, tmp, gp);
 }
 
 /* The points of the experiment: the first n rows of DATA, or the S-curve.

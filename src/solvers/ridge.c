@@ -11,6 +11,7 @@
  */
 #include "internal.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -118,18 +119,31 @@ static void eig_weights(const double *V, const double *s, const double *ct, size
 static double gcv_score(const double *s, const double *ct, const double *yy, size_t D, size_t ny,
                         double n, double n_eff, double lambda)
 {
+    /* With c_i^2 = ct_i^2 / s_i (the squared coordinates of y on the left
+     * singular vectors), |y - yhat|^2 = (|y|^2 - sum c_i^2) + sum c_i^2
+     * (lambda / (s_i + lambda))^2: the part of y outside the features' span,
+     * which does not depend on lambda, plus the shrinkage, summed without
+     * cancellation. Written as |y|^2 - sum c_i^2 (1 - t_i^2) instead, a
+     * near-interpolating fit (small lambda, D near n) loses every digit of
+     * its residual, and GCV = n rss / dof^2 with both near 0 can come out as
+     * exactly 0. Eigenvalues at rounding level (s_i <= D eps s_max) count as
+     * outside the span. */
+    double smax = 0;
+    for (size_t i = 0; i < D; i++) smax = s[i] > smax ? s[i] : smax;
+    const double tiny = (double)D * DBL_EPSILON * smax;
     double df = 0, rss = 0;
-    for (size_t i = 0; i < D; i++) {
-        double si = s[i] > 0 ? s[i] : 0;
-        df += si / (si + lambda);
-    }
+    for (size_t i = 0; i < D; i++)
+        if (s[i] > tiny) df += s[i] / (s[i] + lambda);
     for (size_t k = 0; k < ny; k++) {
-        double r = yy[k];
+        double in_span = 0, shrink = 0;
         for (size_t i = 0; i < D; i++) {
-            double si = s[i] > 0 ? s[i] : 0, den = si + lambda;
-            if (den > 0) r -= ct[i * ny + k] * ct[i * ny + k] * (si + 2 * lambda) / (den * den);
+            if (!(s[i] > tiny)) continue;
+            double c2 = ct[i * ny + k] * ct[i * ny + k] / s[i], t = lambda / (s[i] + lambda);
+            in_span += c2;
+            shrink += c2 * t * t;
         }
-        rss += r > 0 ? r : 0;
+        double outside = yy[k] - in_span;
+        rss += (outside > 0 ? outside : 0) + shrink;
     }
     double dof = n_eff - df;
     if (!(dof > 0)) return INFINITY;
