@@ -747,6 +747,19 @@ static rfx_status check_count(const record *rec, int tag, size_t expected, const
     return RFX_OK;
 }
 
+/* The optional input scaler: both of x_mean and x_scale with d values, or
+ * neither. */
+static rfx_status check_scaler(const record *rec, size_t d, const char *name)
+{
+    RFX__TRY(check_count(rec, TAG_X_MEAN, d, "d", name));
+    RFX__TRY(check_count(rec, TAG_X_SCALE, d, "d", name));
+    if (rec[TAG_X_MEAN].present != rec[TAG_X_SCALE].present)
+        return corrupt(name, "field '%s' without '%s' (corrupt file)",
+                       rec[TAG_X_MEAN].present ? "x_mean" : "x_scale",
+                       rec[TAG_X_MEAN].present ? "x_scale" : "x_mean");
+    return RFX_OK;
+}
+
 /* Every value finite (and > 0 when positive is set). */
 static rfx_status check_values(const double *v, size_t n, int positive, int tag, const char *name)
 {
@@ -963,12 +976,7 @@ static rfx_status build_projected_model(const record *rec, const char *name, rfx
     RFX__TRY(check_count(rec, TAG_PROJ_ROWS, md, "m x d", name));
     RFX__TRY(check_count(rec, TAG_PROJ_ALPHA, mk, "m x k", name));
     RFX__TRY(check_count(rec, TAG_PROJ_ROW_MEANS, m, "m", name));
-    RFX__TRY(check_count(rec, TAG_X_MEAN, d, "d", name));
-    RFX__TRY(check_count(rec, TAG_X_SCALE, d, "d", name));
-    if (rec[TAG_X_MEAN].present != rec[TAG_X_SCALE].present)
-        return corrupt(name, "field '%s' without '%s' (corrupt file)",
-                       rec[TAG_X_MEAN].present ? "x_mean" : "x_scale",
-                       rec[TAG_X_MEAN].present ? "x_scale" : "x_mean");
+    RFX__TRY(check_scaler(rec, d, name));
     const double gamma = rec_f64(&rec[TAG_PROJ_GAMMA]), grand = rec_f64(&rec[TAG_PROJ_GRAND_MEAN]);
     const double loss = rec_f64(&rec[TAG_PROJ_LOSS]);
     if (!(isfinite(gamma) && gamma > 0))
@@ -1142,16 +1150,11 @@ static rfx_status build_model(const record *rec, const char *name, int nested, r
     RFX__TRY(check_count(rec, TAG_LENGTH_SCALES, d, "d", name));
     RFX__TRY(check_count(rec, TAG_FREQUENCIES, fd, "F x d", name));
     RFX__TRY(check_count(rec, TAG_PHASES, F, "F", name));
-    RFX__TRY(check_count(rec, TAG_X_MEAN, d, "d", name));
-    RFX__TRY(check_count(rec, TAG_X_SCALE, d, "d", name));
     RFX__TRY(check_count(rec, TAG_WEIGHTS, dy, "D x ny", name));
     RFX__TRY(check_count(rec, TAG_INTERCEPT, ny, "ny", name));
     RFX__TRY(check_count(rec, TAG_CHOL, dd, "D x D", name));
     RFX__TRY(check_count(rec, TAG_ZMEAN, D, "D", name));
-    if (rec[TAG_X_MEAN].present != rec[TAG_X_SCALE].present)
-        return corrupt(name, "field '%s' without '%s' (corrupt file)",
-                       rec[TAG_X_MEAN].present ? "x_mean" : "x_scale",
-                       rec[TAG_X_MEAN].present ? "x_scale" : "x_mean");
+    RFX__TRY(check_scaler(rec, d, name));
     int posterior = rec[TAG_CHOL].present;
     if (posterior != (method == RFX_METHOD_BAYES))
         return corrupt(name, "a %s model %s field 'chol' (corrupt file)",
