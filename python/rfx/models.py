@@ -180,13 +180,7 @@ class _RFXModel(BaseEstimator):
     def to_bytes(self):
         """The fitted model in the rfx model format, as bytes."""
         check_is_fitted(self)
-        buf = ffi.new("void **")
-        n = ffi.new("size_t *")
-        check(lib.rfx_model_save_buffer(self._model, buf, n))
-        try:
-            return bytes(ffi.buffer(buf[0], n[0]))
-        finally:
-            lib.rfx_buffer_free(buf[0])
+        return _model_bytes(self._model)
 
     def __getstate__(self):
         state = dict(super().__getstate__())  # a copy: it may be __dict__ itself
@@ -201,6 +195,17 @@ class _RFXModel(BaseEstimator):
         if data is not None:
             self._model = _load_buffer(data)
             self._set_threads()
+
+
+def _model_bytes(model):
+    """The bytes of an rfx model in the model file format."""
+    buf = ffi.new("void **")
+    n = ffi.new("size_t *")
+    check(lib.rfx_model_save_buffer(model, buf, n))
+    try:
+        return bytes(ffi.buffer(buf[0], n[0]))
+    finally:
+        lib.rfx_buffer_free(buf[0])
 
 
 def _load_buffer(data):

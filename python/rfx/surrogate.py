@@ -17,7 +17,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _common
 from ._lib import as_rows, check, cmat, ffi, lib, serial_blas
-from .models import _RFXModel, _load_buffer
+from .models import _RFXModel, _load_buffer, _model_bytes
 
 _MARGINAL_KINDS = {"uniform": 0, "normal": 1, "lognormal": 2}
 _MARGINAL_NAMES = {v: k for k, v in _MARGINAL_KINDS.items()}
@@ -353,13 +353,7 @@ class PCERegressor(RegressorMixin, BaseEstimator):
     def to_bytes(self):
         """The fitted expansion in the rfx model format, as bytes."""
         check_is_fitted(self)
-        buf = ffi.new("void **")
-        n = ffi.new("size_t *")
-        check(lib.rfx_model_save_buffer(self._model, buf, n))
-        try:
-            return bytes(ffi.buffer(buf[0], n[0]))
-        finally:
-            lib.rfx_buffer_free(buf[0])
+        return _model_bytes(self._model)
 
     def _terms(self):
         n_terms = int(lib.rfx_pce_n_terms(self._pce))
