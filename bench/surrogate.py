@@ -36,8 +36,7 @@ are checked against BUILD_DIR/rfx sample first):
 Error: |f - y|_2 / |y - mean(y)|_2 on the validation points. The GP fits
 are capped in m (cost m^3 per optimiser step, d + 3 hyperparameters), as
 are the other slow peers; capped cells say so. Threads: THREADS (default
-2) for OpenMP, BLAS and LassoCV alike; OpenTURNS' TBB pool 1 (see
-OT_TBB_THREADS).
+2) for OpenMP, BLAS and LassoCV alike; OpenTURNS 1 (see OT_THREADS).
 
 Output goes to bench/results (quick: BUILD_DIR/bench, so that a smoke run
 never replaces the quoted results); --out DIR overrides both.
@@ -57,10 +56,12 @@ ROOT = os.path.dirname(HERE)
 G_COEFFS = [1.0, 2.0, 5.0, 10.0, 20.0, 100.0] + [5000.0] * 14
 SEED_TRAIN, SEED_VAL, SEED_TRAIN2, SEED_VAL2 = 1, 2, 3, 4
 MODEL_SEED = 0
-# OpenTURNS' TBB pool: one thread. With two, its LARS selection busy-waits
-# whenever the machine is shared: a fit of 19 s (m = 800, degrees 2..4)
-# took 410 s in a trial on this 2-core machine. Its BLAS keeps THREADS.
-OT_TBB_THREADS = 1
+# OpenTURNS runs on one thread (TBB pool and BLAS). Its LARS makes many
+# small TBB and BLAS calls; with two threads each of them waits for the
+# second core, and when other work holds that core a fit of 19 s (m = 800,
+# degrees 2..4) took 410 s (two TBB threads) or ran for over 7 minutes at
+# m = 400 (two OpenMP BLAS threads, in dtrmv under dgesdd) in trials.
+OT_THREADS = 1
 
 # method key -> (label, peer?)
 METHODS = {
@@ -178,7 +179,7 @@ def fit_ot_pce(spec, X, y):
     import numpy as np
     import openturns as ot
     try:
-        ot.TBB.SetThreadsNumber(OT_TBB_THREADS)
+        ot.TBB.SetThreadsNumber(OT_THREADS)
     except AttributeError:
         pass
     _, d, lo, hi, _ = PROBLEMS[spec["problem"]]
@@ -311,7 +312,7 @@ def worker(spec):
     limits = None
     try:
         from threadpoolctl import threadpool_limits
-        limits = threadpool_limits(limits=spec["threads"])
+        limits = threadpool_limits(limits=OT_THREADS if key == "ot-pce" else spec["threads"])
     except ImportError:
         pass
     before = proc_status("VmRSS")
@@ -359,6 +360,9 @@ def run_cell(spec, timeout, env):
         # the peers run with the workplace's OpenBLAS tuning unset, as in run.sh
         penv.pop("OPENBLAS_CORETYPE", None)
         penv.pop("OPENBLAS_L2_SIZE", None)
+    if spec["method"] == "ot-pce":
+        for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+            penv[v] = str(OT_THREADS)
     t0 = time.perf_counter()
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, env=penv, timeout=timeout)
@@ -585,12 +589,12 @@ def main():
          "machine, same run, same data%s." % (
              rfx.library_version(), rfx.library_path, ot_version or "(not installed)",
              sklearn.__version__, np.__version__, " (QUICK smoke run)" if quick else ""),
-         "Machine: %s. Date: %s. Threads: %d (OpenMP, BLAS, LassoCV's n_jobs); OpenTURNS' "
-         "TBB pool %d (with 2 its LARS busy-waited on this shared machine: 19 s became "
-         "410 s at m = 800 in a trial). The machine is shared with other work, so times are "
-         "noisy. Total run time %.0f s." % (
+         "Machine: %s. Date: %s. Threads: %d (OpenMP, BLAS, LassoCV's n_jobs), except "
+         "OpenTURNS: %d (TBB and BLAS; with 2, its LARS waited on the second core whenever "
+         "other work held it: 19 s became 410 s at m = 800 in a trial). The machine is shared "
+         "with other work, so times are noisy. Total run time %.0f s." % (
              machine(), time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), threads,
-             OT_TBB_THREADS, total),
+             OT_THREADS, total),
          "Command: `%s`." % cmd, "",
          "Error: the relative validation error |f - y|_2 / |y - mean(y)|_2 (1 = predicting "
          "the mean). Fit time: wall clock of the fit call alone (features, cross-validation "
