@@ -39,16 +39,16 @@ extern "C" {
 typedef struct rfx_srfe_params {
     rfx_features_params features; /* defaults here: sparsity q = 2, activation
                                      sin, weights normal, weight_scale 0
-                                     (choose from {0.5, 1, 2} by CV),
-                                     n_features N = 0 (20 m, within
-                                     [1000, 20000]), seed 0               */
-    rfx_l1_method method;   /* RFX_L1_METHOD_LASSO (default): lambda by CV
-                               unless lambda > 0; RFX_L1_METHOD_BPDN: eta
+                                     (choose from {0.5, 1, 2}, see select),
+                                     n_features N = 0 (30 m, within
+                                     [1000, 30000]), seed 0               */
+    rfx_l1_method method;   /* RFX_L1_METHOD_LASSO (default): lambda chosen
+                               (see select) unless lambda > 0; RFX_L1_METHOD_BPDN: eta
                                given (> 0), else as LASSO; RFX_L1_METHOD_HTP
                                (HARFE): sparsity s given, or 0 for
                                min(m / 2, N) / 2                           */
     double lambda;          /* lasso penalty (scikit-learn's alpha), or <= 0
-                               to choose by k-fold CV; default 0          */
+                               to choose (see select); default 0        */
     double eta;             /* BPDN: the training RMS residual bound; default 0 */
     size_t sparsity;        /* HTP: s, default 0                            */
     int standardize;        /* default 1                                    */

@@ -39,7 +39,7 @@ rfx_srfe_params rfx_srfe_params_default(void)
     p.features.activation = RFX_ACTIVATION_SIN;
     p.features.weights = RFX_WEIGHTS_NORMAL;
     p.features.weight_scale = 0.0; /* choose */
-    p.features.n_features = 0;     /* 10 m within [1000, 20000] */
+    p.features.n_features = 0;     /* 30 m within [1000, 30000] */
     p.method = RFX_L1_METHOD_LASSO;
     p.lambda = 0.0;
     p.eta = 0.0;
