@@ -212,7 +212,8 @@ typedef enum rfx_activation {
     RFX_ACTIVATION_SIN = 1,
     RFX_ACTIVATION_TANH = 2,
     RFX_ACTIVATION_SIGMOID = 3,
-    RFX_ACTIVATION_RELU = 4
+    RFX_ACTIVATION_RELU = 4,
+    RFX_ACTIVATION_SIGN = 5   /* sign(w.x + b) in {-1, 0, 1}                  */
 } rfx_activation;
 
 /* Where the nonzero weights come from: the kernel's spectral density (with
@@ -222,6 +223,36 @@ typedef enum rfx_weights {
     RFX_WEIGHTS_NORMAL = 1,
     RFX_WEIGHTS_UNIFORM = 2
 } rfx_weights;
+
+/* How the frequencies are drawn (for dense maps of a kernel: sparsity 0,
+ * weights RFX_WEIGHTS_KERNEL). All give E[z(x).z(y)] = k(x, y) or, for
+ * the orthogonal ones, a lower-variance estimate of it:
+ *  IID         independent draws from the spectral density (default).
+ *  ORTHOGONAL  orthogonal random features (Yu et al., NIPS 2016): blocks of
+ *              d directions from a Haar-distributed orthogonal Q (the QR of
+ *              a Gaussian matrix, Q diag(sign diag R)), each row scaled by
+ *              an independent draw of the radial law |w|; for the radially
+ *              symmetric densities (GAUSSIAN, MATERN).
+ *  SORF        structured orthogonal features: blocks sqrt(d') H D1 H D2
+ *              H D3 / l with H the normalised Walsh-Hadamard matrix of
+ *              size d' (d padded to a power of two) and Di random sign
+ *              diagonals; transforms in O(D log d) per row (GAUSSIAN).
+ *  FASTFOOD    Le, Sarlos & Smola (ICML 2013): blocks S H G P H B / l
+ *              (B signs, P a permutation, G Gaussian diagonal, S radial
+ *              correction); O(D log d) per row (GAUSSIAN, MATERN).
+ *  HALTON      quasi-Monte Carlo: a randomly scrambled Halton sequence
+ *              mapped through the inverse CDF of the spectral density
+ *              (Avron et al., JMLR 2016). */
+typedef enum rfx_structure {
+    RFX_STRUCTURE_IID = 0,
+    RFX_STRUCTURE_ORTHOGONAL = 1,
+    RFX_STRUCTURE_SORF = 2,
+    RFX_STRUCTURE_FASTFOOD = 3,
+    RFX_STRUCTURE_HALTON = 4
+} rfx_structure;
+
+RFX_API const char *rfx_structure_name(rfx_structure s);
+RFX_API rfx_status rfx_structure_from_name(const char *name, rfx_structure *out);
 
 RFX_API const char *rfx_activation_name(rfx_activation a);
 RFX_API rfx_status rfx_activation_from_name(const char *name, rfx_activation *out);
@@ -250,6 +281,7 @@ typedef struct rfx_features_params {
                                Features are then order-q functions.          */
     rfx_weights weights;    /* default RFX_WEIGHTS_KERNEL                     */
     double weight_scale;    /* s for NORMAL / UNIFORM weights, default 1     */
+    rfx_structure structure; /* default RFX_STRUCTURE_IID                    */
 } rfx_features_params;
 
 /* The defaults documented in the struct. */
@@ -394,8 +426,14 @@ typedef enum rfx_method {
     RFX_METHOD_HARFE = 3, /* sparse random features + hard thresholding     */
     RFX_METHOD_PCE = 4,   /* a polynomial chaos expansion (rfx/pce.h): no
                              feature map; made by rfx_model_from_pce        */
-    RFX_METHOD_PROJECTED = 5 /* a surrogate on a learned kernel PCA of the
+    RFX_METHOD_PROJECTED = 5, /* a surrogate on a learned kernel PCA of the
                              inputs (rfx/projection.h): rfx_projected_fit   */
+    RFX_METHOD_CLASSIFY = 6, /* a classifier on random features
+                             (rfx/classify.h): logistic or hinge loss      */
+    RFX_METHOD_SINKS = 7, /* random kitchen sinks with |alpha|_inf <= C/K
+                             (rfx/sinks.h)                                 */
+    RFX_METHOD_GREEDY = 8 /* greedy one-term-at-a-time fit of frequencies
+                             and weights (rfx/sinks.h)                     */
 } rfx_method;
 
 /* The name of a method ("ridge", "bayes", "srfe", "harfe", "pce",

@@ -834,7 +834,7 @@ static int parse_activation(const opt_iter *it, const char *s, rfx_activation *o
 {
     if (rfx_activation_from_name(s, out) == RFX_OK) return 0;
     rfx_clear_error();
-    return value_error(it, "unknown activation '%s' (sin, cos, tanh, sigmoid or relu)", s);
+    return value_error(it, "unknown activation '%s' (sin, cos, tanh, sigmoid, relu or sign)", s);
 }
 
 /* The distributions of sparse feature weights (not the kernel's). */

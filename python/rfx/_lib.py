@@ -88,7 +88,8 @@ typedef enum rfx_activation {
     RFX_ACTIVATION_SIN = 1,
     RFX_ACTIVATION_TANH = 2,
     RFX_ACTIVATION_SIGMOID = 3,
-    RFX_ACTIVATION_RELU = 4
+    RFX_ACTIVATION_RELU = 4,
+    RFX_ACTIVATION_SIGN = 5
 } rfx_activation;
 
 typedef enum rfx_weights {
@@ -96,6 +97,17 @@ typedef enum rfx_weights {
     RFX_WEIGHTS_NORMAL = 1,
     RFX_WEIGHTS_UNIFORM = 2
 } rfx_weights;
+
+typedef enum rfx_structure {
+    RFX_STRUCTURE_IID = 0,
+    RFX_STRUCTURE_ORTHOGONAL = 1,
+    RFX_STRUCTURE_SORF = 2,
+    RFX_STRUCTURE_FASTFOOD = 3,
+    RFX_STRUCTURE_HALTON = 4
+} rfx_structure;
+
+const char *rfx_structure_name(rfx_structure s);
+rfx_status rfx_structure_from_name(const char *name, rfx_structure *out);
 
 const char *rfx_activation_name(rfx_activation a);
 rfx_status rfx_activation_from_name(const char *name, rfx_activation *out);
@@ -116,6 +128,7 @@ typedef struct rfx_features_params {
     size_t sparsity;
     rfx_weights weights;
     double weight_scale;
+    rfx_structure structure;
 } rfx_features_params;
 
 rfx_features_params rfx_features_params_default(void);
@@ -144,7 +157,10 @@ typedef enum rfx_method {
     RFX_METHOD_SRFE = 2,
     RFX_METHOD_HARFE = 3,
     RFX_METHOD_PCE = 4,
-    RFX_METHOD_PROJECTED = 5
+    RFX_METHOD_PROJECTED = 5,
+    RFX_METHOD_CLASSIFY = 6,
+    RFX_METHOD_SINKS = 7,
+    RFX_METHOD_GREEDY = 8
 } rfx_method;
 
 const char *rfx_method_name(rfx_method method);

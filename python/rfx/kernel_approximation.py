@@ -43,7 +43,7 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
     form : {"cos-bias", "cos-sin"}, default="cos-bias"
         ``sqrt(2/D) cos(W x + b)`` (RBFSampler's) or ``sqrt(2/D) [cos W x,
         sin W x]`` with D/2 frequencies (lower variance at equal D).
-    activation : {"cos", "sin", "tanh", "sigmoid", "relu"}, default="cos"
+    activation : {"cos", "sin", "tanh", "sigmoid", "relu", "sign"}, default="cos"
         The nonlinearity phi of the features phi(w.x + b). "cos" gives the
         random Fourier features of the kernel; the others are random kitchen
         sinks (Rahimi & Recht 2008): phase b ~ U(0, 2 pi), the cos-bias

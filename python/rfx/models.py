@@ -35,7 +35,7 @@ _COMMON_PARAMS_DOC = """\
         when ``standardize``). Give gamma or a length scale, not both.
     form : {"cos-bias", "cos-sin"}, default="cos-bias"
         The feature form; see :class:`rfx.RandomFourierFeatures`.
-    activation : {"cos", "sin", "tanh", "sigmoid", "relu"}, default="cos"
+    activation : {"cos", "sin", "tanh", "sigmoid", "relu", "sign"}, default="cos"
         The nonlinearity phi of the features phi(w.x + b). "cos" gives the
         random Fourier features of the kernel; the others are random kitchen
         sinks (Rahimi & Recht 2008): phase b ~ U(0, 2 pi), the cos-bias

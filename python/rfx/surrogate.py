@@ -95,7 +95,7 @@ class SparseRFERegressor(RegressorMixin, _RFXModel):
     sparsity : int, default=2
         q, the inputs each feature depends on (an order-q expansion); at
         most n_features_in_ are used.
-    activation : {"sin", "cos", "tanh", "sigmoid", "relu"}, default="sin"
+    activation : {"sin", "cos", "tanh", "sigmoid", "relu", "sign"}, default="sin"
     weight_scale : float > 0 or None, default=None
         s; None chooses it (see ``selection``).
     method : {"lasso", "bpdn", "htp"}, default="lasso"

@@ -29,12 +29,14 @@ rfx_features_params rfx_features_params_default(void)
     p.sparsity = 0;
     p.weights = RFX_WEIGHTS_KERNEL;
     p.weight_scale = 1.0;
+    p.structure = RFX_STRUCTURE_IID;
     return p;
 }
 
 static const char *const kernel_names[] = {"gaussian", "laplacian", "cauchy", "matern"};
 static const char *const form_names[] = {"cos-bias", "cos-sin"};
-static const char *const activation_names[] = {"cos", "sin", "tanh", "sigmoid", "relu"};
+static const char *const activation_names[] = {"cos", "sin", "tanh", "sigmoid", "relu", "sign"};
+static const char *const structure_names[] = {"iid", "orthogonal", "sorf", "fastfood", "halton"};
 static const char *const weights_names[] = {"kernel", "normal", "uniform"};
 
 /* name <-> enum over a table */
@@ -69,6 +71,21 @@ rfx_status rfx_activation_from_name(const char *name, rfx_activation *out)
     RFX__TRY(lookup(activation_names, sizeof activation_names / sizeof *activation_names, name,
                     &v, "activation"));
     *out = (rfx_activation)v;
+    return RFX_OK;
+}
+
+const char *rfx_structure_name(rfx_structure s)
+{
+    if ((unsigned)s < sizeof structure_names / sizeof *structure_names) return structure_names[s];
+    return "unknown";
+}
+
+rfx_status rfx_structure_from_name(const char *name, rfx_structure *out)
+{
+    int v = 0;
+    RFX__TRY(lookup(structure_names, sizeof structure_names / sizeof *structure_names, name, &v,
+                    "structure"));
+    *out = (rfx_structure)v;
     return RFX_OK;
 }
 
@@ -165,7 +182,7 @@ rfx_status rfx__features_check(const rfx_features_params *p, size_t d)
     }
     if (p->n_threads < 0)
         return rfx__error(RFX_EINVAL, "features.n_threads: must be >= 0, got %d", p->n_threads);
-    if ((unsigned)p->activation > RFX_ACTIVATION_RELU)
+    if ((unsigned)p->activation > RFX_ACTIVATION_SIGN)
         return rfx__error(RFX_EINVAL, "features.activation: %d is not an rfx_activation",
                           (int)p->activation);
     if (p->form == RFX_FORM_COS_SIN && p->activation != RFX_ACTIVATION_COS)
@@ -177,6 +194,12 @@ rfx_status rfx__features_check(const rfx_features_params *p, size_t d)
     if (p->sparsity > d)
         return rfx__error(RFX_EINVAL, "features.sparsity: q = %zu exceeds the %zu inputs",
                           p->sparsity, d);
+    if ((unsigned)p->structure > RFX_STRUCTURE_HALTON)
+        return rfx__error(RFX_EINVAL, "features.structure: %d is not an rfx_structure",
+                          (int)p->structure);
+    if (p->structure != RFX_STRUCTURE_IID)
+        return rfx__error(RFX_EINVAL, "features.structure: %s is not available yet",
+                          rfx_structure_name(p->structure));
     if (!(p->weight_scale > 0 && isfinite(p->weight_scale)))
         return rfx__error(RFX_EINVAL, "features.weight_scale: must be > 0 and finite, got %g",
                           p->weight_scale);

@@ -34,6 +34,12 @@ static void activate(double *z, const double *b, double s, size_t n, rfx_activat
             z[i] = t > 0 ? s * t : 0.0;
         }
         break;
+    case RFX_ACTIVATION_SIGN:
+        for (size_t i = 0; i < n; i++) {
+            double t = z[i] + b[i];
+            z[i] = t > 0 ? s : t < 0 ? -s : 0.0;
+        }
+        break;
     case RFX_ACTIVATION_COS:
         rfx__vcos_bias(z, b, s, n);
         break;
@@ -56,6 +62,12 @@ static void activate_f32(float *z, const float *b, float s, size_t n, rfx_activa
         for (size_t i = 0; i < n; i++) {
             float t = z[i] + b[i];
             z[i] = t > 0 ? s * t : 0.0f;
+        }
+        break;
+    case RFX_ACTIVATION_SIGN:
+        for (size_t i = 0; i < n; i++) {
+            float t = z[i] + b[i];
+            z[i] = t > 0 ? s : t < 0 ? -s : 0.0f;
         }
         break;
     case RFX_ACTIVATION_COS:

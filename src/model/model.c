@@ -5,7 +5,7 @@
 #include <string.h>
 
 static const char *const method_names[] = {"ridge", "bayes", "srfe", "harfe", "pce",
-                                            "projected"};
+                                            "projected", "classify", "sinks", "greedy"};
 
 const char *rfx_method_name(rfx_method method)
 {
@@ -23,7 +23,8 @@ rfx_status rfx_method_from_name(const char *name, rfx_method *out)
         }
     }
     return rfx__error(RFX_EINVAL,
-                      "unknown method '%s' (expected ridge, bayes, srfe, harfe, pce or projected)", name);
+                      "unknown method '%s' (expected ridge, bayes, srfe, harfe, pce, projected, "
+                      "classify, sinks or greedy)", name);
 }
 
 rfx_status rfx__model_alloc(rfx_method method, rfx_features *f, size_t ny, int with_posterior,

@@ -1115,7 +1115,7 @@ static rfx_status build_model(const record *rec, const char *name, int nested, r
     uint64_t activation = RFX_ACTIVATION_COS, sparsity = 0, wdist = RFX_WEIGHTS_KERNEL;
     double weight_scale = 1.0;
     if (rec[TAG_ACTIVATION].present)
-        RFX__TRY(get_enum(rec, TAG_ACTIVATION, RFX_ACTIVATION_RELU, name, &activation));
+        RFX__TRY(get_enum(rec, TAG_ACTIVATION, RFX_ACTIVATION_SIGN, name, &activation));
     if (rec[TAG_WEIGHT_DIST].present)
         RFX__TRY(get_enum(rec, TAG_WEIGHT_DIST, RFX_WEIGHTS_UNIFORM, name, &wdist));
     if (rec[TAG_SPARSITY].present) sparsity = rec_u64(&rec[TAG_SPARSITY]);
