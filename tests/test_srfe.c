@@ -31,6 +31,7 @@ static void test_recovery(void)
     rfx_srfe_params p = rfx_srfe_params_default();
     p.features.n_features = N;
     p.features.weight_scale = 1.0;
+    p.features.sparsity = 2;
     p.features.seed = 11;
     p.standardize = 0;
     rfx_features_params fp = p.features;
@@ -126,7 +127,8 @@ static void test_defaults(void)
         printf("Ishigami, m = %zu: relative error %.4f (scale %.2g, lambda %.3g, %zu nonzero, "
                "CV MSE %.4g)\n", m, e, rep.weight_scale, rep.lambda, rep.n_nonzero, rep.cv_mse);
         CHECK(e < 0.2);
-        CHECK(rep.n_candidates == 3);
+        CHECK(rep.n_candidates == 5); /* 3 scales at q = 2, then q = 1, 3 */
+        CHECK(rep.sparsity >= 1 && rep.sparsity <= 3);
         CHECK(isfinite(rep.cv_mse));
     }
     rfx_model_free(mo);
@@ -172,6 +174,7 @@ static void test_selection(void)
     rfx_srfe_params p = rfx_srfe_params_default();
     p.features.n_features = N;
     p.features.weight_scale = 1.0;
+    p.features.sparsity = 2;
     p.features.seed = 7;
     rfx_model *mo = NULL;
     rfx_srfe_report rep;
@@ -226,12 +229,49 @@ static void test_selection(void)
     CHECK(isfinite(rep.cv_mse) && rep.n_candidates == 1);
     rfx_model_free(mo);
     mo = NULL;
+    /* the screen: each (scale, q) scored with the first 1000 of 4000
+     * features and half the lambda grid, scales first at q = 2, then q = 1
+     * and 3 at the best scale; the winner is what the default fit picks */
+    double sc[5], sg[5] = {0.5, 1.0, 2.0, 0, 0};
+    size_t qg[5] = {2, 2, 2, 1, 3};
+    for (size_t k = 0; k < 5; k++) {
+        if (k == 3) { /* the best scale so far */
+            size_t b = 0;
+            for (size_t i = 1; i < 3; i++)
+                if (sc[i] < sc[b]) b = i;
+            sg[3] = sg[4] = sg[b];
+        }
+        p = rfx_srfe_params_default();
+        p.features.n_features = 1000;
+        p.features.weight_scale = sg[k];
+        p.features.sparsity = qg[k];
+        p.n_lambdas = 25;
+        CHECK_OK(rfx_srfe_fit(&p, rfx_cmat_of(X, m, d), rfx_cmat_of(y, m, 1), &mo, &rep));
+        sc[k] = rep.cv_mse;
+        rfx_model_free(mo);
+        mo = NULL;
+    }
+    size_t kb = 0;
+    for (size_t k = 1; k < 5; k++)
+        if (sc[k] < sc[kb]) kb = k;
     p = rfx_srfe_params_default();
     p.features.n_features = 4000; /* screened with 1000 */
     CHECK_OK(rfx_srfe_fit(&p, rfx_cmat_of(X, m, d), rfx_cmat_of(y, m, 1), &mo, &rep));
-    CHECK(rep.n_candidates == 3 && rep.n_features == 4000);
-    CHECK(rep.weight_scale == 0.5 || rep.weight_scale == 1.0 || rep.weight_scale == 2.0);
+    printf("selection: screen GCV q=2 %.4g %.4g %.4g (scales .5 1 2), q=1 %.4g, q=3 %.4g; chose "
+           "scale %g q %zu\n", sc[0], sc[1], sc[2], sc[3], sc[4], rep.weight_scale, rep.sparsity);
+    CHECK(rep.n_candidates == 5 && rep.n_features == 4000);
+    CHECK(rep.weight_scale == sg[kb] && rep.sparsity == qg[kb]);
     if (mo) CHECK(rfx_model_weights(mo).rows == 4000);
+    rfx_model_free(mo);
+    mo = NULL;
+    /* N chosen: without a given N the screen's fit is kept when it scores
+     * better than the full map (m = 200: N = 6000, screened with 1500) */
+    p = rfx_srfe_params_default();
+    CHECK_OK(rfx_srfe_fit(&p, rfx_cmat_of(X, m, d), rfx_cmat_of(y, m, 1), &mo, &rep));
+    printf("selection: automatic N = %zu (of 1500, 6000), q %zu, GCV %.4g\n", rep.n_features,
+           rep.sparsity, rep.cv_mse);
+    CHECK(rep.n_features == 1500 || rep.n_features == 6000);
+    if (mo) CHECK(rfx_model_weights(mo).rows == rep.n_features);
     rfx_model_free(mo);
     mo = NULL;
     /* errors */

@@ -208,9 +208,9 @@ static const opt_spec FIT_OPTS[] = {
     { O_PRIOR_VAR, 0, "prior-var", "V",
       "bayes: prior variance of the weights > 0 (default: fitted)" },
     { O_SPARSITY, 0, "sparsity", "Q",
-      "srfe, lasso, harfe: inputs per feature, 1 <= Q <= d (default 2, or d when smaller)" },
+      "srfe, lasso, harfe: inputs per feature, 1 <= Q <= d (default: chosen from 1, 2, 3)" },
     { O_ACTIVATION, 0, "activation", "A",
-      "srfe, lasso, harfe: sin (default), cos, tanh, sigmoid or relu" },
+      "srfe, lasso, harfe: sin (default), cos, tanh, sigmoid, relu or sign" },
     { O_WEIGHTS, 0, "weights", "W",
       "srfe, lasso, harfe: distribution of the nonzero frequencies, normal (default) or "
       "uniform" },
@@ -1244,7 +1244,7 @@ static void print_sparse_report(const fit_opts *o, const rfx_srfe_params *sp,
     fprintf(e, "%-16s %zu rows x %zu inputs, target '%s'\n", "data", X.rows, X.cols,
             rfx_data_name(data, SIZE_MAX));
     fprintf(e, "%-16s N = %zu, q = %zu inputs per feature, %s, %zu of %zu terms nonzero\n",
-            "sparse features", r->n_features, sp->features.sparsity,
+            "sparse features", r->n_features, r->sparsity,
             rfx_activation_name(sp->features.activation), r->n_nonzero, r->n_features);
     fprintf(e, "%-16s %s, scale %.6g (%s)\n", "weights", rfx_weights_name(sp->features.weights),
             r->weight_scale, sp->features.weight_scale > 0 ? "given" : cv);
@@ -1290,10 +1290,7 @@ static int fit_sparse(const fit_opts *o, const rfx_data *data, const char *path)
     if (o->given[O_ACTIVATION]) sp.features.activation = o->activation;
     if (o->given[O_WEIGHTS]) sp.features.weights = o->weights;
     if (o->given[O_WEIGHT_SCALE]) sp.features.weight_scale = o->weight_scale;
-    if (o->given[O_SPARSITY])
-        sp.features.sparsity = o->sparsity;
-    else if (sp.features.sparsity > X.cols)
-        sp.features.sparsity = X.cols; /* the default q, for fewer inputs */
+    if (o->given[O_SPARSITY]) sp.features.sparsity = o->sparsity;
     if (isatty(STDERR_FILENO)) {
         sp.progress = progress_show;
         sp.progress_user = &progress;

@@ -21,8 +21,12 @@
  * coefficients plus the intercept (the lasso's degrees of freedom: Zou,
  * Hastie & Tibshirani 2007), which needs one lasso path per candidate on
  * all rows; or k-fold cross-validation (rows i mod k), k + 1 paths. Chosen
- * are the weight scale from a small grid and the lasso lambda along its
- * path (for SRFE-S the equivalent eta is reported). On the G-function
+ * are the weight scale from a small grid, q, N and the lasso lambda along
+ * its path (for SRFE-S the equivalent eta is reported). The candidates
+ * are screened with N/4 features and half the lambda grid: the scales at
+ * q = 2, then q = 1 and 3 at the best scale (a coordinate search); the
+ * best pair is then fitted with all N features, and the fit with N/4 is
+ * kept instead when its score is lower (N is then chosen from {N/4, N}). On the G-function
  * (d = 20, m = 800) GCV and 5-fold CV chose the same lambda.
  */
 /* rfx.h first, outside the guard: it includes every part in dependency
@@ -37,11 +41,14 @@ extern "C" {
 #endif
 
 typedef struct rfx_srfe_params {
-    rfx_features_params features; /* defaults here: sparsity q = 2, activation
+    rfx_features_params features; /* defaults here: sparsity q = 0 (choose
+                                     from {1, 2, 3}, see below), activation
                                      sin, weights normal, weight_scale 0
-                                     (choose from {0.5, 1, 2}, see select),
-                                     n_features N = 0 (30 m, within
-                                     [1000, 30000]), seed 0               */
+                                     (choose from {0.5, 1, 2}), n_features
+                                     N = 0 (choose: 30 m within [1000,
+                                     30000], or a quarter of that when it
+                                     scores better), seed 0. A dense map
+                                     is sparsity = d.                      */
     rfx_l1_method method;   /* RFX_L1_METHOD_LASSO (default): lambda chosen
                                (see select) unless lambda > 0; RFX_L1_METHOD_BPDN: eta
                                given (> 0), else as LASSO; RFX_L1_METHOD_HTP
@@ -76,7 +83,8 @@ typedef struct rfx_srfe_report {
                                the k-fold mean squared error (both estimate
                                the prediction MSE)                           */
     size_t n_nonzero;       /* nonzero coefficients                          */
-    size_t n_candidates;    /* weight scales tried                           */
+    size_t n_candidates;    /* (weight scale, q) pairs screened              */
+    size_t sparsity;        /* the q used (chosen or given)                  */
 } rfx_srfe_report;
 
 /* Fit X (m x d), Y (m x 1). The model (method RFX_METHOD_SRFE, or

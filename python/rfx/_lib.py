@@ -362,6 +362,7 @@ typedef struct rfx_srfe_report {
     double cv_mse;
     size_t n_nonzero;
     size_t n_candidates;
+    size_t sparsity;
 } rfx_srfe_report;
 
 rfx_status rfx_srfe_fit(const rfx_srfe_params *params, rfx_cmat X, rfx_cmat Y,

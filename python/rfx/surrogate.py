@@ -92,9 +92,10 @@ class SparseRFERegressor(RegressorMixin, _RFXModel):
     n_components : int or None, default=None
         N, the number of random features; None (or 0) = 30 n_samples,
         within [1000, 30000].
-    sparsity : int, default=2
+    sparsity : int or None, default=None
         q, the inputs each feature depends on (an order-q expansion); at
-        most n_features_in_ are used.
+        most n_features_in_ are used. None chooses q from {1, 2, 3} by the
+        selection score (see ``selection``).
     activation : {"sin", "cos", "tanh", "sigmoid", "relu", "sign"}, default="sin"
     weight_scale : float > 0 or None, default=None
         s; None chooses it (see ``selection``).
@@ -129,9 +130,11 @@ class SparseRFERegressor(RegressorMixin, _RFXModel):
         cv_mse_ the selection score, GCV or the k-fold MSE).
     n_nonzero_ : int
         Nonzero coefficients.
+    sparsity_ : int
+        q used (chosen or given).
     """
 
-    def __init__(self, n_components=None, *, sparsity=2, activation="sin", weight_scale=None,
+    def __init__(self, n_components=None, *, sparsity=None, activation="sin", weight_scale=None,
                  method="lasso", alpha=None, eta=None, n_nonzero=None, standardize=True,
                  selection="gcv", n_folds=5, random_state=None, n_jobs=None):
         self.n_components = n_components
@@ -151,8 +154,8 @@ class SparseRFERegressor(RegressorMixin, _RFXModel):
     def _params(self, n, d):
         p = ffi.new("rfx_srfe_params *", lib.rfx_srfe_params_default())
         p.features.n_features = _opt_int(self.n_components, "n_components", 0)
-        q = _opt_int(self.sparsity, "sparsity", 1) or p.features.sparsity
-        p.features.sparsity = min(q, d)
+        q = _opt_int(self.sparsity, "sparsity", 1)
+        p.features.sparsity = min(q, d) if q else 0
         p.features.activation = _common.activation_enum(self.activation)
         p.features.weight_scale = _opt_real(self.weight_scale, "weight_scale")
         seed = _common.resolve_seed(self.random_state)
@@ -195,6 +198,7 @@ class SparseRFERegressor(RegressorMixin, _RFXModel):
         self.eta_ = float(rep.eta)
         self.cv_mse_ = float(rep.cv_mse)
         self.n_nonzero_ = int(rep.n_nonzero)
+        self.sparsity_ = int(rep.sparsity)
         self._read_info()
         return self
 

@@ -30,12 +30,18 @@ static const double SCALE_GRID[] = {0.5, 1.0, 2.0};
 
 #define PATH_STOP_FACTOR 1.5
 
+/* Candidate q when none is given: Q_FIRST first (with the scales), then the
+ * others of Q_GRID that are <= d. */
+static const size_t Q_GRID[] = {1, 2, 3};
+#define N_QS (sizeof Q_GRID / sizeof *Q_GRID)
+#define Q_FIRST 2
+
 rfx_srfe_params rfx_srfe_params_default(void)
 {
     rfx_srfe_params p;
     memset(&p, 0, sizeof p);
     p.features = rfx_features_params_default();
-    p.features.sparsity = 2;
+    p.features.sparsity = 0; /* choose from {1, 2, 3} */
     p.features.activation = RFX_ACTIVATION_SIN;
     p.features.weights = RFX_WEIGHTS_NORMAL;
     p.features.weight_scale = 0.0; /* choose */
@@ -237,20 +243,42 @@ rfx_status rfx_srfe_fit(const rfx_srfe_params *params, rfx_cmat X, rfx_cmat Y, r
     if (s_htp < 1) s_htp = 1;
 
     double best_score = NAN, best_scale = 0, best_b0 = 0;
+    size_t best_q = p->features.sparsity, best_N = N;
     rfx_l1_report best_rep;
     memset(&best_rep, 0, sizeof best_rep);
-    /* With several scales, each is first scored on the first N_screen
-     * features (the same rows as in the full map: row j is drawn from its
-     * own stream), then the best one is fitted with all N */
-    size_t N_screen = n_scales > 1 ? N / SCREEN_DIV : N;
+    /* The candidates (weight scale, q) are scored on the first N_screen
+     * features (row j of a map is drawn from its own stream, so these are
+     * the first rows of the full map): first the scales at q = 2, then the
+     * other q at the best scale (a coordinate search: 5 screens instead of
+     * 9). The best candidate is then fitted with all N features, and N is
+     * the better of N_screen and N by the same score. */
+    const int choose_q = p->features.sparsity == 0;
+    size_t q_grid[N_QS], n_qs = 0;
+    if (choose_q) {
+        q_grid[n_qs++] = d < Q_FIRST ? d : Q_FIRST;
+        for (size_t i = 0; i < N_QS; i++)
+            if (Q_GRID[i] <= d && Q_GRID[i] != q_grid[0]) q_grid[n_qs++] = Q_GRID[i];
+    } else {
+        q_grid[n_qs++] = p->features.sparsity;
+    }
+    const size_t n_screens = n_scales + n_qs - 1;
+    size_t N_screen = n_screens > 1 ? N / SCREEN_DIV : N;
     if (N_screen < N_MIN) N_screen = N < N_MIN ? N : N_MIN;
-    const size_t n_fits = N_screen < N ? n_scales + 1 : n_scales;
+    const size_t n_fits = N_screen < N ? n_screens + 1 : n_screens;
     for (size_t k = 0; k < n_fits; k++) {
-        const int final = N_screen < N && k == n_scales;
+        const int final = N_screen < N && k == n_screens;
         rfx_features_params fp = p->features;
         fp.n_features = final ? N : N_screen;
-        fp.weight_scale = final ? best_scale
-                                : (n_scales > 1 ? SCALE_GRID[k] : p->features.weight_scale);
+        if (final) {
+            fp.weight_scale = best_scale;
+            fp.sparsity = best_q;
+        } else if (k < n_scales) {
+            fp.weight_scale = n_scales > 1 ? SCALE_GRID[k] : p->features.weight_scale;
+            fp.sparsity = q_grid[0];
+        } else {
+            fp.weight_scale = best_scale;
+            fp.sparsity = q_grid[k - n_scales + 1];
+        }
         st = rfx_features_create(&fp, d, &f);
         if (!st) st = design(f, Xv, A, cs);
         double b0 = 0, score;
@@ -259,7 +287,11 @@ rfx_status rfx_srfe_fit(const rfx_srfe_params *params, rfx_cmat X, rfx_cmat Y, r
         if (N_screen < N && !final) lpk.n_lambdas = (p->n_lambdas + 1) / 2; /* a coarser screen */
         if (!st) st = fit_candidate(p, lpk, A, y, m, fp.n_features, s_htp, 1, c, &b0, &rep, &score);
         if (st) goto done;
-        if (k == 0 || final || score < best_score) { /* keep this candidate */
+        /* the full map replaces the screen unless it scores worse (never
+         * with a given N: then the full map is what was asked for) */
+        const int keep = k == 0 || score < best_score ||
+                         (final && (p->features.n_features > 0 || !(score > best_score)));
+        if (keep) {
             rfx_features *t = best_f;
             best_f = f;
             f = t;
@@ -273,6 +305,8 @@ rfx_status rfx_srfe_fit(const rfx_srfe_params *params, rfx_cmat X, rfx_cmat Y, r
             best_rep = rep;
             best_score = score;
             best_scale = fp.weight_scale;
+            best_q = fp.sparsity;
+            best_N = fp.n_features;
         }
         rfx_features_free(f);
         f = NULL;
@@ -282,6 +316,7 @@ rfx_status rfx_srfe_fit(const rfx_srfe_params *params, rfx_cmat X, rfx_cmat Y, r
             goto done;
         }
     }
+    N = best_N;
 
     st = rfx__model_alloc(htp ? RFX_METHOD_HARFE : RFX_METHOD_SRFE, best_f, 1, 0, &model);
     if (st) goto done;
@@ -305,7 +340,8 @@ rfx_status rfx_srfe_fit(const rfx_srfe_params *params, rfx_cmat X, rfx_cmat Y, r
         report->eta = best_rep.residual_norm / sqrt((double)m);
         report->cv_mse = best_score;
         report->n_nonzero = best_rep.n_nonzero;
-        report->n_candidates = n_scales;
+        report->n_candidates = n_screens;
+        report->sparsity = best_q;
     }
     *out = model;
     model = NULL;
