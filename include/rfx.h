@@ -750,5 +750,7 @@ RFX_API rfx_status rfx_npy_write(const char *path, rfx_cmat M);
 #include "rfx/pce.h"
 #include "rfx/srfe.h"
 #include "rfx/projection.h"
+#include "rfx/kernels.h"
+#include "rfx/nystroem.h"
 
 #endif /* RFX_H */

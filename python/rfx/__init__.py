@@ -15,6 +15,10 @@ of shift-invariant kernels and the linear models fitted on them.
   and moments from the coefficients.
 - :class:`KernelPCA`: anisotropic kernel PCA (exact, or by random
   features), the projection of the self-supervised surrogates.
+- :class:`Kernel`: exact kernels (RBF, Laplacian, Matern, Cauchy,
+  polynomial, sigmoid, linear, delta) and their algebra; Gram matrices.
+- :class:`KernelRidge`, :class:`GaussianProcessRegressor`: the exact kernel
+  machines random features approximate.
 - :func:`sobol_indices`: Monte Carlo Sobol indices of an rfx model or any
   Python function; :func:`exact_sobol_indices`: closed-form indices of sine
   and cosine feature models.
@@ -30,6 +34,7 @@ OSError for I/O; RuntimeError for numerical failures).
 """
 from ._lib import CancelledError, library_path, version as library_version
 from .kernel_approximation import RandomFourierFeatures
+from .kernels import GaussianProcessRegressor, Kernel, KernelRidge
 from .models import BayesianRFFRegressor, RFFClassifier, RFFRegressor, load_model
 from .projection import KernelPCA
 from .surrogate import (ExactSobolResult, PCERegressor, SobolResult, SparseRFERegressor,
@@ -45,6 +50,9 @@ __all__ = [
     "SparseRFERegressor",
     "PCERegressor",
     "KernelPCA",
+    "Kernel",
+    "KernelRidge",
+    "GaussianProcessRegressor",
     "sobol_indices",
     "exact_sobol_indices",
     "ExactSobolResult",

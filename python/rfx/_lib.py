@@ -502,6 +502,102 @@ typedef struct rfx_projected_info {
 } rfx_projected_info;
 
 rfx_status rfx_model_projected_info(const rfx_model *m, rfx_projected_info *info);
+
+typedef struct rfx_kern rfx_kern;
+
+rfx_status rfx_kern_shift(rfx_kernel kernel, double nu, double length_scale,
+                                  const double *length_scales, size_t d, rfx_kern **out);
+
+rfx_status rfx_kern_rbf(double gamma, rfx_kern **out);
+
+rfx_status rfx_kern_laplacian(double gamma, rfx_kern **out);
+
+rfx_status rfx_kern_polynomial(double gamma, double coef0, unsigned degree,
+                                       rfx_kern **out);
+
+rfx_status rfx_kern_sigmoid(double gamma, double coef0, rfx_kern **out);
+
+rfx_status rfx_kern_linear(rfx_kern **out);
+
+rfx_status rfx_kern_delta(rfx_kern **out);
+
+rfx_status rfx_kern_features(const rfx_features *f, rfx_kern **out);
+
+rfx_status rfx_kern_sum(const rfx_kern *a, const rfx_kern *b, rfx_kern **out);
+rfx_status rfx_kern_product(const rfx_kern *a, const rfx_kern *b, rfx_kern **out);
+rfx_status rfx_kern_scale(double c, const rfx_kern *a, rfx_kern **out);
+rfx_status rfx_kern_exp(const rfx_kern *a, rfx_kern **out);
+typedef double (*rfx_kern_weight_fn)(void *user, const double *x, size_t d);
+rfx_status rfx_kern_warp(const rfx_kern *a, rfx_kern_weight_fn f, void *user,
+                                 rfx_kern **out);
+
+void rfx_kern_free(rfx_kern *k);
+
+size_t rfx_kern_input_dim(const rfx_kern *k);
+
+double rfx_kern_eval(const rfx_kern *k, const double *x, const double *y, size_t d);
+
+rfx_status rfx_kern_gram(const rfx_kern *k, rfx_cmat X, rfx_cmat Y, rfx_mat K,
+                                 int n_threads);
+
+rfx_status rfx_kern_gram_sym(const rfx_kern *k, rfx_cmat X, rfx_mat K, int n_threads);
+
+rfx_status rfx_kern_diag(const rfx_kern *k, rfx_cmat X, double *diag);
+
+typedef struct rfx_krr rfx_krr;
+
+rfx_status rfx_krr_fit(const rfx_kern *k, rfx_cmat X, rfx_cmat Y, double lambda,
+                               int n_threads, rfx_krr **out);
+
+rfx_status rfx_krr_predict(const rfx_krr *m, rfx_cmat X, rfx_mat Yhat);
+
+rfx_cmat rfx_krr_dual_coef(const rfx_krr *m);
+
+void rfx_krr_free(rfx_krr *m);
+
+typedef struct rfx_gp rfx_gp;
+
+typedef struct rfx_gp_params {
+    double noise_var;
+    double amplitude;
+    int noise_free;
+    int normalize_y;
+    double ratio_min;
+    double ratio_max;
+    double jitter_initial;
+    double jitter_factor;
+    double jitter_max;
+    int n_threads;
+} rfx_gp_params;
+
+rfx_gp_params rfx_gp_params_default(void);
+
+rfx_status rfx_gp_fit(const rfx_kern *k, rfx_cmat X, const double *y,
+                              const rfx_gp_params *params, rfx_gp **out);
+
+rfx_status rfx_gp_predict(const rfx_gp *gp, rfx_cmat X, double *mean,
+                                  double *std_latent, double *std_noisy);
+
+double rfx_gp_log_marginal_likelihood(const rfx_gp *gp);
+
+typedef struct rfx_gp_info {
+    double noise_var;
+    double amplitude;
+    double jitter;
+    double log_marginal_likelihood;
+    double y_mean, y_std;
+    size_t n_train;
+} rfx_gp_info;
+
+rfx_status rfx_gp_get_info(const rfx_gp *gp, rfx_gp_info *info);
+
+rfx_status rfx_gp_fit_length_scale(rfx_kernel kernel, double nu, const double *grid,
+                                           size_t n_grid, rfx_cmat X, const double *y,
+                                           const rfx_gp_params *params, rfx_gp **out,
+                                           double *length_scale);
+
+void rfx_gp_free(rfx_gp *gp);
+
 """
 
 ffi = FFI()

@@ -1,0 +1,124 @@
+"""Exact kernels, KernelRidge and GaussianProcessRegressor against
+scikit-learn and closed forms."""
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.gaussian_process import GaussianProcessRegressor as SkGPR
+from sklearn.gaussian_process.kernels import RBF, ConstantKernel, Matern, WhiteKernel
+from sklearn.kernel_ridge import KernelRidge as SkKernelRidge
+from sklearn.metrics.pairwise import (laplacian_kernel, linear_kernel, polynomial_kernel,
+                                      rbf_kernel, sigmoid_kernel)
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import rfx
+
+
+@parametrize_with_checks([rfx.KernelRidge(alpha=0.1),
+                          rfx.GaussianProcessRegressor(rfx.Kernel.gaussian(1.0))])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+@pytest.fixture
+def data():
+    rs = np.random.RandomState(3)
+    return rs.normal(size=(40, 5)), rs.normal(size=(25, 5))
+
+
+def test_kernels_equal_scikit_learn(data):
+    X, Y = data
+    cases = [
+        (rfx.Kernel.rbf(0.3), rbf_kernel(X, Y, gamma=0.3)),
+        (rfx.Kernel.laplacian(0.2), laplacian_kernel(X, Y, gamma=0.2)),
+        (rfx.Kernel.polynomial(3, 0.5, 1.2), polynomial_kernel(X, Y, 3, 0.5, 1.2)),
+        (rfx.Kernel.sigmoid(0.1, 0.3), sigmoid_kernel(X, Y, 0.1, 0.3)),
+        (rfx.Kernel.linear(), linear_kernel(X, Y)),
+        (rfx.Kernel.gaussian([1.0, 2.0, 0.5, 3.0, 1.5]),
+         RBF(length_scale=[1.0, 2.0, 0.5, 3.0, 1.5])(X, Y)),
+    ]
+    for nu in (0.5, 1.5, 2.5, 0.8, 3.7):
+        cases.append((rfx.Kernel.matern(nu, 1.3), Matern(length_scale=1.3, nu=nu)(X, Y)))
+    for k, ref in cases:
+        K = k(X, Y)
+        assert np.allclose(K, ref, rtol=1e-11, atol=1e-13), k
+
+
+def test_algebra_and_symmetry(data):
+    X, _ = data
+    a, b = rfx.Kernel.rbf(0.4), rfx.Kernel.polynomial(2, 0.1, 1.0)
+    A, B = a(X), b(X)
+    assert np.allclose((a + b)(X), A + B, rtol=1e-14)
+    assert np.allclose((a * b)(X), A * B, rtol=1e-14)
+    assert np.allclose((2.5 * a)(X), 2.5 * A, rtol=1e-14)
+    assert np.allclose(b.exp()(X), np.exp(B), rtol=1e-13)
+    w = np.exp(-np.sum(X ** 2, axis=1))
+    assert np.allclose(a.warp(lambda x: np.exp(-x @ x))(X), w[:, None] * A * w[None, :],
+                       rtol=1e-13)
+    for k in (a, b, a + b, a * b, rfx.Kernel.laplacian(1.0), rfx.Kernel.delta()):
+        K = k(X)
+        assert np.array_equal(K, K.T)
+        assert np.linalg.eigvalsh(K).min() >= -1e-10 * np.abs(K).max()
+    assert np.array_equal(rfx.Kernel.delta()(X), np.eye(len(X)))
+    assert np.allclose(a.diag(X), 1.0)
+    k2 = pickle.loads(pickle.dumps(2.0 * a + b.exp()))
+    assert np.array_equal(k2(X), (2.0 * a + b.exp())(X))
+    with pytest.raises(ValueError):
+        rfx.Kernel.rbf(-1.0)
+    with pytest.raises(ValueError):
+        -1.0 * a
+
+
+def test_kernel_ridge_equals_scikit_learn(data):
+    X, Xt = data
+    rs = np.random.RandomState(0)
+    y = np.sin(X[:, 0]) + 0.1 * rs.normal(size=len(X))
+    Y2 = np.c_[y, np.cos(X[:, 1])]
+    for kernel, kw in (("rbf", {"gamma": 0.2}), ("laplacian", {"gamma": 0.3}),
+                       ("polynomial", {"degree": 2, "gamma": 0.5, "coef0": 1.0})):
+        ours = rfx.KernelRidge(alpha=0.05, kernel=kernel, **kw).fit(X, y)
+        ref = SkKernelRidge(alpha=0.05, kernel=kernel, **kw).fit(X, y)
+        assert np.allclose(ours.dual_coef_, ref.dual_coef_, rtol=1e-8, atol=1e-10)
+        assert np.allclose(ours.predict(Xt), ref.predict(Xt), rtol=1e-8, atol=1e-10)
+    ours = rfx.KernelRidge(alpha=0.1, gamma=0.2).fit(X, Y2)
+    ref = SkKernelRidge(alpha=0.1, kernel="rbf", gamma=0.2).fit(X, Y2)
+    assert ours.predict(Xt).shape == (len(Xt), 2)
+    assert np.allclose(ours.predict(Xt), ref.predict(Xt), rtol=1e-8, atol=1e-10)
+    m2 = pickle.loads(pickle.dumps(ours))
+    assert np.array_equal(m2.predict(Xt), ours.predict(Xt))
+
+
+def test_gp_equals_closed_form_and_scikit_learn(data):
+    X, Xt = data
+    y = np.sin(X[:, 0]) + 0.5 * X[:, 1]
+    s2, noise = 1.7, 0.05
+    gp = rfx.GaussianProcessRegressor(rfx.Kernel.gaussian(1.5), noise_var=noise,
+                                      amplitude=s2, normalize_y=False).fit(X, y)
+    K = s2 * RBF(1.5)(X)
+    Ks = s2 * RBF(1.5)(Xt, X)
+    C = K + noise * np.eye(len(X))
+    a = np.linalg.solve(C, y)
+    mean = Ks @ a
+    var = s2 - np.einsum("ij,ji->i", Ks, np.linalg.solve(C, Ks.T))
+    lml = -0.5 * y @ a - 0.5 * np.linalg.slogdet(C)[1] - 0.5 * len(y) * np.log(2 * np.pi)
+    m, s = gp.predict(Xt, return_std=True)
+    assert np.allclose(m, mean, rtol=1e-9, atol=1e-11)
+    assert np.allclose(s, np.sqrt(var), rtol=1e-7, atol=1e-9)
+    _, sn = gp.predict(Xt, return_std=True, noisy=True)
+    assert np.allclose(sn, np.sqrt(var + noise), rtol=1e-7)
+    assert abs(gp.log_marginal_likelihood_value_ - lml) <= 1e-9 * abs(lml)
+    ref = SkGPR(ConstantKernel(s2, "fixed") * RBF(1.5, "fixed") + WhiteKernel(noise, "fixed"),
+                optimizer=None).fit(X, y)
+    assert abs(ref.log_marginal_likelihood_value_ - lml) <= 1e-9 * abs(lml)
+    # fitted s2 and noise: the likelihood is at a maximum (noisy targets:
+    # an interior optimum)
+    y = y + 0.5 * np.random.RandomState(5).normal(size=len(y))
+    fit = rfx.GaussianProcessRegressor(rfx.Kernel.gaussian(1.5), normalize_y=False).fit(X, y)
+    best = fit.log_marginal_likelihood_value_
+    for f_s, f_n in ((1.1, 1.0), (0.9, 1.0), (1.0, 1.1), (1.0, 0.9)):
+        g = rfx.GaussianProcessRegressor(rfx.Kernel.gaussian(1.5), normalize_y=False,
+                                         amplitude=fit.amplitude_ * f_s,
+                                         noise_var=fit.noise_var_ * f_n).fit(X, y)
+        assert g.log_marginal_likelihood_value_ <= best + 1e-9
+    g2 = pickle.loads(pickle.dumps(fit))
+    assert np.array_equal(g2.predict(Xt), fit.predict(Xt))
