@@ -224,25 +224,69 @@ typedef enum rfx_weights {
     RFX_WEIGHTS_UNIFORM = 2
 } rfx_weights;
 
-/* How the frequencies are drawn (for dense maps of a kernel: sparsity 0,
- * weights RFX_WEIGHTS_KERNEL). All give E[z(x).z(y)] = k(x, y) or, for
- * the orthogonal ones, a lower-variance estimate of it:
+/* How the frequencies of a dense kernel map are drawn (sparsity 0 or d and
+ * weights RFX_WEIGHTS_KERNEL; anything else is RFX_EINVAL naming the
+ * field). Every structure takes both forms and all activations, and W
+ * (F x d) is always materialised (rfx_features_frequencies, exact kernels,
+ * model files). Structured blocks depend only on (seed, block index), so
+ * the W of F frequencies is the first F rows of the W of more. Below,
+ * z = |x - y| / l, and "error" is the measured |K - Z Z^T|_F / |K|_F
+ * relative to IID at equal D (d = 16..64, D = 2d..8d, z ~ 1).
+ *
  *  IID         independent draws from the spectral density (default).
- *  ORTHOGONAL  orthogonal random features (Yu et al., NIPS 2016): blocks of
- *              d directions from a Haar-distributed orthogonal Q (the QR of
- *              a Gaussian matrix, Q diag(sign diag R)), each row scaled by
- *              an independent draw of the radial law |w|; for the radially
- *              symmetric densities (GAUSSIAN, MATERN).
- *  SORF        structured orthogonal features: blocks sqrt(d') H D1 H D2
- *              H D3 / l with H the normalised Walsh-Hadamard matrix of
- *              size d' (d padded to a power of two) and Di random sign
- *              diagonals; transforms in O(D log d) per row (GAUSSIAN).
- *  FASTFOOD    Le, Sarlos & Smola (ICML 2013): blocks S H G P H B / l
- *              (B signs, P a permutation, G Gaussian diagonal, S radial
- *              correction); O(D log d) per row (GAUSSIAN, MATERN).
- *  HALTON      quasi-Monte Carlo: a randomly scrambled Halton sequence
- *              mapped through the inverse CDF of the spectral density
- *              (Avron et al., JMLR 2016). */
+ *  ORTHOGONAL  orthogonal random features (Yu, Suresh, Choromanski,
+ *              Holtmann-Rice & Kumar, "Orthogonal Random Features", NIPS
+ *              2016): blocks of d rows S Q / l, Q a Haar-distributed
+ *              orthogonal matrix (LAPACK's QR of a Gaussian d x d matrix,
+ *              Q diag(sign diag R)), S_ii independent draws of the radial
+ *              law |w|: chi_d (GAUSSIAN), chi_d sqrt(2 nu / chi2_{2 nu})
+ *              (MATERN). Every row has the law of an i.i.d. frequency
+ *              (unbiased) and the rows of a block are orthogonal: error
+ *              0.3-0.4 x in the cos-sin form, 0.83-0.88 x in the cos-bias
+ *              form (whose phase noise it does not reduce). GAUSSIAN and
+ *              MATERN. Creation O(D d^2), one QR per block, threaded.
+ *  SORF        structured orthogonal random features (same paper): blocks
+ *              of d' rows sqrt(d') H D1 H D2 H D3 / l, H the normalised
+ *              Walsh-Hadamard matrix of order d' = the next power of two
+ *              >= max(d, 16) (inputs zero-padded), Di random sign
+ *              diagonals. Transforms apply three fast Walsh-Hadamard
+ *              transforms per block: O(D log d') per row instead of
+ *              O(D d) (when d' >= 32; smaller maps use the dense product
+ *              with the same W). Rows have the fixed norm sqrt(d') / l, so
+ *              the estimate is of the kernel of frequencies uniform on that
+ *              sphere, k (1 - z^4 / (4 (d' + 2)) + O(z^6 / d'^2)): biased
+ *              by -1.5% at z = 1 for d' = 16, -0.4% for d' = 64, with much
+ *              lower variance (error 0.25-0.3 x in the cos-sin form, 0.07 x
+ *              at z ~ 0.5; 0.84-0.89 x cos-bias). GAUSSIAN only.
+ *  FASTFOOD    Le, Sarlos & Smola, "Fastfood - Approximating Kernel
+ *              Expansions in Loglinear Time", ICML 2013: blocks
+ *              S H G P H B / l, H the unnormalised Walsh-Hadamard matrix of
+ *              order d' = the next power of two >= d, B random signs, P a
+ *              random permutation, G a Gaussian diagonal, S_ii = s_i /
+ *              (sqrt(d') |G|) with s_i a draw of the radial law in d'
+ *              dimensions: every row is exactly a draw of the spectral
+ *              density (unbiased). Two fast transforms per block,
+ *              O(D log d') per row (when d' >= 32). The rows of a block
+ *              share G: error 1.1-1.4 x, the price of the speed.
+ *              GAUSSIAN and MATERN.
+ *  HALTON      quasi-Monte Carlo (Avron, Sindhwani, Yang & Mahoney,
+ *              "Quasi-Monte Carlo Feature Maps for Shift-Invariant
+ *              Kernels", JMLR 2016): frequency j is point j + 1 of the
+ *              Halton sequence, its digits scrambled by random
+ *              permutations from the seed (one per dimension and digit
+ *              position), mapped through inverse CDFs: the normal quantile
+ *              (GAUSSIAN), tan(pi (u - 1/2)) (LAPLACIAN), the Laplace
+ *              quantile (CAUCHY), normal coordinates over
+ *              sqrt(chi2_{2 nu} / (2 nu)) with chi2 from one more
+ *              coordinate by the inverse regularised gamma function
+ *              (MATERN). The phase b_j is a coordinate too (the first, in
+ *              base 2). Each point is uniform, so estimates are unbiased,
+ *              and the set is stratified: error 0.74-0.88 x in the cos-bias
+ *              form (0.4-0.6 x at z ~ 0.5), 0.87-0.99 x in the cos-sin
+ *              form. All kernels; d <= 100000. Creation O(D d).
+ *
+ * Model files keep the structure; a SORF or FASTFOOD map is rebuilt from
+ * its seed when loaded and must reproduce the stored W bit for bit. */
 typedef enum rfx_structure {
     RFX_STRUCTURE_IID = 0,
     RFX_STRUCTURE_ORTHOGONAL = 1,
@@ -251,6 +295,9 @@ typedef enum rfx_structure {
     RFX_STRUCTURE_HALTON = 4
 } rfx_structure;
 
+/* The name of a structure ("iid", "orthogonal", "sorf", "fastfood",
+ * "halton"; "unknown" otherwise), and the reverse look-up (RFX_EINVAL for
+ * an unknown name). */
 RFX_API const char *rfx_structure_name(rfx_structure s);
 RFX_API rfx_status rfx_structure_from_name(const char *name, rfx_structure *out);
 
@@ -317,7 +364,11 @@ RFX_API void rfx_features_set_threads(rfx_features *f, int n_threads);
  * cache-sized block of Z and the vectorised cos runs over it in place. No
  * temporary larger than a tile. Cost 2 n d D flops + n D cosines. The
  * vector cos is accurate to a few ulp (arguments beyond 1e5 in magnitude
- * take a slower exact path); NaN inputs give NaN features. */
+ * take a slower exact path); NaN inputs give NaN features. SORF and
+ * FASTFOOD maps with blocks of d' >= 32 (rfx_structure) skip the GEMM: fast
+ * Walsh-Hadamard transforms, O(D log d') per row, then the same vectorised
+ * cos; results equal the dense product with rfx_features_frequencies to
+ * rounding. */
 RFX_API rfx_status rfx_features_transform(const rfx_features *f, rfx_cmat X, rfx_mat Z);
 
 /* The same in single precision (SGEMM, float cos): about twice the speed,
@@ -437,7 +488,8 @@ typedef enum rfx_method {
 } rfx_method;
 
 /* The name of a method ("ridge", "bayes", "srfe", "harfe", "pce",
- * "projected"), and the reverse look-up (RFX_EINVAL for an unknown name). */
+ * "projected", "classify", "sinks", "greedy"), and the reverse look-up
+ * (RFX_EINVAL for an unknown name). */
 RFX_API const char *rfx_method_name(rfx_method method);
 RFX_API rfx_status rfx_method_from_name(const char *name, rfx_method *out);
 
@@ -513,6 +565,8 @@ RFX_API rfx_status rfx_bayes_solve(const rfx_features *f, const rfx_stats *s,
 RFX_API rfx_status rfx_bayes_fit(const rfx_features *f, rfx_cmat X, rfx_cmat Y,
                                  const rfx_bayes_params *params, rfx_model **out);
 
+struct rfx_classify_params; /* rfx/classify.h */
+
 /* The whole fit in one call, as the command line does it: optional input
  * standardisation, a feature map, and a method, with the length scale and the
  * regularisation chosen automatically when not given. */
@@ -533,6 +587,15 @@ typedef struct rfx_fit_params {
     size_t learn_iterations;   /* particle swarm iterations >= 1, default 30 */
     size_t learn_particles;    /* swarm size; 0 (default) = rfx_pso_params'
                                   default, 10 + floor(2 sqrt(d))            */
+    /* RFX_METHOD_CLASSIFY (Y holds the class labels; see below):           */
+    const struct rfx_classify_params *classify; /* loss, multi-class scheme,
+                                  optimizer, class weights and optimizer
+                                  settings (rfx/classify.h); NULL (default)
+                                  = rfx_classify_params_default()           */
+    size_t classify_folds;     /* how the length scale and lambda are chosen:
+                                  k >= 2 folds (row i in fold i mod k), or 0
+                                  (default) one holdout, rows i mod 4 == 3,
+                                  i counting the shuffled selection rows   */
 } rfx_fit_params;
 
 RFX_API rfx_fit_params rfx_fit_params_default(void);
@@ -578,7 +641,34 @@ typedef struct rfx_fit_report {
  * standardize; the report then has length_scale = 1 / weight scale, lambda
  * the lasso penalty, score the cross-validated mean squared error.
  * RFX_METHOD_PCE is not fitted here (RFX_EINVAL): rfx_pce_fit, then
- * rfx_model_from_pce (rfx/pce.h). */
+ * rfx_model_from_pce (rfx/pce.h); nor are RFX_METHOD_PROJECTED
+ * (rfx_projected_fit), RFX_METHOD_SINKS and RFX_METHOD_GREEDY (rfx/sinks.h).
+ *
+ * RFX_METHOD_CLASSIFY fits a classifier (rfx/classify.h) with the settings
+ * of params->classify (or its defaults); Y (n x 1) holds the labels, any
+ * finite values with at least two distinct. fit_intercept, the threads of
+ * features and, when >= 0, lambda (then > 0) replace those of the classify
+ * settings. Inputs are standardised (unless standardize = 0); when the
+ * length scale is not given (length_scale <= 0, no gamma or ARD scales)
+ * and / or lambda < 0, they are chosen on the selection rows (select_rows,
+ * a seeded subset as above) by the validation score over a small grid:
+ * scales sqrt(d) x 0.05 x 2^i, i = 0..8, and penalties 1e-1, 1e-2, ..,
+ * 1e-5, each candidate fitted with at most 256 features (tolerance at least
+ * 1e-4, at most 100 iterations) on the training part and scored on the
+ * rest - one holdout (rows i mod 4 == 3 of the selection rows) or
+ * classify_folds folds (row i in fold i mod k), the selection rows taken
+ * in a seeded random order (all rows when n <= select_rows, so that rows
+ * sorted by class still give folds of every class). The score is the mean
+ * log-loss -log p(true class) for the logistic loss and the error rate
+ * for the hinge losses (ties broken by the mean validation hinge or
+ * squared hinge loss); candidates run from the largest scale and penalty
+ * down and a full tie keeps the earlier one. The model is then fitted on all
+ * rows with all features. The report has the length scale, lambda, the
+ * best validation score (NaN when nothing was chosen) and the number of
+ * candidates; the variances are 0. Cost: up to 45 x (1 or k) fits on the
+ * selection rows, then one on all rows. Errors as rfx_classify_fit, and
+ * RFX_EDIM when Y has more than one column, RFX_EINVAL for lambda = 0 or
+ * classify_folds = 1. */
 RFX_API rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y,
                                  rfx_model **out, rfx_fit_report *report);
 
@@ -587,8 +677,11 @@ RFX_API void rfx_model_free(rfx_model *m);
 /* Predictions for X (n x d): Yhat (n x ny) and, for Bayesian models, Ystd
  * (n x ny), the predictive standard deviation of the noisy target y*
  * (sqrt(z*^T A^-1 z* + noise_var)). Pass rfx_mat_none() for Ystd when not
- * wanted; asking it of any other model (ridge, srfe, harfe, pce) is
- * RFX_EINVAL. */
+ * wanted; asking it of any other model (ridge, srfe, harfe, pce,
+ * classify, ...) is RFX_EINVAL. A classifier (RFX_METHOD_CLASSIFY) writes
+ * the predicted class label of each row into Yhat (n x 1); its scores and
+ * probabilities come from rfx_model_decision and rfx_model_predict_proba
+ * (rfx/classify.h). */
 RFX_API rfx_status rfx_model_predict(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_mat Ystd);
 
 /* The same with the standard deviation of the latent f(x*) (no noise). */
@@ -597,7 +690,10 @@ RFX_API rfx_status rfx_model_predict_latent(const rfx_model *m, rfx_cmat X, rfx_
 
 /* For a PCE model: method, n_inputs, n_targets = 1 and n_train are set,
  * everything else (features included) is zero; rfx_pce_get_info on
- * rfx_model_pce(m) has the rest. */
+ * rfx_model_pce(m) has the rest. A classifier has n_targets = 1 (one
+ * predicted label per row) and lambda its penalty; rfx_model_classes and
+ * rfx_model_classifier_info (rfx/classify.h) have its classes, loss and
+ * score columns. */
 typedef struct rfx_model_info {
     rfx_method method;
     rfx_features_params features; /* length_scales points into the model     */
@@ -617,8 +713,9 @@ RFX_API rfx_status rfx_model_get_info(const rfx_model *m, rfx_model_info *info);
 /* The feature map of the model (owned by m; NULL for a PCE model). */
 RFX_API const rfx_features *rfx_model_features(const rfx_model *m);
 
-/* Weights W (D x ny) and intercepts (ny), owned by m. A PCE model has
- * neither (rfx_cmat_none() and NULL): its coefficients belong to its
+/* Weights W (D x ny) and intercepts (ny), owned by m; for a classifier D x
+ * K and K, its score columns (K = 1 for two classes, else C). A PCE model
+ * has neither (rfx_cmat_none() and NULL): its coefficients belong to its
  * multi-indices, rfx_pce_term(rfx_model_pce(m), k, ...). */
 RFX_API rfx_cmat rfx_model_weights(const rfx_model *m);
 RFX_API const double *rfx_model_intercepts(const rfx_model *m);
@@ -677,6 +774,19 @@ RFX_API const double *rfx_model_intercepts(const rfx_model *m);
  *      header and payload, of method 0..4 with k inputs and 1
  *      target, checked like a file of its own; never itself projected
  * and no other; other models hold none of 40..48.
+ * Every feature model (methods 0..3 and 6..8) may hold
+ *   49 structure of the feature map (rfx_structure, 0..4; absent means
+ *      0, iid, and is how iid maps are written)
+ * A classifier (method 6, rfx/classify.h) is a feature model whose
+ * n_targets (tag 4) is its number of score columns K - 1 for two classes,
+ * else C - with weights D x K and K intercepts, and which holds all of
+ *   50 classes (C f64: finite, strictly increasing, 2 <= C <= 65536)
+ *   51 loss (rfx_loss, 0..2)
+ *   52 multi-class scheme (rfx_multiclass, 0..1; softmax only with the
+ *      logistic loss)
+ * and no other model holds any of 50..52. Kitchen-sinks (method 7) and
+ * greedy (method 8) models are feature models stored as ridge models are
+ * (no posterior).
  * Unknown tags, missing required tags and duplicates make a file corrupt.
  *
  * The loader checks the magic, refuses a newer version by name, verifies
@@ -751,6 +861,10 @@ RFX_API rfx_status rfx_npy_write(const char *path, rfx_cmat M);
 #include "rfx/srfe.h"
 #include "rfx/projection.h"
 #include "rfx/kernels.h"
+#include "rfx/classify.h"
+#include "rfx/sinks.h"
+#include "rfx/attention.h"
+#include "rfx/kernel_sgd.h"
 #include "rfx/nystroem.h"
 
 #endif /* RFX_H */

@@ -135,10 +135,65 @@ struct rfx_features {
                                    padded: the fused kernel's layout          */
     size_t ldw;                 /* F rounded up to a multiple of 16          */
     double scale;               /* sqrt(2 / D)                               */
+    /* SORF and FASTFOOD (src/features/structured.c): the O(F log d) map, in
+       n_blocks blocks of dp frequencies; fdiag NULL for other structures   */
+    size_t dp;                  /* d' = block size, a power of two >= d     */
+    unsigned dp_log2;           /* log2 d'                                  */
+    size_t n_blocks;            /* ceil(F / d')                             */
+    double *fdiag;              /* n_blocks x 3 x d' diagonals: SORF D3/(l d'),
+                                   D2, D1; FASTFOOD B/l, G, S                */
+    uint32_t *fperm;            /* FASTFOOD: n_blocks x d' permutations     */
+    int fast;                   /* transforms use the fast map (else W)     */
 };
 
+/* Random streams (the "stream" word of rfx__rng) of the feature samplers:
+ * i.i.d. rows and all phases 0, and one per structure (substream = block,
+ * or 64 x coordinate + digit for the Halton scrambling). */
+#define RFX__STREAM_ORF 1
+#define RFX__STREAM_SORF 2
+#define RFX__STREAM_FASTFOOD 3
+#define RFX__STREAM_HALTON 4
+
+/* Rows per group of the fast structured transform (one vector of doubles
+ * per element: the rows are interleaved). */
+#define RFX__FAST_ROWS 4
+
+/* Structured maps (src/features/structured.c, qmc.c). _check validates the
+ * structure against the other fields (called by rfx__features_check);
+ * _sample fills W, b (and the fast state) of an allocated map whose ls are
+ * set; _fast_init builds the SORF / FASTFOOD state from (seed, d, F, ls)
+ * and writes W as the map of the unit vectors; _halton_sample fills W, b
+ * from scrambled Halton points. */
+rfx_status rfx__structure_check(const rfx_features_params *p, size_t d);
+rfx_status rfx__structured_sample(rfx_features *f);
+rfx_status rfx__structured_fast_init(rfx_features *f);
+rfx_status rfx__halton_sample(rfx_features *f);
+/* Z[r][0 .. F-1] = W x_r for rows rows of X by the fast transform (no
+ * activation); ws: rfx__structured_ws_len(f) doubles, 64-byte aligned. Each
+ * row's bits do not depend on the other rows. */
+void rfx__structured_project(const rfx_features *f, const double *X, size_t ldx, size_t rows,
+                             double *Z, size_t ldz, double *ws);
+size_t rfx__structured_ws_len(const rfx_features *f);
+/* The same on the generic (not AVX2) code path when generic is non-zero:
+ * the instruction sets must give the same bits. */
+void rfx__structured_project_isa(const rfx_features *f, const double *X, size_t ldx,
+                                 size_t rows, double *Z, size_t ldz, double *ws, int generic);
+
+/* Inverse distribution functions (src/features/qmc.c): the standard normal
+ * quantile (Wichura's AS 241, ~1e-16 relative; -inf / +inf at 0 / 1), the
+ * regularised incomplete gamma functions P(a, x), Q(a, x) = 1 - P, and x
+ * with P(a, x) = u (Halley's method; NaN outside a > 0, u in [0, 1]). */
+double rfx__norm_quantile(double u);
+double rfx__gamma_p(double a, double x);
+double rfx__gamma_q(double a, double x);
+double rfx__gamma_p_inv(double a, double u);
+
 /* Build a feature map around given W (F x d) and b (F), copying them (used
- * by the model loader): params must already be valid for d. */
+ * by the model loader): params must already be valid for d. For the SORF
+ * and FASTFOOD structures the fast transform is rebuilt from (seed, d, D,
+ * ls) and W must equal its frequencies bit for bit, else RFX_EINVAL ("the
+ * frequencies do not match the structured map of the seed"); the other
+ * structures take W as given. */
 rfx_status rfx__features_from_arrays(const rfx_features_params *params, size_t d,
                                      const double *ls, int ard, const double *W,
                                      const double *b, rfx_features **out);
@@ -148,6 +203,15 @@ rfx_status rfx__features_from_arrays(const rfx_features_params *params, size_t d
  * place. The building block of every parallel loop over row tiles. */
 void rfx__transform_tile(const rfx_features *f, const double *X, size_t ldx, size_t rows,
                          double *Z, size_t ldz);
+
+/* The same with a caller's workspace of rfx__transform_ws_len(f) doubles
+ * (64-byte aligned; 0 = none needed, ws may then be NULL), for the fast
+ * structured maps: allocate one per thread outside the tile loop.
+ * rfx__transform_tile allocates it per call instead (and falls back to the
+ * dense product with the same W if that fails). */
+void rfx__transform_tile_ws(const rfx_features *f, const double *X, size_t ldx, size_t rows,
+                            double *Z, size_t ldz, double *ws);
+size_t rfx__transform_ws_len(const rfx_features *f);
 
 /* Rows per tile of the parallel loops over rows. */
 #define RFX__ROW_TILE 64
@@ -217,6 +281,12 @@ struct rfx_model {
                                rfx__kpca_from_arrays)                        */
     rfx_model *inner;       /* owned: the surrogate on the k scores          */
     double proj_loss;       /* the fit's loss (NaN when unknown)             */
+    /* method == RFX_METHOD_CLASSIFY only (rfx/classify.h): W holds K = ny
+       score columns, K = 1 for two classes, else C; predictions are labels */
+    size_t n_classes;       /* C >= 2, 0 for other models                    */
+    double *classes;        /* owned: C strictly increasing labels, or NULL  */
+    int loss;               /* rfx_loss                                      */
+    int multiclass;         /* rfx_multiclass                                */
 };
 
 /* PCE internals for the models (src/surrogate/pce.c): a deep copy with the
@@ -268,6 +338,10 @@ void dsyevd_(const char *jobz, const char *uplo, const int *n, double *a, const 
 void dtrtrs_(const char *uplo, const char *trans, const char *diag, const int *n,
              const int *nrhs, const double *a, const int *lda, double *b, const int *ldb,
              int *info, size_t, size_t, size_t);
+void dgeqrf_(const int *m, const int *n, double *a, const int *lda, double *tau, double *work,
+             const int *lwork, int *info);
+void dorgqr_(const int *m, const int *n, const int *k, double *a, const int *lda,
+             const double *tau, double *work, const int *lwork, int *info);
 
 /* Dense helpers over LAPACK (src/solvers/linalg.c). Matrices row-major.
  * rfx__chol: A (n x n symmetric, full) -> upper R with R^T R = A in place,
@@ -280,7 +354,7 @@ rfx_status rfx__chol_solve(const double *R, size_t n, double *B, size_t nrhs);
 rfx_status rfx__eig_sym(double *A, size_t n, double *w, int n_threads, const char *what);
 /* log det A = 2 sum log R_ii */
 double rfx__chol_logdet(const double *R, size_t n);
-/* A deep copy of a feature map. */
+/* A deep copy of a feature map (structure and fast transform included). */
 rfx_status rfx__features_copy(const rfx_features *f, rfx_features **out);
 
 /* int-sized LAPACK dimension check. */

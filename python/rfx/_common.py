@@ -67,6 +67,10 @@ def activation_enum(name):
     return _name_to_enum(name, "activation", lib.rfx_activation_from_name, "rfx_activation")
 
 
+def structure_enum(name):
+    return _name_to_enum(name, "structure", lib.rfx_structure_from_name, "rfx_structure")
+
+
 def weights_enum(name):
     return _name_to_enum(name, "weights", lib.rfx_weights_from_name, "rfx_weights")
 
@@ -160,6 +164,7 @@ def features_params(est, seed, scale, threads):
     if not isinstance(est.weight_scale, numbers.Real):
         raise TypeError("weight_scale must be a number, got %r" % (est.weight_scale,))
     p.weight_scale = float(est.weight_scale)
+    p.structure = structure_enum(getattr(est, "structure", "iid"))
     return p, keep
 
 
@@ -173,7 +178,8 @@ def features_info(fp, d):
                 activation=c_string(lib.rfx_activation_name(fp.activation)),
                 sparsity=int(fp.sparsity) or None,
                 weights=c_string(lib.rfx_weights_name(fp.weights)),
-                weight_scale=float(fp.weight_scale))
+                weight_scale=float(fp.weight_scale),
+                structure=c_string(lib.rfx_structure_name(fp.structure)))
 
 
 def params_state(fp, d):

@@ -43,6 +43,14 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
     form : {"cos-bias", "cos-sin"}, default="cos-bias"
         ``sqrt(2/D) cos(W x + b)`` (RBFSampler's) or ``sqrt(2/D) [cos W x,
         sin W x]`` with D/2 frequencies (lower variance at equal D).
+    structure : {"iid", "orthogonal", "sorf", "fastfood", "halton"}, default="iid"
+        How the frequencies are drawn: independently; orthogonal random
+        features (blocks of orthogonal directions, gaussian and matern);
+        structured orthogonal features H D1 H D2 H D3 (gaussian) and
+        Fastfood (gaussian, matern), both transformed by fast Walsh-Hadamard
+        transforms in O(D log d) per row; or a scrambled Halton sequence
+        (quasi-Monte Carlo). Lower kernel approximation error than "iid" at
+        equal D except Fastfood; see rfx_structure in rfx.h.
     activation : {"cos", "sin", "tanh", "sigmoid", "relu", "sign"}, default="cos"
         The nonlinearity phi of the features phi(w.x + b). "cos" gives the
         random Fourier features of the kernel; the others are random kitchen
@@ -106,7 +114,8 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
 
     def __init__(self, n_components=100, *, kernel="gaussian", nu=1.5, gamma=None,
                  length_scale=None, form="cos-bias", activation="cos", sparsity=None,
-                 weights="kernel", weight_scale=1.0, random_state=None, n_jobs=None):
+                 weights="kernel", weight_scale=1.0, structure="iid", random_state=None,
+                 n_jobs=None):
         self.n_components = n_components
         self.kernel = kernel
         self.nu = nu
@@ -117,6 +126,7 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         self.sparsity = sparsity
         self.weights = weights
         self.weight_scale = weight_scale
+        self.structure = structure
         self.random_state = random_state
         self.n_jobs = n_jobs
 

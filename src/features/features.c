@@ -194,18 +194,12 @@ rfx_status rfx__features_check(const rfx_features_params *p, size_t d)
     if (p->sparsity > d)
         return rfx__error(RFX_EINVAL, "features.sparsity: q = %zu exceeds the %zu inputs",
                           p->sparsity, d);
-    if ((unsigned)p->structure > RFX_STRUCTURE_HALTON)
-        return rfx__error(RFX_EINVAL, "features.structure: %d is not an rfx_structure",
-                          (int)p->structure);
-    if (p->structure != RFX_STRUCTURE_IID)
-        return rfx__error(RFX_EINVAL, "features.structure: %s is not available yet",
-                          rfx_structure_name(p->structure));
     if (!(p->weight_scale > 0 && isfinite(p->weight_scale)))
         return rfx__error(RFX_EINVAL, "features.weight_scale: must be > 0 and finite, got %g",
                           p->weight_scale);
     size_t cells;
     RFX__TRY(rfx__mul(p->n_features, d, &cells, "features: n_features x d"));
-    return RFX_OK;
+    return rfx__structure_check(p, d);
 }
 
 /* The isotropic length scale that gamma stands for (scikit-learn meaning). */
@@ -361,6 +355,16 @@ rfx_status rfx_features_create(const rfx_features_params *params, size_t d, rfx_
         else if (params->gamma > 0) f->ls[i] = length_from_gamma(params->kernel, params->gamma);
         else f->ls[i] = params->length_scale;
     }
+    if (params->structure != RFX_STRUCTURE_IID) {
+        rfx_status st = rfx__structured_sample(f);
+        if (st) {
+            rfx_features_free(f);
+            return st;
+        }
+        features_finish(f);
+        *out = f;
+        return RFX_OK;
+    }
     const size_t q = params->sparsity == 0 ? d : params->sparsity;
     const size_t n_supports = q < d ? choose_capped(d, q, f->F) : 1;
     size_t *ws = malloc(d * sizeof *ws);
@@ -388,7 +392,23 @@ rfx_status rfx__features_from_arrays(const rfx_features_params *params, size_t d
     RFX__TRY(features_alloc(&p, d, &f));
     f->ard = ard != 0;
     memcpy(f->ls, ls, d * sizeof *ls);
-    memcpy(f->W, W, f->F * d * sizeof *W);
+    if (p.structure == RFX_STRUCTURE_SORF || p.structure == RFX_STRUCTURE_FASTFOOD) {
+        /* the fast transform is rebuilt from the seed; it must be the map
+         * whose frequencies were given, or the transforms would differ */
+        rfx_status st = rfx__structured_fast_init(f);
+        if (!st && memcmp(f->W, W, f->F * d * sizeof *W) != 0)
+            st = rfx__error(RFX_EINVAL,
+                            "features.structure: the frequencies do not match the structured "
+                            "map of the seed (%s, seed %llu, d = %zu, D = %zu)",
+                            rfx_structure_name(p.structure), (unsigned long long)p.seed, d,
+                            f->D);
+        if (st) {
+            rfx_features_free(f);
+            return st;
+        }
+    } else {
+        memcpy(f->W, W, f->F * d * sizeof *W);
+    }
     memcpy(f->b, b, f->F * sizeof *b);
     features_finish(f);
     *out = f;
@@ -405,6 +425,8 @@ void rfx_features_free(rfx_features *f)
     free(f->b32);
     free(f->WT);
     free(f->bp);
+    free(f->fdiag);
+    free(f->fperm);
     free(f);
 }
 
@@ -508,5 +530,30 @@ rfx_status rfx_features_exact_kernel(const rfx_features *f, rfx_cmat X, rfx_cmat
 
 rfx_status rfx__features_copy(const rfx_features *f, rfx_features **out)
 {
-    return rfx__features_from_arrays(&f->params, f->d, f->ls, f->ard, f->W, f->b, out);
+    rfx_features *g;
+    RFX__TRY(features_alloc(&f->params, f->d, &g));
+    g->ard = f->ard;
+    memcpy(g->ls, f->ls, f->d * sizeof *f->ls);
+    memcpy(g->W, f->W, f->F * f->d * sizeof *f->W);
+    memcpy(g->b, f->b, f->F * sizeof *f->b);
+    if (f->fdiag) { /* the fast transform's state, as it is */
+        size_t cells = f->n_blocks * 3 * f->dp;
+        rfx_status st = rfx__alloc(cells, sizeof(double), (void **)&g->fdiag, "features: copy");
+        if (!st && f->fperm)
+            st = rfx__alloc(f->n_blocks * f->dp, sizeof(uint32_t), (void **)&g->fperm,
+                            "features: copy");
+        if (st) {
+            rfx_features_free(g);
+            return st;
+        }
+        memcpy(g->fdiag, f->fdiag, cells * sizeof(double));
+        if (f->fperm) memcpy(g->fperm, f->fperm, f->n_blocks * f->dp * sizeof(uint32_t));
+        g->dp = f->dp;
+        g->dp_log2 = f->dp_log2;
+        g->n_blocks = f->n_blocks;
+        g->fast = f->fast;
+    }
+    features_finish(g);
+    *out = g;
+    return RFX_OK;
 }

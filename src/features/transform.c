@@ -7,6 +7,12 @@
  * the BLAS call inside a parallel region is single-threaded (OpenMP
  * OpenBLAS), and each row's result does not depend on the thread count.
  * Cost per row: 2 d F flops (GEMM) + D cosines; memory: D doubles written.
+ *
+ * SORF and Fastfood maps (src/features/structured.c) with blocks of d' >= 32
+ * skip the GEMM: their W x comes from fast Walsh-Hadamard transforms, four
+ * rows at a time, in (2 or 3) F log2 d' additions per row, into the rows of
+ * Z, and the same activations follow while those rows are in cache. That
+ * path needs a workspace of rfx__transform_ws_len(f) doubles per thread.
  */
 #include "internal.h"
 
@@ -80,14 +86,49 @@ static void activate_f32(float *z, const float *b, float s, size_t n, rfx_activa
  * rows stay in L1/L2 across a register block. */
 #define FUSED_MAX_D 64
 
+size_t rfx__transform_ws_len(const rfx_features *f)
+{
+    return f->fast ? rfx__structured_ws_len(f) : 0;
+}
+
 void rfx__transform_tile(const rfx_features *f, const double *X, size_t ldx, size_t rows,
                          double *Z, size_t ldz)
+{
+    double *ws = NULL;
+    size_t len = rfx__transform_ws_len(f);
+    if (len && rfx__alloc(len, sizeof *ws, (void **)&ws, "transform: workspace") != RFX_OK)
+        ws = NULL; /* the dense product with the same W instead */
+    rfx__transform_tile_ws(f, X, ldx, rows, Z, ldz, ws);
+    free(ws);
+}
+
+void rfx__transform_tile_ws(const rfx_features *f, const double *X, size_t ldx, size_t rows,
+                            double *Z, size_t ldz, double *ws)
 {
     const size_t F = f->F, d = f->d;
     const int paired = f->params.form == RFX_FORM_COS_SIN;
     const rfx_activation act = f->params.activation;
     /* cos, and sin through cos with the phases in bp shifted by -pi/2 */
     const int cosine = act == RFX_ACTIVATION_COS || (act == RFX_ACTIVATION_SIN && !paired);
+    if (f->fast && ws) {
+        /* SORF / Fastfood: W x by fast Walsh-Hadamard transforms, a group
+         * of rows at a time, then the activation while the rows are in
+         * cache */
+        for (size_t r0 = 0; r0 < rows; r0 += RFX__FAST_ROWS) {
+            size_t nr = rows - r0 < RFX__FAST_ROWS ? rows - r0 : RFX__FAST_ROWS;
+            rfx__structured_project(f, X + r0 * ldx, ldx, nr, Z + r0 * ldz, ldz, ws);
+            for (size_t i = r0; i < r0 + nr; i++) {
+                double *z = Z + i * ldz;
+                if (paired)
+                    rfx__vsincos(z, z, z + F, f->scale, F);
+                else if (cosine)
+                    rfx__vcos_bias(z, f->bp, f->scale, F);
+                else
+                    activate(z, f->b, f->scale, F, act);
+            }
+        }
+        return;
+    }
     if (cosine && d <= FUSED_MAX_D &&
         rfx__fused_features(X, ldx, rows, d, f->WT, f->ldw, paired ? NULL : f->bp, F, f->scale,
                             paired, Z, ldz))
@@ -149,17 +190,32 @@ rfx_status rfx_features_transform(const rfx_features *f, rfx_cmat X, rfx_mat Z)
     RFX__TRY(check_shapes(f, X.rows, X.cols, Z.rows, Z.cols, X.stride, Z.stride));
     const size_t n = X.rows, tiles = (n + RFX__ROW_TILE - 1) / RFX__ROW_TILE;
     int nt = rfx__threads(f->params.n_threads);
+    if ((size_t)nt > tiles) nt = tiles > 0 ? (int)tiles : 1;
+    /* one workspace per thread for the fast structured maps */
+    const size_t len = rfx__transform_ws_len(f);
+    double *ws = NULL;
+    if (len) {
+        size_t cells;
+        RFX__TRY(rfx__mul((size_t)nt, len, &cells, "transform: workspace"));
+        RFX__TRY(rfx__alloc(cells, sizeof *ws, (void **)&ws, "transform: workspace"));
+    }
 #pragma omp parallel num_threads(nt) if (tiles > 1)
     {
         RFX__SERIAL_BLAS();
+#ifdef _OPENMP
+        double *mine = ws ? ws + (size_t)omp_get_thread_num() * len : NULL;
+#else
+        double *mine = ws;
+#endif
 #pragma omp for schedule(static)
         for (size_t t = 0; t < tiles; t++) {
             size_t r0 = t * RFX__ROW_TILE;
             size_t rows = n - r0 < RFX__ROW_TILE ? n - r0 : RFX__ROW_TILE;
-            rfx__transform_tile(f, X.data + r0 * X.stride, X.stride, rows, Z.data + r0 * Z.stride,
-                                Z.stride);
+            rfx__transform_tile_ws(f, X.data + r0 * X.stride, X.stride, rows,
+                                   Z.data + r0 * Z.stride, Z.stride, mine);
         }
     }
+    free(ws);
     return RFX_OK;
 }
 

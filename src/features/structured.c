@@ -1,0 +1,384 @@
+/*
+ * Structured frequencies for the dense kernel features: orthogonal random
+ * features, structured orthogonal (SORF) and Fastfood maps with their
+ * O(D log d) transforms, and the dispatch to the quasi-Monte Carlo points
+ * of qmc.c.
+ *
+ *  ORF       Yu, Suresh, Choromanski, Holtmann-Rice & Kumar, "Orthogonal
+ *            Random Features", NIPS 2016: W = S Q / l per block of d rows,
+ *            Q Haar-distributed orthogonal, S_ii independent draws of the
+ *            radial law |w| of the spectral density. Each row has exactly
+ *            the law of an i.i.d. frequency (so the estimate stays
+ *            unbiased), and rows of one block are orthogonal, which lowers
+ *            the variance (their Theorem 1).
+ *  SORF      the same paper, section 4: Q S replaced by sqrt(d') H D1 H D2
+ *            H D3 (H the normalised d' x d' Walsh-Hadamard matrix, Di
+ *            independent random sign diagonals), applied by three fast
+ *            Walsh-Hadamard transforms; nearly unbiased (bias O(1/sqrt d')).
+ *  FASTFOOD  Le, Sarlos & Smola, "Fastfood - Approximating Kernel
+ *            Expansions in Loglinear Time", ICML 2013: V = S H G P H B per
+ *            block (H unnormalised, B signs, P a permutation, G a Gaussian
+ *            diagonal, S_ii = s_i / (sqrt(d') |G|_F) with s_i a draw of the
+ *            radial law): given P, B every row is exactly Gaussian, and S
+ *            gives it the right norm law.
+ *
+ * Inputs are zero-padded from d to d' (a power of two) for SORF and
+ * FASTFOOD; for the radial kernels the padded coordinates change nothing.
+ * Every block depends only on (seed, block index) through its own stream,
+ * so W for F frequencies is the first F rows of W for more, and the phases
+ * are those of the i.i.d. map (stream 0, first number of frequency j).
+ */
+#include "internal.h"
+
+#include <math.h>
+#include <string.h>
+
+static const double TWO_PI = 6.283185307179586476925;
+
+/* SORF pads to at least this size. Its rows have the fixed norm sqrt(d')
+ * / l, so it estimates the kernel of frequencies uniform on that sphere,
+ * k (1 - z^4 / (4 (d' + 2)) + ...) with z = |x - y| / l: a bias of 1.5% of
+ * k at z = 1 for d' = 16. Padding further lowers the bias but loses the
+ * orthogonality within the d inputs (at d = 16, D = 64 the error against
+ * i.i.d. features goes from 0.28 to 0.74 with d' = 64, cos-sin form). */
+#define SORF_MIN_DIM 16
+
+/* From this block size on the fast transform beats the dense one (whose
+ * fused kernel is hard to beat for small d: at d' = 16 they are equal). */
+#define FAST_MIN_DIM 32
+
+/* The largest input dimension of the Halton points (base ~1.3e6 then). */
+#define HALTON_MAX_DIM 100000
+
+/* ---- validation --------------------------------------------------------- */
+
+/* d' for SORF / FASTFOOD: the next power of two >= d (>= SORF_MIN_DIM for
+ * SORF), 0 when it does not fit. */
+static size_t padded_dim(rfx_structure s, size_t d)
+{
+    size_t dp = s == RFX_STRUCTURE_SORF ? SORF_MIN_DIM : 1;
+    while (dp < d) {
+        if (dp > SIZE_MAX / 4) return 0;
+        dp *= 2;
+    }
+    return dp;
+}
+
+rfx_status rfx__structure_check(const rfx_features_params *p, size_t d)
+{
+    if ((unsigned)p->structure > RFX_STRUCTURE_HALTON)
+        return rfx__error(RFX_EINVAL, "features.structure: %d is not an rfx_structure",
+                          (int)p->structure);
+    if (p->structure == RFX_STRUCTURE_IID) return RFX_OK;
+    const char *name = rfx_structure_name(p->structure);
+    if (p->weights != RFX_WEIGHTS_KERNEL)
+        return rfx__error(RFX_EINVAL,
+                          "features.weights: the %s structure samples the kernel's spectral "
+                          "density (weights 'kernel'), got '%s'",
+                          name, rfx_weights_name(p->weights));
+    if (p->sparsity != 0 && p->sparsity != d)
+        return rfx__error(RFX_EINVAL,
+                          "features.sparsity: the %s structure makes dense frequencies "
+                          "(sparsity 0), got q = %zu of %zu inputs",
+                          name, p->sparsity, d);
+    const int radial = p->kernel == RFX_KERNEL_GAUSSIAN || p->kernel == RFX_KERNEL_MATERN;
+    switch (p->structure) {
+    case RFX_STRUCTURE_ORTHOGONAL: {
+        if (!radial) break;
+        int n; /* then d^2 < 2^62 and the workspaces fit */
+        RFX__TRY(rfx__lapack_int(d, &n, "features: orthogonal block size d"));
+        return RFX_OK;
+    }
+    case RFX_STRUCTURE_FASTFOOD:
+        if (!radial) break;
+        /* fall through */
+    case RFX_STRUCTURE_SORF: {
+        if (p->structure == RFX_STRUCTURE_SORF && p->kernel != RFX_KERNEL_GAUSSIAN)
+            return rfx__error(RFX_EINVAL,
+                              "features.structure: sorf is defined for the gaussian kernel "
+                              "only, not %s (fastfood or orthogonal serve matern)",
+                              rfx_kernel_name(p->kernel));
+        size_t dp = padded_dim(p->structure, d), cells;
+        if (dp == 0)
+            return rfx__error(RFX_EOVERFLOW, "features: %s pads d = %zu to a power of two "
+                              "beyond size_t", name, d);
+        size_t F = p->form == RFX_FORM_COS_SIN ? p->n_features / 2 : p->n_features;
+        size_t blocks = F / dp + (F % dp != 0);
+        RFX__TRY(rfx__mul3(blocks, dp, 12, &cells, "features: structured blocks"));
+        return RFX_OK;
+    }
+    case RFX_STRUCTURE_HALTON:
+        if (d > HALTON_MAX_DIM)
+            return rfx__error(RFX_EINVAL,
+                              "features.structure: halton points are available up to %d "
+                              "inputs, got d = %zu", HALTON_MAX_DIM, d);
+        return RFX_OK;
+    case RFX_STRUCTURE_IID: return RFX_OK;
+    }
+    return rfx__error(RFX_EINVAL,
+                      "features.structure: %s needs a radially symmetric spectral density "
+                      "(the gaussian or matern kernel), not the %s kernel",
+                      name, rfx_kernel_name(p->kernel));
+}
+
+/* ---- radial laws --------------------------------------------------------- */
+
+/* A draw of |w| for w from the spectral density in m dimensions: chi_m for
+ * the gaussian kernel, chi_m sqrt(2 nu / chi2_{2 nu}) for Matern (the norm
+ * of a multivariate t with 2 nu degrees of freedom). */
+static double radial_draw(const rfx_features *f, size_t m, rfx__rng *r)
+{
+    double chi = sqrt(2.0 * rfx__rng_gamma(r, 0.5 * (double)m));
+    if (f->params.kernel == RFX_KERNEL_MATERN)
+        chi *= sqrt(f->params.nu / rfx__rng_gamma(r, f->params.nu));
+    return chi;
+}
+
+/* ---- orthogonal random features ------------------------------------------ */
+
+/* Block k (rows k d .. k d + d - 1, the last one cut at F): a d x d Gaussian
+ * matrix (column-major, stream (seed, RFX__STREAM_ORF, k)), its Householder
+ * QR (dgeqrf), Q (dorgqr) times the signs of diag R: Haar-distributed
+ * (Mezzadri, "How to generate random matrices from the classical compact
+ * groups", Notices AMS 2007). Row i of the block is column i of Q times an
+ * independent radial draw, over the length scales. ws: d^2 + 2 d + lwork. */
+static int orf_block(rfx_features *f, size_t k, double *ws, int lwork)
+{
+    const size_t d = f->d;
+    const int n = (int)d;
+    double *A = ws, *tau = A + d * d, *rad = tau + d, *work = rad + d;
+    rfx__rng r;
+    rfx__rng_init(&r, f->params.seed, RFX__STREAM_ORF, (uint64_t)k);
+    for (size_t i = 0; i < d * d; i++) A[i] = rfx__rng_normal(&r);
+    for (size_t i = 0; i < d; i++) rad[i] = radial_draw(f, d, &r);
+    int info = 0;
+    dgeqrf_(&n, &n, A, &n, tau, work, &lwork, &info);
+    if (info) return info;
+    for (size_t i = 0; i < d; i++)
+        if (A[i + i * d] < 0) rad[i] = -rad[i];
+    dorgqr_(&n, &n, &n, A, &n, tau, work, &lwork, &info);
+    if (info) return info;
+    size_t rows = f->F - k * d < d ? f->F - k * d : d;
+    for (size_t i = 0; i < rows; i++) {
+        double *w = f->W + (k * d + i) * d;
+        for (size_t c = 0; c < d; c++) w[c] = rad[i] * A[c + i * d] / f->ls[c];
+    }
+    return 0;
+}
+
+static rfx_status orf_sample(rfx_features *f)
+{
+    const size_t d = f->d, nb = (f->F + d - 1) / d;
+    int n = (int)d, lwork = -1, info = 0, lw_qr, lw_q;
+    double q1 = 0, q2 = 0;
+    RFX__SERIAL(dgeqrf_(&n, &n, NULL, &n, NULL, &q1, &lwork, &info))
+    RFX__SERIAL(dorgqr_(&n, &n, &n, NULL, &n, NULL, &q2, &lwork, &info))
+    lw_qr = (int)q1;
+    lw_q = (int)q2;
+    lwork = lw_qr > lw_q ? lw_qr : lw_q;
+    if (lwork < n) lwork = n;
+    int nt = rfx__threads(f->params.n_threads);
+    if ((size_t)nt > nb) nt = (int)nb;
+    if (d < 64) nt = 1; /* a QR of a few microseconds: not worth a team */
+    size_t per, total;
+    RFX__TRY(rfx__mul(d, d + 2, &per, "features: orthogonal workspace"));
+    RFX__TRY(rfx__add(per, (size_t)lwork, &per, "features: orthogonal workspace"));
+    RFX__TRY(rfx__mul(per, (size_t)nt, &total, "features: orthogonal workspace"));
+    double *ws;
+    RFX__TRY(rfx__alloc(total, sizeof *ws, (void **)&ws, "features: orthogonal workspace"));
+    int fail = 0;
+#pragma omp parallel num_threads(nt) if (nt > 1) reduction(| : fail)
+    {
+        RFX__SERIAL_BLAS();
+#ifdef _OPENMP
+        double *mine = ws + (size_t)omp_get_thread_num() * per;
+#else
+        double *mine = ws;
+#endif
+#pragma omp for schedule(static)
+        for (size_t k = 0; k < nb; k++)
+            if (orf_block(f, k, mine, lwork)) fail = 1;
+    }
+    free(ws);
+    if (fail) return rfx__error(RFX_EINTERNAL, "features: the QR of an orthogonal block failed");
+    return RFX_OK;
+}
+
+/* ---- SORF and Fastfood: the fast transform's diagonals -------------------- */
+
+/* n random signs (+-1) from the stream. */
+static void draw_signs(rfx__rng *r, double *s, size_t n)
+{
+    uint64_t bits = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i % 64 == 0) bits = rfx__rng_u64(r);
+        s[i] = (bits >> (i % 64)) & 1 ? -1.0 : 1.0;
+    }
+}
+
+/* The diagonals of block k from the stream (seed, RFX__STREAM_SORF or
+ * RFX__STREAM_FASTFOOD, k): g[0 .. 3 d') and for Fastfood perm[0 .. d'). */
+static void fast_block(const rfx_features *f, size_t k, double *g, uint32_t *perm)
+{
+    const size_t dp = f->dp, d = f->d;
+    rfx__rng r;
+    if (f->params.structure == RFX_STRUCTURE_SORF) {
+        /* (1/d') H_u D1 H_u D2 H_u D3 / l = sqrt(d') H D1 H D2 H D3 / l;
+         * d' is a power of two, so the 1/d' is exact */
+        rfx__rng_init(&r, f->params.seed, RFX__STREAM_SORF, (uint64_t)k);
+        draw_signs(&r, g, dp);          /* D3 */
+        draw_signs(&r, g + dp, dp);     /* D2 */
+        draw_signs(&r, g + 2 * dp, dp); /* D1 */
+        for (size_t i = 0; i < dp; i++) g[i] = i < d ? g[i] / f->ls[i] / (double)dp : 0.0;
+        return;
+    }
+    rfx__rng_init(&r, f->params.seed, RFX__STREAM_FASTFOOD, (uint64_t)k);
+    draw_signs(&r, g, dp); /* B */
+    for (size_t i = 0; i < dp; i++) g[i] = i < d ? g[i] / f->ls[i] : 0.0;
+    for (size_t i = 0; i < dp; i++) perm[i] = (uint32_t)i; /* P: Fisher-Yates */
+    for (size_t i = dp; i > 1; i--) {
+        size_t t = (size_t)(rfx__rng_uniform(&r) * (double)i);
+        if (t >= i) t = i - 1;
+        uint32_t tmp = perm[i - 1];
+        perm[i - 1] = perm[t];
+        perm[t] = tmp;
+    }
+    double *G = g + dp, *S = g + 2 * dp, g2 = 0;
+    for (size_t i = 0; i < dp; i++) {
+        G[i] = rfx__rng_normal(&r);
+        g2 += G[i] * G[i];
+    }
+    /* rows of H G P H B have norm sqrt(d') |G|; S gives row i the radial law */
+    const double norm = sqrt((double)dp * g2);
+    for (size_t i = 0; i < dp; i++) S[i] = radial_draw(f, dp, &r) / norm;
+}
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define RFX__FWHT_AVX2 1
+#endif
+
+typedef double vd __attribute__((vector_size(32)));
+typedef int64_t vdi __attribute__((vector_size(32)));
+
+#define FWHT_SFX generic
+#include "fwht_kernels.h"
+#undef FWHT_SFX
+
+#ifdef RFX__FWHT_AVX2
+#pragma GCC push_options
+#pragma GCC target("avx2")
+#define FWHT_SFX avx2
+#include "fwht_kernels.h"
+#undef FWHT_SFX
+#pragma GCC pop_options
+#endif
+
+void rfx__structured_project(const rfx_features *f, const double *X, size_t ldx, size_t rows,
+                             double *Z, size_t ldz, double *ws)
+{
+    rfx__structured_project_isa(f, X, ldx, rows, Z, ldz, ws, 0);
+}
+
+void rfx__structured_project_isa(const rfx_features *f, const double *X, size_t ldx,
+                                 size_t rows, double *Z, size_t ldz, double *ws, int generic)
+{
+#ifdef RFX__FWHT_AVX2
+    const int avx2 = !generic && __builtin_cpu_supports("avx2");
+#else
+    (void)generic;
+#endif
+    for (size_t r0 = 0; r0 < rows; r0 += RFX__FAST_ROWS) {
+        size_t nr = rows - r0 < RFX__FAST_ROWS ? rows - r0 : RFX__FAST_ROWS;
+#ifdef RFX__FWHT_AVX2
+        if (avx2) {
+            project_group_avx2(f, X + r0 * ldx, ldx, nr, Z + r0 * ldz, ldz, ws);
+            continue;
+        }
+#endif
+        project_group_generic(f, X + r0 * ldx, ldx, nr, Z + r0 * ldz, ldz, ws);
+    }
+}
+
+/* The transform's state for SORF / FASTFOOD from (seed, d, F, l), and W
+ * materialised as the fast map applied to the unit vectors (column c of W
+ * is the map of e_c), so that the dense and fast transforms agree to
+ * rounding and a rebuilt map has bitwise the same W. */
+rfx_status rfx__structured_fast_init(rfx_features *f)
+{
+    const size_t d = f->d, F = f->F;
+    size_t dp = padded_dim(f->params.structure, d), cells;
+    f->dp = dp;
+    f->dp_log2 = 0;
+    while (((size_t)1 << f->dp_log2) < dp) f->dp_log2++;
+    f->n_blocks = F / dp + (F % dp != 0);
+    RFX__TRY(rfx__mul3(f->n_blocks, dp, 3, &cells, "features: structured blocks"));
+    RFX__TRY(rfx__alloc(cells, sizeof(double), (void **)&f->fdiag, "features: structured blocks"));
+    if (f->params.structure == RFX_STRUCTURE_FASTFOOD)
+        RFX__TRY(rfx__alloc(f->n_blocks * dp, sizeof(uint32_t), (void **)&f->fperm,
+                            "features: structured blocks"));
+    for (size_t k = 0; k < f->n_blocks; k++)
+        fast_block(f, k, f->fdiag + k * 3 * dp, f->fperm ? f->fperm + k * dp : NULL);
+    /* W: the map of 4 unit vectors at a time, transposed into place */
+    double *E, *Zt, *ws;
+    size_t ws_len = rfx__structured_ws_len(f);
+    RFX__TRY(rfx__calloc(RFX__FAST_ROWS * d, sizeof *E, (void **)&E, "features: workspace"));
+    rfx_status st = rfx__alloc(RFX__FAST_ROWS * F, sizeof *Zt, (void **)&Zt,
+                               "features: workspace");
+    if (st) {
+        free(E);
+        return st;
+    }
+    st = rfx__alloc(ws_len, sizeof *ws, (void **)&ws, "features: workspace");
+    if (st) {
+        free(E);
+        free(Zt);
+        return st;
+    }
+    for (size_t c0 = 0; c0 < d; c0 += RFX__FAST_ROWS) {
+        size_t nr = d - c0 < RFX__FAST_ROWS ? d - c0 : RFX__FAST_ROWS;
+        for (size_t r = 0; r < nr; r++) E[r * d + c0 + r] = 1.0;
+        rfx__structured_project(f, E, d, nr, Zt, F, ws);
+        for (size_t r = 0; r < nr; r++) E[r * d + c0 + r] = 0.0;
+        for (size_t j = 0; j < F; j++)
+            for (size_t r = 0; r < nr; r++) f->W[j * d + c0 + r] = Zt[r * F + j];
+    }
+    free(E);
+    free(Zt);
+    free(ws);
+    f->fast = dp >= FAST_MIN_DIM;
+    return RFX_OK;
+}
+
+size_t rfx__structured_ws_len(const rfx_features *f)
+{
+    return f->fdiag ? 3 * RFX__FAST_ROWS * f->dp : 0;
+}
+
+/* The phases of the i.i.d. map: b_j = 2 pi U, U the first number of the
+ * stream (seed, 0, j); zero in the cos-sin form. */
+static void iid_phases(rfx_features *f)
+{
+    for (size_t j = 0; j < f->F; j++) {
+        rfx__rng r;
+        rfx__rng_init(&r, f->params.seed, 0, (uint64_t)j);
+        double u = rfx__rng_uniform(&r);
+        f->b[j] = f->params.form == RFX_FORM_COS_SIN ? 0.0 : TWO_PI * u;
+    }
+}
+
+rfx_status rfx__structured_sample(rfx_features *f)
+{
+    switch (f->params.structure) {
+    case RFX_STRUCTURE_ORTHOGONAL:
+        iid_phases(f);
+        return orf_sample(f);
+    case RFX_STRUCTURE_SORF:
+    case RFX_STRUCTURE_FASTFOOD:
+        iid_phases(f);
+        return rfx__structured_fast_init(f);
+    case RFX_STRUCTURE_HALTON: return rfx__halton_sample(f);
+    case RFX_STRUCTURE_IID: break;
+    }
+    return rfx__error(RFX_EINTERNAL, "features: no structured sampler for %s",
+                      rfx_structure_name(f->params.structure));
+}
