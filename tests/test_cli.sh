@@ -306,9 +306,9 @@ check "info: harfe, cos, uniform weights" sh -c "grep -Eq '^method +harfe' '$T/s
 
 # options of another method, and bad values: usage errors, no model written
 expect 1 "fit --method nope" "$RFX" fit "$T/ish3.csv" --method nope -o "$T/x.rfx"
-stderr_has "fit --method nope lists the methods" "lasso, harfe, pce or projected"
+stderr_has "fit --method nope lists the methods" "lasso, harfe, pce, projected or classify"
 expect 1 "pce with --kernel" "$RFX" fit "$T/ish3.csv" --method pce --kernel matern -o "$T/x.rfx"
-stderr_has "pce with --kernel" "--kernel applies to --method bayes or ridge, not pce"
+stderr_has "pce with --kernel" "--kernel applies to --method bayes, ridge or classify, not pce"
 expect 1 "pce with --seed" "$RFX" fit "$T/ish3.csv" --method pce --seed 3 -o "$T/x.rfx"
 expect 1 "pce with -D" "$RFX" fit "$T/ish3.csv" --method pce -D 100 -o "$T/x.rfx"
 expect 1 "ridge with --degree" "$RFX" fit "$T/ish3.csv" --method ridge --degree 3 -o "$T/x.rfx"
@@ -579,6 +579,138 @@ expect 3 "truncated projected model (info)" "$RFX" info "$T/pj_cut.rfx"
 expect 3 "truncated projected model (predict)" "$RFX" predict "$T/pj_cut.rfx" "$T/pj.csv"
 head -c $((size / 2)) "$T/pj.rfx" >"$T/pj_half.rfx"
 expect 3 "half a projected model (sobol)" "$RFX" sobol "$T/pj_half.rfx" --like ishigami
+
+# ---- classification --------------------------------------------------------
+# gen_classes FILE ROWS SEED: three classes 0, 1, 7 on rings around (3, 0)
+# (radii < 1, 1.4..1.9, 2.3..2.8; x2 is noise), unscaled inputs
+gen_classes() {
+    awk -v n="$2" -v seed="$3" 'BEGIN {
+        srand(seed)
+        print "x0,x1,x2,cls"
+        for (i = 0; i < n; i++) {
+            k = i % 3; a = 6.283185307 * rand()
+            r = k == 0 ? sqrt(rand()) : (k == 1 ? 1.4 + 0.5 * rand() : 2.3 + 0.5 * rand())
+            printf "%.8f,%.8f,%.8f,%s\n", 3 + r * cos(a), r * sin(a), 10 * rand(), \
+                k == 0 ? "0" : (k == 1 ? "1" : "7")
+        }
+    }' >"$1"
+}
+gen_classes "$T/ctrain.csv" 450 5
+gen_classes "$T/ctest.csv" 300 6
+# two classes, labels -1 and 2.5: inside or outside the radius 1.6
+awk -F, 'NR == 1 { print; next } { d = ($1 - 3) ^ 2 + $2 ^ 2
+    printf "%s,%s,%s,%s\n", $1, $2, $3, d < 2.56 ? "-1" : "2.5" }' "$T/ctrain.csv" >"$T/btrain.csv"
+awk -F, 'NR == 1 { print; next } { d = ($1 - 3) ^ 2 + $2 ^ 2
+    printf "%s,%s,%s,%s\n", $1, $2, $3, d < 2.56 ? "-1" : "2.5" }' "$T/ctest.csv" >"$T/btest.csv"
+
+expect 0 "fit --task classify" "$RFX" fit "$T/ctrain.csv" --task classify -D 256 -o "$T/c.rfx"
+stderr_has "fit classify: the method and loss" "^method +classify \(logistic loss, one-vs-rest"
+stderr_has "fit classify: the classes" "^classes +3: 0 1 7$"
+stderr_has "fit classify: the chosen length scale" "^length scale .*chosen on a holdout"
+stderr_has "fit classify: the validation log-loss" "^validation .*mean log-loss"
+expect 0 "info of a classifier" "$RFX" info "$T/c.rfx"
+check "info: method classify" grep -Eq '^method +classify$' "$T/stdout"
+check "info: the loss" grep -Eq '^loss +logistic$' "$T/stdout"
+check "info: the classes" grep -Eq '^classes +3: 0 1 7$' "$T/stdout"
+check "info: three score columns" grep -Eq '^score columns +3$' "$T/stdout"
+expect 0 "predict with a classifier" "$RFX" predict "$T/c.rfx" "$T/ctest.csv" -o "$T/pred/c.csv"
+check "predict writes labels" awk -F, 'NR == 1 { if ($0 != "label") exit 1; next }
+    $1 != 0 && $1 != 1 && $1 != 7 { exit 1 } END { exit NR != 301 }' "$T/pred/c.csv"
+expect 0 "predict --proba" "$RFX" predict "$T/c.rfx" "$T/ctest.csv" --proba -o "$T/pred/cp.csv"
+check "predict --proba: class names as header, rows summing to 1, label of the largest" \
+    awk -F, 'NR == 1 { if ($0 != "label,0,1,7") exit 1; next }
+    { s = $2 + $3 + $4; if (s < 1 - 1e-12 || s > 1 + 1e-12) exit 1
+      m = 2; for (j = 3; j <= 4; j++) if ($j > $m) m = j
+      if ((m == 2 ? 0 : m == 3 ? 1 : 7) != $1) exit 1 }
+    END { exit NR != 301 }' "$T/pred/cp.csv"
+expect 0 "eval a classifier" "$RFX" eval "$T/c.rfx" "$T/ctest.csv"
+acc=$(field accuracy "$T/stdout")
+check "eval: accuracy >= 0.95 on held-out rings (got $acc)" \
+    awk -v a="$acc" 'BEGIN { exit !(a != "" && a >= 0.95) }'
+check "eval: per-class precision and recall" grep -Eq '^class +precision +recall +support$' \
+    "$T/stdout"
+check "eval: a line per class with its support" \
+    sh -c "grep -Eq '^7 +[0-9.]+ +[0-9.]+ +100$' '$T/stdout'"
+check "eval: the confusion matrix, labelled, summing to the rows" awk '
+    /^true\\pred/ { inside = 1; if ($2 != "0" || $3 != "1" || $4 != "7") exit 1; next }
+    inside { total += $2 + $3 + $4; rows++ }
+    END { exit !(rows == 3 && total == 300) }' "$T/stdout"
+check "eval: no regression metrics for a classifier" sh -c "! grep -q '^RMSE' '$T/stdout'"
+expect 0 "eval --pred of the labels --classes" "$RFX" eval --pred "$T/pred/c.csv" \
+    --truth "$T/ctest.csv" --classes
+check "eval --pred --classes gives the same accuracy" test "$(field accuracy "$T/stdout")" = "$acc"
+
+expect 0 "fit classify hinge, balanced weights, 3 folds" "$RFX" fit "$T/btrain.csv" \
+    --task classify --loss hinge --class-weight balanced --folds 3 -D 128 -o "$T/ch.rfx"
+stderr_has "hinge: the validation error rate" "^validation .*error rate"
+expect 0 "info of a hinge classifier" "$RFX" info "$T/ch.rfx"
+check "info: hinge, two classes, one score column" sh -c "grep -Eq '^loss +hinge$' '$T/stdout' &&
+    grep -Eq '^classes +2: -1 2.5$' '$T/stdout' && grep -Eq '^score columns +1$' '$T/stdout'"
+expect 0 "eval a binary classifier" "$RFX" eval "$T/ch.rfx" "$T/btest.csv"
+check "eval binary: labels -1 and 2.5 in the confusion matrix" grep -Eq '^true.pred +-1 +2.5 *$' \
+    "$T/stdout"
+accb=$(field accuracy "$T/stdout")
+check "binary hinge accuracy >= 0.9 (got $accb)" \
+    awk -v a="$accb" 'BEGIN { exit !(a != "" && a >= 0.9) }'
+expect 1 "predict --proba with the hinge loss" "$RFX" predict "$T/ch.rfx" "$T/btest.csv" --proba
+stderr_has "--proba with hinge" "gives no probabilities"
+expect 1 "predict --std with a classifier" "$RFX" predict "$T/c.rfx" "$T/ctest.csv" --std
+stderr_has "--std with a classifier" "a classifier has no predictive standard deviation"
+expect 1 "predict --proba with a regression model" "$RFX" predict "$T/ridge.rfx" "$T/test.csv" \
+    --proba
+stderr_has "--proba with ridge" "not a classifier"
+
+expect 0 "fit classify, given scale and lambda, squared hinge by L-BFGS, 3 folds" "$RFX" fit \
+    "$T/ctrain.csv" --method classify --loss squared-hinge --optimizer lbfgs --folds 3 \
+    --length-scale 0.5 --lambda 1e-3 --class-weight 0:2,7:1 -D 64 -o "$T/cs.rfx"
+stderr_has "given lambda" "^lambda +0.001 \(given\)"
+stderr_has "given length scale" "^length scale +0.5 \(given"
+expect 0 "fit classify softmax by SGD" "$RFX" fit "$T/ctrain.csv" --task classify \
+    --multiclass softmax --optimizer sgd -D 64 --seed 3 -o "$T/cx.rfx"
+expect 0 "info of a softmax classifier" "$RFX" info "$T/cx.rfx"
+check "info: softmax" grep -Eq '^multiclass +softmax$' "$T/stdout"
+expect 0 "fit classify dual-cd, no intercept, no standardisation" "$RFX" fit "$T/btrain.csv" \
+    --task classify --loss hinge --optimizer dual-cd --no-intercept --no-standardize \
+    --gamma 0.5 -D 64 -o "$T/cd.rfx"
+
+# classification usage and data errors
+expect 1 "--task nope" "$RFX" fit "$T/ctrain.csv" --task nope -o "$T/bad.rfx"
+stderr_has "--task nope" "unknown task 'nope'"
+expect 1 "--task classify --method ridge" "$RFX" fit "$T/ctrain.csv" --task classify \
+    --method ridge -o "$T/bad.rfx"
+stderr_has "--task classify --method ridge" "fits --method classify, not ridge"
+expect 1 "--loss nope" "$RFX" fit "$T/ctrain.csv" --task classify --loss nope -o "$T/bad.rfx"
+expect 1 "--loss with bayes" "$RFX" fit "$T/ctrain.csv" --loss hinge -o "$T/bad.rfx"
+stderr_has "--loss with bayes" "--loss applies to --method classify, not bayes"
+expect 1 "--noise-var with classify" "$RFX" fit "$T/ctrain.csv" --task classify --noise-var 1 \
+    -o "$T/bad.rfx"
+expect 1 "--multiclass softmax with hinge" "$RFX" fit "$T/ctrain.csv" --task classify \
+    --multiclass softmax --loss hinge -o "$T/bad.rfx"
+stderr_has "softmax with hinge" "softmax takes --loss logistic"
+expect 1 "--optimizer lbfgs with hinge" "$RFX" fit "$T/ctrain.csv" --task classify --loss hinge \
+    --optimizer lbfgs -o "$T/bad.rfx"
+expect 1 "--optimizer dual-cd with logistic" "$RFX" fit "$T/ctrain.csv" --task classify \
+    --optimizer dual-cd -o "$T/bad.rfx"
+expect 1 "--optimizer adam" "$RFX" fit "$T/ctrain.csv" --task classify --optimizer adam \
+    -o "$T/bad.rfx"
+expect 1 "--lambda 0 with classify" "$RFX" fit "$T/ctrain.csv" --task classify --lambda 0 \
+    -o "$T/bad.rfx"
+expect 1 "--class-weight of an unknown label" "$RFX" fit "$T/ctrain.csv" --task classify \
+    --class-weight 5:1 -o "$T/bad.rfx"
+stderr_has "--class-weight 5:1" "5 is not a label of the target 'cls' \(its classes: 0 1 7\)"
+expect 1 "--class-weight syntax" "$RFX" fit "$T/ctrain.csv" --task classify --class-weight 0:x \
+    -o "$T/bad.rfx"
+expect 1 "--class-weight negative" "$RFX" fit "$T/ctrain.csv" --task classify \
+    --class-weight 0:-1 -o "$T/bad.rfx"
+expect 1 "--class-weight twice the same label" "$RFX" fit "$T/ctrain.csv" --task classify \
+    --class-weight 0:1,0:2 -o "$T/bad.rfx"
+stderr_has "--class-weight 0:1,0:2" "label 0 is given twice"
+awk -F, 'NR == 1 { print; next } { printf "%s,%s,%s,4\n", $1, $2, $3 }' "$T/ctrain.csv" \
+    >"$T/oneclass.csv"
+expect 2 "classify a target with one class" "$RFX" fit "$T/oneclass.csv" --task classify \
+    -o "$T/bad.rfx"
+stderr_has "one class" "at least 2 classes"
+check "no model written by the classify errors" test ! -e "$T/bad.rfx"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

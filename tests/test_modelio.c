@@ -8,6 +8,13 @@
  * The hostile files are built by hand from a valid one: patch a field, then
  * recompute both CRCs, so that the checks behind the checksums are reached.
  * The byte offsets and tag numbers used here are the format of rfx.h.
+ *
+ * Classifiers (tags 50..52) round-trip with their classes, scores and
+ * probabilities bitwise, and their loader checks (classes finite and
+ * strictly increasing, score columns matching the classes, enums, softmax
+ * only with the logistic loss, classifier fields only in classifiers) are
+ * provoked; kitchen-sinks and greedy models (methods 7, 8) load as plain
+ * feature models; the structure (tag 49) is optional and range-checked.
  */
 #include "rfx.h"
 #include "testlib.h"
@@ -33,7 +40,9 @@ enum {
     T_PCE_DEGREE = 36, T_PCE_METHOD = 37, T_PCE_CAND = 38, T_PCE_LOO = 39,
     /* projected models */
     T_PROJ_K = 40, T_PROJ_GAMMA = 41, T_PROJ_THETA = 42, T_PROJ_ROWS = 43, T_PROJ_ALPHA = 44,
-    T_PROJ_ROW_MEANS = 45, T_PROJ_GRAND_MEAN = 46, T_PROJ_LOSS = 47, T_PROJ_SURROGATE = 48
+    T_PROJ_ROW_MEANS = 45, T_PROJ_GRAND_MEAN = 46, T_PROJ_LOSS = 47, T_PROJ_SURROGATE = 48,
+    /* the feature map's structure; classifiers */
+    T_STRUCTURE = 49, T_CLASSES = 50, T_LOSS = 51, T_MULTICLASS = 52
 };
 enum { E_F64 = 1, E_U64 = 2, E_UTF8 = 4, E_U32 = 5, E_BYTES = 6 }; /* element types */
 
@@ -553,8 +562,8 @@ static void check_hostile(const unsigned char *img, size_t len, int bayes, int c
     patch_u64(b, len, T_KERNEL, 9);
     LOAD_FAILS(b, len, RFX_EFORMAT, "kernel", "kernel 9");
     memcpy(b, img, len);
-    patch_u64(b, len, T_METHOD, 7);
-    LOAD_FAILS(b, len, RFX_EFORMAT, "method", "method 7");
+    patch_u64(b, len, T_METHOD, 9);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "field 'method' = 9, expected 0 .. 8", "method 9");
     memcpy(b, img, len);
     patch_u64(b, len, T_METHOD, bayes ? 0 : 1); /* ridge with a posterior, or bayes without */
     LOAD_FAILS(b, len, RFX_EFORMAT, "chol", "method swapped");
@@ -1082,7 +1091,7 @@ static void check_feature_file_vs_pce(const unsigned char *img, size_t len)
 {
     unsigned char *b = copy_image(img, len, 64);
     for (size_t pos = HDR; pos + 16 <= len; pos += record_size(b + pos))
-        CHECK(get32(b + pos) <= 30); /* the writer of feature models is unchanged */
+        CHECK(get32(b + pos) <= 30 || get32(b + pos) == T_STRUCTURE); /* no pce field */
     patch_u64(b, len, T_METHOD, 4);
     LOAD_FAILS(b, len, RFX_EFORMAT, "a pce model without field 'pce_marginal_kinds'",
                "ridge as pce");
@@ -1327,6 +1336,324 @@ out:
     rfx_model_free(pm);
 }
 
+/* ---- classifiers, kitchen sinks, greedy, structure ----------------------- */
+
+/* Three classes by the first input (labels 1.5, 4, 9), or two (its sign:
+ * -1, 2). */
+static void class_labels(size_t C, double *y)
+{
+    for (size_t i = 0; i < N; i++) {
+        double t = X[i * DIN];
+        y[i] = C == 2 ? (t > 0 ? 2.0 : -1.0) : t < -0.7 ? 1.5 : t < 0.7 ? 4.0 : 9.0;
+    }
+}
+
+static rfx_model *fit_classifier(size_t C, rfx_loss loss, rfx_multiclass mc)
+{
+    double y[N];
+    class_labels(C, y);
+    rfx_features *f = make_features(RFX_KERNEL_GAUSSIAN, RFX_FORM_COS_BIAS, 24, 21, NULL);
+    rfx_classify_params p = rfx_classify_params_default();
+    p.loss = loss;
+    p.multiclass = mc;
+    p.lambda = 1e-2;
+    rfx_model *m = NULL;
+    CHECK_OK(rfx_classify_fit(f, rfx_cmat_of(X, N, DIN), y, &p, &m, NULL));
+    rfx_features_free(f);
+    return m;
+}
+
+/* Classes, classifier info, scores and probabilities bitwise equal. */
+static void check_same_classifier(const rfx_model *a, const rfx_model *b, const char *what)
+{
+    const double *ca, *cb;
+    size_t na = 0, nb = 0;
+    rfx_classifier_info ia, ib;
+    CHECK_OK(rfx_model_classes(a, &ca, &na));
+    CHECK_OK(rfx_model_classes(b, &cb, &nb));
+    CHECK_MSG(na == nb && na > 0 && same_doubles(ca, cb, na), "%s: classes differ", what);
+    CHECK_OK(rfx_model_classifier_info(a, &ia));
+    CHECK_OK(rfx_model_classifier_info(b, &ib));
+    CHECK_MSG(ia.loss == ib.loss && ia.multiclass == ib.multiclass &&
+                  ia.n_classes == ib.n_classes && ia.n_columns == ib.n_columns &&
+                  same_doubles(&ia.lambda, &ib.lambda, 1),
+              "%s: classifier info differs", what);
+    const size_t K = ia.n_columns, C = ia.n_classes;
+    CHECK(same_doubles(rfx_model_intercepts(a), rfx_model_intercepts(b), K));
+    double *sa = calloc(NT * C, sizeof *sa), *sb = calloc(NT * C, sizeof *sb);
+    rfx_cmat Xt = rfx_cmat_of(XT, NT, DIN);
+    CHECK_OK(rfx_model_decision(a, Xt, rfx_mat_of(sa, NT, K)));
+    CHECK_OK(rfx_model_decision(b, Xt, rfx_mat_of(sb, NT, K)));
+    CHECK_MSG(same_doubles(sa, sb, NT * K), "%s: scores differ", what);
+    if (ia.loss == RFX_LOSS_LOGISTIC) {
+        CHECK_OK(rfx_model_predict_proba(a, Xt, rfx_mat_of(sa, NT, C)));
+        CHECK_OK(rfx_model_predict_proba(b, Xt, rfx_mat_of(sb, NT, C)));
+        CHECK_MSG(same_doubles(sa, sb, NT * C), "%s: probabilities differ", what);
+    }
+    free(sa);
+    free(sb);
+}
+
+/* Append a record of n f64 values v (room for it must exist). */
+static size_t append_f64s(unsigned char *b, size_t len, uint32_t tag, const double *v, size_t n)
+{
+    put32(b + len, tag);
+    put32(b + len + 4, E_F64);
+    put64(b + len + 8, n);
+    for (size_t i = 0; i < n; i++) putf64(b + len + 16 + 8 * i, v[i]);
+    len += 16 + 8 * n;
+    fix_crcs(b, len);
+    return len;
+}
+
+static void check_classifier_hostile(const unsigned char *img, size_t len, size_t C, int softmax)
+{
+    unsigned char *b = copy_image(img, len, 64);
+    /* every classifier field is required */
+    const uint32_t tags[3] = {T_CLASSES, T_LOSS, T_MULTICLASS};
+    const char *names[3] = {"'classes'", "'loss'", "'multiclass'"};
+    for (int t = 0; t < 3; t++) {
+        size_t n = remove_record(b, len, tags[t]);
+        CHECK(n < len);
+        char msg[64];
+        snprintf(msg, sizeof msg, "a classify model without field %s", names[t]);
+        LOAD_FAILS(b, n, RFX_EFORMAT, msg, "classifier field gone");
+        memcpy(b, img, len);
+    }
+    /* classes: fewer than the score columns imply, or below 2 */
+    size_t n = shrink_record(b, len, T_CLASSES);
+    LOAD_FAILS(b, n, RFX_EFORMAT, C == 2 ? "field 'classes' has 1 values, expected 2 .. 65536"
+                                          : "expected 1 score columns for 2 classes",
+               "classes shrunk");
+    memcpy(b, img, len);
+    /* not increasing, not finite */
+    size_t at = find_record(b, len, T_CLASSES);
+    double c0;
+    memcpy(&c0, (uint64_t[1]){get64(b + at + 16)}, sizeof c0);
+    patch_f64(b, len, T_CLASSES, 1, c0);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "field 'classes'[1]", "classes repeated");
+    memcpy(b, img, len);
+    patch_f64(b, len, T_CLASSES, 1, c0 - 1);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "above the previous class", "classes decreasing");
+    memcpy(b, img, len);
+    patch_f64(b, len, T_CLASSES, 0, NAN);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "field 'classes'[0] = nan", "class NaN");
+    memcpy(b, img, len);
+    patch_f64(b, len, T_CLASSES, C - 1, INFINITY);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "expected a finite number", "class inf");
+    memcpy(b, img, len);
+    /* enums */
+    patch_u64(b, len, T_LOSS, 3);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "field 'loss' = 3, expected 0 .. 2", "loss 3");
+    memcpy(b, img, len);
+    patch_u64(b, len, T_MULTICLASS, 2);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "field 'multiclass' = 2, expected 0 .. 1", "multiclass 2");
+    memcpy(b, img, len);
+    if (softmax) {
+        patch_u64(b, len, T_LOSS, 1);
+        LOAD_FAILS(b, len, RFX_EFORMAT, "softmax takes the logistic loss", "softmax hinge");
+        memcpy(b, img, len);
+    }
+    /* score columns other than the classes imply */
+    patch_u64(b, len, T_NY, C == 2 ? 2 : 1);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "field 'n_targets'", "classifier n_targets");
+    memcpy(b, img, len);
+    /* another method with the classifier's fields */
+    patch_u64(b, len, T_METHOD, 0);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "a ridge model with the classifier's field 'classes'",
+               "ridge with classes");
+    memcpy(b, img, len);
+    free(b);
+}
+
+static void check_classifiers(const rfx_model *ridge)
+{
+    struct { size_t C; rfx_loss loss; rfx_multiclass mc; const char *tag; } cases[3] = {
+        {2, RFX_LOSS_LOGISTIC, RFX_MULTICLASS_OVR, "modelio_cls_binary.rfx"},
+        {3, RFX_LOSS_LOGISTIC, RFX_MULTICLASS_SOFTMAX, "modelio_cls_softmax.rfx"},
+        {3, RFX_LOSS_HINGE, RFX_MULTICLASS_OVR, "modelio_cls_hinge.rfx"}};
+    for (int c = 0; c < 3; c++) {
+        rfx_model *m = fit_classifier(cases[c].C, cases[c].loss, cases[c].mc);
+        if (!m) continue;
+        size_t len = 0;
+        unsigned char *img = round_trip(m, cases[c].tag, &len);
+        rfx_model *m2 = NULL;
+        CHECK_OK(rfx_model_load_buffer(img, len, &m2));
+        if (m2) check_same_classifier(m, m2, cases[c].tag);
+        rfx_model_free(m2);
+        check_classifier_hostile(img, len, cases[c].C, cases[c].mc == RFX_MULTICLASS_SOFTMAX);
+        if (c == 0) check_truncation(img, len, "classifier truncated");
+        rfx_buffer_free(img);
+        rfx_model_free(m);
+    }
+    /* a standardised classifier from the one-call fit */
+    {
+        double y[N];
+        class_labels(3, y);
+        rfx_fit_params p = rfx_fit_params_default();
+        p.method = RFX_METHOD_CLASSIFY;
+        p.features.n_features = 16;
+        p.features.length_scale = 1.0;
+        p.lambda = 1e-2;
+        rfx_model *m = NULL, *m2 = NULL;
+        CHECK_OK(rfx_model_fit(&p, rfx_cmat_of(X, N, DIN), rfx_cmat_of(y, N, 1), &m, NULL));
+        if (m) {
+            size_t len = 0;
+            unsigned char *img = round_trip(m, "modelio_cls_std.rfx", &len);
+            CHECK_OK(rfx_model_load_buffer(img, len, &m2));
+            if (m2) check_same_classifier(m, m2, "standardised classifier");
+            check_scaler_pair(img, len);
+            rfx_model_free(m2);
+            rfx_buffer_free(img);
+        }
+        rfx_model_free(m);
+    }
+    /* a ridge model turned into a classifier lacks the classifier's fields;
+     * with them appended it loads (two classes, one column) */
+    void *rb = NULL;
+    size_t rlen = 0;
+    CHECK_OK(rfx_model_save_buffer(ridge, &rb, &rlen));
+    if (!rb) return;
+    unsigned char *b = copy_image(rb, rlen, 128);
+    patch_u64(b, rlen, T_METHOD, RFX_METHOD_CLASSIFY);
+    LOAD_FAILS(b, rlen, RFX_EFORMAT, "a classify model without field 'classes'",
+               "classifier without classes");
+    const double cls[2] = {0, 1}, one = 0;
+    size_t n = append_f64s(b, rlen, T_CLASSES, cls, 2);
+    put32(b + n, T_LOSS);
+    put32(b + n + 4, E_U64);
+    put64(b + n + 8, 1);
+    put64(b + n + 16, 0);
+    put32(b + n + 24, T_MULTICLASS);
+    put32(b + n + 28, E_U64);
+    put64(b + n + 32, 1);
+    put64(b + n + 40, 0);
+    n += 48;
+    fix_crcs(b, n);
+    rfx_model *m = NULL;
+    CHECK_OK(rfx_model_load_buffer(b, n, &m));
+    if (m) {
+        const double *c;
+        size_t k = 0;
+        CHECK_OK(rfx_model_classes(m, &c, &k));
+        CHECK(k == 2 && c[1] == 1);
+        rfx_model_free(m);
+    }
+    /* classes in a ridge model */
+    memcpy(b, rb, rlen);
+    n = append_f64s(b, rlen, T_CLASSES, &one, 1);
+    LOAD_FAILS(b, n, RFX_EFORMAT, "a ridge model with the classifier's field 'classes'",
+               "ridge + classes");
+    free(b);
+    rfx_buffer_free(rb);
+}
+
+/* Methods 7 and 8 are plain feature models: a ridge image with the method
+ * changed loads and predicts as the ridge model; real fits round-trip. */
+static void check_sinks_greedy(const rfx_model *ridge)
+{
+    void *rb = NULL;
+    size_t rlen = 0;
+    CHECK_OK(rfx_model_save_buffer(ridge, &rb, &rlen));
+    if (!rb) return;
+    for (uint64_t method = RFX_METHOD_SINKS; method <= RFX_METHOD_GREEDY; method++) {
+        unsigned char *b = copy_image(rb, rlen, 0);
+        patch_u64(b, rlen, T_METHOD, method);
+        rfx_model *m = NULL;
+        CHECK_OK(rfx_model_load_buffer(b, rlen, &m));
+        if (m) {
+            rfx_model_info info;
+            CHECK_OK(rfx_model_get_info(m, &info));
+            CHECK(info.method == (rfx_method)method);
+            double ya[NT], yb[NT];
+            CHECK_OK(rfx_model_predict(ridge, rfx_cmat_of(XT, NT, DIN), rfx_mat_of(ya, NT, 1),
+                                       rfx_mat_none()));
+            CHECK_OK(rfx_model_predict(m, rfx_cmat_of(XT, NT, DIN), rfx_mat_of(yb, NT, 1),
+                                       rfx_mat_none()));
+            CHECK(same_doubles(ya, yb, NT));
+            rfx_model_free(m);
+        }
+        /* with a posterior factor, as ridge */
+        free(b);
+    }
+    rfx_buffer_free(rb);
+    double y[N];
+    for (size_t i = 0; i < N; i++) y[i] = Y[i * 3];
+    rfx_features_params fp = rfx_features_params_default();
+    fp.n_features = 16;
+    fp.activation = RFX_ACTIVATION_TANH;
+    fp.weights = RFX_WEIGHTS_NORMAL;
+    fp.weight_scale = 0.5;
+    rfx_features *f = NULL;
+    rfx_model *ms = NULL, *mg = NULL;
+    CHECK_OK(rfx_features_create(&fp, DIN, &f));
+    rfx_sinks_params sp = rfx_sinks_params_default();
+    sp.max_iter = 200;
+    CHECK_OK(rfx_sinks_fit(f, rfx_cmat_of(X, N, DIN), y, &sp, &ms, NULL));
+    rfx_greedy_params gp = rfx_greedy_params_default();
+    gp.features.activation = RFX_ACTIVATION_TANH;
+    gp.features.weights = RFX_WEIGHTS_NORMAL;
+    gp.n_terms = 4;
+    gp.n_candidates = 8;
+    CHECK_OK(rfx_greedy_fit(rfx_cmat_of(X, N, DIN), y, &gp, &mg, NULL, NULL));
+    size_t len;
+    if (ms) rfx_buffer_free(round_trip(ms, "modelio_sinks.rfx", &len));
+    if (mg) rfx_buffer_free(round_trip(mg, "modelio_greedy.rfx", &len));
+    rfx_model_free(ms);
+    rfx_model_free(mg);
+    rfx_features_free(f);
+}
+
+/* Tag 49: absent for i.i.d. maps (files stay readable by builds without
+ * the tag), written for structured ones, range-checked; a structured map
+ * keeps its structure through a file. */
+static void check_structure(const unsigned char *img, size_t len)
+{
+    CHECK(find_record(img, len, T_STRUCTURE) == 0);
+    rfx_features_params fp = rfx_features_params_default();
+    fp.structure = RFX_STRUCTURE_ORTHOGONAL;
+    fp.n_features = 12;
+    rfx_features *f = NULL;
+    CHECK_OK(rfx_features_create(&fp, DIN, &f));
+    if (!f) return;
+    rfx_model *r = fit_ridge(f, 1, 1);
+    if (!r) return;
+    void *buf = NULL;
+    size_t bl = 0;
+    rfx_model *r2 = NULL;
+    CHECK_OK(rfx_model_save_buffer(r, &buf, &bl));
+    CHECK_OK(rfx_model_load_buffer(buf, bl, &r2));
+    if (r2) {
+        rfx_model_info info;
+        CHECK_OK(rfx_model_get_info(r2, &info));
+        CHECK(info.features.structure == RFX_STRUCTURE_ORTHOGONAL);
+        check_same_model(r, r2, "orthogonal features");
+    }
+    rfx_model_free(r2);
+    if (buf) {
+        unsigned char *b = copy_image(buf, bl, 0);
+        size_t at = find_record(b, bl, T_STRUCTURE);
+        CHECK(at > 0 && get64(b + at + 16) == RFX_STRUCTURE_ORTHOGONAL);
+        patch_u64(b, bl, T_STRUCTURE, 5);
+        LOAD_FAILS(b, bl, RFX_EFORMAT, "field 'structure' = 5, expected 0 .. 4", "structure 5");
+        memcpy(b, buf, bl);
+        size_t n = remove_record(b, bl, T_STRUCTURE);
+        CHECK(n < bl);
+        rfx_model *m = NULL;
+        CHECK_OK(rfx_model_load_buffer(b, n, &m)); /* the stored W, taken as i.i.d. */
+        if (m) {
+            rfx_model_info info;
+            CHECK_OK(rfx_model_get_info(m, &info));
+            CHECK(info.features.structure == RFX_STRUCTURE_IID);
+            check_same_model(r, m, "orthogonal features read as i.i.d.");
+            rfx_model_free(m);
+        }
+        free(b);
+    }
+    rfx_buffer_free(buf);
+    rfx_model_free(r);
+}
+
 int main(void)
 {
     size_t len;
@@ -1396,6 +1723,11 @@ int main(void)
     rfx_buffer_free(img);
     check_pce_models(ridge);
     check_projected_hostile(ridge);
+    img = round_trip(ridge, "modelio_ridge_structure.rfx", &len);
+    check_structure(img, len);
+    rfx_buffer_free(img);
+    check_classifiers(ridge);
+    check_sinks_greedy(ridge);
 
     check_io_errors(ridge, bayes);
     rfx_model_free(ridge);

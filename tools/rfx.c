@@ -1,7 +1,8 @@
 /*
- * rfx - the command-line tool: fit random feature models, polynomial chaos
- * expansions and surrogates on a learned kernel PCA projection to CSV or
- * .npy files, predict (with standard deviations),
+ * rfx - the command-line tool: fit random feature models (regression and
+ * classification), polynomial chaos expansions and surrogates on a learned
+ * kernel PCA projection to CSV or .npy files, predict (with standard
+ * deviations or class probabilities),
  * evaluate, describe model files, compute Sobol indices, and measure how well
  * random features approximate a kernel matrix.
  *
@@ -135,7 +136,8 @@ enum opt_id {
     O_SPARSITY, O_ACTIVATION, O_WEIGHTS, O_WEIGHT_SCALE, O_ETA, O_TERMS, O_FOLDS,
     O_DEGREE, O_DEGREE_MIN, O_Q_NORM, O_MAX_INTERACTION, O_PCE_METHOD, O_NORMAL,
     O_LENGTH_SCALES, O_LEARN_ITERATIONS, O_K, O_SURROGATE, O_ITERATIONS, O_PARTICLES,
-    O_PATIENCE, O_THETA,
+    O_PATIENCE, O_THETA, O_TASK, O_LOSS, O_MULTICLASS, O_OPTIMIZER, O_CLASS_WEIGHT,
+    O_PROBA,
     O_COUNT
 };
 
@@ -172,15 +174,31 @@ struct command {
 static const opt_spec FIT_OPTS[] = {
     OPT_TARGET(""),
     { O_OUTPUT, 'o', "output", "MODEL", "write the model to MODEL (required)" },
+    { O_TASK, 0, "task", "T",
+      "regression (default) or classify: a classifier of the target's labels (any numbers, "
+      "at least two distinct); the method is then classify" },
     { O_METHOD, 0, "method", "M",
       "bayes (default; Bayesian regression on random Fourier features, with predictive std), "
       "ridge, srfe (sparse random features: basis pursuit denoising with --eta, else the "
       "lasso), lasso, harfe (sparse random features, hard thresholding), pce (polynomial "
-      "chaos) or projected (a surrogate on a learned kernel PCA of the inputs)" },
-    { O_KERNEL, 0, "kernel", "K", "ridge, bayes: gaussian (default), laplacian, cauchy or matern" },
-    { O_NU, 0, "nu", "NU", "ridge, bayes: Matern smoothness 0.5, 1.5 (default) or 2.5" },
+      "chaos), projected (a surrogate on a learned kernel PCA of the inputs) or classify "
+      "(the same as --task classify)" },
+    { O_LOSS, 0, "loss", "L",
+      "classify: logistic (default; with class probabilities), hinge (the SVM) or "
+      "squared-hinge" },
+    { O_MULTICLASS, 0, "multiclass", "S",
+      "classify, more than two classes: ovr (one-vs-rest, default) or softmax (multinomial "
+      "logistic regression; logistic loss)" },
+    { O_OPTIMIZER, 0, "optimizer", "O",
+      "classify: auto (default: lbfgs, or dual-cd for the hinge loss), lbfgs, dual-cd (hinge "
+      "losses) or sgd (averaged SGD)" },
+    { O_CLASS_WEIGHT, 0, "class-weight", "W",
+      "classify: balanced (class k weighs n / (C n_k)) or LABEL:W,... (W >= 0, other classes 1)" },
+    { O_KERNEL, 0, "kernel", "K",
+      "ridge, bayes, classify: gaussian (default), laplacian, cauchy or matern" },
+    { O_NU, 0, "nu", "NU", "ridge, bayes, classify: Matern smoothness 0.5, 1.5 (default) or 2.5" },
     { O_FORM, 0, "form", "F",
-      "ridge, bayes: feature form cos-bias (default) or cos-sin (D even)" },
+      "ridge, bayes, classify: feature form cos-bias (default) or cos-sin (D even)" },
     { O_FEATURES, 'D', "features", "N",
       "number of random features D >= 1 (default 1024; srfe, lasso, harfe: from the number of "
       "rows, as rfx/srfe.h documents; projected: of a ridge, bayes or srfe surrogate, default "
@@ -188,10 +206,11 @@ static const opt_spec FIT_OPTS[] = {
     { O_SEED, 0, "seed", "S",
       "random seed of the features (default 0); projected: of theta_0 and the swarm" },
     { O_LENGTH_SCALE, 0, "length-scale", "L",
-      "ridge, bayes: kernel length scale > 0, in standardised units unless --no-standardize "
-      "(default: chosen automatically)" },
+      "ridge, bayes, classify: kernel length scale > 0, in standardised units unless "
+      "--no-standardize (default: chosen automatically)" },
     { O_GAMMA, 0, "gamma", "G",
-      "ridge, bayes: scikit-learn's gamma > 0 instead of a length scale: l = 1/sqrt(2 G) "
+      "ridge, bayes, classify: scikit-learn's gamma > 0 instead of a length scale: "
+      "l = 1/sqrt(2 G) "
       "(gaussian), l = 1/G (laplacian); projected: the kernel PCA's scale G > 0 in "
       "exp(-G sum theta_i (x_i - y_i)^2) (default 1/d)" },
     { O_LENGTH_SCALES, 0, "length-scales", "learn",
@@ -202,7 +221,8 @@ static const opt_spec FIT_OPTS[] = {
       "with --length-scales learn: particle swarm iterations >= 1 (default 30)" },
     { O_LAMBDA, 0, "lambda", "X",
       "ridge: penalty >= 0 (default: chosen by GCV); srfe, lasso: the lasso penalty > 0 "
-      "(default: chosen along the lasso path, see --folds)" },
+      "(default: chosen along the lasso path, see --folds); classify: penalty lambda/2 |W|^2 "
+      "> 0 of the mean loss (default: chosen with the length scale on held-out rows)" },
     { O_NOISE_VAR, 0, "noise-var", "V",
       "bayes: noise variance > 0 (default: fitted by maximising the evidence)" },
     { O_PRIOR_VAR, 0, "prior-var", "V",
@@ -226,7 +246,8 @@ static const opt_spec FIT_OPTS[] = {
       "srfe, lasso, harfe: choose the weight scale and lambda by K-fold cross-validation "
       "(rows i mod K), 2 <= K <= rows, instead of generalised cross-validation (GCV, the "
       "default); projected: the loss is the surrogate's K-fold error instead of its own "
-      "score" },
+      "score; classify: choose the length scale and lambda by K-fold cross-validation "
+      "instead of one holdout of a quarter of the rows" },
     { O_K, 0, "k", "K",
       "projected: kernel PCA components k >= 1, at most rows - 1 (default 2)" },
     { O_SURROGATE, 0, "surrogate", "S",
@@ -259,9 +280,9 @@ static const opt_spec FIT_OPTS[] = {
       "the training data, [x - 1/2, x + 1/2] for a constant column)" },
     { O_NORMAL, 0, "normal", "MU,SD", "pce: every input normal N(MU, SD^2), SD > 0" },
     { O_NO_STANDARDIZE, 0, "no-standardize", NULL,
-      "ridge, bayes, srfe, lasso, harfe, projected: use the inputs as they are instead of "
-      "(x - mean) / std per column" },
-    { O_NO_INTERCEPT, 0, "no-intercept", NULL, "ridge, bayes: fit no intercept" },
+      "ridge, bayes, srfe, lasso, harfe, projected, classify: use the inputs as they are "
+      "instead of (x - mean) / std per column" },
+    { O_NO_INTERCEPT, 0, "no-intercept", NULL, "ridge, bayes, classify: fit no intercept" },
     { O_THREADS, 0, "threads", "T",
       "threads, >= 0 (default 0: the OpenMP default, OMP_NUM_THREADS or all cores)" },
     OPT_DELIMITER,
@@ -272,15 +293,16 @@ static const opt_spec FIT_OPTS[] = {
 /* The methods of rfx fit: the library's rfx_method ones, and the lasso (an
  * srfe model whose coefficients come from the lasso). */
 enum fit_method {
-    FM_BAYES, FM_RIDGE, FM_SRFE, FM_LASSO, FM_HARFE, FM_PCE, FM_PROJECTED, FM_COUNT
+    FM_BAYES, FM_RIDGE, FM_SRFE, FM_LASSO, FM_HARFE, FM_PCE, FM_PROJECTED, FM_CLASSIFY, FM_COUNT
 };
 
 static const char *const FIT_METHODS[FM_COUNT] = {
-    "bayes", "ridge", "srfe", "lasso", "harfe", "pce", "projected"
+    "bayes", "ridge", "srfe", "lasso", "harfe", "pce", "projected", "classify"
 };
 
 #define FM(m) (1u << (m))
 #define FM_RFF (FM(FM_BAYES) | FM(FM_RIDGE))
+#define FM_KERNEL (FM_RFF | FM(FM_CLASSIFY)) /* a kernel's random Fourier features */
 #define FM_SPARSE (FM(FM_SRFE) | FM(FM_LASSO) | FM(FM_HARFE))
 
 /* The methods each option of rfx fit applies to (options not listed apply
@@ -289,16 +311,19 @@ static const struct fit_opt_methods {
     int id;
     unsigned methods;
 } FIT_OPT_METHODS[] = {
-    { O_KERNEL, FM_RFF }, { O_NU, FM_RFF }, { O_FORM, FM_RFF }, { O_LENGTH_SCALE, FM_RFF },
-    { O_GAMMA, FM_RFF | FM(FM_PROJECTED) }, { O_NO_INTERCEPT, FM_RFF },
+    { O_KERNEL, FM_KERNEL }, { O_NU, FM_KERNEL }, { O_FORM, FM_KERNEL },
+    { O_LENGTH_SCALE, FM_KERNEL }, { O_GAMMA, FM_KERNEL | FM(FM_PROJECTED) },
+    { O_NO_INTERCEPT, FM_KERNEL },
     { O_LENGTH_SCALES, FM_RFF }, { O_LEARN_ITERATIONS, FM_RFF },
     { O_NOISE_VAR, FM(FM_BAYES) }, { O_PRIOR_VAR, FM(FM_BAYES) },
-    { O_FEATURES, FM_RFF | FM_SPARSE | FM(FM_PROJECTED) },
-    { O_SEED, FM_RFF | FM_SPARSE | FM(FM_PROJECTED) },
-    { O_NO_STANDARDIZE, FM_RFF | FM_SPARSE | FM(FM_PROJECTED) },
-    { O_LAMBDA, FM(FM_RIDGE) | FM(FM_SRFE) | FM(FM_LASSO) },
+    { O_FEATURES, FM_KERNEL | FM_SPARSE | FM(FM_PROJECTED) },
+    { O_SEED, FM_KERNEL | FM_SPARSE | FM(FM_PROJECTED) },
+    { O_NO_STANDARDIZE, FM_KERNEL | FM_SPARSE | FM(FM_PROJECTED) },
+    { O_LAMBDA, FM(FM_RIDGE) | FM(FM_SRFE) | FM(FM_LASSO) | FM(FM_CLASSIFY) },
     { O_SPARSITY, FM_SPARSE }, { O_ACTIVATION, FM_SPARSE }, { O_WEIGHTS, FM_SPARSE },
-    { O_WEIGHT_SCALE, FM_SPARSE }, { O_FOLDS, FM_SPARSE | FM(FM_PROJECTED) },
+    { O_WEIGHT_SCALE, FM_SPARSE }, { O_FOLDS, FM_SPARSE | FM(FM_PROJECTED) | FM(FM_CLASSIFY) },
+    { O_LOSS, FM(FM_CLASSIFY) }, { O_MULTICLASS, FM(FM_CLASSIFY) },
+    { O_OPTIMIZER, FM(FM_CLASSIFY) }, { O_CLASS_WEIGHT, FM(FM_CLASSIFY) },
     { O_ETA, FM(FM_SRFE) }, { O_TERMS, FM(FM_HARFE) },
     { O_DEGREE, FM(FM_PCE) }, { O_DEGREE_MIN, FM(FM_PCE) }, { O_Q_NORM, FM(FM_PCE) },
     { O_MAX_INTERACTION, FM(FM_PCE) }, { O_PCE_METHOD, FM(FM_PCE) }, { O_UNIFORM, FM(FM_PCE) },
@@ -314,6 +339,9 @@ static const opt_spec PREDICT_OPTS[] = {
       "write the predictions to OUT (.csv, or .npy by extension); '-' or absent: stdout" },
     { O_STD, 0, "std", NULL,
       "add a column 'std', the predictive standard deviation (Bayesian models)" },
+    { O_PROBA, 0, "proba", NULL,
+      "classifiers with the logistic loss: after the column 'label', one column of "
+      "probabilities per class, named by its label" },
     OPT_TARGET(" dropped from DATA when DATA has one column more than the model's inputs"),
     OPT_DELIMITER,
     OPT_NO_HEADER,
@@ -391,10 +419,12 @@ static const opt_spec SOBOL_OPTS[] = {
 };
 
 static const command COMMANDS[] = {
-    { "fit", "rfx fit DATA [--target COL] -o MODEL [--method M] [options]",
+    { "fit", "rfx fit DATA [--target COL] -o MODEL [--method M] [options]\n"
+             "       rfx fit DATA [--target COL] -o MODEL --task classify [--loss L] [options]",
       "fit a model to a CSV or .npy file",
-      "Fit a regression model to the columns of DATA (a CSV file, with or without a\n"
-      "header, or a .npy file) other than the target, by one of the methods:\n"
+      "Fit a regression model (with --task classify, a classifier) to the columns of\n"
+      "DATA (a CSV file, with or without a header, or a .npy file) other than the\n"
+      "target, by one of the methods:\n"
       "  bayes  Bayesian regression on random Fourier features, with predictive std\n"
       "  ridge  ridge regression on random Fourier features\n"
       "  srfe   sparse random features (each a function of q inputs) and sparse\n"
@@ -409,29 +439,41 @@ static const command COMMANDS[] = {
       "         in [0, 1] a particle swarm chooses to minimise the surrogate's\n"
       "         relative validation error (its own score, or --folds K); one line\n"
       "         per swarm iteration, the loss history and theta are printed\n"
+      "  classify  (--task classify) a classifier on random Fourier features: the\n"
+      "         target's distinct values are the classes; logistic (kernel logistic\n"
+      "         regression, with probabilities), hinge or squared-hinge loss (kernel\n"
+      "         SVMs); one-vs-rest or softmax for more than two classes\n"
       "\n"
       "With no options the fit is automatic. bayes and ridge: inputs are\n"
       "standardised, the length scale is chosen by the Bayesian evidence (GCV for\n"
       "ridge), and the noise and prior variances (the ridge penalty) are fitted\n"
       "too. srfe, lasso, harfe: the weight scale and the lasso penalty are chosen\n"
-      "by generalised cross-validation (k-fold with --folds). pce: the degree\n"
+      "by generalised cross-validation (k-fold with --folds). classify: inputs are\n"
+      "standardised and the length scale and lambda chosen from a small grid by\n"
+      "the held-out log-loss (logistic) or error rate (hinge losses) on a quarter of\n"
+      "the rows (k-fold with --folds). pce: the degree\n"
       "(1..P) by the corrected leave-one-out error, the terms by least-angle\n"
       "regression. What was chosen is printed on stderr; a progress line is shown\n"
       "when stderr is a terminal. An option that does not apply to the method is a\n"
       "usage error.\n",
       FIT_OPTS, cmd_fit },
-    { "predict", "rfx predict MODEL DATA [-o OUT.csv] [--std] [--target COL]",
+    { "predict", "rfx predict MODEL DATA [-o OUT.csv] [--std | --proba] [--target COL]",
       "predict with a model",
       "Predict the target for every row of DATA. The output has a header line and\n"
       "one column 'prediction' (and 'std' with --std). DATA holds the model's input\n"
-      "columns, or those and the target column, which is then dropped.\n",
+      "columns, or those and the target column, which is then dropped. A classifier\n"
+      "writes the column 'label', the predicted class, and with --proba (logistic\n"
+      "loss) one column of probabilities per class, headed by the class label.\n",
       PREDICT_OPTS, cmd_predict },
     { "eval", "rfx eval MODEL DATA [--target COL] [--classes]\n"
               "       rfx eval --pred PRED.csv --truth DATA [--target COL] [--classes]",
       "score predictions against known targets",
       "Print the RMSE, the MAE, R^2 and the relative L2 error\n"
       "|f - y|_2 / |y - mean(y)|_2 of the predictions f against the targets y, one\n"
-      "'name value' pair per line.\n",
+      "'name value' pair per line. For a classifier: the rows, the accuracy and the\n"
+      "number of classes as such pairs, then a table of each class's precision,\n"
+      "recall and support, and the confusion matrix (rows: true class, columns:\n"
+      "predicted class), headed by the class labels.\n",
       EVAL_OPTS, cmd_eval },
     { "info", "rfx info MODEL", "describe a model file",
       "Print what a model file holds: method, kernel, dimensions, length scale(s),\n"
@@ -440,7 +482,8 @@ static const command COMMANDS[] = {
       "errors, mean and variance, the largest terms with their multi-indices, and\n"
       "the first-order and total Sobol indices from the coefficients. For a projected\n"
       "model: the kernel PCA (k, gamma, standardisation), theta, the loss, and the\n"
-      "surrogate on the k scores as its own method is described.\n",
+      "surrogate on the k scores as its own method is described. For a classifier\n"
+      "also: the loss, the multi-class scheme, the classes and the score columns.\n",
       INFO_OPTS, cmd_info },
     { "kernel-approx",
       "rfx kernel-approx [DATA] [--kernel K] [--gamma G | --length-scale L]\n"
@@ -826,8 +869,71 @@ static int parse_fit_method(const opt_iter *it, const char *s, int *out)
             return 0;
         }
     }
-    return value_error(it, "unknown method '%s' (bayes, ridge, srfe, lasso, harfe, pce or "
-                           "projected)", s);
+    return value_error(it, "unknown method '%s' (bayes, ridge, srfe, lasso, harfe, pce, "
+                           "projected or classify)", s);
+}
+
+static int parse_loss(const opt_iter *it, const char *s, rfx_loss *out)
+{
+    if (rfx_loss_from_name(s, out) == RFX_OK) return 0;
+    rfx_clear_error();
+    return value_error(it, "unknown loss '%s' (logistic, hinge or squared-hinge)", s);
+}
+
+static int parse_multiclass(const opt_iter *it, const char *s, rfx_multiclass *out)
+{
+    if (rfx_multiclass_from_name(s, out) == RFX_OK) return 0;
+    rfx_clear_error();
+    return value_error(it, "unknown multi-class scheme '%s' (ovr or softmax)", s);
+}
+
+static int parse_optimizer(const opt_iter *it, const char *s, rfx_optimizer *out)
+{
+    if (rfx_optimizer_from_name(s, out) == RFX_OK) return 0;
+    rfx_clear_error();
+    return value_error(it, "unknown optimizer '%s' (auto, lbfgs, dual-cd or sgd)", s);
+}
+
+/* --class-weight: "balanced", or "LABEL:W,..." with finite labels, distinct,
+ * and weights W >= 0. With labels / weights NULL only the syntax is checked
+ * and the pairs counted into *n; else they receive the pairs. */
+static int parse_class_weights(const opt_iter *it, const char *s, double *labels, double *weights,
+                               size_t *n)
+{
+    const char *p = s;
+    size_t k = 0;
+    if (strcmp(s, "balanced") == 0) {
+        *n = 0;
+        return 0;
+    }
+    for (;;) {
+        char *end;
+        double l, w;
+        errno = 0;
+        l = strtod(p, &end);
+        if (end == p || *end != ':' || isspace((unsigned char)*p))
+            return value_error(it, "expected 'balanced' or LABEL:W,... (e.g. 0:1,1:5), got '%s'",
+                               s);
+        p = end + 1;
+        w = strtod(p, &end);
+        if (end == p || (*end != ',' && *end != '\0') || isspace((unsigned char)*p))
+            return value_error(it, "expected 'balanced' or LABEL:W,... (e.g. 0:1,1:5), got '%s'",
+                               s);
+        if (errno == ERANGE || !isfinite(l) || !isfinite(w) || w < 0)
+            return value_error(it, "pair %zu: the label must be finite and the weight a finite "
+                               "number >= 0", k + 1);
+        if (labels) {
+            for (size_t j = 0; j < k; j++)
+                if (labels[j] == l) return value_error(it, "label %.17g is given twice", l);
+            labels[k] = l;
+            weights[k] = w;
+        }
+        k++;
+        if (*end == '\0') break;
+        p = end + 1;
+    }
+    *n = k;
+    return 0;
 }
 
 static int parse_activation(const opt_iter *it, const char *s, rfx_activation *out)
@@ -1086,6 +1192,9 @@ typedef struct fit_opts {
                                      [0, 1], not all zero                    */
     size_t n_theta;
     const char *plot_path;        /* --plot                                  */
+    /* classify */
+    rfx_classify_params cls;      /* loss, multi-class scheme, optimizer      */
+    const char *class_weight;     /* --class-weight, syntax checked           */
 } fit_opts;
 
 /* The largest degree rfx fit --method pce tries by default: the largest
@@ -1557,6 +1666,171 @@ static int fit_projected(const fit_opts *o, const rfx_data *data, const char *pa
     return rc;
 }
 
+/* A class label as text: the shortest of %.15g, %.16g, %.17g that reads
+ * back as the same number. */
+static void format_label(double v, char *buf, size_t size)
+{
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(buf, size, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v) return;
+    }
+}
+
+static int compare_doubles(const void *a, const void *b);
+
+/* The sorted distinct values of y (n, stride ys) into a malloc'd array. */
+static double *distinct_labels(const double *y, size_t ys, size_t n, size_t *count)
+{
+    double *v = malloc((n ? n : 1) * sizeof *v);
+    size_t k = 0;
+    if (!v) return NULL;
+    for (size_t i = 0; i < n; i++) v[i] = y[i * ys];
+    qsort(v, n, sizeof *v, compare_doubles);
+    for (size_t i = 0; i < n; i++)
+        if (k == 0 || v[i] != v[k - 1]) v[k++] = v[i];
+    *count = k;
+    return v;
+}
+
+/* At most max labels of a list, then "... (N in all)". */
+static void print_label_list(FILE *out, const double *v, size_t n, size_t max)
+{
+    char b[40];
+    for (size_t k = 0; k < n && k < max; k++) {
+        format_label(v[k], b, sizeof b);
+        fprintf(out, "%s%s", k ? " " : "", b);
+    }
+    if (n > max) fprintf(out, " ... (%zu in all)", n);
+}
+
+/* classify: what was used and chosen, on stderr. */
+static void print_classify_report(const fit_opts *o, const rfx_model *m, const rfx_fit_report *r,
+                                  const rfx_data *data, double seconds, const char *path)
+{
+    FILE *e = stderr;
+    rfx_model_info info;
+    rfx_classifier_info ci;
+    const double *classes;
+    size_t C;
+    rfx_cmat X = rfx_data_x(data);
+    if (rfx_model_get_info(m, &info) || rfx_model_classifier_info(m, &ci) ||
+        rfx_model_classes(m, &classes, &C))
+        return;
+    const int lchosen = !(o->ko.have_gamma || o->ko.have_length_scale);
+    const int lambda_chosen = !o->given[O_LAMBDA];
+    char how[64];
+    if (o->given[O_FOLDS]) snprintf(how, sizeof how, "chosen by %zu-fold cross-validation", o->folds);
+    else snprintf(how, sizeof how, "chosen on a holdout of a quarter of the rows");
+    fprintf(e, "%-16s classify (%s loss", "method", rfx_loss_name(ci.loss));
+    if (C > 2) fprintf(e, ", %s", ci.multiclass == RFX_MULTICLASS_SOFTMAX ? "softmax" : "one-vs-rest");
+    fprintf(e, ", optimizer %s)\n", rfx_optimizer_name(o->cls.optimizer));
+    fprintf(e, "%-16s %s", "kernel", rfx_kernel_name(info.features.kernel));
+    if (info.features.kernel == RFX_KERNEL_MATERN) fprintf(e, " (nu = %g)", info.features.nu);
+    fprintf(e, ", %s features, D = %zu, seed %llu\n", rfx_form_name(info.features.form),
+            info.features.n_features, (unsigned long long)info.features.seed);
+    fprintf(e, "%-16s %zu rows x %zu inputs, target '%s'\n", "data", X.rows, X.cols,
+            rfx_data_name(data, SIZE_MAX));
+    fprintf(e, "%-16s %zu: ", "classes", C);
+    print_label_list(e, classes, C, 20);
+    fputc('\n', e);
+    if (o->class_weight) fprintf(e, "%-16s %s\n", "class weights", o->class_weight);
+    fprintf(e, "%-16s %.6g (%s%s)\n", "length scale", r->length_scale, lchosen ? how : "given",
+            info.standardized ? ", standardised units" : "");
+    fprintf(e, "%-16s %.6g (%s)\n", "lambda", r->lambda, lambda_chosen ? how : "given");
+    if (r->n_candidates > 0) {
+        fprintf(e, "%-16s %zu candidates\n", "", r->n_candidates);
+        fprintf(e, "%-16s %.6g (%s)\n", "validation", r->score,
+                ci.loss == RFX_LOSS_LOGISTIC ? "mean log-loss" : "error rate");
+    }
+    fprintf(e, "%-16s %.3f s\n", "time", seconds);
+    fprintf(e, "%-16s %s\n", "model", path);
+}
+
+/* classify: rfx_model_fit with RFX_METHOD_CLASSIFY; --class-weight LABEL:W
+ * pairs are placed on the sorted labels of the data. */
+static int fit_classify(fit_opts *o, const rfx_data *data, const char *path)
+{
+    rfx_model *model = NULL;
+    rfx_fit_report report;
+    progress_state progress;
+    rfx_cmat Y = rfx_data_y(data);
+    double *classes = NULL, *cw = NULL, *pl = NULL, *pw = NULL;
+    size_t C = 0, np = 0;
+    int rc = RC_OK;
+    memset(&report, 0, sizeof report);
+    memset(&progress, 0, sizeof progress);
+    classes = distinct_labels(Y.data, Y.stride, Y.rows, &C);
+    if (!classes) {
+        say("out of memory for %zu labels", Y.rows);
+        return RC_INTERNAL;
+    }
+    if (C < 2) {
+        char b[40];
+        format_label(Y.rows ? Y.data[0] : 0, b, sizeof b);
+        say("%s: every row of the target '%s' has the label %s; a classifier needs at least 2 "
+            "classes", "fit", rfx_data_name(data, SIZE_MAX), b);
+        free(classes);
+        return RC_DATA;
+    }
+    if (o->class_weight && strcmp(o->class_weight, "balanced") == 0) {
+        o->cls.balanced = 1;
+    } else if (o->class_weight) {
+        opt_iter it = opt_begin(command_find("fit"), 0, NULL);
+        snprintf(it.name, sizeof it.name, "--class-weight");
+        parse_class_weights(&it, o->class_weight, NULL, NULL, &np); /* checked: counts */
+        cw = malloc(C * sizeof *cw);
+        pl = malloc(np * sizeof *pl);
+        pw = malloc(np * sizeof *pw);
+        if (!cw || !pl || !pw) {
+            say("out of memory for %zu class weights", C);
+            rc = RC_INTERNAL;
+            goto done;
+        }
+        if (parse_class_weights(&it, o->class_weight, pl, pw, &np)) {
+            rc = RC_USAGE;
+            goto done;
+        }
+        for (size_t k = 0; k < C; k++) cw[k] = 1.0;
+        for (size_t j = 0; j < np; j++) {
+            size_t k = 0;
+            while (k < C && classes[k] != pl[j]) k++;
+            if (k == C) {
+                char b[40];
+                format_label(pl[j], b, sizeof b);
+                fprintf(stderr, "rfx: --class-weight: %s is not a label of the target '%s' "
+                        "(its classes: ", b, rfx_data_name(data, SIZE_MAX));
+                print_label_list(stderr, classes, C, 20);
+                fputs(")\nTry 'rfx fit --help'.\n", stderr);
+                rc = RC_USAGE;
+                goto done;
+            }
+            cw[k] = pw[j];
+        }
+        o->cls.class_weights = cw;
+        o->cls.n_class_weights = C;
+    }
+    o->fit.method = RFX_METHOD_CLASSIFY;
+    o->fit.classify = &o->cls;
+    if (o->given[O_FOLDS]) o->fit.classify_folds = o->folds;
+    if (isatty(STDERR_FILENO)) {
+        o->fit.progress = progress_show;
+        o->fit.progress_user = &progress;
+    }
+    double t0 = now_seconds();
+    rfx_status st = rfx_model_fit(&o->fit, rfx_data_x(data), Y, &model, &report);
+    double seconds = now_seconds() - t0;
+    progress_end(&progress);
+    rc = save_fitted(st, model, path);
+    if (rc == RC_OK) print_classify_report(o, model, &report, data, seconds, path);
+done:
+    rfx_model_free(model);
+    free(classes);
+    free(cw);
+    free(pl);
+    free(pw);
+    return rc;
+}
+
 static int cmd_fit(const command *c, int argc, char **argv)
 {
     fit_opts o;
@@ -1572,7 +1846,9 @@ static int cmd_fit(const command *c, int argc, char **argv)
     o.q_norm = 1.0;
     o.pce_method = RFX_PCE_METHOD_LARS;
     o.proj = rfx_projected_params_default();
+    o.cls = rfx_classify_params_default();
     rp.target = "-1";
+    int task_classify = 0;
     while ((id = opt_next(&it, &v)) != OPT_DONE) {
         int bad = 0;
         switch (id) {
@@ -1585,6 +1861,20 @@ static int cmd_fit(const command *c, int argc, char **argv)
         case O_TARGET: rp.target = v; break;
         case O_OUTPUT: model_path = v; break;
         case O_METHOD: bad = parse_fit_method(&it, v, &o.method); break;
+        case O_TASK:
+            if (strcmp(v, "classify") == 0) task_classify = 1;
+            else if (strcmp(v, "regression") == 0) task_classify = 0;
+            else bad = value_error(&it, "unknown task '%s' (regression or classify)", v);
+            break;
+        case O_LOSS: bad = parse_loss(&it, v, &o.cls.loss); break;
+        case O_MULTICLASS: bad = parse_multiclass(&it, v, &o.cls.multiclass); break;
+        case O_OPTIMIZER: bad = parse_optimizer(&it, v, &o.cls.optimizer); break;
+        case O_CLASS_WEIGHT: {
+            size_t k = 0;
+            bad = parse_class_weights(&it, v, NULL, NULL, &k);
+            o.class_weight = v;
+            break;
+        }
         case O_KERNEL: bad = parse_kernel(&it, v, &o.fit.features.kernel); break;
         case O_NU: bad = parse_nu(&it, v, &o.fit.features.nu); o.ko.have_nu = 1; break;
         case O_FORM: bad = parse_form(&it, v, &o.fit.features.form); break;
@@ -1646,16 +1936,36 @@ static int cmd_fit(const command *c, int argc, char **argv)
     }
     if (!data_path) return usage_error(c, "missing DATA, the CSV or .npy file to fit");
     if (!model_path) return usage_error(c, "missing -o MODEL, where to write the model");
+    if (task_classify && o.given[O_METHOD] && o.method != FM_CLASSIFY)
+        return usage_error(c, "--task classify fits --method classify, not %s",
+                           FIT_METHODS[o.method]);
+    if (o.given[O_TASK] && !task_classify && o.method == FM_CLASSIFY)
+        return usage_error(c, "--method classify is not a regression (--task regression)");
+    if (task_classify) o.method = FM_CLASSIFY;
     if (fit_check_methods(c, &o)) return RC_USAGE;
     if (o.given[O_LEARN_ITERATIONS] && !o.fit.learn_length_scales)
         return usage_error(c, "--learn-iterations needs --length-scales learn");
     const int sparse = (FM(o.method) & FM_SPARSE) != 0;
-    if (o.method == FM_BAYES || o.method == FM_RIDGE) {
+    if (o.method == FM_BAYES || o.method == FM_RIDGE || o.method == FM_CLASSIFY) {
         if (kernel_opts_apply(c, &o.ko, &o.fit.features)) return RC_USAGE;
         if (o.fit.features.form == RFX_FORM_COS_SIN && o.fit.features.n_features % 2 != 0)
             return usage_error(c, "-D must be even with --form cos-sin, got %zu",
                                o.fit.features.n_features);
     }
+    if (o.method == FM_CLASSIFY && o.given[O_LAMBDA] && !(o.fit.lambda > 0))
+        return usage_error(c, "--lambda must be > 0 for --task classify (leave it out to choose "
+                              "it)");
+    if (o.method == FM_CLASSIFY && o.cls.multiclass == RFX_MULTICLASS_SOFTMAX &&
+        o.cls.loss != RFX_LOSS_LOGISTIC)
+        return usage_error(c, "--multiclass softmax takes --loss logistic, not %s",
+                           rfx_loss_name(o.cls.loss));
+    if (o.method == FM_CLASSIFY && o.cls.optimizer == RFX_OPTIMIZER_LBFGS &&
+        o.cls.loss == RFX_LOSS_HINGE)
+        return usage_error(c, "--optimizer lbfgs needs a differentiable loss; --loss hinge "
+                              "takes dual-cd or sgd");
+    if (o.method == FM_CLASSIFY && o.cls.optimizer == RFX_OPTIMIZER_DUAL_CD &&
+        o.cls.loss == RFX_LOSS_LOGISTIC)
+        return usage_error(c, "--optimizer dual-cd is for --loss hinge or squared-hinge");
     if (sparse && o.given[O_LAMBDA] && !(o.fit.lambda > 0))
         return usage_error(c, "--lambda must be > 0 for --method %s (leave it out to choose it "
                               "by cross-validation)", FIT_METHODS[o.method]);
@@ -1692,6 +2002,8 @@ static int cmd_fit(const command *c, int argc, char **argv)
         rc = fit_projected(&o, data, model_path);
     else if (sparse)
         rc = fit_sparse(&o, data, model_path);
+    else if (o.method == FM_CLASSIFY)
+        rc = fit_classify(&o, data, model_path);
     else
         rc = fit_rff(&o, data, model_path);
     rfx_data_free(data);
@@ -1724,11 +2036,74 @@ static rfx_status read_inputs(const char *path, rfx_read_params rp, const char *
     return RFX_OK;
 }
 
+/* Write M (with a header of names) to out_path: CSV, .npy, or stdout. */
+static int write_output(const char *out_path, rfx_cmat M, const char *const *names)
+{
+    rfx_status st;
+    if (!out_path || strcmp(out_path, "-") == 0) return write_csv_stdout(M, names);
+    if (ends_with(out_path, ".npy")) st = rfx_npy_write(out_path, M);
+    else st = rfx_csv_write(out_path, M, names);
+    return st == RFX_OK ? RC_OK : fail(st);
+}
+
+/* rfx predict with a classifier: the column 'label' and, with --proba, one
+ * column of probabilities per class named by its label. */
+static int predict_classes(const command *c, const rfx_model *model, const char *data_path,
+                           rfx_read_params rp, const char *target, size_t d, int want_proba,
+                           const char *out_path)
+{
+    rfx_classifier_info ci;
+    const double *classes;
+    size_t C = 0;
+    rfx_data *data = NULL;
+    double *out = NULL;
+    char **names = NULL, *text = NULL;
+    int rc = RC_OK;
+    rfx_status st = rfx_model_classifier_info(model, &ci);
+    if (st == RFX_OK) st = rfx_model_classes(model, &classes, &C);
+    if (st != RFX_OK) return fail(st);
+    if (want_proba && ci.loss != RFX_LOSS_LOGISTIC)
+        return usage_error(c, "--proba: this classifier has the %s loss, which gives no "
+                              "probabilities (fit with --loss logistic)", rfx_loss_name(ci.loss));
+    st = read_inputs(data_path, rp, target, d, &data);
+    if (st != RFX_OK) return fail(st);
+    rfx_cmat X = rfx_data_x(data);
+    const size_t w = want_proba ? C + 1 : 1;
+    out = calloc(X.rows ? X.rows : 1, w * sizeof *out);
+    names = malloc(w * sizeof *names);
+    text = malloc(w * 40);
+    if (!out || !names || !text) {
+        say("out of memory for %zu x %zu predictions", X.rows, w);
+        rc = RC_INTERNAL;
+        goto done;
+    }
+    names[0] = text;
+    snprintf(text, 40, "label");
+    for (size_t k = 0; k + 1 < w; k++) {
+        names[k + 1] = text + 40 * (k + 1);
+        format_label(classes[k], names[k + 1], 40);
+    }
+    st = rfx_model_predict(model, X, (rfx_mat){ out, X.rows, 1, w }, rfx_mat_none());
+    if (st == RFX_OK && want_proba)
+        st = rfx_model_predict_proba(model, X, (rfx_mat){ out + 1, X.rows, C, w });
+    if (st != RFX_OK) {
+        rc = fail(st);
+        goto done;
+    }
+    rc = write_output(out_path, (rfx_cmat){ out, X.rows, w, w }, (const char *const *)names);
+done:
+    free(out);
+    free(names);
+    free(text);
+    rfx_data_free(data);
+    return rc;
+}
+
 static int cmd_predict(const command *c, int argc, char **argv)
 {
     rfx_read_params rp = rfx_read_params_default();
     const char *pos[2] = { NULL, NULL }, *out_path = NULL, *target = "-1";
-    int want_std = 0, n_pos = 0;
+    int want_std = 0, want_proba = 0, n_pos = 0;
     opt_iter it = opt_begin(c, argc, argv);
     const char *v;
     int id;
@@ -1744,6 +2119,7 @@ static int cmd_predict(const command *c, int argc, char **argv)
             break;
         case O_OUTPUT: out_path = v; break;
         case O_STD: want_std = 1; break;
+        case O_PROBA: want_proba = 1; break;
         case O_TARGET: target = v; break;
         case O_DELIMITER:
         case O_NO_HEADER: bad = parse_read_option(&it, id, v, &rp); break;
@@ -1767,9 +2143,23 @@ static int cmd_predict(const command *c, int argc, char **argv)
         rc = fail(st);
         goto done;
     }
+    if (want_std && info.method == RFX_METHOD_CLASSIFY) {
+        rc = usage_error(c, "--std: a classifier has no predictive standard deviation (--proba "
+                            "gives class probabilities)");
+        goto done;
+    }
     if (want_std && !info.has_std) {
         rc = usage_error(c, "--std: this %s model has no predictive standard deviation "
                             "(fit with --method bayes)", rfx_method_name(info.method));
+        goto done;
+    }
+    if (want_proba && info.method != RFX_METHOD_CLASSIFY) {
+        rc = usage_error(c, "--proba: this %s model is not a classifier (fit with --task "
+                            "classify)", rfx_method_name(info.method));
+        goto done;
+    }
+    if (info.method == RFX_METHOD_CLASSIFY) {
+        rc = predict_classes(c, model, pos[1], rp, target, info.n_inputs, want_proba, out_path);
         goto done;
     }
     st = read_inputs(pos[1], rp, target, info.n_inputs, &data);
@@ -1902,8 +2292,11 @@ static int print_eval(const double *f, size_t fs, const double *y, size_t ys, si
     return RC_OK;
 }
 
-/* Predictions of the model at model_path for the inputs of truth. */
-static int eval_predict(const char *model_path, const rfx_data *truth, double **out)
+/* Predictions of the model at model_path for the inputs of truth; for a
+ * classifier *classes (malloc'd) and *n_classes receive its classes
+ * (NULL and 0 otherwise). */
+static int eval_predict(const char *model_path, const rfx_data *truth, double **out,
+                        double **classes, size_t *n_classes)
 {
     rfx_model *model = NULL;
     rfx_model_info info;
@@ -1926,12 +2319,112 @@ static int eval_predict(const char *model_path, const rfx_data *truth, double **
         return RC_INTERNAL;
     }
     st = rfx_model_predict(model, X, rfx_mat_of(f, X.rows, 1), rfx_mat_none());
+    *classes = NULL;
+    *n_classes = 0;
+    if (st == RFX_OK && info.method == RFX_METHOD_CLASSIFY) {
+        const double *c;
+        size_t C = 0;
+        st = rfx_model_classes(model, &c, &C);
+        if (st == RFX_OK && !(*classes = malloc(C * sizeof **classes))) {
+            rfx_model_free(model);
+            free(f);
+            say("out of memory for %zu classes", C);
+            return RC_INTERNAL;
+        }
+        if (st == RFX_OK) {
+            memcpy(*classes, c, C * sizeof *c);
+            *n_classes = C;
+        }
+    }
     rfx_model_free(model);
     if (st != RFX_OK) {
         free(f);
         return fail(st);
     }
     *out = f;
+    return RC_OK;
+}
+
+/* A classifier's predicted labels f against the true labels y (n rows):
+ * the accuracy, per class precision, recall and support, and the confusion
+ * matrix (rows true, columns predicted) over the model's classes and any
+ * other label found in y (never predicted). */
+static int print_classification(const double *f, const double *y, size_t ys, size_t n,
+                                 const double *mclasses, size_t mC)
+{
+    size_t K = 0, *cm = NULL;
+    double *labels = malloc((n + mC ? n + mC : 1) * sizeof *labels);
+    if (!labels) {
+        say("out of memory for %zu labels", n + mC);
+        return RC_INTERNAL;
+    }
+    for (size_t k = 0; k < mC; k++) labels[K++] = mclasses[k];
+    for (size_t i = 0; i < n; i++) labels[K++] = y[i * ys];
+    qsort(labels, K, sizeof *labels, compare_doubles);
+    size_t u = 0;
+    for (size_t i = 0; i < K; i++)
+        if (u == 0 || labels[i] != labels[u - 1]) labels[u++] = labels[i];
+    K = u;
+    if (K > 1000) {
+        say("%zu distinct labels: too many for a confusion matrix (is the target a class "
+            "label?)", K);
+        free(labels);
+        return RC_DATA;
+    }
+    cm = calloc(K * K, sizeof *cm);
+    if (!cm) {
+        free(labels);
+        say("out of memory for a %zu x %zu confusion matrix", K, K);
+        return RC_INTERNAL;
+    }
+    size_t correct = 0;
+    for (size_t i = 0; i < n; i++) {
+        double t = y[i * ys];
+        size_t a = (size_t)((const double *)bsearch(&t, labels, K, sizeof t, compare_doubles) -
+                            labels);
+        size_t b = (size_t)((const double *)bsearch(&f[i], labels, K, sizeof t,
+                                                    compare_doubles) - labels);
+        cm[a * K + b]++;
+        correct += a == b;
+    }
+    char lab[40];
+    int w = 10;
+    for (size_t k = 0; k < K; k++) {
+        format_label(labels[k], lab, sizeof lab);
+        if ((int)strlen(lab) + 1 > w) w = (int)strlen(lab) + 1;
+    }
+    printf("%-9s %zu\n", "rows", n);
+    printf("%-9s %.6g\n", "accuracy", n ? (double)correct / (double)n : NAN);
+    printf("%-9s %zu\n", "classes", K);
+    printf("\n%-*s %-10s %-10s %s\n", w, "class", "precision", "recall", "support");
+    for (size_t k = 0; k < K; k++) {
+        size_t pred = 0, sup = 0;
+        for (size_t j = 0; j < K; j++) {
+            pred += cm[j * K + k];
+            sup += cm[k * K + j];
+        }
+        format_label(labels[k], lab, sizeof lab);
+        printf("%-*s ", w, lab);
+        if (pred) printf("%-10.6g ", (double)cm[k * K + k] / (double)pred);
+        else printf("%-10s ", "-");
+        if (sup) printf("%-10.6g ", (double)cm[k * K + k] / (double)sup);
+        else printf("%-10s ", "-");
+        printf("%zu\n", sup);
+    }
+    printf("\nconfusion (rows: true class, columns: predicted class)\n%-*s", w, "true\\pred");
+    for (size_t k = 0; k < K; k++) {
+        format_label(labels[k], lab, sizeof lab);
+        printf(" %-*s", w, lab);
+    }
+    putchar('\n');
+    for (size_t a = 0; a < K; a++) {
+        format_label(labels[a], lab, sizeof lab);
+        printf("%-*s", w, lab);
+        for (size_t b = 0; b < K; b++) printf(" %-*zu", w, cm[a * K + b]);
+        putchar('\n');
+    }
+    free(cm);
+    free(labels);
     return RC_OK;
 }
 
@@ -1973,7 +2466,8 @@ static int cmd_eval(const command *c, int argc, char **argv)
         return usage_error(c, n_pos ? "missing DATA" : "missing MODEL and DATA");
 
     rfx_data *truth = NULL, *pred = NULL;
-    double *f = NULL;
+    double *f = NULL, *mclasses = NULL;
+    size_t mC = 0;
     const double *fp;
     size_t fs = 1;
     int rc;
@@ -1996,13 +2490,17 @@ static int cmd_eval(const command *c, int argc, char **argv)
         fp = P.data;
         fs = P.stride;
     } else {
-        rc = eval_predict(pos[0], truth, &f);
+        rc = eval_predict(pos[0], truth, &f, &mclasses, &mC);
         if (rc != RC_OK) goto done;
         fp = f;
     }
-    rc = print_eval(fp, fs, Y.data, Y.stride, Y.rows, classes);
+    if (mC > 0)
+        rc = print_classification(fp, Y.data, Y.stride, Y.rows, mclasses, mC);
+    else
+        rc = print_eval(fp, fs, Y.data, Y.stride, Y.rows, classes);
 done:
     free(f);
+    free(mclasses);
     rfx_data_free(pred);
     rfx_data_free(truth);
     return rc;
@@ -2049,6 +2547,28 @@ static void print_model_info(const char *path, const rfx_model_info *in, long lo
     printf("%-16s %s\n", "standardized", yes_no(in->standardized));
     printf("%-16s %s\n", "intercept", yes_no(in->fit_intercept));
     printf("%-16s %s\n", "predictive std", yes_no(in->has_std));
+}
+
+/* rfx info of a classifier, after the feature model's lines: the loss, the
+ * multi-class scheme, the classes and the score columns. */
+static int print_classifier_info(const rfx_model *m)
+{
+    rfx_classifier_info ci;
+    const double *classes;
+    size_t C = 0;
+    rfx_status st = rfx_model_classifier_info(m, &ci);
+    if (st == RFX_OK) st = rfx_model_classes(m, &classes, &C);
+    if (st != RFX_OK) return fail(st);
+    printf("%-16s %s\n", "loss", rfx_loss_name(ci.loss));
+    if (C > 2)
+        printf("%-16s %s\n", "multiclass",
+               ci.multiclass == RFX_MULTICLASS_SOFTMAX ? "softmax" : "ovr (one-vs-rest)");
+    printf("%-16s %zu: ", "classes", C);
+    print_label_list(stdout, classes, C, 50);
+    putchar('\n');
+    printf("%-16s %zu\n", "score columns", ci.n_columns);
+    printf("%-16s %s\n", "probabilities", yes_no(ci.loss == RFX_LOSS_LOGISTIC));
+    return RC_OK;
 }
 
 /* A multi-index as "(a_0,...,a_d-1)", or for many inputs its nonzero
@@ -2246,6 +2766,7 @@ static int cmd_info(const command *c, int argc, char **argv)
         rc = print_projected_info(path, model, size);
     else
         print_model_info(path, &info, size);
+    if (rc == RC_OK && info.method == RFX_METHOD_CLASSIFY) rc = print_classifier_info(model);
     rfx_model_free(model);
     return rc;
 }

@@ -9,11 +9,12 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin, RegressorMixin
 from sklearn.preprocessing import LabelBinarizer
 from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from . import _common
-from ._lib import (as_rows, check, cmat, cmat_to_array, double_array, ffi, lib, mat, mat_none,
-                   serial_blas)
+from ._lib import (as_rows, c_string, check, cmat, cmat_to_array, double_array, ffi, lib, mat,
+                   mat_none, serial_blas)
 
 _COMMON_PARAMS_DOC = """\
     n_components : int, default=1024
@@ -35,6 +36,14 @@ _COMMON_PARAMS_DOC = """\
         when ``standardize``). Give gamma or a length scale, not both.
     form : {"cos-bias", "cos-sin"}, default="cos-bias"
         The feature form; see :class:`rfx.RandomFourierFeatures`.
+    structure : {"iid", "orthogonal", "sorf", "fastfood", "halton"}, default="iid"
+        How the frequencies are drawn: independently; orthogonal random
+        features (blocks of orthogonal directions, gaussian and matern);
+        structured orthogonal features H D1 H D2 H D3 (gaussian) and
+        Fastfood (gaussian, matern), both transformed by fast Walsh-Hadamard
+        transforms in O(D log d) per row; or a scrambled Halton sequence
+        (quasi-Monte Carlo). Lower kernel approximation error than "iid" at
+        equal D except Fastfood; see rfx_structure in rfx.h.
     activation : {"cos", "sin", "tanh", "sigmoid", "relu", "sign"}, default="cos"
         The nonlinearity phi of the features phi(w.x + b). "cos" gives the
         random Fourier features of the kernel; the others are random kitchen
@@ -89,7 +98,7 @@ class _RFXModel(BaseEstimator):
 
     _method = None  # lib.RFX_METHOD_RIDGE or lib.RFX_METHOD_BAYES
 
-    def _fit_model(self, X, Y, lam=-1.0, noise_var=0.0, prior_var=0.0):
+    def _fit_model(self, X, Y, lam=-1.0, noise_var=0.0, prior_var=0.0, classify=None):
         n, d = X.shape
         if n < 2:
             raise ValueError("n_samples=%d: at least 2 samples are needed to fit" % n)
@@ -110,6 +119,8 @@ class _RFXModel(BaseEstimator):
         setattr(p, "lambda", lam)
         p.noise_var = noise_var
         p.prior_var = prior_var
+        if classify is not None:
+            p.classify = classify
         X = as_rows(X)
         Y = as_rows(Y)
         out = ffi.new("rfx_model **")
@@ -120,6 +131,7 @@ class _RFXModel(BaseEstimator):
         self._model = ffi.gc(out[0], lib.rfx_model_free)
         self.seed_ = seed
         self._read_info()
+        return report
 
     def _read_info(self):
         info = ffi.new("rfx_model_info *")
@@ -279,8 +291,8 @@ class RFFRegressor(MultiOutputMixin, RegressorMixin, _RFXModel):
 
     def __init__(self, n_components=1024, *, kernel="gaussian", nu=1.5, length_scale="auto",
                  gamma=None, form="cos-bias", activation="cos", sparsity=None, weights="kernel",
-                 weight_scale=1.0, alpha=None, fit_intercept=True, standardize=True,
-                 random_state=None, n_jobs=None):
+                 weight_scale=1.0, structure="iid", alpha=None, fit_intercept=True,
+                 standardize=True, random_state=None, n_jobs=None):
         self.n_components = n_components
         self.kernel = kernel
         self.nu = nu
@@ -291,6 +303,7 @@ class RFFRegressor(MultiOutputMixin, RegressorMixin, _RFXModel):
         self.sparsity = sparsity
         self.weights = weights
         self.weight_scale = weight_scale
+        self.structure = structure
         self.alpha = alpha
         self.fit_intercept = fit_intercept
         self.standardize = standardize
@@ -367,7 +380,8 @@ class BayesianRFFRegressor(RegressorMixin, _RFXModel):
 
     def __init__(self, n_components=1024, *, kernel="gaussian", nu=1.5, length_scale="auto",
                  gamma=None, form="cos-bias", activation="cos", sparsity=None, weights="kernel",
-                 weight_scale=1.0, noise_var=None, prior_var=None, fit_intercept=True,
+                 weight_scale=1.0, structure="iid", noise_var=None, prior_var=None,
+                 fit_intercept=True,
                  standardize=True, random_state=None, n_jobs=None):
         self.n_components = n_components
         self.kernel = kernel
@@ -379,6 +393,7 @@ class BayesianRFFRegressor(RegressorMixin, _RFXModel):
         self.sparsity = sparsity
         self.weights = weights
         self.weight_scale = weight_scale
+        self.structure = structure
         self.noise_var = noise_var
         self.prior_var = prior_var
         self.fit_intercept = fit_intercept
@@ -410,34 +425,52 @@ class BayesianRFFRegressor(RegressorMixin, _RFXModel):
         return Yhat[:, 0]
 
 
+_LOSSES = ("logistic", "hinge", "squared_hinge", "least_squares")
+
+
 @_doc
 class RFFClassifier(ClassifierMixin, _RFXModel):
-    """A least-squares classifier on random Fourier features, as
-    :class:`sklearn.linear_model.RidgeClassifier` on kernel features:
-    targets in {-1, +1} (one column for two classes, one per class
-    otherwise), fitted by multi-target ridge regression in the rfx C
-    library; the predicted class has the largest decision value.
+    """A classifier on random Fourier features, fitted by the rfx C library
+    (rfx/classify.h): logistic regression (binary, one-vs-rest or softmax)
+    or a linear SVM (hinge or squared hinge) on the features, with class
+    weights; or the kernel least-squares classifier (``RidgeClassifier`` on
+    the features, ``loss="least_squares"``).
 
-    Logistic and hinge losses come with the C library's classification
-    issue; this estimator is the kernel least-squares classifier (also
-    known as a regularised least-squares or LS-SVM classifier), which is
-    often as accurate and has a closed-form fit. ``save`` writes the C model
-    (the decision values); the class labels are kept by pickling.
+    The objective is ``sum_i c_i loss_i / n + alpha / 2 |W|^2`` with an
+    unpenalised intercept (c_i the class weights): scikit-learn's
+    ``LogisticRegression(C=1 / (n alpha))`` and ``LinearSVC(C=1 / (n
+    alpha))`` on the same features. With ``alpha=None`` the length scale (when
+    "auto") and alpha are chosen together on a holdout of the training rows
+    (a seeded subset of at most 4000), by the log-loss for the logistic loss
+    and the error rate for the hinge losses.
 
     Parameters
     ----------
 %(params)s
-    alpha : float >= 0 or None, default=1.0
-        The ridge penalty (RidgeClassifier's alpha and default). None
-        chooses it by generalised cross-validation, which on class labels (a
-        noise-free target) tends to pick a near-zero penalty and overfit;
-        the length scale is chosen at the given penalty.
+    loss : {"logistic", "hinge", "squared_hinge", "least_squares"}, default="logistic"
+    multi_class : {"ovr", "softmax"}, default="ovr"
+        One-vs-rest, or the multinomial (softmax) logistic model.
+    alpha : float > 0 or None, default=None
+        The l2 penalty; None chooses it (see above). For
+        ``loss="least_squares"`` the ridge penalty (None: by generalised
+        cross-validation).
+    class_weight : dict, "balanced" or None, default=None
+        Weights per class (``{label: weight}``), or ``n / (n_classes n_c)``.
+    optimizer : {"auto", "lbfgs", "dual_cd", "sgd"}, default="auto"
+        Batch quasi-Newton (logistic, softmax, squared hinge), dual
+        coordinate descent (hinge losses, Hsieh et al. 2008) or stochastic
+        gradient (streams). "auto" picks L-BFGS for the logistic loss and
+        dual coordinate descent for the hinge losses.
+    tol : float > 0 or None, default=None
+        The stopping tolerance; None = the C library's default (see
+        rfx_classify_params in rfx/classify.h).
 
     Attributes
     ----------
 %(attrs)s
     classes_ : ndarray of shape (n_classes,)
     alpha_ : float
+        The penalty used (chosen or given).
 
     Examples
     --------
@@ -451,14 +484,15 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
     True
     >>> clf.predict([[0.0, 0.0], [2.0, 0.5]]).tolist()
     ['in', 'out']
+    >>> clf.predict_proba([[0.0, 0.0]]).round(1).tolist()
+    [[1.0, 0.0]]
     """
-
-    _method = 0  # RFX_METHOD_RIDGE
 
     def __init__(self, n_components=1024, *, kernel="gaussian", nu=1.5, length_scale="auto",
                  gamma=None, form="cos-bias", activation="cos", sparsity=None, weights="kernel",
-                 weight_scale=1.0, alpha=1.0, fit_intercept=True, standardize=True,
-                 random_state=None, n_jobs=None):
+                 weight_scale=1.0, structure="iid", loss="logistic", multi_class="ovr",
+                 alpha=None, class_weight=None, optimizer="auto", tol=None,
+                 fit_intercept=True, standardize=True, random_state=None, n_jobs=None):
         self.n_components = n_components
         self.kernel = kernel
         self.nu = nu
@@ -469,46 +503,152 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
         self.sparsity = sparsity
         self.weights = weights
         self.weight_scale = weight_scale
+        self.structure = structure
+        self.loss = loss
+        self.multi_class = multi_class
         self.alpha = alpha
+        self.class_weight = class_weight
+        self.optimizer = optimizer
+        self.tol = tol
         self.fit_intercept = fit_intercept
         self.standardize = standardize
         self.random_state = random_state
         self.n_jobs = n_jobs
 
+    @property
+    def _method(self):
+        return 0 if self.loss == "least_squares" else lib.RFX_METHOD_CLASSIFY
+
+    def _classify_params(self, classes):
+        cp = ffi.new("rfx_classify_params *", lib.rfx_classify_params_default())
+        keep = [cp]
+        out = ffi.new("rfx_loss *")
+        check(lib.rfx_loss_from_name(self.loss.replace("_", "-").encode(), out))
+        cp.loss = out[0]
+        if not isinstance(self.multi_class, str):
+            raise TypeError("multi_class must be 'ovr' or 'softmax', got %r" % (self.multi_class,))
+        mc = ffi.new("rfx_multiclass *")
+        check(lib.rfx_multiclass_from_name(self.multi_class.encode(), mc))
+        cp.multiclass = mc[0]
+        if not isinstance(self.optimizer, str):
+            raise TypeError("optimizer must be a string, got %r" % (self.optimizer,))
+        op = ffi.new("rfx_optimizer *")
+        check(lib.rfx_optimizer_from_name(self.optimizer.replace("_", "-").encode(), op))
+        cp.optimizer = op[0]
+        if self.tol is not None:
+            if (not isinstance(self.tol, numbers.Real) or isinstance(self.tol, bool)
+                    or not self.tol > 0):
+                raise ValueError("tol must be a number > 0 or None, got %r" % (self.tol,))
+            cp.tol = float(self.tol)
+        cw = self.class_weight
+        if isinstance(cw, str):
+            if cw != "balanced":
+                raise ValueError("class_weight must be a dict, 'balanced' or None, got %r" % cw)
+            cp.balanced = 1
+        elif cw is not None:
+            if not isinstance(cw, dict):
+                raise TypeError("class_weight must be a dict, 'balanced' or None")
+            w = np.ones(len(classes))
+            for label, value in cw.items():
+                hit = np.flatnonzero(classes == label)
+                if hit.size == 0:
+                    raise ValueError("class_weight: the label %r is not in the data" % (label,))
+                w[hit[0]] = value
+            w = np.ascontiguousarray(w, dtype=np.float64)
+            keep.append(w)
+            cp.class_weights = ffi.cast("const double *", w.ctypes.data)
+            cp.n_class_weights = len(classes)
+        return cp, keep
+
     def fit(self, X, y):
         """Fit on X (n_samples, n_features) and class labels y (n_samples,)."""
         X, y = self._validate_data(X, y, dtype=np.float64)
         check_classification_targets(y)
-        lb = LabelBinarizer(neg_label=-1, pos_label=1)
-        Y = lb.fit_transform(y).astype(np.float64)
-        if len(lb.classes_) < 2:
+        if self.loss not in _LOSSES:
+            raise ValueError("loss must be one of %s, got %r" % (", ".join(_LOSSES), self.loss))
+        classes, idx = np.unique(y, return_inverse=True)
+        if len(classes) < 2:
             raise ValueError("RFFClassifier needs samples of at least 2 classes in the data, "
-                             "but the data contains only one class: %r" % (lb.classes_[0],))
-        self.classes_ = lb.classes_
-        self._fit_model(X, Y, lam=_alpha(self.alpha))
+                             "but the data contains only one class: %r" % (classes[0],))
+        self.classes_ = classes
+        if self.loss == "least_squares":
+            lb = LabelBinarizer(neg_label=-1, pos_label=1)
+            Y = lb.fit_transform(y).astype(np.float64)
+            self._fit_model(X, Y, lam=_alpha(self.alpha))
+            return self
+        lam = -1.0 if self.alpha is None else _alpha(self.alpha)
+        if lam == 0:
+            raise ValueError("alpha must be > 0 or None for loss=%r" % (self.loss,))
+        cp, keep = self._classify_params(classes)
+        Y = idx.astype(np.float64).reshape(-1, 1)  # class indices: classes_ maps them back
+        report = self._fit_model(X, Y, lam=lam, classify=cp)
+        del keep
+        self.alpha_ = float(getattr(report, "lambda"))
         return self
 
+    def _read_info(self):
+        info = super()._read_info()
+        if info.method == lib.RFX_METHOD_CLASSIFY:
+            ci = ffi.new("rfx_classifier_info *")
+            check(lib.rfx_model_classifier_info(self._model, ci))
+            self._n_targets = int(ci.n_columns)
+            self.alpha_ = float(getattr(ci, "lambda"))
+        return info
+
     def _one_target(self):
-        return False  # coef_ is (1, n_components) for two classes, as RidgeClassifier's
+        return False  # coef_ is (1, n_components) for two classes, as scikit-learn's
 
     def decision_function(self, X):
         """Decision values: (n_samples,) for two classes (positive means
         classes_[1]), else (n_samples, n_classes)."""
-        S, _ = self._predict_raw(X)
+        if self._method == 0:
+            S, _ = self._predict_raw(X)
+        else:
+            check_is_fitted(self)
+            X = as_rows(self._validate_data(X, dtype=np.float64, reset=False))
+            S = np.empty((X.shape[0], self._n_targets))
+            with serial_blas:
+                check(lib.rfx_model_decision(self._model, cmat(X), mat(S)))
         return S[:, 0] if S.shape[1] == 1 else S
 
     def predict(self, X):
+        """The class with the largest decision value."""
         S = self.decision_function(X)
         idx = (S > 0).astype(int) if S.ndim == 1 else S.argmax(axis=1)
         return self.classes_[idx]
+
+    def _has_proba(self):
+        if self.loss != "logistic":
+            raise AttributeError("predict_proba is available for loss='logistic' only")
+        return True
+
+    @available_if(_has_proba)
+    def predict_proba(self, X):
+        """Class probabilities (n_samples, n_classes), columns in classes_
+        order: the logistic or softmax model's, one-vs-rest normalised."""
+        check_is_fitted(self)
+        X = as_rows(self._validate_data(X, dtype=np.float64, reset=False))
+        P = np.empty((X.shape[0], len(self.classes_)))
+        with serial_blas:
+            check(lib.rfx_model_predict_proba(self._model, cmat(X), mat(P)))
+        return P
+
+    @available_if(_has_proba)
+    def predict_log_proba(self, X):
+        return np.log(self.predict_proba(X))
+
+    def _more_tags(self):
+        return {"binary_only": False}
 
 
 def load_model(path, n_jobs=None):
     """Read an rfx model file (written by ``rfx fit``, the C API's
     rfx_model_save, or an estimator's ``save``) as a fitted
-    :class:`RFFRegressor` (ridge models), :class:`BayesianRFFRegressor`
-    (Bayesian models), :class:`SparseRFERegressor` (srfe / harfe
-    models) or :class:`PCERegressor` (pce models). Its parameters are those
+    :class:`RFFRegressor` (ridge, kitchen-sink and greedy models),
+    :class:`BayesianRFFRegressor` (Bayesian models), :class:`RFFClassifier`
+    (classifiers: the class labels are the model's numbers),
+    :class:`SparseRFERegressor` (srfe / harfe models) or
+    :class:`PCERegressor` (pce models). Its parameters are those
     the model was fitted with; its predictions are bitwise those of the C
     library.
 
@@ -546,6 +686,17 @@ def _estimator_from_model(model, n_jobs=None):
             activation=params["activation"], weight_scale=params["weight_scale"],
             method="htp" if info.method == lib.RFX_METHOD_HARFE else "lasso",
             standardize=bool(info.standardized), random_state=seed, n_jobs=n_jobs)
+    elif info.method == lib.RFX_METHOD_CLASSIFY:
+        ci = ffi.new("rfx_classifier_info *")
+        check(lib.rfx_model_classifier_info(model, ci))
+        cls = ffi.new("const double **")
+        n = ffi.new("size_t *")
+        check(lib.rfx_model_classes(model, cls, n))
+        est = RFFClassifier(
+            loss=c_string(lib.rfx_loss_name(ci.loss)).replace("-", "_"),
+            multi_class=c_string(lib.rfx_multiclass_name(ci.multiclass)),
+            alpha=float(getattr(ci, "lambda")), **params)
+        est.classes_ = double_array(cls[0], n[0])
     elif info.method == lib.RFX_METHOD_BAYES:
         est = BayesianRFFRegressor(noise_var=float(info.noise_var),
                                    prior_var=float(info.prior_var), **params)

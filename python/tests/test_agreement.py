@@ -210,12 +210,61 @@ def test_classifier_is_ridge_classifier_on_the_features(n_classes):
     y = np.digitize(X[:, 0] * X[:, 1], [-0.3, 0.3])[:] % n_classes
     labels = np.array(["a", "b", "c"])[y]
     kw = dict(n_components=80, gamma=0.5, random_state=2)
-    clf = rfx.RFFClassifier(alpha=0.1, standardize=False, **kw).fit(X, labels)
+    clf = rfx.RFFClassifier(alpha=0.1, loss="least_squares", standardize=False,
+                            **kw).fit(X, labels)
     Z = rfx.RandomFourierFeatures(**kw).fit_transform(X)
     peer = RidgeClassifier(alpha=0.1).fit(Z, labels)
     assert list(clf.classes_) == list(peer.classes_)
     assert np.abs(clf.decision_function(X) - peer.decision_function(Z)).max() < 1e-9
     assert np.array_equal(clf.predict(X), peer.predict(Z))
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_logistic_and_svm_classifiers_equal_scikit_learn_on_the_features(n_classes):
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.svm import LinearSVC
+    rs = np.random.RandomState(1)
+    X = rs.normal(size=(200, 2))
+    y = np.digitize(X[:, 0] * X[:, 1], [-0.3, 0.3]) % n_classes
+    labels = np.array(["a", "b", "c"])[y]
+    kw = dict(n_components=60, gamma=0.5, random_state=4)
+    Z = rfx.RandomFourierFeatures(**kw).fit_transform(X)
+    n, alpha = len(X), 0.01
+    multi = ["ovr", "softmax"] if n_classes > 2 else ["ovr"]
+    for mc in multi:
+        clf = rfx.RFFClassifier(alpha=alpha, multi_class=mc, standardize=False, tol=1e-12,
+                                **kw).fit(X, labels)
+        # Newton solvers: scikit-learn's lbfgs stops 1e-5 short here
+        peer = LogisticRegression(C=1 / (n * alpha), tol=1e-10, max_iter=1000,
+                                  multi_class="multinomial" if mc == "softmax" else "ovr",
+                                  solver="newton-cg" if mc == "softmax" else "newton-cholesky"
+                                  ).fit(Z, labels)
+        assert list(clf.classes_) == list(peer.classes_)
+        if mc == "softmax":  # the softmax scores are defined up to a common shift
+            P, R = clf.predict_proba(X), peer.predict_proba(Z)
+            assert np.abs(P - R).max() < 1e-6
+        else:
+            assert np.abs(clf.coef_ - peer.coef_).max() < 1e-6
+            assert np.abs(clf.predict_proba(X) - peer.predict_proba(Z)).max() < 1e-6
+        assert np.array_equal(clf.predict(X), peer.predict(Z))
+    # LinearSVC penalises its intercept: compare without one
+    for loss in ("squared_hinge", "hinge"):
+        svm = rfx.RFFClassifier(alpha=alpha, loss=loss, standardize=False, tol=1e-12,
+                                fit_intercept=False, **kw).fit(X, labels)
+        peer = LinearSVC(C=1 / (n * alpha), loss=loss, tol=1e-12, max_iter=1000000,
+                         fit_intercept=False, random_state=0).fit(Z, labels)
+        ys = np.where(labels == svm.classes_[1], 1.0, -1.0)
+
+        def objective(w):
+            h = np.maximum(0.0, 1.0 - ys * (Z @ w))
+            return np.mean(h ** 2 if loss == "squared_hinge" else h) + alpha / 2 * w @ w
+
+        j, jp = objective(svm.coef_[0]), objective(peer.coef_[0])
+        # rfx's optimum is at least as good; liblinear may stop short (it
+        # warns about convergence on the hinge loss here)
+        assert j <= jp * (1 + 1e-9) and jp - j <= 1e-4 * j
+    with pytest.raises(AttributeError):
+        svm.predict_proba(X)
 
 
 @pytest.mark.parametrize("fit_intercept", [False, True])
@@ -259,3 +308,18 @@ def test_bayes_evidence_agrees_with_bayesian_ridge():
     m1, s1 = gp.predict(X, return_std=True)
     m2, s2 = br.predict(Z, return_std=True)
     assert np.abs(m1 - m2).max() < 1e-7 and np.abs(s1 - s2).max() < 1e-7
+
+
+def test_classifier_files_load_as_classifiers(tmp_path):
+    rs = np.random.RandomState(3)
+    X = rs.normal(size=(120, 3))
+    y = np.array(["x", "y", "z"])[np.digitize(X[:, 0], [-0.4, 0.4])]
+    clf = rfx.RFFClassifier(64, multi_class="softmax", alpha=1e-3, random_state=0).fit(X, y)
+    path = str(tmp_path / "c.rfx")
+    clf.save(path)
+    again = rfx.load_model(path)
+    assert isinstance(again, rfx.RFFClassifier)
+    assert list(again.classes_) == [0.0, 1.0, 2.0]  # the C model's class numbers
+    assert np.array_equal(clf.classes_[again.predict(X).astype(int)], clf.predict(X))
+    assert np.array_equal(again.predict_proba(X), clf.predict_proba(X))
+    assert again.multi_class == "softmax" and again.alpha == clf.alpha_

@@ -70,6 +70,7 @@ void rfx_model_free(rfx_model *m)
     rfx_pce_free(m->pce);
     rfx_kpca_free(m->kpca);
     rfx_model_free(m->inner);
+    free(m->classes);
     free(m);
 }
 
@@ -121,7 +122,7 @@ rfx_status rfx_model_get_info(const rfx_model *m, rfx_model_info *info)
     memset(info, 0, sizeof *info);
     info->method = m->method;
     info->n_inputs = m->d;
-    info->n_targets = m->ny;
+    info->n_targets = m->classes ? 1 : m->ny; /* a classifier predicts one label */
     info->n_train = m->n_train;
     if (m->pce) return RFX_OK; /* no feature map, scaler or penalty */
     if (m->inner) { /* the surrogate's details: rfx_model_projected_info */
@@ -196,6 +197,9 @@ static rfx_status predict_pce(const rfx_model *m, rfx_cmat X, rfx_mat Yhat)
 
 static rfx_status predict(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_mat Ystd, int noisy);
 
+/* What classify_apply writes. */
+enum apply_mode { APPLY_SCORES, APPLY_LABELS, APPLY_PROBA };
+
 /* A projected model: the k kernel PCA scores of the rows (n x k), then the
  * surrogate's prediction on them. */
 static rfx_status predict_projected(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_mat Ystd,
@@ -211,9 +215,19 @@ static rfx_status predict_projected(const rfx_model *m, rfx_cmat X, rfx_mat Yhat
     return st;
 }
 
+static rfx_status classify_apply(const rfx_model *m, rfx_cmat X, rfx_mat out, int mode,
+                                 const char *what);
+
 static rfx_status predict(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_mat Ystd, int noisy)
 {
     if (!m) return rfx__error(RFX_EINVAL, "predict: model is NULL");
+    if (m->classes) {
+        if (Ystd.data)
+            return rfx__error(RFX_EINVAL, "predict: a classifier has no predictive standard "
+                                          "deviation (rfx_model_predict_proba gives "
+                                          "probabilities)");
+        return classify_apply(m, X, Yhat, APPLY_LABELS, "predict");
+    }
     RFX__TRY(rfx__check_cmat(X, "predict: X"));
     RFX__TRY(rfx__check_mat(Yhat, "predict: Yhat"));
     RFX__TRY(rfx__check_mat(Ystd, "predict: Ystd"));
@@ -281,4 +295,144 @@ rfx_status rfx_model_predict(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_m
 rfx_status rfx_model_predict_latent(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_mat Fstd)
 {
     return predict(m, X, Yhat, Fstd, 0);
+}
+
+/* ---- classifiers (rfx/classify.h) --------------------------------------- */
+
+static rfx_status check_classifier(const rfx_model *m, const char *what)
+{
+    if (!m) return rfx__error(RFX_EINVAL, "%s: model is NULL", what);
+    if (!m->classes)
+        return rfx__error(RFX_EINVAL, "%s: a %s model is not a classifier", what,
+                          rfx_method_name(m->method));
+    return RFX_OK;
+}
+
+rfx_status rfx_model_classes(const rfx_model *m, const double **classes, size_t *n)
+{
+    RFX__TRY(check_classifier(m, "model classes"));
+    if (!classes || !n) return rfx__error(RFX_EINVAL, "model classes: NULL argument");
+    *classes = m->classes;
+    *n = m->n_classes;
+    return RFX_OK;
+}
+
+rfx_status rfx_model_classifier_info(const rfx_model *m, rfx_classifier_info *info)
+{
+    RFX__TRY(check_classifier(m, "classifier info"));
+    if (!info) return rfx__error(RFX_EINVAL, "classifier info: info is NULL");
+    memset(info, 0, sizeof *info);
+    info->loss = (rfx_loss)m->loss;
+    info->multiclass = (rfx_multiclass)m->multiclass;
+    info->n_classes = m->n_classes;
+    info->n_columns = m->ny;
+    info->lambda = m->lambda;
+    return RFX_OK;
+}
+
+/* 1 / (1 + exp(-s)) without overflow. */
+static double sigmoid(double s)
+{
+    if (s >= 0) return 1.0 / (1.0 + exp(-s));
+    double e = exp(s);
+    return e / (1.0 + e);
+}
+
+/* One row's scores s (K values) into its output: the label, the C
+ * probabilities, or the scores themselves. */
+static void apply_row(const rfx_model *m, const double *s, double *o, int mode)
+{
+    const size_t K = m->ny, C = m->n_classes;
+    if (mode == APPLY_SCORES) {
+        for (size_t k = 0; k < K; k++) o[k] = s[k];
+    } else if (mode == APPLY_LABELS) {
+        size_t best = 0;
+        if (K == 1) {
+            best = s[0] > 0 ? 1 : 0;
+        } else {
+            for (size_t k = 1; k < K; k++)
+                if (s[k] > s[best]) best = k;
+        }
+        o[0] = m->classes[best];
+    } else if (K == 1) {
+        double p = sigmoid(s[0]);
+        o[0] = 1.0 - p;
+        o[1] = p;
+    } else if (m->multiclass == RFX_MULTICLASS_SOFTMAX) {
+        double mx = s[0], sum = 0;
+        for (size_t k = 1; k < C; k++)
+            if (s[k] > mx) mx = s[k];
+        for (size_t k = 0; k < C; k++) sum += (o[k] = exp(s[k] - mx));
+        for (size_t k = 0; k < C; k++) o[k] /= sum;
+    } else { /* one-vs-rest: the sigmoids, normalised */
+        double sum = 0;
+        for (size_t k = 0; k < C; k++) sum += (o[k] = sigmoid(s[k]));
+        for (size_t k = 0; k < C; k++) o[k] /= sum;
+    }
+}
+
+/* Scores of a classifier tile by tile (OpenMP over tiles of 64 rows, the
+ * same tiles and BLAS calls as any prediction), each row turned into its
+ * output by apply_row. */
+static rfx_status classify_apply(const rfx_model *m, rfx_cmat X, rfx_mat out, int mode,
+                                 const char *what)
+{
+    const size_t K = m->ny, C = m->n_classes;
+    const size_t width = mode == APPLY_SCORES ? K : mode == APPLY_LABELS ? 1 : C;
+    RFX__TRY(rfx__check_cmat(X, what));
+    RFX__TRY(rfx__check_mat(out, what));
+    if (X.cols != m->d)
+        return rfx__error(RFX_EDIM, "%s: the data has %zu columns, the model expects %zu", what,
+                          X.cols, m->d);
+    if (out.rows != X.rows || out.cols != width)
+        return rfx__error(RFX_EDIM, "%s: the output is %zu x %zu, expected %zu x %zu", what,
+                          out.rows, out.cols, X.rows, width);
+    size_t r, c;
+    if (!rfx__all_finite(X, &r, &c))
+        return rfx__error(RFX_EPARSE, "%s: X row %zu, column %zu: %g is not finite", what, r, c,
+                          X.data[r * X.stride + c]);
+    const size_t n = X.rows, T = RFX__ROW_TILE, tiles = (n + T - 1) / T;
+    if (n == 0) return RFX_OK;
+    int nt = rfx__threads(m->features->params.n_threads);
+    size_t per;
+    RFX__TRY(rfx__mul(T, m->d + m->D + K, &per, "predict: workspace"));
+    double *ws;
+    /* small jobs stay on the calling thread: the bits are the same */
+    const int par = tiles > 1 && n * m->D * (m->d + K + 16) >= ((size_t)1 << 20);
+    RFX__TRY(rfx__alloc((size_t)nt, per * sizeof(double), (void **)&ws, "predict: workspace"));
+#pragma omp parallel num_threads(nt) if (par)
+    {
+        RFX__SERIAL_BLAS();
+#pragma omp for schedule(static)
+        for (size_t t = 0; t < tiles; t++) {
+            size_t r0 = t * T, rows = n - r0 < T ? n - r0 : T;
+#ifdef _OPENMP
+            double *w = ws + (size_t)omp_get_thread_num() * per;
+#else
+            double *w = ws;
+#endif
+            double *S = w + T * (m->d + m->D);
+            predict_tile(m, X.data + r0 * X.stride, X.stride, rows, S, K, NULL, 0, 0.0, w);
+            for (size_t i = 0; i < rows; i++)
+                apply_row(m, S + i * K, out.data + (r0 + i) * out.stride, mode);
+        }
+    }
+    free(ws);
+    return RFX_OK;
+}
+
+rfx_status rfx_model_decision(const rfx_model *m, rfx_cmat X, rfx_mat scores)
+{
+    RFX__TRY(check_classifier(m, "decision"));
+    return classify_apply(m, X, scores, APPLY_SCORES, "decision");
+}
+
+rfx_status rfx_model_predict_proba(const rfx_model *m, rfx_cmat X, rfx_mat P)
+{
+    RFX__TRY(check_classifier(m, "predict_proba"));
+    if (m->loss != RFX_LOSS_LOGISTIC)
+        return rfx__error(RFX_EINVAL, "predict_proba: probabilities need the logistic loss; this "
+                          "classifier has the %s loss (use rfx_model_decision)",
+                          rfx_loss_name((rfx_loss)m->loss));
+    return classify_apply(m, X, P, APPLY_PROBA, "predict_proba");
 }

@@ -22,6 +22,13 @@
  * and the PCE ones (tags 31..39), each required, and nothing else; a
  * feature model's file holds no PCE field. Files written before PCE models
  * existed load as they did.
+ *
+ * A classifier (RFX_METHOD_CLASSIFY) is a feature model with three more
+ * required fields (tags 50..52: classes, loss, multi-class scheme) and as
+ * many score columns (n_targets) as its classes imply; the kitchen-sinks
+ * and greedy models (methods 7 and 8) are plain feature models, stored as
+ * ridge models are. Tag 49, the feature map's structure, is optional in
+ * every feature model (files without it have i.i.d. features).
  */
 #include "internal.h"
 
@@ -117,6 +124,15 @@ enum tag {
                                model file (header and payload) of method
                                ridge, bayes, srfe, harfe or pce, with k
                                inputs and 1 target                          */
+    TAG_STRUCTURE = 49,     /* u64: rfx_structure of the feature map
+                               (optional, default 0 = iid; feature models)  */
+    /* classifiers (method RFX_METHOD_CLASSIFY) only, all required:          */
+    TAG_CLASSES = 50,       /* f64 x C: the class labels, finite, strictly
+                               increasing, 2 <= C <= RFX_CLASSIFY_MAX_CLASSES;
+                               n_targets (the score columns) is 1 for C = 2,
+                               else C                                        */
+    TAG_LOSS = 51,          /* u64: rfx_loss                                 */
+    TAG_MULTICLASS = 52,    /* u64: rfx_multiclass (softmax: logistic loss)  */
     TAG_END                 /* one past the last tag                         */
 };
 
@@ -126,6 +142,7 @@ enum tag {
 #define F_PCE 8u      /* a PCE model's, required there; never in the others */
 #define F_PROJ 16u    /* a projected model's, required there; never elsewhere */
 #define F_PROJ_OPT 32u /* optional in a projected model (the input scaler)  */
+#define F_CLS 64u     /* a classifier's, required there; never elsewhere     */
 
 static const struct field_spec {
     const char *name;
@@ -180,6 +197,10 @@ static const struct field_spec {
     [TAG_PROJ_GRAND_MEAN] = {"projected_grand_mean", ELEM_F64, F_SCALAR | F_PROJ},
     [TAG_PROJ_LOSS] = {"projected_loss", ELEM_F64, F_SCALAR | F_PROJ},
     [TAG_PROJ_SURROGATE] = {"projected_surrogate", ELEM_BYTES, F_PROJ},
+    [TAG_STRUCTURE] = {"structure", ELEM_U64, F_SCALAR},
+    [TAG_CLASSES] = {"classes", ELEM_F64, F_CLS},
+    [TAG_LOSS] = {"loss", ELEM_U64, F_SCALAR | F_CLS},
+    [TAG_MULTICLASS] = {"multiclass", ELEM_U64, F_SCALAR | F_CLS},
 };
 
 /* ---- little-endian encoding --------------------------------------------- */
@@ -458,6 +479,9 @@ static void write_payload(sink *s, const rfx_model *m, const unsigned char *nest
     put_u64(s, TAG_SPARSITY, p->sparsity);
     put_u64(s, TAG_WEIGHT_DIST, (uint64_t)p->weights);
     put_f64(s, TAG_WEIGHT_SCALE, p->weight_scale);
+    /* only for structured maps: files of i.i.d. maps stay readable by
+       builds that predate the tag */
+    if (p->structure != RFX_STRUCTURE_IID) put_u64(s, TAG_STRUCTURE, (uint64_t)p->structure);
     if (m->x_mean && m->x_scale) {
         put_f64s(s, TAG_X_MEAN, m->x_mean, m->d);
         put_f64s(s, TAG_X_SCALE, m->x_scale, m->d);
@@ -471,6 +495,11 @@ static void write_payload(sink *s, const rfx_model *m, const unsigned char *nest
     if (m->chol) {
         put_f64s(s, TAG_CHOL, m->chol, m->D * m->D);
         if (m->zmean) put_f64s(s, TAG_ZMEAN, m->zmean, m->D);
+    }
+    if (m->classes) {
+        put_f64s(s, TAG_CLASSES, m->classes, m->n_classes);
+        put_u64(s, TAG_LOSS, (uint64_t)m->loss);
+        put_u64(s, TAG_MULTICLASS, (uint64_t)m->multiclass);
     }
     snprintf(creator, sizeof creator, "rfx %s", rfx_version());
     put_utf8(s, TAG_CREATOR, creator);
@@ -1084,7 +1113,7 @@ done:
 }
 
 /* Records -> model. All shape checks come before the first allocation.
- * nested: the surrogate of a projected model, which may not be projected. */
+ * nested: the surrogate of a projected model, of method ridge .. pce. */
 static rfx_status build_model(const record *rec, const char *name, int nested, rfx_model **out)
 {
     size_t d = 0, D = 0, ny = 0, F = 0, fd = 0, dd = 0, dy = 0;
@@ -1092,10 +1121,14 @@ static rfx_status build_model(const record *rec, const char *name, int nested, r
     rfx_status st;
 
     if (!rec[TAG_METHOD].present) return corrupt(name, "missing field 'method' (corrupt file)");
-    RFX__TRY(get_enum(rec, TAG_METHOD, RFX_METHOD_PROJECTED, name, &method));
-    if (method == RFX_METHOD_PCE) return build_pce_model(rec, name, out);
-    if (method == RFX_METHOD_PROJECTED && nested)
+    RFX__TRY(get_enum(rec, TAG_METHOD, RFX_METHOD_GREEDY, name, &method));
+    if (nested && method == RFX_METHOD_PROJECTED)
         return corrupt(name, "a projected model inside a projected model (corrupt file)");
+    if (nested && method > RFX_METHOD_PCE)
+        return corrupt(name, "a %s model as the surrogate of a projected model, which takes "
+                       "ridge, bayes, srfe, harfe or pce (corrupt file)",
+                       rfx_method_name((rfx_method)method));
+    if (method == RFX_METHOD_PCE) return build_pce_model(rec, name, out);
     if (method == RFX_METHOD_PROJECTED) return build_projected_model(rec, name, out);
     for (int t = 1; t < TAG_END; t++) {
         if ((SPECS[t].flags & F_REQUIRED) && !rec[t].present)
@@ -1104,6 +1137,10 @@ static rfx_status build_model(const record *rec, const char *name, int nested, r
             return corrupt(name, "a %s model with field '%s' of a %s model (corrupt file)",
                            rfx_method_name((rfx_method)method), SPECS[t].name,
                            (SPECS[t].flags & F_PCE) ? "pce" : "projected");
+        if ((SPECS[t].flags & F_CLS) && rec[t].present != (method == RFX_METHOD_CLASSIFY))
+            return corrupt(name, "a %s model %s field '%s' (corrupt file)",
+                           rfx_method_name((rfx_method)method),
+                           rec[t].present ? "with the classifier's" : "without", SPECS[t].name);
     }
     RFX__TRY(get_dim(rec, TAG_N_INPUTS, name, &d));
     RFX__TRY(get_dim(rec, TAG_N_FEATURES, name, &D));
@@ -1113,7 +1150,35 @@ static rfx_status build_model(const record *rec, const char *name, int nested, r
     RFX__TRY(get_enum(rec, TAG_FORM, RFX_FORM_COS_SIN, name, &form));
     RFX__TRY(get_enum(rec, TAG_ARD, 1, name, &ard));
     uint64_t activation = RFX_ACTIVATION_COS, sparsity = 0, wdist = RFX_WEIGHTS_KERNEL;
+    uint64_t structure = RFX_STRUCTURE_IID, loss = 0, multiclass = 0;
+    size_t n_classes = 0;
     double weight_scale = 1.0;
+    if (rec[TAG_STRUCTURE].present)
+        RFX__TRY(get_enum(rec, TAG_STRUCTURE, RFX_STRUCTURE_HALTON, name, &structure));
+    if (method == RFX_METHOD_CLASSIFY) {
+        RFX__TRY(get_enum(rec, TAG_LOSS, RFX_LOSS_SQUARED_HINGE, name, &loss));
+        RFX__TRY(get_enum(rec, TAG_MULTICLASS, RFX_MULTICLASS_SOFTMAX, name, &multiclass));
+        if (multiclass == RFX_MULTICLASS_SOFTMAX && loss != RFX_LOSS_LOGISTIC)
+            return corrupt(name, "field 'multiclass' is softmax with the %s loss; softmax takes "
+                           "the logistic loss (corrupt file)", rfx_loss_name((rfx_loss)loss));
+        uint64_t c64 = rec[TAG_CLASSES].count;
+        if (c64 < 2 || c64 > RFX_CLASSIFY_MAX_CLASSES)
+            return corrupt(name, "field 'classes' has %llu values, expected 2 .. %d (corrupt "
+                           "file)", (unsigned long long)c64, RFX_CLASSIFY_MAX_CLASSES);
+        n_classes = (size_t)c64;
+        for (size_t k = 0; k < n_classes; k++) {
+            double v = f64_from_bits(get_le64(rec[TAG_CLASSES].data + 8 * k));
+            double u = k ? f64_from_bits(get_le64(rec[TAG_CLASSES].data + 8 * (k - 1))) : 0;
+            if (!isfinite(v) || (k > 0 && !(v > u)))
+                return corrupt(name, "field 'classes'[%zu] = %g, expected a finite number "
+                               "%s (corrupt file)", k, v,
+                               k ? "above the previous class" : "");
+        }
+        if (ny != (n_classes == 2 ? 1 : n_classes))
+            return corrupt(name, "field 'n_targets' = %zu, expected %zu score columns for %zu "
+                           "classes (corrupt file)", ny, n_classes == 2 ? (size_t)1 : n_classes,
+                           n_classes);
+    }
     if (rec[TAG_ACTIVATION].present)
         RFX__TRY(get_enum(rec, TAG_ACTIVATION, RFX_ACTIVATION_SIGN, name, &activation));
     if (rec[TAG_WEIGHT_DIST].present)
@@ -1208,6 +1273,7 @@ static rfx_status build_model(const record *rec, const char *name, int nested, r
         goto done;
     }
     p.sparsity = (size_t)sparsity;
+    p.structure = (rfx_structure)structure;
     st = rfx__features_from_arrays(&p, d, ls, (int)ard, W, b, &f);
     if (st == RFX_EINVAL) { /* a parameter no valid writer produces */
         char why[512];
@@ -1255,6 +1321,17 @@ static rfx_status build_model(const record *rec, const char *name, int nested, r
     m->x_mean = x_mean;
     m->x_scale = x_scale;
     x_mean = x_scale = NULL;
+    if (method == RFX_METHOD_CLASSIFY) {
+        st = rfx__alloc(n_classes, sizeof(double), (void **)&m->classes, "model: classes");
+        if (st) {
+            rfx__error_prefix("%s", name);
+            goto done;
+        }
+        decode_f64s(&rec[TAG_CLASSES], m->classes);
+        m->n_classes = n_classes;
+        m->loss = (int)loss;
+        m->multiclass = (int)multiclass;
+    }
     *out = m;
     m = NULL;
 

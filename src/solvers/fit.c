@@ -20,6 +20,7 @@
  * results independent of the thread count.
  */
 #include "internal.h"
+#include "solvers/classify_internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -48,6 +49,8 @@ rfx_fit_params rfx_fit_params_default(void)
     p.learn_length_scales = 0;
     p.learn_iterations = 30;
     p.learn_particles = 0;
+    p.classify = NULL;
+    p.classify_folds = 0;
     return p;
 }
 
@@ -235,14 +238,92 @@ static rfx_status learn_length_scales(const problem *pb, const double *ls0, doub
     return st;
 }
 
+/* The input scaler: per column mean and standard deviation (1 for a
+ * constant column), and Xs (n x d) = (X - mean) / scale. */
+static rfx_status standardize(rfx_cmat X, double **mean_out, double **scale_out, double **Xs_out)
+{
+    const size_t n = X.rows, d = X.cols;
+    double *mean = NULL, *scale = NULL, *Xs = NULL;
+    size_t nd;
+    rfx_status st = rfx__mul(n, d, &nd, "fit: standardised inputs");
+    if (!st) st = rfx__calloc(d, sizeof(double), (void **)&mean, "fit: scaler");
+    if (!st) st = rfx__calloc(d, sizeof(double), (void **)&scale, "fit: scaler");
+    if (!st) st = rfx__alloc(nd, sizeof(double), (void **)&Xs, "fit: standardised inputs");
+    if (st) {
+        free(mean);
+        free(scale);
+        free(Xs);
+        return st;
+    }
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < d; j++) mean[j] += X.data[i * X.stride + j];
+    for (size_t j = 0; j < d; j++) mean[j] /= (double)n;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < d; j++) {
+            double v = X.data[i * X.stride + j] - mean[j];
+            scale[j] += v * v;
+        }
+    for (size_t j = 0; j < d; j++) {
+        scale[j] = sqrt(scale[j] / (double)n);
+        if (!(scale[j] > 0)) scale[j] = 1.0; /* a constant column stays constant */
+    }
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < d; j++)
+            Xs[i * d + j] = (X.data[i * X.stride + j] - mean[j]) / scale[j];
+    *mean_out = mean;
+    *scale_out = scale;
+    *Xs_out = Xs;
+    return RFX_OK;
+}
+
+/* A seeded subset of ns <= n rows of X and Y: the first ns of a partial
+ * Fisher-Yates shuffle (Philox stream 1 of the seed). */
+static rfx_status subset_rows(rfx_cmat X, rfx_cmat Y, size_t ns, uint64_t seed, double **Xsub,
+                              double **Ysub)
+{
+    const size_t n = X.rows, d = X.cols;
+    size_t *idx = NULL;
+    double *xs = NULL, *ys = NULL;
+    rfx_status st = rfx__alloc(n, sizeof(size_t), (void **)&idx, "fit: subset");
+    if (!st) st = rfx__alloc(ns * d, sizeof(double), (void **)&xs, "fit: subset");
+    if (!st) st = rfx__alloc(ns * Y.cols, sizeof(double), (void **)&ys, "fit: subset");
+    if (st) {
+        free(idx);
+        free(xs);
+        free(ys);
+        return st;
+    }
+    rfx__rng rng;
+    rfx__rng_init(&rng, seed, 1, 0);
+    for (size_t i = 0; i < n; i++) idx[i] = i;
+    for (size_t i = 0; i < ns; i++) {
+        size_t j = i + (size_t)(rfx__rng_uniform(&rng) * (double)(n - i));
+        if (j >= n) j = n - 1;
+        size_t t = idx[i];
+        idx[i] = idx[j];
+        idx[j] = t;
+        memcpy(xs + i * d, X.data + idx[i] * X.stride, d * sizeof(double));
+        memcpy(ys + i * Y.cols, Y.data + idx[i] * Y.stride, Y.cols * sizeof(double));
+    }
+    free(idx);
+    *Xsub = xs;
+    *Ysub = ys;
+    return RFX_OK;
+}
+
 static rfx_status check_fit_params(const rfx_fit_params *p)
 {
     if (!p) return rfx__error(RFX_EINVAL, "fit: params is NULL");
     if (p->method == RFX_METHOD_PCE)
         return rfx__error(RFX_EINVAL, "fit.method: pce models are fitted by rfx_pce_fit (then "
                                       "rfx_model_from_pce), not rfx_model_fit");
-    if ((unsigned)p->method > RFX_METHOD_HARFE)
-        return rfx__error(RFX_EINVAL, "fit.method: %d is not an rfx_method", (int)p->method);
+    if (p->method == RFX_METHOD_SINKS || p->method == RFX_METHOD_GREEDY)
+        return rfx__error(RFX_EINVAL, "fit.method: %s models are fitted by rfx_%s_fit "
+                          "(rfx/sinks.h), not rfx_model_fit", rfx_method_name(p->method),
+                          rfx_method_name(p->method));
+    if ((unsigned)p->method > RFX_METHOD_CLASSIFY || p->method == RFX_METHOD_PROJECTED)
+        return rfx__error(RFX_EINVAL, "fit.method: %d is not a method of rfx_model_fit",
+                          (int)p->method);
     if (!isfinite(p->lambda))
         return rfx__error(RFX_EINVAL, "fit.lambda: must be finite, got %g", p->lambda);
     if (p->select_rows < 2)
@@ -292,6 +373,267 @@ static rfx_status fit_srfe(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y,
     return RFX_OK;
 }
 
+/* ---- classification ------------------------------------------------------ */
+
+/* The selection of a classifier's length scale and lambda: with standardised
+ * inputs, the candidate scales are sqrt(d) x 0.05 x 2^i, i = 0..8 (0.05 to
+ * 12.8 times sqrt(d)), and the candidate penalties 1e-1, 1e-2, .., 1e-5.
+ * Each pair is fitted with at most 256 features on the training part of the
+ * selection rows (shuffled by the seed before the folds are made) (tolerance at least 1e-4, at most 100 iterations) and
+ * scored on the rest: the mean log-loss -log p(true class) for the
+ * logistic loss, the error rate for the hinge losses, ties of the error
+ * rate broken by the mean loss of the validation rows (the margins' hinge
+ * or squared hinge, summed over one-vs-rest columns). Candidates run from
+ * the largest scale and penalty down; a full tie keeps the earlier
+ * (smoother) one. */
+#define CLS_SELECT_FEATURES 256
+#define CLS_GRID 9
+static const double CLS_LAMBDAS[] = {1e-1, 1e-2, 1e-3, 1e-4, 1e-5};
+#define CLS_N_LAMBDAS (sizeof CLS_LAMBDAS / sizeof *CLS_LAMBDAS)
+
+typedef struct cls_select {
+    rfx_cmat X;              /* selection rows (standardised)              */
+    const uint32_t *y;       /* their classes                              */
+    const double *classes;
+    size_t C, folds;
+    rfx_classify_params cp;  /* the selection fits' settings               */
+    double *Xtr, *Xva;       /* workspaces: ns x d each                    */
+    uint32_t *ytr, *yva;     /* ns each                                    */
+    double *P;               /* ns x C (probabilities or scores)           */
+    double *L;               /* ns predicted labels                        */
+} cls_select;
+
+/* The validation score of one candidate (lower is better), and for the
+ * hinge losses a second score for ties (else 0). */
+static rfx_status cls_score(cls_select *cs, const rfx_features_params *fp, double lambda,
+                            double *score, double *second)
+{
+    const size_t ns = cs->X.rows, d = cs->X.cols, C = cs->C;
+    const size_t k = cs->folds >= 2 ? cs->folds : 1;
+    rfx_features *f = NULL;
+    double total = 0, total2 = 0;
+    size_t counted = 0;
+    RFX__TRY(rfx_features_create(fp, d, &f));
+    rfx_classify_params cp = cs->cp;
+    cp.lambda = lambda;
+    rfx_status st = RFX_OK;
+    for (size_t fold = 0; fold < k && !st; fold++) {
+        size_t ntr = 0, nva = 0;
+        for (size_t i = 0; i < ns; i++) {
+            int val = cs->folds >= 2 ? i % cs->folds == fold : i % 4 == 3;
+            double *dst = val ? cs->Xva + nva * d : cs->Xtr + ntr * d;
+            memcpy(dst, cs->X.data + i * cs->X.stride, d * sizeof(double));
+            if (val) cs->yva[nva++] = cs->y[i];
+            else cs->ytr[ntr++] = cs->y[i];
+        }
+        if (nva == 0 || ntr < 2) continue;
+        rfx_model *m = NULL;
+        st = rfx__classify_fit_indexed(f, rfx_cmat_of(cs->Xtr, ntr, d), cs->ytr, cs->classes, C,
+                                       &cp, &m, NULL);
+        if (st) break;
+        rfx_cmat V = rfx_cmat_of(cs->Xva, nva, d);
+        if (cp.loss == RFX_LOSS_LOGISTIC) {
+            st = rfx_model_predict_proba(m, V, rfx_mat_of(cs->P, nva, C));
+            for (size_t i = 0; i < nva && !st; i++) {
+                double pt = cs->P[i * C + cs->yva[i]];
+                total += -log(pt > 1e-300 ? pt : 1e-300);
+            }
+        } else {
+            const size_t K = C == 2 ? 1 : C;
+            st = rfx_model_predict(m, V, rfx_mat_of(cs->L, nva, 1), rfx_mat_none());
+            if (!st) st = rfx_model_decision(m, V, rfx_mat_of(cs->P, nva, K));
+            for (size_t i = 0; i < nva && !st; i++) {
+                total += cs->L[i] != cs->classes[cs->yva[i]];
+                for (size_t j = 0; j < K; j++) {
+                    int pos = K == 1 ? cs->yva[i] == 1 : cs->yva[i] == j;
+                    double h = 1.0 - (pos ? 1.0 : -1.0) * cs->P[i * K + j];
+                    if (h > 0) total2 += cp.loss == RFX_LOSS_HINGE ? h : h * h;
+                }
+            }
+        }
+        counted += nva;
+        rfx_model_free(m);
+    }
+    rfx_features_free(f);
+    if (st) return st;
+    *score = counted ? total / (double)counted : INFINITY;
+    *second = counted ? total2 / (double)counted : INFINITY;
+    return RFX_OK;
+}
+
+/* rfx_model_fit with RFX_METHOD_CLASSIFY: Y (n x 1) holds the labels. */
+static rfx_status fit_classify(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y,
+                               rfx_model **out, rfx_fit_report *report)
+{
+    RFX__TRY(rfx__check_cmat(X, "fit: X"));
+    RFX__TRY(rfx__check_cmat(Y, "fit: Y"));
+    const size_t n = X.rows, d = X.cols;
+    if (n < 2) return rfx__error(RFX_EINVAL, "fit: at least 2 rows are needed, got %zu", n);
+    if (d == 0) return rfx__error(RFX_EINVAL, "fit: X has no columns");
+    if (Y.rows != n || Y.cols != 1)
+        return rfx__error(RFX_EDIM, "fit: a classifier takes one column of labels, Y is %zu x %zu "
+                          "for %zu rows of X", Y.rows, Y.cols, n);
+    if (params->lambda == 0)
+        return rfx__error(RFX_EINVAL, "fit.lambda: a classifier needs lambda > 0 (or < 0 to "
+                                      "choose it)");
+    if (params->classify_folds == 1)
+        return rfx__error(RFX_EINVAL, "fit.classify_folds: must be 0 (holdout) or >= 2, got 1");
+    size_t r, c;
+    if (!rfx__all_finite(X, &r, &c))
+        return rfx__error(RFX_EPARSE, "fit: X row %zu, column %zu: %g is not finite", r, c,
+                          X.data[r * X.stride + c]);
+    const rfx_features_params *fp = &params->features;
+    const int choose = fp->length_scales == NULL && fp->gamma == 0 && fp->length_scale <= 0;
+    const int choose_lambda = params->lambda < 0;
+    {
+        rfx_features_params chk = *fp;
+        if (choose) chk.length_scale = 1.0;
+        RFX__TRY(rfx__features_check(&chk, d));
+    }
+    rfx_classify_params cp = params->classify ? *params->classify : rfx_classify_params_default();
+    cp.fit_intercept = params->fit_intercept;
+    cp.n_threads = fp->n_threads;
+    cp.progress = NULL;
+    cp.progress_user = NULL;
+    if (!choose_lambda) cp.lambda = params->lambda;
+
+    double *classes = NULL, *mean = NULL, *scale = NULL, *Xs = NULL, *Xsub = NULL, *Ysub = NULL;
+    double *ws = NULL;
+    uint32_t *y = NULL, *ysub = NULL, *yws = NULL;
+    size_t C = 0, evals = 0;
+    rfx_model *m = NULL;
+    rfx_features *f = NULL;
+    double best_l = fp->length_scale, best_lambda = cp.lambda, best = NAN;
+    rfx_status st = rfx__classify_classes(Y.data, n, Y.stride, "fit: Y", &classes, &C);
+    if (st) return st;
+    if (!st) st = rfx__alloc(n, sizeof *y, (void **)&y, "fit: labels");
+    if (st) goto done;
+    rfx__classify_index(Y.data, n, Y.stride, classes, C, y);
+    rfx_cmat Xw = X;
+    if (params->standardize) {
+        if ((st = standardize(X, &mean, &scale, &Xs))) goto done;
+        Xw = rfx_cmat_of(Xs, n, d);
+    }
+    if (choose || choose_lambda) {
+        cls_select cs;
+        memset(&cs, 0, sizeof cs);
+        cs.X = Xw;
+        cs.y = y;
+        /* the selection rows in a seeded random order (all of them when n <=
+         * select_rows), so that folds of rows sorted or cycling by class
+         * still hold every class */
+        const size_t ns = n > params->select_rows ? params->select_rows : n;
+        if ((st = subset_rows(Xw, Y, ns, fp->seed, &Xsub, &Ysub))) goto done;
+        if ((st = rfx__alloc(ns, sizeof *ysub, (void **)&ysub, "fit: labels"))) goto done;
+        rfx__classify_index(Ysub, ns, 1, classes, C, ysub);
+        cs.X = rfx_cmat_of(Xsub, ns, d);
+        cs.y = ysub;
+        cs.classes = classes;
+        cs.C = C;
+        cs.folds = params->classify_folds;
+        cs.cp = cp;
+        if (cs.cp.tol < 1e-4) cs.cp.tol = 1e-4;
+        if (cs.cp.max_iter > 100) cs.cp.max_iter = 100;
+        if ((st = rfx__alloc(ns * (2 * d + C + 1), sizeof *ws, (void **)&ws, "fit: selection")))
+            goto done;
+        if ((st = rfx__alloc(2 * ns, sizeof *yws, (void **)&yws, "fit: selection"))) goto done;
+        cs.Xtr = ws;
+        cs.Xva = ws + ns * d;
+        cs.P = ws + 2 * ns * d;
+        cs.L = ws + ns * (2 * d + C);
+        cs.ytr = yws;
+        cs.yva = yws + ns;
+        rfx_features_params sp = *fp;
+        sp.n_features = fp->n_features < CLS_SELECT_FEATURES ? fp->n_features
+                                                             : CLS_SELECT_FEATURES;
+        if (sp.form == RFX_FORM_COS_SIN) sp.n_features &= ~(size_t)1;
+        const size_t nl = choose ? CLS_GRID : 1, nlam = choose_lambda ? CLS_N_LAMBDAS : 1;
+        const double root = sqrt((double)d);
+        best = INFINITY;
+        double best2 = INFINITY;
+        for (size_t a = nl; a-- > 0 && !st;) {
+            if (choose) {
+                sp.length_scale = root * 0.05 * ldexp(1.0, (int)a);
+                sp.gamma = 0;
+                sp.length_scales = NULL;
+            }
+            for (size_t b = 0; b < nlam && !st; b++) {
+                double lam = choose_lambda ? CLS_LAMBDAS[b] : cp.lambda, sc = 0, sc2 = 0;
+                st = cls_score(&cs, &sp, lam, &sc, &sc2);
+                if (st == RFX_ENUMERIC) { /* an ill-posed candidate; others decide */
+                    rfx_clear_error();
+                    st = RFX_OK;
+                    sc = sc2 = INFINITY;
+                }
+                if (st) break;
+                evals++;
+                if (sc < best || (sc == best && sc2 < best2)) {
+                    best = sc;
+                    best2 = sc2;
+                    best_l = sp.length_scale;
+                    best_lambda = lam;
+                }
+                if (report_progress(params, "choose length scale",
+                                    (double)evals / (double)(nl * nlam)))
+                    st = rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
+            }
+        }
+        if (st) goto done;
+        if (!isfinite(best)) {
+            st = rfx__error(RFX_ENUMERIC, "fit: no length scale and lambda gave a usable "
+                                          "classifier");
+            goto done;
+        }
+    }
+    if (report_progress(params, "fit", 0.0)) {
+        st = rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
+        goto done;
+    }
+    {
+        rfx_features_params ff = *fp;
+        if (choose) {
+            ff.length_scale = best_l;
+            ff.gamma = 0;
+        }
+        cp.lambda = best_lambda;
+        if ((st = rfx_features_create(&ff, d, &f))) goto done;
+        if ((st = rfx__classify_fit_indexed(f, Xw, y, classes, C, &cp, &m, NULL))) goto done;
+    }
+    if (report_progress(params, "fit", 1.0)) {
+        st = rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
+        goto done;
+    }
+    if (params->standardize) {
+        m->x_mean = mean;
+        m->x_scale = scale;
+        mean = scale = NULL;
+    }
+    if (report) {
+        memset(report, 0, sizeof *report);
+        report->length_scale = m->features->ls[0];
+        report->lambda = m->lambda;
+        report->score = best;
+        report->n_candidates = evals;
+        report->learn_score_before = report->learn_score_after = NAN;
+    }
+    *out = m;
+    m = NULL;
+done:
+    rfx_model_free(m);
+    rfx_features_free(f);
+    free(classes);
+    free(mean);
+    free(scale);
+    free(Xs);
+    free(Xsub);
+    free(Ysub);
+    free(ws);
+    free(y);
+    free(ysub);
+    free(yws);
+    return st;
+}
+
 rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y, rfx_model **out,
                          rfx_fit_report *report)
 {
@@ -299,6 +641,7 @@ rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y, r
     RFX__TRY(check_fit_params(params));
     if (params->method == RFX_METHOD_SRFE || params->method == RFX_METHOD_HARFE)
         return fit_srfe(params, X, Y, out, report);
+    if (params->method == RFX_METHOD_CLASSIFY) return fit_classify(params, X, Y, out, report);
     RFX__TRY(rfx__check_cmat(X, "fit: X"));
     RFX__TRY(rfx__check_cmat(Y, "fit: Y"));
     const size_t n = X.rows, d = X.cols;
@@ -329,25 +672,8 @@ rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y, r
     rfx_status st = RFX_OK;
     rfx_cmat Xw = X;
     if (params->standardize) {
-        st = rfx__calloc(d, sizeof(double), (void **)&mean, "fit: scaler");
-        if (!st) st = rfx__calloc(d, sizeof(double), (void **)&scale, "fit: scaler");
-        if (!st) st = rfx__alloc(n * d, sizeof(double), (void **)&Xs, "fit: standardised inputs");
+        st = standardize(X, &mean, &scale, &Xs);
         if (st) goto done;
-        for (size_t i = 0; i < n; i++)
-            for (size_t j = 0; j < d; j++) mean[j] += X.data[i * X.stride + j];
-        for (size_t j = 0; j < d; j++) mean[j] /= (double)n;
-        for (size_t i = 0; i < n; i++)
-            for (size_t j = 0; j < d; j++) {
-                double v = X.data[i * X.stride + j] - mean[j];
-                scale[j] += v * v;
-            }
-        for (size_t j = 0; j < d; j++) {
-            scale[j] = sqrt(scale[j] / (double)n);
-            if (!(scale[j] > 0)) scale[j] = 1.0; /* a constant column stays constant */
-        }
-        for (size_t i = 0; i < n; i++)
-            for (size_t j = 0; j < d; j++)
-                Xs[i * d + j] = (X.data[i * X.stride + j] - mean[j]) / scale[j];
         Xw = rfx_cmat_of(Xs, n, d);
     }
 
@@ -359,28 +685,8 @@ rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y, r
     if (choose || learn) {
         size_t ns = params->select_rows;
         if (n > ns) {
-            /* a seeded subset: the first ns of a partial Fisher-Yates shuffle */
-            size_t *idx = NULL;
-            st = rfx__alloc(n, sizeof(size_t), (void **)&idx, "fit: subset");
-            if (!st) st = rfx__alloc(ns * d, sizeof(double), (void **)&Xsub, "fit: subset");
-            if (!st) st = rfx__alloc(ns * Y.cols, sizeof(double), (void **)&Ysub, "fit: subset");
-            if (st) {
-                free(idx);
-                goto done;
-            }
-            rfx__rng rng;
-            rfx__rng_init(&rng, fp->seed, 1, 0);
-            for (size_t i = 0; i < n; i++) idx[i] = i;
-            for (size_t i = 0; i < ns; i++) {
-                size_t j = i + (size_t)(rfx__rng_uniform(&rng) * (double)(n - i));
-                if (j >= n) j = n - 1;
-                size_t t = idx[i];
-                idx[i] = idx[j];
-                idx[j] = t;
-                memcpy(Xsub + i * d, Xw.data + idx[i] * Xw.stride, d * sizeof(double));
-                memcpy(Ysub + i * Y.cols, Y.data + idx[i] * Y.stride, Y.cols * sizeof(double));
-            }
-            free(idx);
+            st = subset_rows(Xw, Y, ns, fp->seed, &Xsub, &Ysub);
+            if (st) goto done;
             sub.X = rfx_cmat_of(Xsub, ns, d);
             sub.Y = rfx_cmat_of(Ysub, ns, Y.cols);
         }

@@ -1,0 +1,1123 @@
+/* Classification on random features (rfx/classify.h):
+ *  - binary logistic regression by L-BFGS equals Newton's method written
+ *    here on the same features (1e-6), and scikit-learn's
+ *    LogisticRegression(C = 1 / (n lambda)) on the same feature matrix
+ *    (1e-5 on the coefficients);
+ *  - softmax equals scikit-learn's multinomial LogisticRegression;
+ *  - hinge by dual coordinate descent has LinearSVC(loss="hinge")'s primal
+ *    objective, the squared hinge LinearSVC's default (1e-6 relative);
+ *    with an intercept, dual CD on the squared hinge equals L-BFGS, and on
+ *    the hinge its intercept minimises the objective along b;
+ *  - SGD comes within 1e-2 of the batch objective;
+ *  - class weights equal duplicated rows; "balanced" is n / (C n_k);
+ *  - probabilities: one-vs-rest normalised sigmoids, softmax, binary;
+ *  - cached and uncached features, 1 and 2 threads, a source in blocks:
+ *    bitwise the same models;
+ *  - rfx_model_fit chooses a length scale on a separable 2-D problem and
+ *    classifies held-out points (> 0.95);
+ *  - every error path. */
+#include "internal.h"
+#include "solvers/classify_internal.h"
+#include "testlib.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#define PEER RFX_TEST_DATA "/../peer/classify_sklearn.py"
+
+static int peer_missing = 0;
+
+/* ---- data, features, references ---------------------------------------- */
+
+static rfx_features *make_features(size_t d, size_t D, double l, uint64_t seed)
+{
+    rfx_features_params fp = rfx_features_params_default();
+    fp.n_features = D;
+    fp.length_scale = l;
+    fp.seed = seed;
+    rfx_features *f = NULL;
+    CHECK_OK(rfx_features_create(&fp, d, &f));
+    return f;
+}
+
+/* n rows in [-2, 2]^2 (and d - 2 noise inputs), labels lab[k] for C
+ * classes by the angle and radius of (x0, x1), with a fraction flip of
+ * labels changed at random. */
+static void make_data(rfx_test_rng *r, size_t n, size_t d, size_t C, const double *lab,
+                      double flip, double **Xo, double **yo)
+{
+    double *X = rfx_test_matrix(r, n, d, -2, 2), *y = malloc(n * sizeof *y);
+    for (size_t i = 0; i < n; i++) {
+        double a = atan2(X[i * d + 1], X[i * d]) + 3.14159265358979 + 0.5 * X[i * d] * X[i * d];
+        size_t k = (size_t)(a / 6.3 * (double)C) % C;
+        if (C == 2) k = X[i * d] * X[i * d] + X[i * d + 1] > 1.0;
+        if (rfx_test_uniform(r) < flip) k = (k + 1) % C;
+        y[i] = lab[k];
+    }
+    *Xo = X;
+    *yo = y;
+}
+
+static double *features_of(const rfx_features *f, const double *X, size_t n)
+{
+    size_t D = rfx_features_output_dim(f), d = rfx_features_input_dim(f);
+    double *Z = malloc(n * D * sizeof *Z);
+    CHECK_OK(rfx_features_transform(f, rfx_cmat_of(X, n, d), rfx_mat_of(Z, n, D)));
+    return Z;
+}
+
+static size_t class_index(double v, const double *classes, size_t C)
+{
+    for (size_t k = 0; k < C; k++)
+        if (classes[k] == v) return k;
+    return C;
+}
+
+/* J(W, b) written out: (1/n) sum_i c_i loss_i + lambda/2 |W|^2. */
+static double objective(const double *Z, size_t n, size_t D, const double *y,
+                        const double *classes, size_t C, const double *W, const double *b,
+                        double lambda, rfx_loss loss, int softmax, const double *cw)
+{
+    size_t K = C == 2 ? 1 : C;
+    double sum = 0, pen = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t yi = class_index(y[i], classes, C);
+        double s[64], li = 0;
+        for (size_t k = 0; k < K; k++) {
+            s[k] = b ? b[k] : 0;
+            for (size_t j = 0; j < D; j++) s[k] += Z[i * D + j] * W[j * K + k];
+        }
+        if (softmax && K > 1) {
+            double mx = s[0], se = 0;
+            for (size_t k = 1; k < K; k++) mx = s[k] > mx ? s[k] : mx;
+            for (size_t k = 0; k < K; k++) se += exp(s[k] - mx);
+            li = mx + log(se) - s[yi];
+        } else {
+            for (size_t k = 0; k < K; k++) {
+                double t = ((K == 1 ? yi == 1 : yi == k) ? 1.0 : -1.0) * s[k];
+                if (loss == RFX_LOSS_LOGISTIC) li += t > 0 ? log1p(exp(-t)) : -t + log1p(exp(t));
+                else if (loss == RFX_LOSS_HINGE) li += t < 1 ? 1 - t : 0;
+                else li += t < 1 ? (1 - t) * (1 - t) : 0;
+            }
+        }
+        sum += (cw ? cw[yi] : 1.0) * li;
+    }
+    for (size_t j = 0; j < D * K; j++) pen += W[j] * W[j];
+    return sum / (double)n + 0.5 * lambda * pen;
+}
+
+static double max_abs_diff(const double *a, const double *b, size_t len)
+{
+    double m = 0;
+    for (size_t i = 0; i < len; i++) {
+        double e = fabs(a[i] - b[i]);
+        if (!(e <= m)) m = e;
+    }
+    return m;
+}
+
+static int same_bits(const double *a, const double *b, size_t len)
+{
+    return memcmp(a, b, len * sizeof *a) == 0;
+}
+
+/* Run the peer on Z (n x D) with labels y: reads len numbers. 1 on success,
+ * 0 when scikit-learn is missing (noted once), -1 on failure. */
+static int run_peer(const char *kind, const double *Z, size_t n, size_t D, const double *y,
+                    double C, double *out, size_t len)
+{
+    const char *path = rfx_test_tmp("classify_peer.txt");
+    FILE *fp = fopen(path, "w");
+    if (!fp) return -1;
+    for (size_t i = 0; i < n; i++) {
+        for (size_t j = 0; j < D; j++) fprintf(fp, "%.17g ", Z[i * D + j]);
+        fprintf(fp, "%.17g\n", y[i]);
+    }
+    fclose(fp);
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s %s %s %.17g", PEER, kind, path, C);
+    FILE *p = popen(cmd, "r");
+    if (!p) return -1;
+    size_t got = 0;
+    while (got < len && fscanf(p, "%lf", &out[got]) == 1) got++;
+    double extra;
+    int more = fscanf(p, "%lf", &extra) == 1;
+    int rc = pclose(p);
+    remove(path);
+    if (WIFEXITED(rc) && WEXITSTATUS(rc) == 77) {
+        if (!peer_missing) printf("scikit-learn is not installed: peer checks skipped\n");
+        peer_missing = 1;
+        return 0;
+    }
+    if (rc != 0 || got != len || more) {
+        fprintf(stderr, "peer '%s': status %d, %zu of %zu numbers\n", cmd, rc, got, len);
+        return -1;
+    }
+    return 1;
+}
+
+static rfx_classify_params tight(rfx_loss loss, rfx_optimizer opt, double lambda)
+{
+    rfx_classify_params p = rfx_classify_params_default();
+    p.loss = loss;
+    p.optimizer = opt;
+    p.lambda = lambda;
+    p.tol = 1e-11;
+    p.max_iter = 100000;
+    return p;
+}
+
+/* ---- binary logistic: Newton and scikit-learn ---------------------------- */
+
+/* Newton's method on (w, b) with the Hessian (1/n) sum p(1-p) [z;1][z;1]^T +
+ * lambda diag(1, .., 1, 0), halving the step until the objective falls. */
+static void newton_logistic(const double *Z, size_t n, size_t D, const double *t01,
+                            double lambda, double *theta)
+{
+    const size_t P = D + 1;
+    double *H = malloc(P * P * sizeof *H), *g = malloc(P * sizeof *g), *th = malloc(P * sizeof *th);
+    memset(theta, 0, P * sizeof *theta);
+    for (int it = 0; it < 50; it++) {
+        memset(H, 0, P * P * sizeof *H);
+        memset(g, 0, P * sizeof *g);
+        double f0 = 0;
+        for (size_t i = 0; i < n; i++) {
+            double s = theta[D];
+            for (size_t j = 0; j < D; j++) s += Z[i * D + j] * theta[j];
+            double p = 1 / (1 + exp(-s)), w = p * (1 - p), r = p - t01[i];
+            f0 += s > 0 ? log1p(exp(-s)) + (1 - t01[i]) * s : log1p(exp(s)) - t01[i] * s;
+            for (size_t a = 0; a < P; a++) {
+                double za = a < D ? Z[i * D + a] : 1.0;
+                g[a] += r * za / (double)n;
+                for (size_t c = 0; c < P; c++) {
+                    double zc = c < D ? Z[i * D + c] : 1.0;
+                    H[a * P + c] += w * za * zc / (double)n;
+                }
+            }
+        }
+        f0 /= (double)n;
+        for (size_t j = 0; j < D; j++) {
+            g[j] += lambda * theta[j];
+            H[j * P + j] += lambda;
+            f0 += 0.5 * lambda * theta[j] * theta[j];
+        }
+        CHECK_OK(rfx__chol(H, P, 1, "newton"));
+        CHECK_OK(rfx__chol_solve(H, P, g, 1));
+        for (double step = 1; step > 1e-8; step /= 2) {
+            for (size_t a = 0; a < P; a++) th[a] = theta[a] - step * g[a];
+            double f1 = 0;
+            for (size_t i = 0; i < n; i++) {
+                double s = th[D];
+                for (size_t j = 0; j < D; j++) s += Z[i * D + j] * th[j];
+                f1 += s > 0 ? log1p(exp(-s)) + (1 - t01[i]) * s : log1p(exp(s)) - t01[i] * s;
+            }
+            f1 /= (double)n;
+            for (size_t j = 0; j < D; j++) f1 += 0.5 * lambda * th[j] * th[j];
+            if (f1 <= f0) break;
+        }
+        memcpy(theta, th, P * sizeof *theta);
+    }
+    free(H);
+    free(g);
+    free(th);
+}
+
+static void test_binary_logistic(void)
+{
+    rfx_test_rng r = {11};
+    const size_t n = 300, d = 2, D = 40;
+    const double lab[2] = {3.0, 7.0}, lambda = 1e-2;
+    double *X, *y;
+    make_data(&r, n, d, 2, lab, 0.1, &X, &y);
+    rfx_features *f = make_features(d, D, 0.7, 5);
+    double *Z = features_of(f, X, n);
+    rfx_classify_params p = tight(RFX_LOSS_LOGISTIC, RFX_OPTIMIZER_LBFGS, lambda);
+    p.tol = 1e-12;
+    rfx_model *m = NULL;
+    rfx_classify_report rep;
+    CHECK_OK(rfx_classify_fit(f, rfx_cmat_of(X, n, d), y, &p, &m, &rep));
+    if (!m) return;
+    CHECK(rep.converged && rep.optimizer == RFX_OPTIMIZER_LBFGS && rep.n_classes == 2);
+    CHECK(rep.cached && rep.passes >= rep.iterations + 1);
+    rfx_cmat W = rfx_model_weights(m);
+    const double *b = rfx_model_intercepts(m);
+    CHECK(W.rows == D && W.cols == 1);
+    /* Newton on the same features */
+    double *t01 = malloc(n * sizeof *t01), *theta = malloc((D + 1) * sizeof *theta);
+    for (size_t i = 0; i < n; i++) t01[i] = y[i] == 7.0;
+    newton_logistic(Z, n, D, t01, lambda, theta);
+    double dw = max_abs_diff(W.data, theta, D), db = fabs(b[0] - theta[D]);
+    printf("binary logistic: |w - w_newton|_inf = %.3g, |b - b_newton| = %.3g, %zu iterations\n",
+           dw, db, rep.iterations);
+    CHECK_NEAR(dw, 0, 1e-6);
+    CHECK_NEAR(db, 0, 1e-6);
+    const double cl[2] = {3, 7};
+    double J = objective(Z, n, D, y, cl, 2, W.data, b, lambda, RFX_LOSS_LOGISTIC, 0, NULL);
+    CHECK_NEAR(rep.objective, J, 1e-12 * J);
+    CHECK(rep.grad_norm <= 1e-11);
+    /* scikit-learn: C = 1 / (n lambda) */
+    double sk[41];
+    int ok = run_peer("logistic", Z, n, D, y, 1.0 / ((double)n * lambda), sk, D + 1);
+    CHECK(ok >= 0);
+    if (ok == 1) {
+        double ds = max_abs_diff(W.data, sk, D);
+        printf("binary logistic: |w - w_sklearn|_inf = %.3g, |b - b_sklearn| = %.3g\n", ds,
+               fabs(b[0] - sk[D]));
+        CHECK_NEAR(ds, 0, 1e-5);
+        CHECK_NEAR(b[0], sk[D], 1e-5);
+    }
+    /* predictions: the larger label where the score is positive */
+    double *S = malloc(n * sizeof *S), *L = malloc(n * sizeof *L);
+    CHECK_OK(rfx_model_decision(m, rfx_cmat_of(X, n, d), rfx_mat_of(S, n, 1)));
+    CHECK_OK(rfx_model_predict(m, rfx_cmat_of(X, n, d), rfx_mat_of(L, n, 1), rfx_mat_none()));
+    int labels_ok = 1;
+    for (size_t i = 0; i < n; i++) {
+        double s = b[0];
+        for (size_t j = 0; j < D; j++) s += Z[i * D + j] * W.data[j];
+        labels_ok &= fabs(S[i] - s) <= 1e-12 && L[i] == (S[i] > 0 ? 7.0 : 3.0);
+    }
+    CHECK(labels_ok);
+    rfx_model_info info;
+    CHECK_OK(rfx_model_get_info(m, &info));
+    CHECK(info.method == RFX_METHOD_CLASSIFY && info.n_targets == 1 && info.n_train == n);
+    const double *cls;
+    size_t nc;
+    CHECK_OK(rfx_model_classes(m, &cls, &nc));
+    CHECK(nc == 2 && cls[0] == 3.0 && cls[1] == 7.0);
+    rfx_classifier_info ci;
+    CHECK_OK(rfx_model_classifier_info(m, &ci));
+    CHECK(ci.loss == RFX_LOSS_LOGISTIC && ci.n_classes == 2 && ci.n_columns == 1 &&
+          ci.lambda == lambda);
+    free(S);
+    free(L);
+    free(t01);
+    free(theta);
+    rfx_model_free(m);
+    rfx_features_free(f);
+    free(Z);
+    free(X);
+    free(y);
+}
+
+/* ---- softmax against scikit-learn's multinomial --------------------------- */
+
+static void test_softmax(void)
+{
+    rfx_test_rng r = {12};
+    const size_t n = 240, d = 2, D = 24, C = 3;
+    const double lab[3] = {-2.0, 0.0, 3.0}, lambda = 5e-3;
+    double *X, *y;
+    make_data(&r, n, d, C, lab, 0.05, &X, &y);
+    rfx_features *f = make_features(d, D, 0.8, 6);
+    double *Z = features_of(f, X, n);
+    rfx_classify_params p = tight(RFX_LOSS_LOGISTIC, RFX_OPTIMIZER_AUTO, lambda);
+    p.multiclass = RFX_MULTICLASS_SOFTMAX;
+    p.tol = 1e-12;
+    rfx_model *m = NULL;
+    rfx_classify_report rep;
+    CHECK_OK(rfx_classify_fit(f, rfx_cmat_of(X, n, d), y, &p, &m, &rep));
+    if (!m) return;
+    CHECK(rep.converged && rep.optimizer == RFX_OPTIMIZER_LBFGS);
+    rfx_cmat W = rfx_model_weights(m);
+    const double *b = rfx_model_intercepts(m);
+    CHECK(W.rows == D && W.cols == C);
+    double J = objective(Z, n, D, y, lab, C, W.data, b, lambda, RFX_LOSS_LOGISTIC, 1, NULL);
+    CHECK_NEAR(rep.objective, J, 1e-12 * J);
+    double sk[3 * 24 + 3];
+    int ok = run_peer("softmax", Z, n, D, y, 1.0 / ((double)n * lambda), sk, C * D + C);
+    CHECK(ok >= 0);
+    if (ok == 1) {
+        double dw = 0, bm = 0, sm = 0;
+        for (size_t k = 0; k < C; k++)
+            for (size_t j = 0; j < D; j++) {
+                double e = fabs(W.data[j * C + k] - sk[k * D + j]);
+                dw = e > dw ? e : dw;
+            }
+        /* the intercepts are defined up to a common shift */
+        for (size_t k = 0; k < C; k++) {
+            bm += b[k] / (double)C;
+            sm += sk[C * D + k] / (double)C;
+        }
+        double db = 0;
+        for (size_t k = 0; k < C; k++) {
+            double e = fabs((b[k] - bm) - (sk[C * D + k] - sm));
+            db = e > db ? e : db;
+        }
+        printf("softmax: |W - W_sklearn|_inf = %.3g, centred intercepts %.3g\n", dw, db);
+        CHECK_NEAR(dw, 0, 1e-5);
+        CHECK_NEAR(db, 0, 1e-5);
+    }
+    /* probabilities: the softmax of the scores */
+    double *S = malloc(n * C * sizeof *S), *P = malloc(n * C * sizeof *P);
+    CHECK_OK(rfx_model_decision(m, rfx_cmat_of(X, n, d), rfx_mat_of(S, n, C)));
+    CHECK_OK(rfx_model_predict_proba(m, rfx_cmat_of(X, n, d), rfx_mat_of(P, n, C)));
+    double err = 0;
+    for (size_t i = 0; i < n; i++) {
+        double se = 0;
+        for (size_t k = 0; k < C; k++) se += exp(S[i * C + k]);
+        for (size_t k = 0; k < C; k++) {
+            double e = fabs(P[i * C + k] - exp(S[i * C + k]) / se);
+            err = e > err ? e : err;
+        }
+    }
+    CHECK_NEAR(err, 0, 1e-14);
+    free(S);
+    free(P);
+    rfx_model_free(m);
+    rfx_features_free(f);
+    free(Z);
+    free(X);
+    free(y);
+}
+
+/* ---- hinge losses: dual coordinate descent ------------------------------- */
+
+static void test_hinge(void)
+{
+
+    rfx_test_rng r = {13};
+    const size_t n = 200, d = 2, D = 30;
+    const double lab[2] = {0, 1}, lambda = 1e-2, cl[2] = {0, 1};
+    double *X, *y;
+    make_data(&r, n, d, 2, lab, 0.1, &X, &y);
+    rfx_features *f = make_features(d, D, 0.8, 7);
+    double *Z = features_of(f, X, n);
+    const char *kind[2] = {"hinge", "sqhinge"};
+    const rfx_loss losses[2] = {RFX_LOSS_HINGE, RFX_LOSS_SQUARED_HINGE};
+    for (int h = 0; h < 2; h++) {
+        rfx_classify_params p = tight(losses[h], RFX_OPTIMIZER_DUAL_CD, lambda);
+        p.fit_intercept = 0;
+        p.tol = 1e-10;
+        rfx_model *m = NULL;
+        rfx_classify_report rep;
+        CHECK_OK(rfx_classify_fit(f, rfx_cmat_of(X, n, d), y, &p, &m, &rep));
+        if (!m) continue;
+        CHECK(rep.converged && rep.optimizer == RFX_OPTIMIZER_DUAL_CD);
+        rfx_cmat W = rfx_model_weights(m);
+        CHECK(rfx_model_intercepts(m)[0] == 0);
+        double J = objective(Z, n, D, y, cl, 2, W.data, NULL, lambda, losses[h], 0, NULL);
+        CHECK_NEAR(rep.objective, J, 1e-12 * J);
+        double sk[30];
+        int ok = run_peer(kind[h], Z, n, D, y, 1.0 / ((double)n * lambda), sk, D);
+        CHECK(ok >= 0);
+        if (ok == 1) {
+            double Js = objective(Z, n, D, y, cl, 2, sk, NULL, lambda, losses[h], 0, NULL);
+            printf("%s: J = %.12g, LinearSVC's J = %.12g, relative difference %.3g\n", kind[h],
+                   J, Js, fabs(J - Js) / Js);
+            CHECK_NEAR(J, Js, 1e-6 * Js);
+        }
+        rfx_model_free(m);
+    }
+    /* squared hinge with an intercept: dual CD with the intercept search
+     * equals L-BFGS (both minimise the same smooth objective) */
+    {
+        rfx_classify_params p = tight(RFX_LOSS_SQUARED_HINGE, RFX_OPTIMIZER_DUAL_CD, lambda);
+        p.tol = 1e-10;
+        rfx_model *a = NULL, *b = NULL;
+        rfx_classify_report ra, rb;
+        CHECK_OK(rfx_classify_fit(f, rfx_cmat_of(X, n, d), y, &p, &a, &ra));
+        p.optimizer = RFX_OPTIMIZER_LBFGS;
+        p.tol = 1e-12;
+        CHECK_OK(rfx_classify_fit(f, rfx_cmat_of(X, n, d), y, &p, &b, &rb));
+        if (a && b) {
+            double dw = max_abs_diff(rfx_model_weights(a).data, rfx_model_weights(b).data, D);
+            double db = fabs(rfx_model_intercepts(a)[0] - rfx_model_intercepts(b)[0]);
+            printf("squared hinge with intercept: dual CD vs L-BFGS |dw| = %.3g, |db| = %.3g, "
+                   "J %.12g vs %.12g\n", dw, db, ra.objective, rb.objective);
+            CHECK_NEAR(dw, 0, 1e-6);
+            CHECK_NEAR(db, 0, 1e-6);
+            CHECK_NEAR(ra.objective, rb.objective, 1e-9 * rb.objective);
+        }
+        rfx_model_free(a);
+        rfx_model_free(b);
+    }
+    /* hinge with an intercept: b minimises J along b (one-sided changes
+     * are >= 0), and J is no larger than at the intercept-free optimum */
+    {
+        rfx_classify_params p = tight(RFX_LOSS_HINGE, RFX_OPTIMIZER_AUTO, lambda);
+        p.tol = 1e-10;
+        rfx_model *m = NULL, *m0 = NULL;
+        rfx_classify_report rep, rep0;
+        CHECK_OK(rfx_classify_fit(f, rfx_cmat_of(X, n, d), y, &p, &m, &rep));
+        p.fit_intercept = 0;
+        CHECK_OK(rfx_classify_fit(f, rfx_cmat_of(X, n, d), y, &p, &m0, &rep0));
+        if (m && m0) {
+            CHECK(rep.optimizer == RFX_OPTIMIZER_DUAL_CD && rep.converged);
+            const double *W = rfx_model_weights(m).data, b = rfx_model_intercepts(m)[0];
+            double J = objective(Z, n, D, y, cl, 2, W, &b, lambda, RFX_LOSS_HINGE, 0, NULL);
+            double worst = INFINITY;
+            for (double h = 1e-3; h >= 1e-7; h /= 10) {
+                double bp = b + h, bm = b - h;
+                double Jp = objective(Z, n, D, y, cl, 2, W, &bp, lambda, RFX_LOSS_HINGE, 0, NULL);
+                double Jm = objective(Z, n, D, y, cl, 2, W, &bm, lambda, RFX_LOSS_HINGE, 0, NULL);
+                double lo = Jp - J < Jm - J ? Jp - J : Jm - J;
+                worst = lo < worst ? lo : worst;
+            }
+            printf("hinge with intercept: b = %.6g, J = %.10g (without: %.10g), worst one-sided "
+                   "change %.3g\n", b, J, rep0.objective, worst);
+            CHECK(worst >= -1e-12);
+            CHECK(J <= rep0.objective + 1e-12);
+            CHECK_NEAR(rep.objective, J, 1e-12 * J);
+        }
+        rfx_model_free(m);
+        rfx_model_free(m0);
+    }
+    rfx_features_free(f);
+    free(Z);
+    free(X);
+    free(y);
+}
+
+/* ---- SGD ------------------------------------------------------------------ */
+
+static void test_sgd(void)
+{
+    rfx_test_rng r = {14};
+    const size_t n = 2000, d = 2, D = 64;
+    const double lab2[2] = {0, 1}, lab3[3] = {1, 2, 3};
+    struct { rfx_loss loss; int softmax; size_t C; } cases[3] = {
+        {RFX_LOSS_LOGISTIC, 0, 2}, {RFX_LOSS_LOGISTIC, 1, 3}, {RFX_LOSS_HINGE, 0, 2}};
+    rfx_features *f = make_features(d, D, 0.8, 8);
+    for (int c = 0; c < 3; c++) {
+        double *X, *y;
+        make_data(&r, n, d, cases[c].C, cases[c].C == 2 ? lab2 : lab3, 0.05, &X, &y);
+        rfx_classify_params p = rfx_classify_params_default();
+        p.loss = cases[c].loss;
+        p.multiclass = cases[c].softmax ? RFX_MULTICLASS_SOFTMAX : RFX_MULTICLASS_OVR;
+        p.lambda = 1e-3;
+        p.tol = 1e-9;
+        rfx_model *mb = NULL, *ms = NULL;
+        rfx_classify_report rb, rs;
+        CHECK_OK(rfx_classify_fit(f, rfx_cmat_of(X, n, d), y, &p, &mb, &rb));
+        p.optimizer = RFX_OPTIMIZER_SGD;
+        p.epochs = 30;
+        CHECK_OK(rfx_classify_fit(f, rfx_cmat_of(X, n, d), y, &p, &ms, &rs));
+        if (mb && ms) {
+            double rel = (rs.objective - rb.objective) / rb.objective;
+            printf("SGD %s%s: J = %.6g, batch (%s) J = %.6g, relative excess %.3g\n",
+                   rfx_loss_name(p.loss), cases[c].softmax ? " softmax" : "", rs.objective,
+                   rfx_optimizer_name(rb.optimizer), rb.objective, rel);
+            CHECK(rs.optimizer == RFX_OPTIMIZER_SGD && rs.iterations == 30 && !rs.converged);
+            CHECK(rel >= -1e-9 && rel <= 1e-2);
+        }
+        rfx_model_free(mb);
+        rfx_model_free(ms);
+        free(X);
+        free(y);
+    }
+    rfx_features_free(f);
+}
+
+/* ---- class weights --------------------------------------------------------- */
+
+static void test_class_weights(void)
+{
+    rfx_test_rng r = {15};
+    const size_t n = 150, d = 2, D = 20;
+    const double lab[2] = {-1, 1}, lambda = 2e-2;
+    double *X, *y;
+    make_data(&r, n, d, 2, lab, 0.1, &X, &y);
+    rfx_features *f = make_features(d, D, 0.9, 9);
+    /* weight 2 on class 1 == every class-1 row twice, with lambda n / n' */
+    size_t n1 = 0;
+    for (size_t i = 0; i < n; i++) n1 += y[i] == 1;
+    const size_t n2 = n + n1;
+    double *X2 = malloc(n2 * d * sizeof *X2), *y2 = malloc(n2 * sizeof *y2);
+    memcpy(X2, X, n * d * sizeof *X);
+    memcpy(y2, y, n * sizeof *y);
+    for (size_t i = 0, k = n; i < n; i++)
+        if (y[i] == 1) {
+            memcpy(X2 + k * d, X + i * d, d * sizeof *X);
+            y2[k++] = 1;
+        }
+    const rfx_loss losses[2] = {RFX_LOSS_LOGISTIC, RFX_LOSS_SQUARED_HINGE};
+    for (int h = 0; h < 2; h++) {
+        const double w[2] = {1, 2};
+        rfx_classify_params p = tight(losses[h], RFX_OPTIMIZER_LBFGS, lambda);
+        p.tol = 1e-12;
+        p.class_weights = w;
+        p.n_class_weights = 2;
+        rfx_model *a = NULL, *b = NULL;
+        CHECK_OK(rfx_classify_fit(f, rfx_cmat_of(X, n, d), y, &p, &a, NULL));
+        p.class_weights = NULL;
+        p.n_class_weights = 0;
+        p.lambda = lambda * (double)n / (double)n2;
+        CHECK_OK(rfx_classify_fit(f, rfx_cmat_of(X2, n2, d), y2, &p, &b, NULL));
+        if (a && b) {
+            double dw = max_abs_diff(rfx_model_weights(a).data, rfx_model_weights(b).data, D);
+            double db = fabs(rfx_model_intercepts(a)[0] - rfx_model_intercepts(b)[0]);
+            printf("class weight 2 vs duplicated rows (%s): |dw| = %.3g, |db| = %.3g\n",
+                   rfx_loss_name(losses[h]), dw, db);
+            CHECK_NEAR(dw, 0, 1e-7);
+            CHECK_NEAR(db, 0, 1e-7);
+        }
+        rfx_model_free(a);
+        rfx_model_free(b);
+    }
+    /* balanced: n / (C n_k), bitwise the same as giving those weights */
+    {
+        const double wb[2] = {(double)n / (2.0 * (double)(n - n1)), (double)n / (2.0 * (double)n1)};
+        rfx_classify_params p = rfx_classify_params_default();
+        p.balanced = 1;
+        rfx_model *a = NULL, *b = NULL;
+        rfx_classify_report ra, rb;
+        CHECK_OK(rfx_classify_fit(f, rfx_cmat_of(X, n, d), y, &p, &a, &ra));
+        p.balanced = 0;
+        p.class_weights = wb;
+        p.n_class_weights = 2;
+        CHECK_OK(rfx_classify_fit(f, rfx_cmat_of(X, n, d), y, &p, &b, &rb));
+        if (a && b) {
+            CHECK(same_bits(rfx_model_weights(a).data, rfx_model_weights(b).data, D));
+            CHECK(same_bits(rfx_model_intercepts(a), rfx_model_intercepts(b), 1));
+            double *Z = features_of(f, X, n);
+            const double cl[2] = {-1, 1};
+            double J = objective(Z, n, D, y, cl, 2, rfx_model_weights(a).data,
+                                 rfx_model_intercepts(a), p.lambda, RFX_LOSS_LOGISTIC, 0, wb);
+            CHECK_NEAR(ra.objective, J, 1e-12 * J);
+            printf("balanced weights %.6g, %.6g (n1 = %zu of %zu): objective %.9g\n", wb[0], wb[1],
+                   n1, n, J);
+            free(Z);
+        }
+        rfx_model_free(a);
+        rfx_model_free(b);
+    }
+    free(X2);
+    free(y2);
+    rfx_features_free(f);
+    free(X);
+    free(y);
+}
+
+/* ---- probabilities ------------------------------------------------------- */
+
+static void test_proba(void)
+{
+    rfx_test_rng r = {16};
+    const size_t n = 300, d = 2, D = 32, C = 4;
+    const double lab[4] = {10, 20, 30, 40};
+    double *X, *y;
+    make_data(&r, n, d, C, lab, 0.05, &X, &y);
+    rfx_features *f = make_features(d, D, 0.8, 10);
+    rfx_classify_params p = rfx_classify_params_default();
+    p.lambda = 1e-3;
+    rfx_model *m = NULL;
+    CHECK_OK(rfx_classify_fit(f, rfx_cmat_of(X, n, d), y, &p, &m, NULL));
+    if (m) {
+        double *S = malloc(n * C * sizeof *S), *P = malloc(n * C * sizeof *P);
+        double *L = malloc(n * sizeof *L);
+        CHECK_OK(rfx_model_decision(m, rfx_cmat_of(X, n, d), rfx_mat_of(S, n, C)));
+        CHECK_OK(rfx_model_predict_proba(m, rfx_cmat_of(X, n, d), rfx_mat_of(P, n, C)));
+        CHECK_OK(rfx_model_predict(m, rfx_cmat_of(X, n, d), rfx_mat_of(L, n, 1), rfx_mat_none()));
+        double sum_err = 0, err = 0;
+        size_t correct = 0;
+        int argmax_ok = 1;
+        for (size_t i = 0; i < n; i++) {
+            double sum = 0, ss = 0;
+            size_t best = 0;
+            for (size_t k = 0; k < C; k++) {
+                sum += P[i * C + k];
+                ss += 1 / (1 + exp(-S[i * C + k]));
+                if (S[i * C + k] > S[i * C + best]) best = k;
+            }
+            sum_err = fabs(sum - 1) > sum_err ? fabs(sum - 1) : sum_err;
+            for (size_t k = 0; k < C; k++) {
+                double e = fabs(P[i * C + k] - 1 / (1 + exp(-S[i * C + k])) / ss);
+                err = e > err ? e : err;
+            }
+            argmax_ok &= L[i] == lab[best];
+            correct += L[i] == y[i];
+        }
+        printf("one-vs-rest: |sum P - 1| <= %.3g, |P - sigmoid / sum| <= %.3g, training "
+               "accuracy %.3f\n", sum_err, err, (double)correct / (double)n);
+        CHECK_NEAR(sum_err, 0, 1e-14);
+        CHECK_NEAR(err, 0, 1e-14);
+        CHECK(argmax_ok);
+        CHECK((double)correct / (double)n > 0.6);
+        free(S);
+        free(P);
+        free(L);
+    }
+    rfx_model_free(m);
+    /* binary: (1 - p, p) */
+    {
+        const double lab2[2] = {0, 5};
+        double *X2, *y2;
+        make_data(&r, n, d, 2, lab2, 0.05, &X2, &y2);
+        rfx_model *m2 = NULL;
+        CHECK_OK(rfx_classify_fit(f, rfx_cmat_of(X2, n, d), y2, &p, &m2, NULL));
+        if (m2) {
+            double *S = malloc(n * sizeof *S), *P = malloc(2 * n * sizeof *P), err = 0;
+            CHECK_OK(rfx_model_decision(m2, rfx_cmat_of(X2, n, d), rfx_mat_of(S, n, 1)));
+            CHECK_OK(rfx_model_predict_proba(m2, rfx_cmat_of(X2, n, d), rfx_mat_of(P, n, 2)));
+            for (size_t i = 0; i < n; i++) {
+                double q = 1 / (1 + exp(-S[i]));
+                err = fmax(err, fmax(fabs(P[2 * i + 1] - q), fabs(P[2 * i] - (1 - q))));
+            }
+            CHECK_NEAR(err, 0, 1e-15);
+            free(S);
+            free(P);
+        }
+        rfx_model_free(m2);
+        free(X2);
+        free(y2);
+    }
+    rfx_features_free(f);
+    free(X);
+    free(y);
+}
+
+/* ---- bitwise: cache, threads, sources ------------------------------------ */
+
+static int same_model(const rfx_model *a, const rfx_model *b)
+{
+    if (!a || !b) return 0;
+    rfx_cmat Wa = rfx_model_weights(a), Wb = rfx_model_weights(b);
+    return Wa.rows == Wb.rows && Wa.cols == Wb.cols &&
+           same_bits(Wa.data, Wb.data, Wa.rows * Wa.cols) &&
+           same_bits(rfx_model_intercepts(a), rfx_model_intercepts(b), Wa.cols);
+}
+
+static void test_bitwise(void)
+{
+    rfx_test_rng r = {17};
+    /* D = 4096: chunks of 2048 rows, so n = 2200 makes two */
+    const size_t n = 2200, d = 2, D = 4096;
+    const double lab[3] = {0, 1, 2};
+    double *X, *y;
+    make_data(&r, n, d, 3, lab, 0.05, &X, &y);
+    rfx_features *f = make_features(d, D, 0.8, 11);
+    struct { rfx_loss loss; rfx_multiclass mc; rfx_optimizer opt; } cases[4] = {
+        {RFX_LOSS_LOGISTIC, RFX_MULTICLASS_SOFTMAX, RFX_OPTIMIZER_LBFGS},
+        {RFX_LOSS_SQUARED_HINGE, RFX_MULTICLASS_OVR, RFX_OPTIMIZER_LBFGS},
+        {RFX_LOSS_LOGISTIC, RFX_MULTICLASS_OVR, RFX_OPTIMIZER_SGD},
+        {RFX_LOSS_HINGE, RFX_MULTICLASS_OVR, RFX_OPTIMIZER_DUAL_CD}};
+    for (int c = 0; c < 4; c++) {
+        rfx_classify_params p = rfx_classify_params_default();
+        p.loss = cases[c].loss;
+        p.multiclass = cases[c].mc;
+        p.optimizer = cases[c].opt;
+        p.lambda = 1e-3;
+        p.tol = 1e-4;
+        p.max_iter = 8;
+        p.epochs = 2;
+        p.n_threads = 1;
+        rfx_model *a = NULL, *b = NULL, *u = NULL;
+        rfx_classify_report ra, rb, ru;
+        CHECK_OK(rfx_classify_fit(f, rfx_cmat_of(X, n, d), y, &p, &a, &ra));
+        p.n_threads = 2;
+        CHECK_OK(rfx_classify_fit(f, rfx_cmat_of(X, n, d), y, &p, &b, &rb));
+        CHECK_MSG(same_model(a, b), "%s / %s: 1 and 2 threads differ", rfx_loss_name(p.loss),
+                  rfx_optimizer_name(p.optimizer));
+        CHECK(ra.objective == rb.objective && ra.iterations == rb.iterations);
+        if (cases[c].opt != RFX_OPTIMIZER_DUAL_CD) {
+            p.cache_bytes = 0;
+            CHECK_OK(rfx_classify_fit(f, rfx_cmat_of(X, n, d), y, &p, &u, &ru));
+            CHECK(ra.cached && !ru.cached);
+            CHECK_MSG(same_model(a, u), "%s / %s: cached and uncached differ",
+                      rfx_loss_name(p.loss), rfx_optimizer_name(p.optimizer));
+            CHECK(ra.objective == ru.objective && ra.passes == ru.passes);
+        }
+        printf("bitwise %s / %s / %s: %zu iterations, %zu passes, J = %.9g\n",
+               rfx_loss_name(p.loss), rfx_multiclass_name(p.multiclass),
+               rfx_optimizer_name(p.optimizer), ra.iterations, ra.passes, ra.objective);
+        /* decisions and probabilities on 1 and 2 threads */
+        if (a && c == 0) {
+            double *P1 = malloc(n * 3 * sizeof *P1), *P2 = malloc(n * 3 * sizeof *P2);
+            rfx_features_set_threads((rfx_features *)rfx_model_features(a), 1);
+            CHECK_OK(rfx_model_predict_proba(a, rfx_cmat_of(X, n, d), rfx_mat_of(P1, n, 3)));
+            rfx_features_set_threads((rfx_features *)rfx_model_features(a), 2);
+            CHECK_OK(rfx_model_predict_proba(a, rfx_cmat_of(X, n, d), rfx_mat_of(P2, n, 3)));
+            CHECK(same_bits(P1, P2, n * 3));
+            free(P1);
+            free(P2);
+        }
+        rfx_model_free(a);
+        rfx_model_free(b);
+        rfx_model_free(u);
+    }
+    rfx_features_free(f);
+    free(X);
+    free(y);
+}
+
+/* A source that can change its rows after the first pass. */
+typedef struct wobble {
+    rfx_source *inner;
+    int passes, mode; /* mode 1: a new label from pass 2; 2: fewer rows */
+    double y[512];
+} wobble;
+
+static rfx_status wobble_next(rfx_source *src, rfx_block *out, int *done)
+{
+    wobble *w = src->state;
+    RFX__TRY(w->inner->next(w->inner, out, done));
+    if (!*done && w->passes >= 2 && w->mode == 1 && out->rows <= 512) {
+        for (size_t i = 0; i < out->rows; i++) w->y[i] = out->y[i * out->y_stride];
+        w->y[out->rows / 2] = 99.0;
+        out->y = w->y;
+        out->y_stride = 1;
+    }
+    if (!*done && w->passes >= 2 && w->mode == 2 && out->rows > 1) out->rows -= 1;
+    return RFX_OK;
+}
+
+static rfx_status wobble_rewind(rfx_source *src)
+{
+    wobble *w = src->state;
+    w->passes++;
+    return w->inner->rewind(w->inner);
+}
+
+static void test_source(void)
+{
+    rfx_test_rng r = {18};
+    const size_t n = 1000, d = 2, D = 96;
+    const double lab[3] = {0, 1, 2};
+    double *X, *y;
+    make_data(&r, n, d, 3, lab, 0.05, &X, &y);
+    rfx_features *f = make_features(d, D, 0.8, 12);
+    rfx_source *src = NULL;
+    CHECK_OK(rfx_source_memory_create(rfx_cmat_of(X, n, d), rfx_cmat_of(y, n, 1), 300, &src));
+    for (int opt = 0; opt < 2 && src; opt++) {
+        rfx_classify_params p = rfx_classify_params_default();
+        p.multiclass = RFX_MULTICLASS_SOFTMAX;
+        p.lambda = 1e-3;
+        p.optimizer = opt ? RFX_OPTIMIZER_SGD : RFX_OPTIMIZER_LBFGS;
+        p.tol = 1e-10;
+        p.epochs = 5;
+        rfx_model *a = NULL, *b = NULL, *mem = NULL;
+        rfx_classify_report ra, rb, rm;
+        CHECK_OK(rfx_classify_fit_source(f, src, &p, &a, &ra));
+        p.cache_bytes = 0;
+        CHECK_OK(rfx_classify_fit_source(f, src, &p, &b, &rb));
+        CHECK(ra.cached && !rb.cached);
+        CHECK_MSG(same_model(a, b), "source %s: cached and uncached differ",
+                  rfx_optimizer_name(p.optimizer));
+        CHECK(ra.objective == rb.objective);
+        CHECK(rb.passes == ra.passes - 1); /* the cache fill is one pass more */
+        p.cache_bytes = (size_t)1 << 30;
+        CHECK_OK(rfx_classify_fit(f, rfx_cmat_of(X, n, d), y, &p, &mem, &rm));
+        if (a && mem) {
+            if (opt == 0) { /* the same optimum by other tiles */
+                double dw = max_abs_diff(rfx_model_weights(a).data, rfx_model_weights(mem).data,
+                                         D * 3);
+                printf("source L-BFGS vs in memory: |dW| = %.3g, J %.12g vs %.12g\n", dw,
+                       ra.objective, rm.objective);
+                CHECK_NEAR(dw, 0, 1e-6);
+                CHECK_NEAR(ra.objective, rm.objective, 1e-10 * rm.objective);
+            } else {
+                printf("source SGD: J = %.6g, in memory %.6g\n", ra.objective, rm.objective);
+                CHECK_NEAR(ra.objective, rm.objective, 2e-2 * rm.objective);
+            }
+        }
+        rfx_model_free(a);
+        rfx_model_free(b);
+        rfx_model_free(mem);
+    }
+    /* a source that changes between passes */
+    for (int mode = 1; mode <= 2 && src; mode++) {
+        wobble w;
+        memset(&w, 0, sizeof w);
+        w.inner = src;
+        w.mode = mode;
+        rfx_source ws = {wobble_next, wobble_rewind, NULL, &w};
+        rfx_classify_params p = rfx_classify_params_default();
+        p.cache_bytes = 0;
+        rfx_model *m = NULL;
+        CHECK_STATUS(rfx_classify_fit_source(f, &ws, &p, &m, NULL), RFX_EINVAL);
+        CHECK(strstr(rfx_last_error(), mode == 1 ? "not seen in the first pass" : "first pass"));
+        CHECK(m == NULL);
+    }
+    rfx_source_free(src);
+    /* targets of two columns */
+    double *Y2 = malloc(2 * n * sizeof *Y2);
+    for (size_t i = 0; i < n; i++) Y2[2 * i] = Y2[2 * i + 1] = y[i];
+    CHECK_OK(rfx_source_memory_create(rfx_cmat_of(X, n, d), rfx_cmat_of(Y2, n, 2), 0, &src));
+    rfx_classify_params p = rfx_classify_params_default();
+    rfx_model *m = NULL;
+    CHECK_STATUS(rfx_classify_fit_source(f, src, &p, &m, NULL), RFX_EDIM);
+    CHECK(strstr(rfx_last_error(), "target columns") != NULL);
+    rfx_source_free(src);
+    free(Y2);
+    rfx_features_free(f);
+    free(X);
+    free(y);
+}
+
+/* ---- the one-call fit ------------------------------------------------------ */
+
+/* Two classes in 2-D: inside the unit disc, and a ring 1.3 < |x| < 2 */
+static void ring_data(rfx_test_rng *r, size_t n, double *X, double *y)
+{
+    for (size_t i = 0; i < n; i++) {
+        int k = i % 2;
+        double rad = k ? 1.3 + 0.7 * rfx_test_uniform(r) : sqrt(rfx_test_uniform(r));
+        double a = 6.283185307179586 * rfx_test_uniform(r);
+        X[2 * i] = 5 + 3 * rad * cos(a); /* unscaled: the fit standardises */
+        X[2 * i + 1] = -1 + rad * sin(a);
+        y[i] = k ? 2.5 : -4;
+    }
+}
+
+static void test_model_fit(void)
+{
+    rfx_test_rng r = {19};
+    const size_t n = 400, nt = 400;
+    double *X = malloc(2 * n * sizeof *X), *y = malloc(n * sizeof *y);
+    double *Xt = malloc(2 * nt * sizeof *Xt), *yt = malloc(nt * sizeof *yt);
+    double *L = malloc(nt * sizeof *L);
+    ring_data(&r, n, X, y);
+    ring_data(&r, nt, Xt, yt);
+    for (int h = 0; h < 2; h++) {
+        rfx_classify_params cp = rfx_classify_params_default();
+        cp.loss = h ? RFX_LOSS_HINGE : RFX_LOSS_LOGISTIC;
+        rfx_fit_params p = rfx_fit_params_default();
+        p.method = RFX_METHOD_CLASSIFY;
+        p.features.n_features = 256;
+        p.classify = &cp;
+        p.classify_folds = h ? 2 : 0;
+        rfx_model *m = NULL;
+        rfx_fit_report rep;
+        CHECK_OK(rfx_model_fit(&p, rfx_cmat_of(X, n, 2), rfx_cmat_of(y, n, 1), &m, &rep));
+        if (!m) continue;
+        CHECK_OK(rfx_model_predict(m, rfx_cmat_of(Xt, nt, 2), rfx_mat_of(L, nt, 1),
+                                   rfx_mat_none()));
+        size_t correct = 0;
+        for (size_t i = 0; i < nt; i++) correct += L[i] == yt[i];
+        double acc = (double)correct / (double)nt;
+        printf("rfx_model_fit %s: length scale %.4g, lambda %g, validation score %.4g over %zu "
+               "candidates; held-out accuracy %.4f\n", rfx_loss_name(cp.loss), rep.length_scale,
+               rep.lambda, rep.score, rep.n_candidates, acc);
+        CHECK(acc > 0.95);
+        /* rows alternate between the classes: the folds still hold both */
+        CHECK(rep.score < (h ? 0.05 : 0.2));
+        CHECK(rep.n_candidates == 45);
+        CHECK(rep.lambda >= 1e-5 && rep.lambda <= 1e-1);
+        rfx_model_info info;
+        CHECK_OK(rfx_model_get_info(m, &info));
+        CHECK(info.standardized && info.method == RFX_METHOD_CLASSIFY);
+        rfx_model_free(m);
+    }
+    /* a given length scale and lambda: nothing chosen */
+    {
+        rfx_fit_params p = rfx_fit_params_default();
+        p.method = RFX_METHOD_CLASSIFY;
+        p.features.n_features = 128;
+        p.features.length_scale = 0.5;
+        p.lambda = 1e-3;
+        rfx_model *m = NULL;
+        rfx_fit_report rep;
+        CHECK_OK(rfx_model_fit(&p, rfx_cmat_of(X, n, 2), rfx_cmat_of(y, n, 1), &m, &rep));
+        CHECK(rep.n_candidates == 0 && isnan(rep.score) && rep.length_scale == 0.5 &&
+              rep.lambda == 1e-3);
+        rfx_model_free(m);
+    }
+    free(X);
+    free(y);
+    free(Xt);
+    free(yt);
+    free(L);
+}
+
+/* ---- errors ---------------------------------------------------------------- */
+
+static int stop_now(void *user, const char *stage, double frac)
+{
+    (void)user;
+    (void)stage;
+    return frac > 0;
+}
+
+#define EXPECT_ERR(call, status, text)                                                   \
+    do {                                                                                  \
+        CHECK_STATUS(call, status);                                                       \
+        CHECK_MSG(strstr(rfx_last_error(), text) != NULL, "message '%s' lacks '%s'",      \
+                  rfx_last_error(), text);                                                \
+    } while (0)
+
+static void test_errors(void)
+{
+    rfx_test_rng r = {20};
+    const size_t n = 40, d = 2;
+    const double lab[2] = {0, 1};
+    double *X, *y;
+    make_data(&r, n, d, 2, lab, 0, &X, &y);
+    rfx_features *f = make_features(d, 16, 1, 1);
+    rfx_cmat Xc = rfx_cmat_of(X, n, d);
+    rfx_model *m = NULL;
+    rfx_classify_params p = rfx_classify_params_default();
+
+    EXPECT_ERR(rfx_classify_fit(NULL, Xc, y, &p, &m, NULL), RFX_EINVAL, "f is NULL");
+    EXPECT_ERR(rfx_classify_fit(f, Xc, y, &p, NULL, NULL), RFX_EINVAL, "out is NULL");
+    EXPECT_ERR(rfx_classify_fit(f, Xc, y, NULL, &m, NULL), RFX_EINVAL, "params is NULL");
+    EXPECT_ERR(rfx_classify_fit(f, Xc, NULL, &p, &m, NULL), RFX_EINVAL, "labels is NULL");
+    EXPECT_ERR(rfx_classify_fit(f, rfx_cmat_of(X, n / 2, 1), y, &p, &m, NULL), RFX_EDIM,
+               "columns");
+    EXPECT_ERR(rfx_classify_fit(f, rfx_cmat_of(X, 1, d), y, &p, &m, NULL), RFX_EDIM,
+               "at least 2");
+    /* labels */
+    double *yy = malloc(n * sizeof *yy);
+    for (size_t i = 0; i < n; i++) yy[i] = 4;
+    EXPECT_ERR(rfx_classify_fit(f, Xc, yy, &p, &m, NULL), RFX_EINVAL, "at least 2 classes");
+    memcpy(yy, y, n * sizeof *yy);
+    yy[7] = NAN;
+    EXPECT_ERR(rfx_classify_fit(f, Xc, yy, &p, &m, NULL), RFX_EPARSE, "row 7");
+    yy[7] = INFINITY;
+    EXPECT_ERR(rfx_classify_fit(f, Xc, yy, &p, &m, NULL), RFX_EPARSE, "not a finite label");
+    free(yy);
+    double *Xn = malloc(n * d * sizeof *Xn);
+    memcpy(Xn, X, n * d * sizeof *Xn);
+    Xn[5 * d + 1] = NAN;
+    EXPECT_ERR(rfx_classify_fit(f, rfx_cmat_of(Xn, n, d), y, &p, &m, NULL), RFX_EPARSE,
+               "row 5, column 1");
+    free(Xn);
+    {
+        const size_t big = RFX_CLASSIFY_MAX_CLASSES + 1;
+        double *Xb = calloc(big * d, sizeof *Xb), *yb = malloc(big * sizeof *yb);
+        for (size_t i = 0; i < big; i++) yb[i] = (double)i;
+        EXPECT_ERR(rfx_classify_fit(f, rfx_cmat_of(Xb, big, d), yb, &p, &m, NULL), RFX_EINVAL,
+                   "distinct labels");
+        free(Xb);
+        free(yb);
+    }
+    /* fields */
+#define BAD_FIELD(stmt, text)                                                            \
+    do {                                                                                  \
+        rfx_classify_params q = rfx_classify_params_default();                            \
+        stmt;                                                                             \
+        EXPECT_ERR(rfx_classify_fit(f, Xc, y, &q, &m, NULL), RFX_EINVAL, text);          \
+    } while (0)
+    BAD_FIELD(q.loss = (rfx_loss)3, "classify.loss");
+    BAD_FIELD(q.multiclass = (rfx_multiclass)2, "classify.multiclass");
+    BAD_FIELD(q.optimizer = (rfx_optimizer)4, "classify.optimizer");
+    BAD_FIELD(q.lambda = 0, "classify.lambda");
+    BAD_FIELD(q.lambda = NAN, "classify.lambda");
+    BAD_FIELD(q.fit_intercept = 2, "classify.fit_intercept");
+    BAD_FIELD(q.balanced = 3, "classify.balanced");
+    BAD_FIELD(q.max_iter = 0, "classify.max_iter");
+    BAD_FIELD(q.tol = 0, "classify.tol");
+    BAD_FIELD(q.epochs = 0, "classify.epochs");
+    BAD_FIELD(q.batch_size = 0, "classify.batch_size");
+    BAD_FIELD(q.learning_rate = -1, "classify.learning_rate");
+    BAD_FIELD(q.n_threads = -1, "classify.n_threads");
+    BAD_FIELD((q.loss = RFX_LOSS_HINGE, q.multiclass = RFX_MULTICLASS_SOFTMAX),
+              "softmax takes the logistic loss");
+    BAD_FIELD((q.loss = RFX_LOSS_HINGE, q.optimizer = RFX_OPTIMIZER_LBFGS),
+              "lbfgs needs a differentiable loss");
+    BAD_FIELD(q.optimizer = RFX_OPTIMIZER_DUAL_CD, "dual-cd is for the hinge");
+    BAD_FIELD((q.loss = RFX_LOSS_HINGE, q.optimizer = RFX_OPTIMIZER_DUAL_CD, q.cache_bytes = 0),
+              "dual-cd needs the");
+    const double w3[3] = {1, 1, 1}, wneg[2] = {1, -1}, wzero[2] = {0, 0};
+    BAD_FIELD((q.class_weights = w3, q.n_class_weights = 3), "3 weights for 2 classes");
+    BAD_FIELD((q.class_weights = wneg, q.n_class_weights = 2), "class_weights[1]");
+    BAD_FIELD((q.class_weights = wzero, q.n_class_weights = 2), "all 2 weights are zero");
+    BAD_FIELD((q.class_weights = w3, q.n_class_weights = 2, q.balanced = 1), "not both");
+    BAD_FIELD(q.n_class_weights = 2, "NULL with n_class_weights");
+    /* cancelled */
+    {
+        rfx_classify_params q = rfx_classify_params_default();
+        q.progress = stop_now;
+        EXPECT_ERR(rfx_classify_fit(f, Xc, y, &q, &m, NULL), RFX_ECANCELLED, "cancelled");
+        CHECK(m == NULL);
+    }
+    /* sources */
+    EXPECT_ERR(rfx_classify_fit_source(f, NULL, &p, &m, NULL), RFX_EINVAL, "src is NULL");
+    /* names */
+    rfx_loss l;
+    rfx_multiclass mc;
+    rfx_optimizer o;
+    CHECK_OK(rfx_loss_from_name("squared-hinge", &l));
+    CHECK(l == RFX_LOSS_SQUARED_HINGE && strcmp(rfx_loss_name(l), "squared-hinge") == 0);
+    CHECK_OK(rfx_multiclass_from_name("softmax", &mc));
+    CHECK(mc == RFX_MULTICLASS_SOFTMAX && strcmp(rfx_multiclass_name(mc), "softmax") == 0);
+    CHECK_OK(rfx_optimizer_from_name("dual-cd", &o));
+    CHECK(o == RFX_OPTIMIZER_DUAL_CD && strcmp(rfx_optimizer_name(o), "dual-cd") == 0);
+    EXPECT_ERR(rfx_loss_from_name("square", &l), RFX_EINVAL, "logistic, hinge or squared-hinge");
+    EXPECT_ERR(rfx_multiclass_from_name("ova", &mc), RFX_EINVAL, "ovr or softmax");
+    EXPECT_ERR(rfx_optimizer_from_name("adam", &o), RFX_EINVAL, "auto, lbfgs, dual-cd or sgd");
+    EXPECT_ERR(rfx_loss_from_name(NULL, &l), RFX_EINVAL, "NULL");
+    CHECK(strcmp(rfx_loss_name((rfx_loss)9), "unknown") == 0);
+
+    /* the model's functions */
+    rfx_classify_params hp = rfx_classify_params_default();
+    hp.loss = RFX_LOSS_HINGE;
+    rfx_model *hm = NULL, *rm = NULL;
+    CHECK_OK(rfx_classify_fit(f, Xc, y, &hp, &hm, NULL));
+    double P[80], S[40];
+    EXPECT_ERR(rfx_model_predict_proba(hm, Xc, rfx_mat_of(P, n, 2)), RFX_EINVAL,
+               "the hinge loss");
+    EXPECT_ERR(rfx_model_decision(hm, Xc, rfx_mat_of(S, n, 2)), RFX_EDIM, "expected 40 x 1");
+    EXPECT_ERR(rfx_model_decision(hm, rfx_cmat_of(X, n, 1), rfx_mat_of(S, n, 1)), RFX_EDIM,
+               "columns");
+    EXPECT_ERR(rfx_model_predict(hm, Xc, rfx_mat_of(S, n, 1), rfx_mat_of(P, n, 1)), RFX_EINVAL,
+               "no predictive standard deviation");
+    EXPECT_ERR(rfx_model_predict(hm, Xc, rfx_mat_of(P, n, 2), rfx_mat_none()), RFX_EDIM,
+               "expected 40 x 1");
+    double Xbad[4] = {0, NAN, 1, 1};
+    EXPECT_ERR(rfx_model_decision(hm, rfx_cmat_of(Xbad, 2, 2), rfx_mat_of(S, 2, 1)), RFX_EPARSE,
+               "row 0, column 1");
+    EXPECT_ERR(rfx_model_decision(NULL, Xc, rfx_mat_of(S, n, 1)), RFX_EINVAL, "model is NULL");
+    rfx_ridge_params rp = rfx_ridge_params_default();
+    CHECK_OK(rfx_ridge_fit(f, Xc, rfx_cmat_of(y, n, 1), &rp, &rm));
+    const double *cls;
+    size_t nc;
+    rfx_classifier_info ci;
+    EXPECT_ERR(rfx_model_classes(rm, &cls, &nc), RFX_EINVAL, "not a classifier");
+    EXPECT_ERR(rfx_model_classes(hm, NULL, &nc), RFX_EINVAL, "NULL");
+    EXPECT_ERR(rfx_model_classifier_info(rm, &ci), RFX_EINVAL, "not a classifier");
+    EXPECT_ERR(rfx_model_classifier_info(hm, NULL), RFX_EINVAL, "info is NULL");
+    EXPECT_ERR(rfx_model_decision(rm, Xc, rfx_mat_of(S, n, 1)), RFX_EINVAL, "not a classifier");
+    EXPECT_ERR(rfx_model_predict_proba(rm, Xc, rfx_mat_of(P, n, 2)), RFX_EINVAL,
+               "not a classifier");
+    rfx_model_free(hm);
+    rfx_model_free(rm);
+
+    /* rfx_model_fit */
+    rfx_fit_params fp = rfx_fit_params_default();
+    fp.method = RFX_METHOD_CLASSIFY;
+    fp.features.n_features = 16;
+    fp.classify_folds = 1;
+    EXPECT_ERR(rfx_model_fit(&fp, Xc, rfx_cmat_of(y, n, 1), &m, NULL), RFX_EINVAL,
+               "fit.classify_folds");
+    fp.classify_folds = 0;
+    fp.lambda = 0;
+    EXPECT_ERR(rfx_model_fit(&fp, Xc, rfx_cmat_of(y, n, 1), &m, NULL), RFX_EINVAL, "fit.lambda");
+    fp.lambda = -1;
+    double Y2[80];
+    EXPECT_ERR(rfx_model_fit(&fp, Xc, rfx_cmat_of(Y2, n, 2), &m, NULL), RFX_EDIM,
+               "one column of labels");
+    for (size_t i = 0; i < n; i++) Y2[i] = 1;
+    EXPECT_ERR(rfx_model_fit(&fp, Xc, rfx_cmat_of(Y2, n, 1), &m, NULL), RFX_EINVAL,
+               "at least 2 classes");
+    Y2[3] = NAN;
+    EXPECT_ERR(rfx_model_fit(&fp, Xc, rfx_cmat_of(Y2, n, 1), &m, NULL), RFX_EPARSE, "row 3");
+    fp.method = RFX_METHOD_SINKS;
+    EXPECT_ERR(rfx_model_fit(&fp, Xc, rfx_cmat_of(y, n, 1), &m, NULL), RFX_EINVAL,
+               "rfx_sinks_fit");
+    fp.method = RFX_METHOD_CLASSIFY;
+    fp.progress = stop_now;
+    EXPECT_ERR(rfx_model_fit(&fp, Xc, rfx_cmat_of(y, n, 1), &m, NULL), RFX_ECANCELLED,
+               "cancelled");
+    CHECK(m == NULL);
+    rfx_features_free(f);
+    free(X);
+    free(y);
+}
+
+int main(void)
+{
+    RFX_TEST_RUN(test_binary_logistic);
+    RFX_TEST_RUN(test_softmax);
+    RFX_TEST_RUN(test_hinge);
+    RFX_TEST_RUN(test_sgd);
+    RFX_TEST_RUN(test_class_weights);
+    RFX_TEST_RUN(test_proba);
+    RFX_TEST_RUN(test_bitwise);
+    RFX_TEST_RUN(test_source);
+    RFX_TEST_RUN(test_model_fit);
+    RFX_TEST_RUN(test_errors);
+    return rfx_test_finish("test_classify");
+}
