@@ -18,7 +18,10 @@ of shift-invariant kernels and the linear models fitted on them.
 - :class:`Kernel`: exact kernels (RBF, Laplacian, Matern, Cauchy,
   polynomial, sigmoid, linear, delta) and their algebra; Gram matrices.
 - :class:`KernelRidge`, :class:`GaussianProcessRegressor`: the exact kernel
-  machines random features approximate.
+  machines random features approximate; :class:`Nystroem` features of any
+  of them.
+- :class:`SoftmaxFeatures`: positive random features of the softmax kernel
+  and linear-time attention; :func:`exact_attention` to compare with.
 - :func:`sobol_indices`: Monte Carlo Sobol indices of an rfx model or any
   Python function; :func:`exact_sobol_indices`: closed-form indices of sine
   and cosine feature models.
@@ -33,8 +36,9 @@ C errors become Python exceptions carrying the C library's message
 OSError for I/O; RuntimeError for numerical failures).
 """
 from ._lib import CancelledError, library_path, version as library_version
+from .attention import SoftmaxFeatures, exact_attention
 from .kernel_approximation import RandomFourierFeatures
-from .kernels import GaussianProcessRegressor, Kernel, KernelRidge
+from .kernels import GaussianProcessRegressor, Kernel, KernelRidge, Nystroem
 from .models import BayesianRFFRegressor, RFFClassifier, RFFRegressor, load_model
 from .projection import KernelPCA
 from .surrogate import (ExactSobolResult, PCERegressor, SobolResult, SparseRFERegressor,
@@ -53,6 +57,9 @@ __all__ = [
     "Kernel",
     "KernelRidge",
     "GaussianProcessRegressor",
+    "Nystroem",
+    "SoftmaxFeatures",
+    "exact_attention",
     "sobol_indices",
     "exact_sobol_indices",
     "ExactSobolResult",

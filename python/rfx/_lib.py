@@ -178,6 +178,8 @@ typedef struct rfx_fit_params {
     int learn_length_scales;
     size_t learn_iterations;
     size_t learn_particles;
+    const struct rfx_classify_params *classify;
+    size_t classify_folds;
 } rfx_fit_params;
 
 rfx_fit_params rfx_fit_params_default(void);
@@ -503,6 +505,86 @@ typedef struct rfx_projected_info {
 
 rfx_status rfx_model_projected_info(const rfx_model *m, rfx_projected_info *info);
 
+typedef enum rfx_loss {
+    RFX_LOSS_LOGISTIC = 0,
+    RFX_LOSS_HINGE = 1,
+    RFX_LOSS_SQUARED_HINGE = 2
+} rfx_loss;
+
+typedef enum rfx_multiclass {
+    RFX_MULTICLASS_OVR = 0,
+    RFX_MULTICLASS_SOFTMAX = 1
+} rfx_multiclass;
+
+typedef enum rfx_optimizer {
+    RFX_OPTIMIZER_AUTO = 0,
+    RFX_OPTIMIZER_LBFGS = 1,
+    RFX_OPTIMIZER_DUAL_CD = 2,
+    RFX_OPTIMIZER_SGD = 3
+} rfx_optimizer;
+
+const char *rfx_loss_name(rfx_loss loss);
+rfx_status rfx_loss_from_name(const char *name, rfx_loss *out);
+const char *rfx_multiclass_name(rfx_multiclass mc);
+rfx_status rfx_multiclass_from_name(const char *name, rfx_multiclass *out);
+const char *rfx_optimizer_name(rfx_optimizer opt);
+rfx_status rfx_optimizer_from_name(const char *name, rfx_optimizer *out);
+
+typedef struct rfx_classify_params {
+    rfx_loss loss;
+    rfx_multiclass multiclass;
+    rfx_optimizer optimizer;
+    double lambda;
+    int fit_intercept;
+    const double *class_weights;
+    size_t n_class_weights;
+    int balanced;
+    size_t max_iter;
+    double tol;
+    size_t epochs;
+    size_t batch_size;
+    double learning_rate;
+    uint64_t seed;
+    size_t cache_bytes;
+    int n_threads;
+    rfx_progress_fn progress;
+    void *progress_user;
+} rfx_classify_params;
+
+rfx_classify_params rfx_classify_params_default(void);
+
+typedef struct rfx_classify_report {
+    rfx_optimizer optimizer;
+    size_t n_classes;
+    size_t iterations;
+    size_t passes;
+    double objective;
+    double grad_norm;
+    int converged;
+    int cached;
+} rfx_classify_report;
+
+rfx_status rfx_classify_fit(const rfx_features *f, rfx_cmat X, const double *labels,
+                                    const rfx_classify_params *params, rfx_model **out,
+                                    rfx_classify_report *report);
+
+rfx_status rfx_model_classes(const rfx_model *m, const double **classes, size_t *n);
+
+typedef struct rfx_classifier_info {
+    rfx_loss loss;
+    rfx_multiclass multiclass;
+    size_t n_classes;
+    size_t n_columns;
+    double lambda;
+} rfx_classifier_info;
+
+rfx_status rfx_model_classifier_info(const rfx_model *m, rfx_classifier_info *info);
+
+rfx_status rfx_model_decision(const rfx_model *m, rfx_cmat X, rfx_mat scores);
+
+rfx_status rfx_model_predict_proba(const rfx_model *m, rfx_cmat X, rfx_mat P);
+
+
 typedef struct rfx_kern rfx_kern;
 
 rfx_status rfx_kern_shift(rfx_kernel kernel, double nu, double length_scale,
@@ -597,6 +679,115 @@ rfx_status rfx_gp_fit_length_scale(rfx_kernel kernel, double nu, const double *g
                                            double *length_scale);
 
 void rfx_gp_free(rfx_gp *gp);
+
+typedef struct rfx_nystroem rfx_nystroem;
+
+rfx_status rfx_nystroem_fit(const rfx_kern *k, rfx_cmat X, size_t n_components,
+                                    uint64_t seed, int n_threads, rfx_nystroem **out);
+
+rfx_status rfx_nystroem_fit_landmarks(const rfx_kern *k, rfx_cmat L, int n_threads,
+                                              rfx_nystroem **out);
+
+void rfx_nystroem_free(rfx_nystroem *ny);
+
+rfx_status rfx_nystroem_transform(const rfx_nystroem *ny, rfx_cmat X, rfx_mat Z);
+
+rfx_cmat rfx_nystroem_landmarks(const rfx_nystroem *ny);
+
+const size_t *rfx_nystroem_landmark_indices(const rfx_nystroem *ny);
+
+size_t rfx_nystroem_n_components(const rfx_nystroem *ny);
+
+size_t rfx_nystroem_output_dim(const rfx_nystroem *ny);
+
+size_t rfx_nystroem_input_dim(const rfx_nystroem *ny);
+
+size_t rfx_nystroem_rank(const rfx_nystroem *ny);
+
+rfx_cmat rfx_nystroem_normalization(const rfx_nystroem *ny);
+
+const double *rfx_nystroem_eigenvalues(const rfx_nystroem *ny);
+
+typedef struct rfx_softmax_features rfx_softmax_features;
+
+rfx_status rfx_softmax_features_create(size_t d, size_t D, uint64_t seed, int orthogonal,
+                                               rfx_softmax_features **out);
+
+rfx_status rfx_softmax_features_create_hyperbolic(size_t d, size_t D, uint64_t seed,
+                                                          int orthogonal,
+                                                          rfx_softmax_features **out);
+
+void rfx_softmax_features_free(rfx_softmax_features *sf);
+
+size_t rfx_softmax_features_input_dim(const rfx_softmax_features *sf);
+size_t rfx_softmax_features_output_dim(const rfx_softmax_features *sf);
+
+rfx_cmat rfx_softmax_features_frequencies(const rfx_softmax_features *sf);
+
+void rfx_softmax_features_set_threads(rfx_softmax_features *sf, int n_threads);
+
+rfx_status rfx_softmax_features_transform(const rfx_softmax_features *sf, rfx_cmat X,
+                                                  rfx_mat Phi, double *log_scale);
+
+rfx_status rfx_attention_linear(const rfx_softmax_features *sf, rfx_cmat Q, rfx_cmat K,
+                                        rfx_cmat V, rfx_mat Out, int causal, int n_threads);
+
+rfx_status rfx_attention_exact(rfx_cmat Q, rfx_cmat K, rfx_cmat V, rfx_mat Out,
+                                       int causal, int n_threads);
+
+
+typedef enum rfx_sinks_loss {
+    RFX_SINKS_LOSS_SQUARED = 0,
+    RFX_SINKS_LOSS_LOGISTIC = 1,
+    RFX_SINKS_LOSS_SQUARED_HINGE = 2
+} rfx_sinks_loss;
+
+typedef struct rfx_sinks_params {
+    rfx_sinks_loss loss;
+    double C;
+    int fit_intercept;
+    size_t max_iter;
+    double tol;
+    int n_threads;
+} rfx_sinks_params;
+
+rfx_sinks_params rfx_sinks_params_default(void);
+
+typedef struct rfx_sinks_report {
+    size_t iterations;
+    size_t restarts;
+    double objective;
+    double kkt;
+    double lipschitz;
+    size_t n_at_bound;
+    int converged;
+} rfx_sinks_report;
+
+rfx_status rfx_sinks_fit(const rfx_features *f, rfx_cmat X, const double *y,
+                                 const rfx_sinks_params *params, rfx_model **out,
+                                 rfx_sinks_report *report);
+
+typedef struct rfx_greedy_params {
+    rfx_features_params features;
+    size_t n_terms;
+    size_t n_candidates;
+    size_t refine_steps;
+    int fit_intercept;
+    int n_threads;
+} rfx_greedy_params;
+
+rfx_greedy_params rfx_greedy_params_default(void);
+
+typedef struct rfx_greedy_report {
+    size_t n_terms;
+    size_t n_dependent;
+    double train_mse;
+} rfx_greedy_report;
+
+rfx_status rfx_greedy_fit(rfx_cmat X, const double *y, const rfx_greedy_params *params,
+                                  rfx_model **out, rfx_greedy_report *report, double *mse_path);
+
+
 
 """
 

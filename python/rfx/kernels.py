@@ -1,12 +1,13 @@
-"""Exact kernels and the kernel machines built on them (rfx/kernels.h):
-``Kernel`` (with sums, products, positive scaling, exp and warping),
-``KernelRidge`` and ``GaussianProcessRegressor`` - the references that
-random features approximate.
+"""Exact kernels and the kernel machines built on them (rfx/kernels.h,
+rfx/nystroem.h): ``Kernel`` (with sums, products, positive scaling, exp and
+warping), ``KernelRidge`` and ``GaussianProcessRegressor`` - the references
+that random features approximate - and ``Nystroem`` features.
 """
 import numbers
 
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.base import (BaseEstimator, ClassNamePrefixFeaturesOutMixin, RegressorMixin,
+                          TransformerMixin)
 from sklearn.utils.validation import check_is_fitted
 
 from . import _common
@@ -446,4 +447,114 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
             self._fit_c(self.X_train_, self._y)
 
 
-__all__ = ["Kernel", "KernelRidge", "GaussianProcessRegressor"]
+
+
+class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Nystroem features of any exact kernel (Williams & Seeger 2001), by the
+    C library: ``z(x) = k(x, L) N`` with ``n_components`` landmark rows L
+    drawn without replacement from the training rows (seeded) and N the
+    pseudo-inverse square root of K(L, L), so that ``z(x).z(y)`` is
+    ``k(x, L) K(L, L)^+ k(L, y)``. The layout is scikit-learn's
+    ``Nystroem`` (one column per landmark); eigenvalues of K(L, L) at or
+    below 1e-12 times the largest are dropped (``rank_`` says how many are
+    kept) where scikit-learn raises them to 1e-12.
+
+    Parameters
+    ----------
+    kernel : str or rfx.Kernel, default="rbf"
+        As ``KernelRidge``'s (gamma None = 1 / n_features).
+    gamma, coef0, degree, kernel_params
+    n_components : int, default=100
+        Landmarks (at most n_samples).
+    random_state : int, RandomState instance or None, default=None
+    n_jobs : int or None, default=None
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components, n_features_in_)
+        The landmarks.
+    component_indices_ : ndarray of shape (n_components,)
+    normalization_ : ndarray of shape (n_components, n_components)
+    rank_ : int
+
+    Examples
+    --------
+    >>> import numpy as np, rfx
+    >>> X = np.random.RandomState(0).normal(size=(300, 4))
+    >>> ny = rfx.Nystroem(gamma=0.2, n_components=300, random_state=0).fit(X)
+    >>> Z = ny.transform(X[:5])
+    >>> bool(np.allclose(Z @ Z.T, rfx.Kernel.rbf(0.2)(X[:5]), atol=1e-8))
+    True
+    """
+
+    def __init__(self, kernel="rbf", *, gamma=None, coef0=None, degree=None,
+                 kernel_params=None, n_components=100, random_state=None, n_jobs=None):
+        self.kernel = kernel
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.degree = degree
+        self.kernel_params = kernel_params
+        self.n_components = n_components
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def _kernel(self, d):
+        return _kernel_of(self.kernel, self.gamma, 3 if self.degree is None else self.degree,
+                          1.0 if self.coef0 is None else self.coef0, self.kernel_params, d)
+
+    def fit(self, X, y=None):
+        """Draw the landmarks from the rows of X and factor K(L, L)."""
+        X = as_rows(self._validate_data(X, dtype=np.float64))
+        if not isinstance(self.n_components, numbers.Integral) or self.n_components < 1:
+            raise ValueError("n_components must be an int >= 1, got %r" % (self.n_components,))
+        m = min(int(self.n_components), X.shape[0])
+        k = self._kernel(X.shape[1])
+        out = ffi.new("rfx_nystroem **")
+        with serial_blas:
+            check(lib.rfx_nystroem_fit(k._handle, cmat(X), m,
+                                       _common.resolve_seed(self.random_state),
+                                       _common.resolve_threads(self.n_jobs), out))
+        self._set(k, ffi.gc(out[0], lib.rfx_nystroem_free))
+        return self
+
+    def _set(self, k, ny):
+        self._kern, self._ny = k, ny
+        m = int(lib.rfx_nystroem_n_components(ny))
+        self.components_ = cmat_to_array(lib.rfx_nystroem_landmarks(ny))
+        idx = lib.rfx_nystroem_landmark_indices(ny)
+        self.component_indices_ = (np.array([idx[i] for i in range(m)], dtype=np.intp)
+                                   if idx != ffi.NULL else None)
+        self.normalization_ = cmat_to_array(lib.rfx_nystroem_normalization(ny))
+        self.rank_ = int(lib.rfx_nystroem_rank(ny))
+        self._n_features_out = int(lib.rfx_nystroem_output_dim(ny))
+
+    def transform(self, X):
+        """z(X), of shape (n_samples, n_components)."""
+        check_is_fitted(self)
+        X = as_rows(self._validate_data(X, dtype=np.float64, reset=False))
+        Z = np.empty((X.shape[0], self._n_features_out))
+        with serial_blas:
+            check(lib.rfx_nystroem_transform(self._ny, cmat(X), mat(Z)))
+        return Z
+
+    def __getstate__(self):
+        state = dict(super().__getstate__())
+        state.pop("_ny", None)
+        state.pop("_kern", None)
+        return state
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        if "components_" in self.__dict__:  # the same landmarks give the same bits
+            k = self._kernel(self.n_features_in_)
+            out = ffi.new("rfx_nystroem **")
+            with serial_blas:
+                check(lib.rfx_nystroem_fit_landmarks(k._handle, cmat(self.components_),
+                                                     _common.resolve_threads(self.n_jobs), out))
+            ny = ffi.gc(out[0], lib.rfx_nystroem_free)
+            idx = self.component_indices_
+            self._set(k, ny)
+            self.component_indices_ = idx
+
+
+__all__ = ["Kernel", "KernelRidge", "GaussianProcessRegressor", "Nystroem"]

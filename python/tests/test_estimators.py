@@ -220,7 +220,7 @@ def test_n_jobs_values():
         rfx.RandomFourierFeatures(32, n_jobs=0).fit(X)
 
 
-@pytest.mark.parametrize("module", [rfx.kernel_approximation, rfx.models])
+@pytest.mark.parametrize("module", [rfx.kernel_approximation, rfx.models, rfx.kernels])
 def test_docstring_examples(module):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -122,3 +122,33 @@ def test_gp_equals_closed_form_and_scikit_learn(data):
         assert g.log_marginal_likelihood_value_ <= best + 1e-9
     g2 = pickle.loads(pickle.dumps(fit))
     assert np.array_equal(g2.predict(Xt), fit.predict(Xt))
+
+
+@parametrize_with_checks([rfx.Nystroem(gamma=0.5, n_components=20, random_state=0)])
+def test_nystroem_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+def test_nystroem_equals_scikit_learn_on_the_same_landmarks():
+    from sklearn.kernel_approximation import Nystroem as SkNystroem
+    rs = np.random.RandomState(2)
+    X, Xt = rs.normal(size=(200, 6)), rs.normal(size=(30, 6))
+    ours = rfx.Nystroem(gamma=0.1, n_components=50, random_state=1).fit(X)
+    L = ours.components_
+    assert np.array_equal(L, X[ours.component_indices_])
+    ref = SkNystroem(gamma=0.1, n_components=50).fit(L)  # every row a landmark
+    Z, R = ours.transform(Xt), ref.transform(Xt)
+    assert np.allclose(Z @ Z.T, R @ R.T, rtol=1e-9, atol=1e-11)
+    # the closed form k(x, L) K_LL^-1 k(L, y)
+    KxL = rbf_kernel(Xt, L, gamma=0.1)
+    assert np.allclose(Z @ Z.T, KxL @ np.linalg.solve(rbf_kernel(L, gamma=0.1), KxL.T),
+                       rtol=1e-8, atol=1e-10)
+    z2 = pickle.loads(pickle.dumps(ours))
+    assert np.array_equal(z2.transform(Xt), Z)
+    # more landmarks, a better approximation of the kernel
+    K = rbf_kernel(Xt, X, gamma=0.1)
+    errs = []
+    for m in (10, 40, 160):
+        ny = rfx.Nystroem(gamma=0.1, n_components=m, random_state=0).fit(X)
+        errs.append(np.linalg.norm(ny.transform(Xt) @ ny.transform(X).T - K) / np.linalg.norm(K))
+    assert errs[0] > errs[1] > errs[2]
