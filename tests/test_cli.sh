@@ -712,5 +712,17 @@ expect 2 "classify a target with one class" "$RFX" fit "$T/oneclass.csv" --task 
 stderr_has "one class" "at least 2 classes"
 check "no model written by the classify errors" test ! -e "$T/bad.rfx"
 
+# structured frequencies
+expect 0 "fit --structure orthogonal" "$RFX" fit "$T/ctrain.csv" --task classify -D 64 \
+    --structure orthogonal --lambda 1e-3 -o "$T/co.rfx"
+expect 0 "info of a structured map" "$RFX" info "$T/co.rfx"
+check "info: the structure" grep -Eq '^structure +orthogonal$' "$T/stdout"
+expect 1 "fit --structure spiral" "$RFX" fit "$T/ctrain.csv" --structure spiral -o "$T/bad.rfx"
+stderr_has "unknown structure named" "unknown structure 'spiral'"
+expect 1 "--structure for srfe" "$RFX" fit "$T/ctrain.csv" --method srfe --structure sorf \
+    -o "$T/bad.rfx"
+expect 0 "kernel-approx --structure halton" "$RFX" kernel-approx --structure halton -D 16,64 -n 200
+check "no model written by the structure errors" test ! -e "$T/bad.rfx"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

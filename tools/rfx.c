@@ -137,7 +137,7 @@ enum opt_id {
     O_DEGREE, O_DEGREE_MIN, O_Q_NORM, O_MAX_INTERACTION, O_PCE_METHOD, O_NORMAL,
     O_LENGTH_SCALES, O_LEARN_ITERATIONS, O_K, O_SURROGATE, O_ITERATIONS, O_PARTICLES,
     O_PATIENCE, O_THETA, O_TASK, O_LOSS, O_MULTICLASS, O_OPTIMIZER, O_CLASS_WEIGHT,
-    O_PROBA,
+    O_PROBA, O_STRUCTURE,
     O_COUNT
 };
 
@@ -199,6 +199,9 @@ static const opt_spec FIT_OPTS[] = {
     { O_NU, 0, "nu", "NU", "ridge, bayes, classify: Matern smoothness 0.5, 1.5 (default) or 2.5" },
     { O_FORM, 0, "form", "F",
       "ridge, bayes, classify: feature form cos-bias (default) or cos-sin (D even)" },
+    { O_STRUCTURE, 0, "structure", "S",
+      "ridge, bayes, classify: how the frequencies are drawn: iid (default), orthogonal, sorf, "
+      "fastfood or halton (rfx_structure in rfx.h)" },
     { O_FEATURES, 'D', "features", "N",
       "number of random features D >= 1 (default 1024; srfe, lasso, harfe: from the number of "
       "rows, as rfx/srfe.h documents; projected: of a ridge, bayes or srfe surrogate, default "
@@ -312,6 +315,7 @@ static const struct fit_opt_methods {
     unsigned methods;
 } FIT_OPT_METHODS[] = {
     { O_KERNEL, FM_KERNEL }, { O_NU, FM_KERNEL }, { O_FORM, FM_KERNEL },
+    { O_STRUCTURE, FM_KERNEL },
     { O_LENGTH_SCALE, FM_KERNEL }, { O_GAMMA, FM_KERNEL | FM(FM_PROJECTED) },
     { O_NO_INTERCEPT, FM_KERNEL },
     { O_LENGTH_SCALES, FM_RFF }, { O_LEARN_ITERATIONS, FM_RFF },
@@ -374,6 +378,8 @@ static const opt_spec KAPPROX_OPTS[] = {
     { O_FEATURES, 'D', "features", "LIST",
       "comma-separated numbers of features, each >= 1 (default 10,100,1000,10000)" },
     { O_FORM, 0, "form", "F", "feature form: cos-bias (default) or cos-sin (every D even)" },
+    { O_STRUCTURE, 0, "structure", "S",
+      "frequencies: iid (default), orthogonal, sorf, fastfood or halton" },
     { O_SEED, 0, "seed", "S", "random seed of the features (default 0)" },
     { O_POINTS, 'n', "points", "N",
       "number of points, >= 1 (default 1000; with DATA, its first N rows)" },
@@ -859,6 +865,14 @@ static int parse_form(const opt_iter *it, const char *s, rfx_form *out)
     if (rfx_form_from_name(s, out) == RFX_OK) return 0;
     rfx_clear_error();
     return value_error(it, "unknown feature form '%s' (cos-bias or cos-sin)", s);
+}
+
+static int parse_structure(const opt_iter *it, const char *s, rfx_structure *out)
+{
+    if (rfx_structure_from_name(s, out) == RFX_OK) return 0;
+    rfx_clear_error();
+    return value_error(it, "unknown structure '%s' (iid, orthogonal, sorf, fastfood or halton)",
+                       s);
 }
 
 static int parse_fit_method(const opt_iter *it, const char *s, int *out)
@@ -1878,6 +1892,7 @@ static int cmd_fit(const command *c, int argc, char **argv)
         case O_KERNEL: bad = parse_kernel(&it, v, &o.fit.features.kernel); break;
         case O_NU: bad = parse_nu(&it, v, &o.fit.features.nu); o.ko.have_nu = 1; break;
         case O_FORM: bad = parse_form(&it, v, &o.fit.features.form); break;
+        case O_STRUCTURE: bad = parse_structure(&it, v, &o.fit.features.structure); break;
         case O_FEATURES: bad = parse_size(&it, v, 1, &o.fit.features.n_features); break;
         case O_SEED: bad = parse_seed(&it, v, &o.fit.features.seed); break;
         case O_LENGTH_SCALE:
@@ -2522,6 +2537,8 @@ static void print_model_info(const char *path, const rfx_model_info *in, long lo
     printf("%-16s %s\n", "kernel", rfx_kernel_name(f->kernel));
     if (f->kernel == RFX_KERNEL_MATERN) printf("%-16s %g\n", "nu", f->nu);
     printf("%-16s %s\n", "form", rfx_form_name(f->form));
+    if (f->structure != RFX_STRUCTURE_IID)
+        printf("%-16s %s\n", "structure", rfx_structure_name(f->structure));
     printf("%-16s %s\n", "activation", rfx_activation_name(f->activation));
     if (f->sparsity > 0) printf("%-16s q = %zu inputs per feature\n", "sparsity", f->sparsity);
     if (f->weights != RFX_WEIGHTS_KERNEL)
@@ -3082,6 +3099,7 @@ static int cmd_kernel_approx(const command *c, int argc, char **argv)
             break;
         case O_FEATURES: bad = parse_size_list(&it, v, 1, Ds, MAX_DS, &nD); break;
         case O_FORM: bad = parse_form(&it, v, &fp.form); break;
+        case O_STRUCTURE: bad = parse_structure(&it, v, &fp.structure); break;
         case O_SEED: bad = parse_seed(&it, v, &fp.seed); break;
         case O_POINTS: bad = parse_size(&it, v, 1, &n); break;
         case O_PLOT: plot_path = v; break;
