@@ -150,7 +150,7 @@ rfx_status rfx_model_get_info(const rfx_model *m, rfx_model_info *info)
  * + D cos + 2 D ny, and D^2 (TRSM) with the std. ws: rows x (d + D). */
 static void predict_tile(const rfx_model *m, const double *X, size_t ldx, size_t rows,
                          double *yhat, size_t ldy, double *ystd, size_t lds, double add_var,
-                         double *ws)
+                         double *ws, double *tws)
 {
     const size_t d = m->d, D = m->D, ny = m->ny;
     double *xs = ws, *Z = ws + rows * d;
@@ -163,7 +163,7 @@ static void predict_tile(const rfx_model *m, const double *X, size_t ldx, size_t
         xin = xs;
         ldin = d;
     }
-    rfx__transform_tile(m->features, xin, ldin, rows, Z, D);
+    rfx__transform_tile_ws(m->features, xin, ldin, rows, Z, D, tws);
     for (size_t i = 0; i < rows; i++)
         for (size_t k = 0; k < ny; k++) yhat[i * ldy + k] = m->intercept[k];
     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)ny, (int)D, 1.0, Z,
@@ -263,8 +263,10 @@ static rfx_status predict(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_mat 
 
     const size_t n = X.rows, T = RFX__ROW_TILE, tiles = (n + T - 1) / T;
     int nt = rfx__threads(m->features->params.n_threads);
-    size_t per;
+    size_t per; /* per thread: a tile of inputs and features, the transform's workspace */
+    const size_t base = T * (m->d + m->D), wl = rfx__transform_ws_len(m->features);
     RFX__TRY(rfx__mul(T, m->d + m->D, &per, "predict: workspace"));
+    RFX__TRY(rfx__add(per, wl, &per, "predict: workspace"));
     double *ws;
     RFX__TRY(rfx__alloc((size_t)nt, per * sizeof(double), (void **)&ws, "predict: workspace"));
 #pragma omp parallel num_threads(nt) if (tiles > 1)
@@ -280,7 +282,7 @@ static rfx_status predict(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_mat 
     #endif
             predict_tile(m, X.data + r0 * X.stride, X.stride, rows, Yhat.data + r0 * Yhat.stride,
                          Yhat.stride, want_std ? Ystd.data + r0 * Ystd.stride : NULL, Ystd.stride,
-                         add_var, w);
+                         add_var, w, wl ? w + base : NULL);
         }
     }
     free(ws);
@@ -394,8 +396,10 @@ static rfx_status classify_apply(const rfx_model *m, rfx_cmat X, rfx_mat out, in
     const size_t n = X.rows, T = RFX__ROW_TILE, tiles = (n + T - 1) / T;
     if (n == 0) return RFX_OK;
     int nt = rfx__threads(m->features->params.n_threads);
-    size_t per;
+    size_t per; /* per thread: inputs, features, scores, the transform's workspace */
+    const size_t base = T * (m->d + m->D + K), wl = rfx__transform_ws_len(m->features);
     RFX__TRY(rfx__mul(T, m->d + m->D + K, &per, "predict: workspace"));
+    RFX__TRY(rfx__add(per, wl, &per, "predict: workspace"));
     double *ws;
     /* small jobs stay on the calling thread: the bits are the same */
     const int par = tiles > 1 && n * m->D * (m->d + K + 16) >= ((size_t)1 << 20);
@@ -412,7 +416,8 @@ static rfx_status classify_apply(const rfx_model *m, rfx_cmat X, rfx_mat out, in
             double *w = ws;
 #endif
             double *S = w + T * (m->d + m->D);
-            predict_tile(m, X.data + r0 * X.stride, X.stride, rows, S, K, NULL, 0, 0.0, w);
+            predict_tile(m, X.data + r0 * X.stride, X.stride, rows, S, K, NULL, 0, 0.0, w,
+                         wl ? w + base : NULL);
             for (size_t i = 0; i < rows; i++)
                 apply_row(m, S + i * K, out.data + (r0 + i) * out.stride, mode);
         }
