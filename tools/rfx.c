@@ -266,7 +266,9 @@ static const opt_spec FIT_OPTS[] = {
       "projected: also plot the best loss against the iteration (needs gnuplot)" },
     { O_DEGREE, 0, "degree", "P",
       "pce: the largest total degree P >= 1 (default: the largest P <= 10 whose total-degree "
-      "basis C(d + P, P) has at most 10000 terms)" },
+      "basis C(d + P, P) has at most 10000 terms; with d >= 3 also terms of at most two inputs "
+      "to a higher degree, within 4 n terms, and the fit of lower corrected leave-one-out "
+      "error is kept)" },
     { O_DEGREE_MIN, 0, "degree-min", "M",
       "pce: every degree M..P is fitted and the one of least corrected leave-one-out error "
       "kept (default 1; M = P fits degree P only)" },
@@ -1228,6 +1230,24 @@ static size_t pce_default_degree(size_t d)
     return p;
 }
 
+/* The default's second candidate basis: terms of at most two inputs, to
+ * the largest degree P <= PCE_DEFAULT_DEGREE whose 1 + d P + C(d, 2) C(P, 2)
+ * terms are at most min(4 n, PCE_DEFAULT_TERMS) (pairwise interactions of
+ * high degree suit many engineering functions of several inputs; the
+ * corrected LOO error decides). 0 when not even degree 2 fits. */
+static size_t pce_pairwise_degree(size_t d, size_t n)
+{
+    double budget = 4.0 * (double)n < PCE_DEFAULT_TERMS ? 4.0 * (double)n : PCE_DEFAULT_TERMS;
+    double pairs = (double)d * (double)(d - 1) / 2.0;
+    size_t best = 0;
+    for (size_t k = 2; k <= PCE_DEFAULT_DEGREE; k++) {
+        double terms = 1.0 + (double)d * (double)k + pairs * (double)k * (double)(k - 1) / 2.0;
+        if (terms > budget) break;
+        best = k;
+    }
+    return best;
+}
+
 /* "--name" (or "-x") of option id of c. */
 static const char *option_name(const command *c, int id, char *buf, size_t size)
 {
@@ -1517,6 +1537,27 @@ static int fit_pce(const fit_opts *o, const rfx_data *data, const char *path)
     if (o->given[O_THREADS]) p.n_threads = o->fit.features.n_threads;
     double t0 = now_seconds();
     rfx_status st = rfx_pce_fit(&p, X, y, &pce);
+    /* no basis given: also the pairwise basis of a higher degree, and keep
+       the fit of lower corrected leave-one-out error */
+    const size_t p2 = pce_pairwise_degree(d, n);
+    if (st == RFX_OK && d >= 3 && !o->given[O_DEGREE] && !o->given[O_Q_NORM] &&
+        !o->given[O_MAX_INTERACTION] && p2 > p.degree) {
+        rfx_pce_params q = p;
+        rfx_pce *pce2 = NULL;
+        rfx_pce_info a, b;
+        q.max_interaction = 2;
+        q.degree = p2;
+        st = rfx_pce_fit(&q, X, y, &pce2);
+        if (st == RFX_OK) st = rfx_pce_get_info(pce, &a);
+        if (st == RFX_OK) st = rfx_pce_get_info(pce2, &b);
+        if (st == RFX_OK && b.loo_corrected < a.loo_corrected) {
+            rfx_pce_free(pce);
+            pce = pce2;
+            pce2 = NULL;
+            p = q;
+        }
+        rfx_pce_free(pce2);
+    }
     double seconds = now_seconds() - t0;
     if (st == RFX_OK) st = rfx_model_from_pce(pce, &model);
     rc = save_fitted(st, model, path);
