@@ -4,19 +4,36 @@ prints a markdown table of times and ratios and writes it to a file.
 
     /usr/bin/python3 bench/bench_python.py build
 
-What is compared (best of REPEATS runs each, monotonic clock):
+What is compared (best of REPEATS runs each, monotonic clock, unless said):
 
   Python vs C     rfx.RandomFourierFeatures.transform against bench_core's
                   rfx_features_transform into a fresh buffer advised for huge
                   pages (numpy allocates the output the same way), f64 and
-                  f32; rfx.RFFRegressor.fit (gamma, alpha, standardize=False)
-                  against bench_core's rfx_ridge_fit. The C side runs as
+                  f32, alternating (below); rfx.RFFRegressor.fit (gamma,
+                  alpha, standardize=False) against bench_core's
+                  rfx_ridge_fit. The C side runs as
                   BUILD_DIR/bench/rfx_bench_core; the Python side includes
                   input validation and everything else a user call does.
                   Target: Python loses less than 5% (ratio Python / C < 1.05).
   rfx vs sklearn  RBFSampler.transform, and RBFSampler + Ridge(cholesky)
                   against RandomFourierFeatures.transform and RFFRegressor.fit
                   (ratios sklearn / rfx: above 1, rfx is faster).
+  same process    The transform through the Python API, interleaved run by
+                  run with the bare C call made from this process through
+                  cffi (no validation, output aligned as bench_core's), and
+                  with the bare call into numpy's own np.empty (what the
+                  package did before it aligned its outputs): wall and CPU
+                  time (user + system, all threads), each the best of
+                  max(7, REPEATS) rounds. On a shared machine these pairs
+                  see the same load, which the separate bench_core process
+                  does not.
+
+The transform rows of the first table alternate the two sides: REPEATS
+rounds of one bench_core run (its best of REPEATS transforms into fresh
+huge-page buffers; the first of a process is slower, as the kernel has to
+find free huge pages) and the best of REPEATS Python transforms; each side
+reports its best over all rounds. On a shared machine a busy spell then
+falls on both sides alike.
 
 Data (bench_core.c's, made by each side; their sums are compared):
     X[i, j] = 2 sin(0.37 (i d + j) + j),  y[i] = sum_j sin(X[i, j]),
@@ -30,6 +47,7 @@ replaces the quoted results; OUT=<file> overrides both.
 """
 import functools
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -50,6 +68,7 @@ D = env_int("D", 2048)
 DIM = env_int("DIM", 20)
 THREADS = env_int("THREADS", 2)
 REPEATS = env_int("REPEATS", 3)
+ROUNDS = max(7, REPEATS)  # of the interleaved same-process transforms (< 1 s each)
 BUILD = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build"))
 BIN = os.path.join(BUILD, "bench", "rfx_bench_core")
 GAMMA = 1.0 / (2.0 * DIM)
@@ -92,10 +111,49 @@ def best_of(fn):
     return best, out
 
 
-def run_c(mode):
+def cpu_seconds():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def interleaved(rounds, fns):
+    """Each fn of fns run once per round, its output dropped before the
+    next call: the best wall and the best CPU time of each."""
+    wall = [float("inf")] * len(fns)
+    cpu = [float("inf")] * len(fns)
+    for _ in range(rounds):
+        for k, fn in enumerate(fns):
+            c0, t0 = cpu_seconds(), time.perf_counter()
+            out = fn()
+            t1, c1 = time.perf_counter(), cpu_seconds()
+            del out
+            wall[k] = min(wall[k], t1 - t0)
+            cpu[k] = min(cpu[k], c1 - c0)
+    return wall, cpu
+
+
+def bare_transform(f, X, alloc):
+    """rfx_features_transform(_f32) called from Python with nothing around
+    it: no validation, no OpenBLAS guard; the output from alloc(rows, cols,
+    dtype)."""
+    from rfx._lib import check, cmat, cmatf, lib, mat, matf
+    if X.dtype == np.float32:
+        Z = alloc(X.shape[0], D, np.float32)
+        check(lib.rfx_features_transform_f32(f, cmatf(X), matf(Z)))
+    else:
+        Z = alloc(X.shape[0], D, np.float64)
+        check(lib.rfx_features_transform(f, cmat(X), mat(Z)))
+    return Z
+
+
+def numpy_empty(rows, cols, dtype):
+    return np.empty((rows, cols), dtype=dtype)
+
+
+def run_c(mode, repeats=REPEATS):
     """bench_core's "key value" lines for one mode, as a dict of strings."""
     cmd = [BIN, "--mode", mode, "-n", str(N), "-d", str(DIM), "-D", str(D),
-           "--threads", str(THREADS), "--repeats", str(REPEATS), "--seed", str(SEED),
+           "--threads", str(THREADS), "--repeats", str(repeats), "--seed", str(SEED),
            "--gamma", repr(GAMMA), "--lambda", repr(LAMBDA)]
     print("bench_python.py: C", mode, file=sys.stderr, flush=True)
     r = subprocess.run(cmd, capture_output=True, text=True,
@@ -113,21 +171,45 @@ def main():
     if not os.path.isfile(BIN):
         sys.exit("bench_python.py: %s not found; build first (make, or cmake --build %s)"
                  % (BIN, BUILD))
-    c_tr, cmd_tr = run_c("transform")
-    c_tr32, cmd_tr32 = run_c("transform32")
     c_fit, cmd_fit = run_c("fit")
 
     X, y = make_data(N, DIM)
     X32 = X.astype(np.float32)
     sum_y = float(y.sum())
-    same = abs(sum_y - float(c_fit["data_sum_y"])) <= 1e-9 * N
+    same_data = abs(sum_y - float(c_fit["data_sum_y"])) <= 1e-9 * N
 
     print("bench_python.py: Python", file=sys.stderr, flush=True)
     t = rfx.RandomFourierFeatures(D, gamma=GAMMA, random_state=SEED, n_jobs=THREADS).fit(X)
-    py_tr, Z = best_of(lambda: t.transform(X))
-    del Z
-    py_tr32, Z = best_of(lambda: t.transform(X32))
-    del Z
+    # Python against bench_core, alternating: one bench_core run (its best of
+    # REPEATS transforms into fresh buffers), then the best of REPEATS Python
+    # transforms, REPEATS rounds
+    c_best, py_best = {}, {}
+    for mode, key, Xin in (("transform", "transform_f64_fresh_hugepage_seconds", X),
+                           ("transform32", "transform_f32_fresh_hugepage_seconds", X32)):
+        c_best[mode] = py_best[mode] = float("inf")
+        for _ in range(REPEATS):
+            c_out, cmd = run_c(mode)
+            c_best[mode] = min(c_best[mode], float(c_out[key]))
+            py, Z = best_of(lambda: t.transform(Xin))
+            del Z
+            py_best[mode] = min(py_best[mode], py)
+        if mode == "transform":
+            cmd_tr = cmd
+        else:
+            cmd_tr32 = cmd
+    # the same transforms, interleaved with the bare C call in this process
+    same = {}
+    for name, Xin in (("f64", X), ("f32", X32)):
+        same[name] = interleaved(ROUNDS, [
+            lambda: t.transform(Xin),
+            lambda: bare_transform(t._features, Xin, rfx._lib.empty_rows),
+            lambda: bare_transform(t._features, Xin, numpy_empty)])
+    validate = min(timeit_once(lambda: t._validate_data(X32, dtype=[np.float64, np.float32],
+                                                        reset=False)) for _ in range(20))
+    small = X[:1]
+    overhead = min(timeit_once(lambda: t.transform(small)) for _ in range(200)) - min(
+        timeit_once(lambda: bare_transform(t._features, small, rfx._lib.empty_rows))
+        for _ in range(200))
 
     def fit():
         return rfx.RFFRegressor(D, gamma=GAMMA, alpha=LAMBDA, standardize=False,
@@ -152,8 +234,8 @@ def main():
     if limits is not None:
         limits.restore_original_limits()
 
-    c_t = float(c_tr["transform_f64_fresh_hugepage_seconds"])
-    c_t32 = float(c_tr32["transform_f32_fresh_hugepage_seconds"])
+    c_t, c_t32 = c_best["transform"], c_best["transform32"]
+    py_tr, py_tr32 = py_best["transform"], py_best["transform32"]
     c_f = float(c_fit["fit_f64_seconds"])
     documented = (N, D, DIM, THREADS) == (100000, 2048, 20, 2)
     out = os.environ.get("OUT") or (os.path.join(HERE, "results", "python.md") if documented
@@ -183,7 +265,7 @@ def main():
             N, DIM, D, THREADS, REPEATS, GAMMA, SEED, LAMBDA),
         "Data: X[i,j] = 2 sin(0.37 (i d + j) + j), y[i] = sum_j sin(X[i,j]), made by each side "
         "(sum of y: C %s, Python %.15g: %s)." % (c_fit["data_sum_y"], sum_y,
-                                                  "same" if same else "DIFFERENT"),
+                                                  "same" if same_data else "DIFFERENT"),
         "Python / C: the cost of the Python API (target < 1.05). sklearn / rfx: above 1, the "
         "Python package is faster than scikit-learn.",
         "",
@@ -200,8 +282,34 @@ def main():
         "| training RMSE (a sanity check; y has std %.4g) | %.6g | %s | | | %.6g | |" % (
             float(y.std()), py_rmse, c_fit.get("fit_rmse_train", "n/a"), sk_rmse),
         "",
+        "The transform in this process, interleaved run by run (best of %d each): the "
+        "Python API against the bare C call through cffi into an output aligned as "
+        "bench_core's (2 MiB), and the bare call into numpy's np.empty (malloc's 16-byte "
+        "alignment, what `transform` used before). CPU time is user + system of all "
+        "threads." % ROUNDS,
+        "",
+        "| transform | Python API | bare C call | Python / C | bare C call into np.empty | "
+        "np.empty / aligned |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for name in ("f64", "f32"):
+        (wp, wc, we), (cp, cc, ce) = same[name]
+        lines += [
+            "| %s, wall | %s | %s | %.3f | %s | %.3f |" % (name, sec(wp), sec(wc), wp / wc,
+                                                        sec(we), we / wc),
+            "| %s, CPU | %s | %s | %.3f | %s | %.3f |" % (name, sec(cp), sec(cc), cp / cc,
+                                                       sec(ce), ce / cc),
+        ]
+    lines += [
+        "",
+        "Python's own cost per transform call: %.0f us of input validation (scikit-learn's "
+        "check_array with its finite check, on the f32 X: %.2f%% of the f32 transform) and "
+        "%.0f us for the rest (views, the OpenBLAS guard, cffi; measured on one row)." % (
+            1e6 * validate, 100 * validate / same["f32"][0][1], 1e6 * max(overhead, 0.0)),
+        "",
         "The C transform times are bench_core's \"fresh output advised for huge pages\": "
-        "a new n x D buffer per call, as numpy allocates (numpy huge-page advice: %s). "
+        "a new n x D buffer per call, as numpy allocates (numpy huge-page advice: %s); the "
+        "package's transform allocates its output 2 MiB aligned the same way. "
         "The Python fit goes through rfx_model_fit (solver AUTO: primal here) and includes "
         "scikit-learn's input validation; bench_core calls rfx_ridge_fit (primal) directly." % (
             int(bool(getattr(np.core.multiarray, "_get_madvise_hugepage", lambda: False)()))),
@@ -216,7 +324,8 @@ def main():
             time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())),
         "",
         "Commands, run by `N=%d D=%d DIM=%d THREADS=%d REPEATS=%d /usr/bin/python3 "
-        "bench/bench_python.py %s`:" % (N, D, DIM, THREADS, REPEATS, BUILD),
+        "bench/bench_python.py %s` (the two transform commands %d times each, alternating "
+        "with the Python transforms):" % (N, D, DIM, THREADS, REPEATS, BUILD, REPEATS),
         "",
         "```",
         "OMP_NUM_THREADS=%d %s" % (THREADS, cmd_tr),
@@ -230,6 +339,12 @@ def main():
         f.write(text)
     sys.stdout.write(text)
     print("bench_python.py: wrote", out, file=sys.stderr)
+
+
+def timeit_once(fn):
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
 
 
 def cpu_name():

@@ -470,7 +470,7 @@ check "no model written by the usage errors" test ! -e "$T/bad.rfx"
 
 # ---- the projected surrogate (--method projected) ------------------------
 "$RFX" sample ishigami -n 150 --seed 5 -o "$T/pj.csv" 2>/dev/null
-expect 0 "fit projected" "$RFX" fit "$T/pj.csv" --method projected --iterations 3 \
+expect 0 "fit projected" "$RFX" fit "$T/pj.csv" --method projected --k 2 --iterations 3 \
     --particles 4 -D 50 --seed 1 --threads 1 -o "$T/pj.rfx"
 cp "$T/stderr" "$T/pj_report"
 check "projected report: one history line per iteration 0..3" \

@@ -1148,6 +1148,7 @@ static rfx_model *fit_projected(void)
     fp.features.n_features = 24;
     p.fit = &fp;
     p.theta = theta;
+    p.n_components = 2;
     p.n_threads = 1;
     CHECK_OK(rfx_projected_fit(&p, Xm, Ym, &m, NULL));
     return m;

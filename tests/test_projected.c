@@ -1,14 +1,25 @@
 /* The self-supervised projection (rfx_projected_fit, rfx/projection.h):
  *  - theta_i = 0 removes input i: replacing it by noise leaves every
- *    prediction bitwise unchanged;
+ *    prediction bitwise unchanged; with a given theta the loss is the
+ *    surrogate's own score (ridge GCV) or its k-fold CV error, recomputed
+ *    here from a kernel PCA and surrogate fits of the public API;
+ *  - the search loss is the fast score: with one input theta_0 = 1, and
+ *    the loss at theta_0 equals the GCV of ridge regression on the same
+ *    random features computed here by its definition (Cholesky solves and
+ *    the trace of the hat matrix, no eigendecomposition);
  *  - on y = g(x0 + x1) with six irrelevant inputs and k = 1, the swarm puts
- *    far more weight on x0 and x1 than on the rest, and the model's error
- *    on fresh points is compared with the same surrogate on the raw inputs;
+ *    far more weight on x0 and x1 than on the rest; with 27 irrelevant
+ *    inputs of 30 their weights end near 0; both models beat the same
+ *    surrogate on the raw inputs on fresh points;
+ *  - gamma and k chosen by the fit are the ones it uses: fitting again
+ *    with them given gives the same model, bit for bit;
  *  - save / load (file and buffer) give bitwise identical predictions;
  *    truncated and corrupted files are refused with RFX_EFORMAT;
- *  - 1 and 2 threads give bitwise identical models;
- *  - every parameter is validated. */
+ *  - 1, 2 and 3 threads (particles evaluated concurrently) give bitwise
+ *    identical models and histories;
+ *  - every parameter is validated and every error path is provoked. */
 #define _POSIX_C_SOURCE 200809L
+#include "internal.h"
 #include "rfx.h"
 #include "testlib.h"
 
@@ -28,6 +39,17 @@ static void g_data(rfx_test_rng *r, size_t n, size_t d, double **X, double **y)
     }
 }
 
+/* y = sin(2 x0) + 2 x1^2 + x2 on rows of U(-1, 1)^d (three active inputs). */
+static void sparse_data(rfx_test_rng *r, size_t n, size_t d, double **X, double **y)
+{
+    *X = rfx_test_matrix(r, n, d, -1, 1);
+    *y = malloc(n * sizeof **y);
+    for (size_t i = 0; i < n; i++) {
+        const double *x = *X + i * d;
+        (*y)[i] = sin(2 * x[0]) + 2 * x[1] * x[1] + x[2];
+    }
+}
+
 static double rel_err(const double *a, const double *b, size_t n)
 {
     double se = 0, ss = 0, mu = 0;
@@ -40,6 +62,15 @@ static double rel_err(const double *a, const double *b, size_t n)
     return sqrt(se / ss);
 }
 
+static double variance(const double *y, size_t n)
+{
+    double mu = 0, v = 0;
+    for (size_t i = 0; i < n; i++) mu += y[i];
+    mu /= (double)n;
+    for (size_t i = 0; i < n; i++) v += (y[i] - mu) * (y[i] - mu);
+    return v / (double)n;
+}
+
 static rfx_model *fit_or_null(const rfx_projected_params *p, const double *X, const double *y,
                               size_t m, size_t d, rfx_projected_report *rep)
 {
@@ -48,8 +79,36 @@ static rfx_model *fit_or_null(const rfx_projected_params *p, const double *X, co
     return mod;
 }
 
+/* The training scores of the exact kernel PCA a projected fit uses (a
+ * fresh object: its fits are those of the fit's own, bit for bit). */
+static double *scores_of(const double *X, size_t m, size_t d, const double *theta, size_t k,
+                         double gamma)
+{
+    rfx_kpca_params kp = rfx_kpca_params_default();
+    kp.n_components = k;
+    kp.gamma = gamma;
+    kp.standardize = 1;
+    rfx_kpca *o = NULL;
+    double *E = malloc(m * k * sizeof *E);
+    CHECK_OK(rfx_kpca_create(&kp, rfx_cmat_of(X, m, d), &o));
+    if (o) CHECK_OK(rfx_kpca_fit(o, theta));
+    rfx_cmat e = rfx_kpca_embedding(o);
+    if (e.data) memcpy(E, e.data, m * k * sizeof *E);
+    else memset(E, 0, m * k * sizeof *E);
+    rfx_kpca_free(o);
+    return E;
+}
+
+static int in_gamma_grid(double g)
+{
+    for (int e = 0; e <= 5; e++)
+        if (fabs(g - pow(10.0, -2.5 + 0.5 * e)) < 1e-12 * g) return 1;
+    return 0;
+}
+
 /* (1) theta_2 = 0: input 2 replaced by noise changes nothing, bit for bit;
- * and what the model reports about itself. */
+ * what the model reports about itself; the loss at a given theta is the
+ * ridge surrogate's GCV score. */
 static void test_zero_weight(void)
 {
     const size_t m = 60, d = 4, n = 25;
@@ -57,7 +116,7 @@ static void test_zero_weight(void)
     double *X, *y;
     g_data(&r, m, d, &X, &y);
     double *X2 = malloc(m * d * sizeof *X2), *V = rfx_test_matrix(&r, n, d, -1, 1);
-    double *V2 = malloc(n * d * sizeof *V2);
+    double *V2 = malloc(n * d * sizeof *V2), *E = NULL;
     memcpy(X2, X, m * d * sizeof *X);
     memcpy(V2, V, n * d * sizeof *V);
     for (size_t i = 0; i < m; i++) X2[i * d + 2] = 5 * rfx_test_normal(&r);
@@ -71,6 +130,7 @@ static void test_zero_weight(void)
     double th[4];
     rep.theta = th;
     rfx_model *a = fit_or_null(&p, X, y, m, d, &rep), *b = fit_or_null(&p, X2, y, m, d, NULL);
+    rfx_model *ref = NULL;
     if (!a || !b) goto done;
     CHECK(rep.n_iterations == 0 && rep.evaluations == 1);
     CHECK(memcmp(th, theta, sizeof th) == 0);
@@ -81,11 +141,11 @@ static void test_zero_weight(void)
     CHECK_OK(rfx_model_predict(b, rfx_cmat_of(V2, n, d), rfx_mat_of(yb, n, 1), rfx_mat_none()));
     CHECK(memcmp(ya, yb, sizeof ya) == 0);
 
-    /* what the model reports about itself */
+    /* what the model reports about itself; gamma was chosen on the grid */
     rfx_projected_info info;
     CHECK_OK(rfx_model_projected_info(a, &info));
     CHECK(info.n_components == 2 && info.n_inputs == d && info.n_train == m);
-    CHECK(info.standardized == 1 && fabs(info.gamma - 1.0 / d) < 1e-15);
+    CHECK_MSG(info.standardized == 1 && in_gamma_grid(info.gamma), "gamma %g", info.gamma);
     CHECK(info.surrogate && memcmp(info.theta, theta, sizeof th) == 0);
     CHECK(info.loss == rep.loss);
     rfx_model_info mi;
@@ -96,9 +156,30 @@ static void test_zero_weight(void)
     rfx_method meth;
     CHECK_OK(rfx_method_from_name("projected", &meth));
     CHECK(meth == RFX_METHOD_PROJECTED);
+
+    /* the loss: the GCV score (relative to var y) of the default ridge
+     * surrogate (1000 features, chosen length scale) on the same scores */
+    E = scores_of(X, m, d, theta, 2, info.gamma);
+    rfx_fit_params fp = rfx_fit_params_default();
+    fp.method = RFX_METHOD_RIDGE;
+    fp.features.n_features = 1000;
+    rfx_fit_report fr;
+    CHECK_OK(rfx_model_fit(&fp, rfx_cmat_of(E, m, 2), rfx_cmat_of(y, m, 1), &ref, &fr));
+    CHECK_NEAR(rep.loss, fr.score / variance(y, m), 1e-12);
+    /* the surrogate inside is that model: the same predictions on the scores */
+    double yr[60], yi[60];
+    if (ref) {
+        CHECK_OK(rfx_model_predict(ref, rfx_cmat_of(E, m, 2), rfx_mat_of(yr, m, 1),
+                                   rfx_mat_none()));
+        CHECK_OK(rfx_model_predict(info.surrogate, rfx_cmat_of(E, m, 2), rfx_mat_of(yi, m, 1),
+                                   rfx_mat_none()));
+        CHECK(memcmp(yr, yi, sizeof yr) == 0);
+    }
 done:
     rfx_model_free(a);
     rfx_model_free(b);
+    rfx_model_free(ref);
+    free(E);
     free(X);
     free(X2);
     free(V);
@@ -106,7 +187,171 @@ done:
     free(y);
 }
 
-/* (2) y = g(x0 + x1), d = 8, k = 1: the learned theta and the error. */
+/* (2) with n_folds = 3 and a given theta the loss is the 3-fold CV error of
+ * the surrogate on the scores (row i in fold i mod 3), recomputed here. */
+static void test_kfold_loss(void)
+{
+    const size_t m = 45, d = 3, k = 2, folds = 3;
+    rfx_test_rng r = {17};
+    double *X, *y;
+    g_data(&r, m, d, &X, &y);
+    const double theta[3] = {1.0, 0.7, 0.2};
+    rfx_fit_params fp = rfx_fit_params_default();
+    fp.features.n_features = 40;
+    rfx_projected_params p = rfx_projected_params_default();
+    p.theta = theta;
+    p.n_components = k;
+    p.gamma = 0.3;
+    p.n_folds = folds;
+    p.fit = &fp;
+    rfx_projected_report rep;
+    memset(&rep, 0, sizeof rep);
+    rfx_model *mod = fit_or_null(&p, X, y, m, d, &rep);
+    double *E = scores_of(X, m, d, theta, k, 0.3);
+    double Ttr[45 * 2], ytr[45], Tva[45 * 2], yva[45], yh[45], sse = 0;
+    rfx_fit_params f1 = fp;
+    f1.method = RFX_METHOD_RIDGE;
+    for (size_t f = 0; f < folds; f++) {
+        size_t ntr = 0, nva = 0;
+        for (size_t i = 0; i < m; i++) {
+            if (i % folds == f) {
+                memcpy(Tva + nva * k, E + i * k, k * sizeof(double));
+                yva[nva++] = y[i];
+            } else {
+                memcpy(Ttr + ntr * k, E + i * k, k * sizeof(double));
+                ytr[ntr++] = y[i];
+            }
+        }
+        rfx_model *fm = NULL;
+        CHECK_OK(rfx_model_fit(&f1, rfx_cmat_of(Ttr, ntr, k), rfx_cmat_of(ytr, ntr, 1), &fm,
+                               NULL));
+        if (fm) CHECK_OK(rfx_model_predict(fm, rfx_cmat_of(Tva, nva, k),
+                                           rfx_mat_of(yh, nva, 1), rfx_mat_none()));
+        for (size_t i = 0; i < nva; i++) sse += (yh[i] - yva[i]) * (yh[i] - yva[i]);
+        rfx_model_free(fm);
+    }
+    CHECK_NEAR(rep.loss, sse / (double)m / variance(y, m), 1e-12);
+    rfx_model_free(mod);
+    free(E);
+    free(X);
+    free(y);
+}
+
+/* GCV of ridge regression with an intercept on the centred features Zc
+ * (m x D) and centred yc by its definition: w = (Zc^T Zc + lambda I)^-1
+ * Zc^T yc by Cholesky, RSS = |yc - Zc w|^2, df = 1 + trace(Zc (Zc^T Zc +
+ * lambda I)^-1 Zc^T) from D solves; GCV = (RSS / m) / (1 - df / m)^2. */
+static double gcv_direct(const double *Zc, const double *yc, size_t m, size_t D, double lambda)
+{
+    double *A = malloc(D * D * sizeof *A), *w = malloc(D * sizeof *w);
+    double *B = malloc(D * D * sizeof *B);
+    for (size_t a = 0; a < D; a++)
+        for (size_t b = 0; b < D; b++) {
+            double s = 0;
+            for (size_t i = 0; i < m; i++) s += Zc[i * D + a] * Zc[i * D + b];
+            A[a * D + b] = s + (a == b ? lambda : 0.0);
+            B[a * D + b] = s; /* Zc^T Zc: (A^-1 B) has the hat matrix's trace */
+        }
+    for (size_t a = 0; a < D; a++) {
+        double s = 0;
+        for (size_t i = 0; i < m; i++) s += Zc[i * D + a] * yc[i];
+        w[a] = s;
+    }
+    double gcv = NAN;
+    if (rfx__chol(A, D, 1, "test") == RFX_OK && rfx__chol_solve(A, D, w, 1) == RFX_OK &&
+        rfx__chol_solve(A, D, B, D) == RFX_OK) {
+        double rss = 0, df = 1;
+        for (size_t i = 0; i < m; i++) {
+            double f = 0;
+            for (size_t a = 0; a < D; a++) f += Zc[i * D + a] * w[a];
+            rss += (yc[i] - f) * (yc[i] - f);
+        }
+        for (size_t a = 0; a < D; a++) df += B[a * D + a];
+        gcv = rss / (double)m / ((1 - df / (double)m) * (1 - df / (double)m));
+    }
+    free(A);
+    free(w);
+    free(B);
+    return gcv;
+}
+
+/* (3) the search loss at theta_0 is the fast score: one input (theta_0 =
+ * 1), k = 1; the reference builds the same 128 features from the seed's
+ * stream and takes the lowest GCV over the four length scales and the
+ * 37 penalties. */
+static void test_fast_score(void)
+{
+    const size_t m = 70, d = 1, D = 128, L = 37;
+    rfx_test_rng r = {23};
+    double *X = rfx_test_matrix(&r, m, d, -1, 1), *y = malloc(m * sizeof *y);
+    for (size_t i = 0; i < m; i++) y[i] = sin(3 * X[i]) + 0.2 * rfx_test_normal(&r);
+    rfx_projected_params p = rfx_projected_params_default();
+    p.n_components = 1;
+    p.gamma = 0.5;
+    p.n_particles = 1;
+    p.iterations = 1;
+    p.seed = 77;
+    rfx_projected_report rep;
+    memset(&rep, 0, sizeof rep);
+    double hist[2];
+    rep.history = hist;
+    rfx_model *mod = fit_or_null(&p, X, y, m, d, &rep);
+    const double one = 1.0;
+    double *E = scores_of(X, m, d, &one, 1, 0.5);
+    /* the standardised scores, the centred target, the features' draws */
+    double mu = 0, v = 0, ym = 0;
+    for (size_t i = 0; i < m; i++) mu += E[i];
+    mu /= (double)m;
+    for (size_t i = 0; i < m; i++) v += (E[i] - mu) * (E[i] - mu);
+    const double sd = sqrt(v / (double)m);
+    for (size_t i = 0; i < m; i++) ym += y[i];
+    ym /= (double)m;
+    double *yc = malloc(m * sizeof *yc), *Z = malloc(m * D * sizeof *Z);
+    double W[128], b[128];
+    for (size_t i = 0; i < m; i++) yc[i] = y[i] - ym;
+    for (size_t j = 0; j < D; j++) {
+        rfx__rng g;
+        rfx__rng_init(&g, 77, 0x73636f72655f7266ull, j);
+        b[j] = 6.28318530717958647693 * rfx__rng_uniform(&g);
+        W[j] = rfx__rng_normal(&g);
+    }
+    double best = INFINITY;
+    const double scales[4] = {0.25, 0.5, 1.0, 2.0};
+    for (int s = 0; s < 4; s++) {
+        for (size_t i = 0; i < m; i++)
+            for (size_t j = 0; j < D; j++)
+                Z[i * D + j] = sqrt(2.0 / D) * cos((E[i] - mu) / sd * W[j] / scales[s] + b[j]);
+        double tr = 0;
+        for (size_t j = 0; j < D; j++) {
+            double c = 0;
+            for (size_t i = 0; i < m; i++) c += Z[i * D + j];
+            c /= (double)m;
+            for (size_t i = 0; i < m; i++) Z[i * D + j] -= c;
+            for (size_t i = 0; i < m; i++) tr += Z[i * D + j] * Z[i * D + j];
+        }
+        for (size_t g = 0; g < L; g++) {
+            double lambda = tr / D * pow(10.0, -8.0 + 12.0 * (double)g / (double)(L - 1));
+            double gcv = gcv_direct(Z, yc, m, D, lambda);
+            if (gcv < best) best = gcv;
+        }
+    }
+    best /= variance(y, m);
+    printf("  loss at theta_0 %.10f, GCV by its definition %.10f\n", rep.theta0_loss, best);
+    CHECK(mod != NULL);
+    /* the smallest penalties leave Z^T Z + lambda I ill-conditioned: the
+     * two computations agree to about 1e-7 there, far below the score's
+     * variation */
+    CHECK_NEAR(rep.theta0_loss, best, 1e-6 * best);
+    CHECK(hist[0] == rep.theta0_loss); /* one particle: the initial best */
+    rfx_model_free(mod);
+    free(E);
+    free(yc);
+    free(Z);
+    free(X);
+    free(y);
+}
+
+/* (4) y = g(x0 + x1), d = 8, k = 1: the learned theta and the error. */
 static void test_learns_relevant_inputs(void)
 {
     const size_t m = 120, d = 8, n = 400;
@@ -119,7 +364,6 @@ static void test_learns_relevant_inputs(void)
     p.n_particles = 8;
     p.iterations = 8;
     p.seed = 3;
-    p.n_threads = 1; /* (thread independence: test_threads) */
     double th[8], hist[9];
     rfx_projected_report rep;
     memset(&rep, 0, sizeof rep);
@@ -143,10 +387,10 @@ static void test_learns_relevant_inputs(void)
     double *yh = malloc(n * sizeof *yh);
     CHECK_OK(rfx_model_predict(mod, rfx_cmat_of(V, n, d), rfx_mat_of(yh, n, 1), rfx_mat_none()));
     double e_proj = rel_err(yh, yv, n);
-    /* the same surrogate (ridge, 200 features, automatic) on the raw inputs */
+    /* the same surrogate (ridge, 1000 features, automatic) on the raw inputs */
     rfx_fit_params fp = rfx_fit_params_default();
     fp.method = RFX_METHOD_RIDGE;
-    fp.features.n_features = 200;
+    fp.features.n_features = 1000;
     CHECK_OK(rfx_model_fit(&fp, rfx_cmat_of(X, m, d), rfx_cmat_of(y, m, 1), &raw, NULL));
     double e_raw = NAN;
     if (raw) {
@@ -166,6 +410,109 @@ done:
     free(yv);
 }
 
+/* (5) three active inputs of 30 (screening starts the irrelevant ones at
+ * or near 0 and the swarm keeps them small), gamma and k chosen, against
+ * the ridge surrogate on the raw inputs. */
+static void test_irrelevant_inputs(void)
+{
+    const size_t m = 150, d = 30, n = 500;
+    rfx_test_rng r = {41};
+    double *X, *y, *V, *yv;
+    sparse_data(&r, m, d, &X, &y);
+    sparse_data(&r, n, d, &V, &yv);
+    rfx_projected_params p = rfx_projected_params_default(); /* 10 particles, 20 iterations */
+    p.seed = 5;
+    double th[30];
+    rfx_projected_report rep;
+    memset(&rep, 0, sizeof rep);
+    rep.theta = th;
+    rfx_model *mod = fit_or_null(&p, X, y, m, d, &rep), *raw = NULL;
+    double *yh = malloc(n * sizeof *yh);
+    if (!mod) goto done;
+    rfx_projected_info info;
+    CHECK_OK(rfx_model_projected_info(mod, &info));
+    double irr_max = 0, irr_mean = 0;
+    for (size_t j = 3; j < d; j++) {
+        irr_max = fmax(irr_max, th[j]);
+        irr_mean += th[j] / (double)(d - 3);
+    }
+    printf("  k %zu, gamma %g; theta of x0..x2: %.3f %.3f %.3f; of the 27 others: mean %.4f, "
+           "max %.4f\n", info.n_components, info.gamma, th[0], th[1], th[2], irr_mean, irr_max);
+    CHECK(info.n_components >= 1 && info.n_components <= 8 && in_gamma_grid(info.gamma));
+    CHECK_MSG(fmin(th[0], fmin(th[1], th[2])) > 10 * irr_mean, "relevant %g %g %g, mean %g",
+              th[0], th[1], th[2], irr_mean);
+    CHECK_MSG(irr_mean < 0.05, "irrelevant mean %g", irr_mean);
+    CHECK_OK(rfx_model_predict(mod, rfx_cmat_of(V, n, d), rfx_mat_of(yh, n, 1), rfx_mat_none()));
+    double e_proj = rel_err(yh, yv, n);
+    rfx_fit_params fp = rfx_fit_params_default();
+    fp.method = RFX_METHOD_RIDGE;
+    fp.features.n_features = 1000;
+    CHECK_OK(rfx_model_fit(&fp, rfx_cmat_of(X, m, d), rfx_cmat_of(y, m, 1), &raw, NULL));
+    double e_raw = NAN;
+    if (raw) {
+        CHECK_OK(rfx_model_predict(raw, rfx_cmat_of(V, n, d), rfx_mat_of(yh, n, 1),
+                                   rfx_mat_none()));
+        e_raw = rel_err(yh, yv, n);
+    }
+    printf("  validation relative L2 error: projected %.4f, raw ridge %.4f\n", e_proj, e_raw);
+    CHECK_MSG(e_proj < 0.5 * e_raw, "projected %g, raw %g", e_proj, e_raw);
+done:
+    free(yh);
+    rfx_model_free(mod);
+    rfx_model_free(raw);
+    free(X);
+    free(y);
+    free(V);
+    free(yv);
+}
+
+/* Model bytes of a fit (NULL on failure; free with rfx_buffer_free). */
+static void *bytes_of(const rfx_model *m, size_t *len)
+{
+    void *buf = NULL;
+    *len = 0;
+    if (m) CHECK_OK(rfx_model_save_buffer(m, &buf, len));
+    return buf;
+}
+
+/* (6) the chosen shape is the one used: the same fit with gamma and k
+ * given as chosen is the same model, bit for bit, with the same history. */
+static void test_shape(void)
+{
+    const size_t m = 80, d = 5;
+    rfx_test_rng r = {29};
+    double *X, *y, h1[5], h2[5];
+    sparse_data(&r, m, d, &X, &y);
+    rfx_projected_params p = rfx_projected_params_default();
+    p.n_particles = 4;
+    p.iterations = 4;
+    p.patience = 0;
+    p.seed = 8;
+    rfx_projected_report r1, r2;
+    memset(&r1, 0, sizeof r1);
+    memset(&r2, 0, sizeof r2);
+    r1.history = h1;
+    r2.history = h2;
+    rfx_model *a = fit_or_null(&p, X, y, m, d, &r1), *b = NULL;
+    rfx_projected_info info;
+    if (a && rfx_model_projected_info(a, &info) == RFX_OK) {
+        printf("  chosen: k %zu, gamma %g\n", info.n_components, info.gamma);
+        p.n_components = info.n_components;
+        p.gamma = info.gamma;
+        b = fit_or_null(&p, X, y, m, d, &r2);
+    }
+    size_t la, lb;
+    void *ba = bytes_of(a, &la), *bb = bytes_of(b, &lb);
+    CHECK(ba && bb && la == lb && memcmp(ba, bb, la) == 0);
+    CHECK(memcmp(h1, h2, sizeof h1) == 0 && r1.theta0_loss == r2.theta0_loss);
+    rfx_buffer_free(ba);
+    rfx_buffer_free(bb);
+    rfx_model_free(a);
+    rfx_model_free(b);
+    free(X);
+    free(y);
+}
+
 static int cancel_now(void *user, const char *stage, double fraction)
 {
     (void)user;
@@ -173,9 +520,10 @@ static int cancel_now(void *user, const char *stage, double fraction)
     (void)fraction;
     return 1;
 }
+
 /* A small searched model (surrogate given) for the file and thread tests:
  * particles x (iterations + 1) evaluations; a ridge or Bayesian surrogate
- * on 50 features (the default 200 would cost more and test nothing more). */
+ * on 50 features (the default 1000 would cost more and test nothing more). */
 static rfx_model *small_model(rfx_method surrogate, int n_threads, double *X, double *y,
                               size_t m, size_t d, size_t particles, size_t iterations,
                               double *hist)
@@ -197,7 +545,7 @@ static rfx_model *small_model(rfx_method surrogate, int n_threads, double *X, do
     return fit_or_null(&p, X, y, m, d, &rep);
 }
 
-/* (3) save / load round trips and refused files. */
+/* (7) save / load round trips and refused files. */
 static void test_files(void)
 {
     const size_t m = 50, d = 3, n = 30;
@@ -205,8 +553,9 @@ static void test_files(void)
     double *X, *y, *V, *yv, hist[2];
     g_data(&r, m, d, &X, &y);
     g_data(&r, n, d, &V, &yv);
-    const rfx_method kinds[3] = {RFX_METHOD_RIDGE, RFX_METHOD_BAYES, RFX_METHOD_PCE};
-    for (int t = 0; t < 3; t++) {
+    const rfx_method kinds[4] = {RFX_METHOD_RIDGE, RFX_METHOD_BAYES, RFX_METHOD_PCE,
+                                 RFX_METHOD_SRFE};
+    for (int t = 0; t < 4; t++) {
         rfx_model *a = small_model(kinds[t], 1, X, y, m, d, 2, 1, hist), *b = NULL, *c = NULL;
         if (!a) continue;
         const char *path = rfx_test_tmp("projected.rfx");
@@ -268,30 +617,60 @@ static void test_files(void)
     free(yv);
 }
 
-/* (4) the whole fit on 1 and 2 threads: identical history and model. */
+/* (8) the whole fit on 1, 2 and 3 threads (particles evaluated
+ * concurrently, 5 particles: teams of 2 and 3 share them unevenly):
+ * identical history and model; also with the shape chosen and k-fold
+ * search losses. */
 static void test_threads(void)
 {
     const size_t m = 70, d = 4, n = 20;
     rfx_test_rng r = {33};
-    double *X, *y, *V, *yv, h1[4], h2[4];
+    double *X, *y, *V, *yv, h[3][4];
     g_data(&r, m, d, &X, &y);
     g_data(&r, n, d, &V, &yv);
-    rfx_model *a = small_model(RFX_METHOD_RIDGE, 1, X, y, m, d, 4, 3, h1);
-    rfx_model *b = small_model(RFX_METHOD_RIDGE, 2, X, y, m, d, 4, 3, h2);
-    if (a && b) {
-        CHECK(memcmp(h1, h2, sizeof h1) == 0);
-        void *ba, *bb;
-        size_t la, lb;
-        CHECK_OK(rfx_model_save_buffer(a, &ba, &la));
-        CHECK_OK(rfx_model_save_buffer(b, &bb, &lb));
-        CHECK(la == lb && memcmp(ba, bb, la) == 0);
-        rfx_buffer_free(ba);
-        rfx_buffer_free(bb);
-        double ya[20], yb[20];
-        CHECK_OK(rfx_model_predict(a, rfx_cmat_of(V, n, d), rfx_mat_of(ya, n, 1), rfx_mat_none()));
-        CHECK_OK(rfx_model_predict(b, rfx_cmat_of(V, n, d), rfx_mat_of(yb, n, 1), rfx_mat_none()));
-        CHECK(memcmp(ya, yb, sizeof ya) == 0);
+    rfx_model *mods[3] = {NULL, NULL, NULL};
+    for (int t = 0; t < 3; t++) mods[t] = small_model(RFX_METHOD_RIDGE, t + 1, X, y, m, d, 5, 3,
+                                                      h[t]);
+    void *b0 = NULL;
+    size_t l0 = 0;
+    b0 = bytes_of(mods[0], &l0);
+    double y0[20], yt[20];
+    if (mods[0]) CHECK_OK(rfx_model_predict(mods[0], rfx_cmat_of(V, n, d), rfx_mat_of(y0, n, 1),
+                                            rfx_mat_none()));
+    for (int t = 1; t < 3; t++) {
+        size_t lt;
+        void *bt = bytes_of(mods[t], &lt);
+        CHECK_MSG(b0 && bt && l0 == lt && memcmp(b0, bt, l0) == 0, "%d threads", t + 1);
+        CHECK_MSG(memcmp(h[0], h[t], sizeof h[0]) == 0, "%d threads: history", t + 1);
+        if (mods[t]) {
+            CHECK_OK(rfx_model_predict(mods[t], rfx_cmat_of(V, n, d), rfx_mat_of(yt, n, 1),
+                                       rfx_mat_none()));
+            CHECK(memcmp(y0, yt, sizeof y0) == 0);
+        }
+        rfx_buffer_free(bt);
     }
+    rfx_buffer_free(b0);
+    for (int t = 0; t < 3; t++) rfx_model_free(mods[t]);
+    /* k and gamma chosen, 3-fold CV of a Bayesian surrogate as the loss */
+    rfx_fit_params fp = rfx_fit_params_default();
+    fp.features.n_features = 30;
+    rfx_projected_params p = rfx_projected_params_default();
+    p.surrogate = RFX_METHOD_BAYES;
+    p.fit = &fp;
+    p.n_folds = 3;
+    p.n_particles = 3;
+    p.iterations = 2;
+    p.patience = 0;
+    rfx_model *a = NULL, *b = NULL;
+    p.n_threads = 1;
+    a = fit_or_null(&p, X, y, m, d, NULL);
+    p.n_threads = 2;
+    b = fit_or_null(&p, X, y, m, d, NULL);
+    size_t la, lb;
+    void *ba = bytes_of(a, &la), *bb = bytes_of(b, &lb);
+    CHECK(ba && bb && la == lb && memcmp(ba, bb, la) == 0);
+    rfx_buffer_free(ba);
+    rfx_buffer_free(bb);
     rfx_model_free(a);
     rfx_model_free(b);
     free(X);
@@ -300,7 +679,7 @@ static void test_threads(void)
     free(yv);
 }
 
-/* (5) every parameter. */
+/* (9) every parameter and error path. */
 static void test_errors(void)
 {
     const size_t m = 20, d = 3;
@@ -320,8 +699,8 @@ static void test_errors(void)
         CHECK(mod == NULL);                                                           \
         CHECK_MSG(strstr(rfx_last_error(), #field) != NULL, "message: %s", rfx_last_error()); \
     } while (0)
-    BAD(n_components, 0, RFX_EINVAL);
     BAD(n_components, m, RFX_EINVAL);
+    BAD(n_components, (size_t)-1, RFX_EINVAL);
     BAD(surrogate, RFX_METHOD_HARFE, RFX_EINVAL);
     BAD(surrogate, (rfx_method)77, RFX_EINVAL);
     BAD(n_particles, 0, RFX_EINVAL);
@@ -342,8 +721,17 @@ static void test_errors(void)
     CHECK_STATUS(rfx_projected_fit(&p, Xm, Ym, NULL, NULL), RFX_EINVAL);
     CHECK_STATUS(rfx_projected_fit(&p, rfx_cmat_of(X, 2, d), rfx_cmat_of(y, 2, 1), &mod, NULL),
                  RFX_EDIM);
+    CHECK_STATUS(rfx_projected_fit(&p, rfx_cmat_of(X, m, 0), Ym, &mod, NULL), RFX_EDIM);
     CHECK_STATUS(rfx_projected_fit(&p, Xm, rfx_cmat_of(y, m - 1, 1), &mod, NULL), RFX_EDIM);
     CHECK_STATUS(rfx_projected_fit(&p, Xm, rfx_cmat_of(X, m, 2), &mod, NULL), RFX_EDIM);
+    rfx_cmat bad = Xm;
+    bad.stride = 1;
+    CHECK_STATUS(rfx_projected_fit(&p, bad, Ym, &mod, NULL), RFX_EINVAL);
+    /* more rows than LAPACK's int: refused before a row is read */
+    bad = Xm;
+    bad.rows = (size_t)1 << 31;
+    CHECK_STATUS(rfx_projected_fit(&p, bad, Ym, &mod, NULL), RFX_EOVERFLOW);
+    CHECK(strstr(rfx_last_error(), "rows") != NULL);
     double keep = X[7];
     X[7] = NAN;
     CHECK_STATUS(rfx_projected_fit(&p, Xm, Ym, &mod, NULL), RFX_EPARSE);
@@ -352,6 +740,25 @@ static void test_errors(void)
     y[3] = INFINITY;
     CHECK_STATUS(rfx_projected_fit(&p, Xm, Ym, &mod, NULL), RFX_EPARSE);
     y[3] = keep;
+    CHECK(mod == NULL);
+    /* identical rows: every kernel is constant, no scale gives a loss */
+    double *C = malloc(m * d * sizeof *C);
+    for (size_t i = 0; i < m * d; i++) C[i] = 0.25;
+    CHECK_STATUS(rfx_projected_fit(&p, rfx_cmat_of(C, m, d), Ym, &mod, NULL), RFX_ENUMERIC);
+    CHECK_MSG(strstr(rfx_last_error(), "kernel scale") != NULL, "%s", rfx_last_error());
+    /* ... also with gamma given (no grid): the swarm finds no finite loss */
+    rfx_projected_params q = p;
+    q.gamma = 0.5;
+    q.n_components = 1;
+    CHECK_STATUS(rfx_projected_fit(&q, rfx_cmat_of(C, m, d), Ym, &mod, NULL), RFX_ENUMERIC);
+    CHECK_MSG(strstr(rfx_last_error(), "pso") != NULL, "%s", rfx_last_error());
+    /* ... and with a given theta and gamma */
+    const double th1[3] = {1, 1, 1};
+    q.theta = th1;
+    CHECK_STATUS(rfx_projected_fit(&q, rfx_cmat_of(C, m, d), Ym, &mod, NULL), RFX_ENUMERIC);
+    CHECK_MSG(strstr(rfx_last_error(), "given theta") != NULL, "%s", rfx_last_error());
+    CHECK(mod == NULL);
+    free(C);
     /* a bad surrogate parameter is the surrogate's error, prefixed */
     rfx_srfe_params sp = rfx_srfe_params_default();
     sp.n_lambdas = 0;
@@ -360,15 +767,29 @@ static void test_errors(void)
     CHECK_STATUS(rfx_projected_fit(&p, Xm, Ym, &mod, NULL), RFX_EINVAL);
     CHECK(strstr(rfx_last_error(), "srfe surrogate") != NULL);
     CHECK(mod == NULL);
+    /* ... also inside the k-fold search, where it stops the swarm */
+    rfx_fit_params fp = rfx_fit_params_default();
+    fp.features.n_features = 0;
+    q = rfx_projected_params_default();
+    q.surrogate = RFX_METHOD_RIDGE;
+    q.fit = &fp;
+    q.n_folds = 2;
+    q.n_particles = 2;
+    q.iterations = 1;
+    CHECK_STATUS(rfx_projected_fit(&q, Xm, Ym, &mod, NULL), RFX_EINVAL);
+    CHECK_MSG(strstr(rfx_last_error(), "ridge surrogate") != NULL &&
+                  strstr(rfx_last_error(), "pso") != NULL, "%s", rfx_last_error());
+    CHECK(mod == NULL);
     /* info of another model, NULLs */
     rfx_projected_info info;
     CHECK_STATUS(rfx_model_projected_info(NULL, &info), RFX_EINVAL);
-    rfx_fit_params fp = rfx_fit_params_default();
+    fp = rfx_fit_params_default();
     fp.method = RFX_METHOD_RIDGE;
     fp.features.n_features = 20;
     rfx_model *rm = NULL;
     CHECK_OK(rfx_model_fit(&fp, Xm, Ym, &rm, NULL));
     CHECK_STATUS(rfx_model_projected_info(rm, &info), RFX_EINVAL);
+    CHECK_STATUS(rfx_model_projected_info(rm, NULL), RFX_EINVAL);
     rfx_model_free(rm);
     /* cancellation through the progress callback */
     p = rfx_projected_params_default();
@@ -377,6 +798,11 @@ static void test_errors(void)
     p.progress = cancel_now;
     CHECK_STATUS(rfx_projected_fit(&p, Xm, Ym, &mod, NULL), RFX_ECANCELLED);
     CHECK(mod == NULL);
+    /* the defaults */
+    p = rfx_projected_params_default();
+    CHECK(p.n_components == 0 && p.gamma == 0 && p.surrogate == RFX_METHOD_RIDGE);
+    CHECK(p.n_particles == 10 && p.iterations == 20 && p.patience == 5 && p.n_folds == 0);
+    CHECK(p.standardize == 1 && p.seed == 0 && p.n_threads == 0 && !p.theta && !p.progress);
     free(X);
     free(y);
 }
@@ -384,7 +810,11 @@ static void test_errors(void)
 int main(void)
 {
     RFX_TEST_RUN(test_zero_weight);
+    RFX_TEST_RUN(test_kfold_loss);
+    RFX_TEST_RUN(test_fast_score);
     RFX_TEST_RUN(test_learns_relevant_inputs);
+    RFX_TEST_RUN(test_irrelevant_inputs);
+    RFX_TEST_RUN(test_shape);
     RFX_TEST_RUN(test_files);
     RFX_TEST_RUN(test_threads);
     RFX_TEST_RUN(test_errors);

@@ -205,9 +205,10 @@ static const opt_spec FIT_OPTS[] = {
     { O_FEATURES, 'D', "features", "N",
       "number of random features D >= 1 (default 1024; srfe, lasso, harfe: from the number of "
       "rows, as rfx/srfe.h documents; projected: of a ridge, bayes or srfe surrogate, default "
-      "200, 1000 for srfe)" },
+      "1000, 4000 for srfe)" },
     { O_SEED, 0, "seed", "S",
-      "random seed of the features (default 0); projected: of theta_0 and the swarm" },
+      "random seed of the features (default 0); projected: of the swarm and of the features "
+      "of its fast score" },
     { O_LENGTH_SCALE, 0, "length-scale", "L",
       "ridge, bayes, classify: kernel length scale > 0, in standardised units unless "
       "--no-standardize (default: chosen automatically)" },
@@ -215,7 +216,7 @@ static const opt_spec FIT_OPTS[] = {
       "ridge, bayes, classify: scikit-learn's gamma > 0 instead of a length scale: "
       "l = 1/sqrt(2 G) "
       "(gaussian), l = 1/G (laplacian); projected: the kernel PCA's scale G > 0 in "
-      "exp(-G sum theta_i (x_i - y_i)^2) (default 1/d)" },
+      "exp(-G sum theta_i (x_i - y_i)^2) (default: chosen with k from 10^-2.5 .. 1)" },
     { O_LENGTH_SCALES, 0, "length-scales", "learn",
       "ridge, bayes: learn one length scale per input (ARD) by a particle swarm on the "
       "evidence (bayes) or GCV (ridge), starting from the isotropic one (chosen, or "
@@ -248,11 +249,12 @@ static const opt_spec FIT_OPTS[] = {
     { O_FOLDS, 0, "folds", "K",
       "srfe, lasso, harfe: choose the weight scale and lambda by K-fold cross-validation "
       "(rows i mod K), 2 <= K <= rows, instead of generalised cross-validation (GCV, the "
-      "default); projected: the loss is the surrogate's K-fold error instead of its own "
-      "score; classify: choose the length scale and lambda by K-fold cross-validation "
+      "default); projected: the swarm's loss is the surrogate's K-fold error instead of "
+      "the fast score (slower); classify: choose the length scale and lambda by K-fold cross-validation "
       "instead of one holdout of a quarter of the rows" },
     { O_K, 0, "k", "K",
-      "projected: kernel PCA components k >= 1, at most rows - 1 (default 2)" },
+      "projected: kernel PCA components k >= 1, at most rows - 1 (default: chosen with "
+      "--gamma from 1 .. 8 by the fast score)" },
     { O_SURROGATE, 0, "surrogate", "S",
       "projected: the model on the k scores, ridge (default), bayes, srfe or pce" },
     { O_ITERATIONS, 0, "iterations", "N",
@@ -444,9 +446,11 @@ static const command COMMANDS[] = {
       "         input distribution (Legendre for uniform, Hermite for normal inputs)\n"
       "  projected  a surrogate (--surrogate ridge, bayes, srfe or pce) on the k\n"
       "         scores of a kernel PCA of the inputs whose per-input weights theta\n"
-      "         in [0, 1] a particle swarm chooses to minimise the surrogate's\n"
-      "         relative validation error (its own score, or --folds K); one line\n"
-      "         per swarm iteration, the loss history and theta are printed\n"
+      "         in [0, 1] a particle swarm chooses to minimise a relative\n"
+      "         validation error (GCV of a ridge on random features of the\n"
+      "         scores, or the surrogate's own with --folds K), starting from a\n"
+      "         screening of each input alone; k and gamma are chosen first\n"
+      "         unless given; the loss history and theta are printed\n"
       "  classify  (--task classify) a classifier on random Fourier features: the\n"
       "         target's distinct values are the classes; logistic (kernel logistic\n"
       "         regression, with probabilities), hinge or squared-hinge loss (kernel\n"
@@ -1599,6 +1603,9 @@ static const char *projected_loss_name(const rfx_projected_params *p, char *buf,
 {
     if (p->n_folds >= 2)
         snprintf(buf, size, "%zu-fold cross-validation of the surrogate", p->n_folds);
+    else if (!p->theta)
+        snprintf(buf, size, "the fast score (GCV of a ridge on 128 random features of the "
+                            "scores)");
     else if (p->surrogate == RFX_METHOD_RIDGE)
         snprintf(buf, size, "the ridge surrogate's GCV score");
     else if (p->surrogate == RFX_METHOD_SRFE)
@@ -1625,7 +1632,7 @@ static void print_projected_report(const rfx_projected_params *p, const rfx_proj
     fprintf(e, "%-16s %zu rows x %zu inputs, target '%s'\n", "data", X.rows, X.cols,
             rfx_data_name(data, SIZE_MAX));
     fprintf(e, "%-16s gamma %.6g (%s), %s\n", "kernel PCA", in.gamma,
-            p->gamma > 0 ? "given" : "1/d", in.standardized ? "standardised inputs"
+            p->gamma > 0 ? "given" : "chosen", in.standardized ? "standardised inputs"
                                                             : "inputs as they are");
     fprintf(e, "%-16s relative MSE: %s\n", "loss", projected_loss_name(p, what, sizeof what));
     if (p->theta) {
@@ -1709,8 +1716,11 @@ static int fit_projected(const fit_opts *o, const rfx_data *data, const char *pa
     if (rc == RC_OK) print_projected_report(&p, &report, model, data, seconds, path);
     if (rc == RC_OK && o->plot_path) {
         char title[128];
+        rfx_projected_info in;
+        size_t k = rfx_model_projected_info(model, &in) == RFX_OK ? in.n_components
+                                                                   : p.n_components;
         snprintf(title, sizeof title, "projected surrogate (%s, k = %zu): best loss",
-                 rfx_method_name(p.surrogate), p.n_components);
+                 rfx_method_name(p.surrogate), k);
         rc = plot_history(o->plot_path, hist, report.n_iterations, title);
         if (rc == RC_OK) fprintf(stderr, "%-16s %s\n", "plot", o->plot_path);
     }

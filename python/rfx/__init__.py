@@ -8,13 +8,16 @@ of shift-invariant kernels and the linear models fitted on them.
 - :class:`RFFRegressor`: ridge regression on the features (multi-output).
 - :class:`BayesianRFFRegressor`: Bayesian regression with predictive
   standard deviations, ``predict(X, return_std=True)``.
-- :class:`RFFClassifier`: a least-squares (ridge) classifier.
+- :class:`RFFClassifier`: logistic, softmax, hinge and least-squares
+  classifiers on the features.
 - :class:`SparseRFERegressor`: sparse random feature expansions (SRFE,
   HARFE) for surrogates from few samples.
 - :class:`PCERegressor`: polynomial chaos expansions, with Sobol indices
   and moments from the coefficients.
 - :class:`KernelPCA`: anisotropic kernel PCA (exact, or by random
   features), the projection of the self-supervised surrogates.
+- :class:`ProjectedRegressor`: a surrogate fitted on the kernel PCA
+  projection, its per-dimension weights tuned by particle swarm.
 - :class:`Kernel`: exact kernels (RBF, Laplacian, Matern, Cauchy,
   polynomial, sigmoid, linear, delta) and their algebra; Gram matrices.
 - :class:`KernelRidge`, :class:`GaussianProcessRegressor`: the exact kernel
@@ -27,6 +30,9 @@ of shift-invariant kernels and the linear models fitted on them.
   and cosine feature models.
 - :func:`load_model`: read a model file written by the ``rfx`` command line
   or the C API.
+- :func:`progress_callback`: a context in which long fits report their
+  progress to a function, which can stop them (:class:`CancelledError`);
+  the estimators' ``verbose`` prints it, and Ctrl-C stops a fit cleanly.
 
 The library is found through, in order: the environment variable
 RFX_LIBRARY; a librfx.so shipped in this package (pip install, CMake
@@ -35,12 +41,12 @@ C errors become Python exceptions carrying the C library's message
 (ValueError for invalid arguments, data and model files; MemoryError;
 OSError for I/O; RuntimeError for numerical failures).
 """
-from ._lib import CancelledError, library_path, version as library_version
+from ._lib import CancelledError, library_path, progress_callback, version as library_version
 from .attention import SoftmaxFeatures, exact_attention
 from .kernel_approximation import RandomFourierFeatures
 from .kernels import GaussianProcessRegressor, Kernel, KernelRidge, Nystroem
 from .models import BayesianRFFRegressor, RFFClassifier, RFFRegressor, load_model
-from .projection import KernelPCA
+from .projection import KernelPCA, ProjectedRegressor
 from .surrogate import (ExactSobolResult, PCERegressor, SobolResult, SparseRFERegressor,
                         exact_sobol_indices, sobol_indices)
 
@@ -54,6 +60,7 @@ __all__ = [
     "SparseRFERegressor",
     "PCERegressor",
     "KernelPCA",
+    "ProjectedRegressor",
     "Kernel",
     "KernelRidge",
     "GaussianProcessRegressor",
@@ -68,4 +75,5 @@ __all__ = [
     "library_version",
     "library_path",
     "CancelledError",
+    "progress_callback",
 ]

@@ -1,5 +1,6 @@
 """Parameter handling shared by the estimators: seeds, thread counts, kernel
 length scales, and the rfx_features_params struct they fill."""
+import functools
 import numbers
 import os
 
@@ -79,12 +80,19 @@ def _is_auto(v):
     return isinstance(v, str) and v == "auto"
 
 
-def resolve_scale(est, X, d, allow_auto):
+def is_learn(v):
+    """length_scale="learn": one length scale per input, tuned by the fit."""
+    return isinstance(v, str) and v == "learn"
+
+
+def resolve_scale(est, X, d, allow_auto, allow_learn=False):
     """The kernel scale of est's gamma / length_scale for d inputs, as
     (length_scale, length_scales array or None, gamma, auto):
 
     - length_scale a number: isotropic; array-like of d numbers: one per
       input (ARD); giving gamma as well is an error;
+    - length_scale "learn" (estimators that allow it): the starting point of
+      the learned scales is gamma when given, else chosen as for "auto";
     - otherwise gamma: a number (scikit-learn's meaning, gaussian and
       laplacian kernels) or "scale", 1 / (d X.var()) as RBFSampler;
     - otherwise, for estimators that allow it, "auto" (chosen by the fit),
@@ -92,10 +100,18 @@ def resolve_scale(est, X, d, allow_auto):
       RBFSampler), length scale 1 (cauchy, matern).
     """
     ls, gamma = est.length_scale, est.gamma
+    if is_learn(ls):
+        if not allow_learn:
+            raise ValueError('length_scale="learn" is for RFFRegressor and '
+                             "BayesianRFFRegressor; give a number, an array%s or None"
+                             % (', "auto"' if allow_auto else ""))
+        ls = "auto"
     given_ls = ls is not None and not _is_auto(ls)
     if isinstance(ls, str) and not _is_auto(ls):
         raise ValueError("length_scale must be a positive number, an array of one per "
-                         "feature%s or None, got %r" % (', "auto"' if allow_auto else "", ls))
+                         "feature%s or None, got %r" % (
+                             (', "auto", "learn"' if allow_learn else ', "auto"')
+                             if allow_auto else "", ls))
     if _is_auto(ls) and not allow_auto:
         raise ValueError('length_scale="auto" is for the regressors and the classifier; '
                          "give a number, an array, or None")
@@ -215,3 +231,33 @@ def length_scale_of(fp, d):
     if fp.length_scales != ffi.NULL:
         return np.frombuffer(ffi.buffer(fp.length_scales, 8 * d), dtype=np.float64).copy()
     return float(fp.length_scale)
+
+
+def keeps_state_on_error(fit):
+    """Wrap a fit method so that an exception anywhere in it (invalid
+    input, a C error, a cancelled fit, a KeyboardInterrupt) leaves the
+    estimator's attributes exactly as they were before the call: unfitted
+    if it was, else the previous fit, never half of a new one."""
+    @functools.wraps(fit)
+    def wrapper(self, *args, **kwargs):
+        saved = dict(self.__dict__)
+        try:
+            return fit(self, *args, **kwargs)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
+    return wrapper
+
+
+def check_count(v, name, minimum, allow_none=False):
+    """An int >= minimum (or None when allowed), with the errors naming it."""
+    if v is None and allow_none:
+        return None
+    if not isinstance(v, numbers.Integral) or isinstance(v, bool):
+        raise TypeError("%s must be an int%s, got %r" % (name, " or None" if allow_none else "",
+                                                          v))
+    if v < minimum:
+        raise ValueError("%s must be >= %d%s, got %d" % (name, minimum,
+                                                         " or None" if allow_none else "", v))
+    return int(v)

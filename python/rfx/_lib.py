@@ -12,12 +12,22 @@ around every C call.
 Every fallible call goes through check(): non-zero status -> a Python
 exception carrying rfx_last_error(), the thread-local message of the C
 library (the same thread made the call, so the message is the right one).
+Long fits go through call_with_progress(): their rfx_progress_fn reports
+reach the estimators' verbose printer and progress_callback() contexts, and
+a KeyboardInterrupt or an exception in a callback becomes RFX_ECANCELLED in
+C and is raised again once the C call has returned. Outputs that the C
+library fills are allocated by empty_rows(), aligned for its vector stores.
 """
+import contextlib
+import contextvars
 import ctypes
 import ctypes.util
 import glob
+import numbers
 import os
+import sys
 import threading
+import time
 
 import numpy as np
 from cffi import FFI
@@ -960,6 +970,189 @@ def c_string(p):
 
 
 # ---------------------------------------------------------------------------
+# Progress and cancellation
+# ---------------------------------------------------------------------------
+
+# The callbacks of rfx.progress_callback(fn) contexts, innermost last.
+_user_progress = contextvars.ContextVar("rfx_progress_callbacks", default=())
+
+
+@contextlib.contextmanager
+def progress_callback(fn):
+    """Within the ``with`` block, every long fit of this thread (or asyncio
+    task) reports its progress to ``fn(stage, fraction)``.
+
+    ``stage`` names the step the C library is in ("choose length scale",
+    "learn length scales", "fit", "srfe candidates", ...) and ``fraction``
+    is the part of that step done, in [0, 1], or None when the step cannot
+    tell. ``fn`` returning a true value, or raising, stops the fit: the C
+    library returns RFX_ECANCELLED, frees what it allocated, and the fit
+    raises :class:`rfx.CancelledError` (chained to the exception ``fn``
+    raised, if any; a KeyboardInterrupt or SystemExit is raised as itself).
+    The estimator is then left as it was before the fit. Callbacks of
+    nested blocks are all called, outermost first.
+
+    Fits that report progress: RFFRegressor, BayesianRFFRegressor and
+    RFFClassifier (rfx_model_fit) and SparseRFERegressor (rfx_srfe_fit),
+    between their steps (not inside the final solve). ``fn`` is called on
+    the thread that called ``fit``, with the GIL held. The estimators'
+    ``verbose`` parameter prints the same reports to stderr.
+
+    Examples
+    --------
+    >>> import numpy as np, rfx
+    >>> X = np.random.RandomState(0).normal(size=(200, 3))
+    >>> stages = []
+    >>> with rfx.progress_callback(lambda stage, fraction: stages.append(stage)):
+    ...     reg = rfx.RFFRegressor(64, random_state=0).fit(X, X[:, 0])
+    >>> stages[0], stages[-1]
+    ('choose length scale', 'fit')
+    >>> def stop(stage, fraction):
+    ...     return stage == "fit"  # stop before the final fit
+    >>> with rfx.progress_callback(stop):
+    ...     rfx.RFFRegressor(64, random_state=0).fit(X, X[:, 0])
+    Traceback (most recent call last):
+    ...
+    rfx._lib.CancelledError: fit: cancelled by the progress callback
+    """
+    if not callable(fn):
+        raise TypeError("progress_callback: fn must be callable as fn(stage, fraction), got %r"
+                        % (fn,))
+    token = _user_progress.set(_user_progress.get() + (fn,))
+    try:
+        yield fn
+    finally:
+        _user_progress.reset(token)
+
+
+class _Progress:
+    """What one C call reports to: the verbose printer, the callbacks of
+    progress_callback contexts, and the first exception they raised."""
+
+    def __init__(self, label, verbose):
+        self.label = label
+        self.verbose = verbose
+        self.fns = _user_progress.get()
+        self.exc = None
+        self.shown = None  # (stage, tenths) of the last line printed
+        self.t0 = time.perf_counter()
+
+    def wanted(self):
+        # on the main thread always: Ctrl-C then stops the C call at its next report
+        return bool(self.verbose or self.fns or
+                    threading.current_thread() is threading.main_thread())
+
+    def report(self, stage, fraction):
+        if self.exc is not None:
+            return 1
+        frac = min(float(fraction), 1.0) if fraction >= 0 else None
+        if self.verbose:
+            self._print(stage, frac)
+        stop = 0
+        for fn in self.fns:
+            if fn(stage, frac):
+                stop = 1
+        return stop
+
+    def _print(self, stage, frac):
+        tenths = -1 if frac is None else int(10 * frac)
+        if self.verbose < 2 and self.shown == (stage, tenths):
+            return
+        self.shown = (stage, tenths)
+        text = stage if frac is None else "%s %3d%%" % (stage, int(100 * frac))
+        print("[%s] %s" % (self.label, text), file=sys.stderr, flush=True)
+
+    def finish(self, status):
+        """Raise what the call ended with; print the time when verbose."""
+        exc, self.exc = self.exc, None
+        if exc is not None and not isinstance(exc, Exception):
+            raise exc  # KeyboardInterrupt, SystemExit: as themselves
+        if exc is not None:
+            msg = c_string(lib.rfx_last_error()) if status == lib.RFX_ECANCELLED else ""
+            raise CancelledError("%s (the progress callback raised %s: %s)" % (
+                msg or "cancelled", type(exc).__name__, exc)) from exc
+        check(status)
+        if self.verbose:
+            print("[%s] done in %.2f s" % (self.label, time.perf_counter() - self.t0),
+                  file=sys.stderr, flush=True)
+
+
+_orphans = threading.local()  # exceptions of reports whose _Progress was not found
+
+
+def _progress_error(exc_type, exc_value, tb):
+    """cffi's onerror of the trampoline: an exception raised before its body
+    ran (a KeyboardInterrupt delivered on entry). Finds the call it belongs
+    to through the trampoline's frame (its argument user) and stops it."""
+    tracker = None
+    while tb is not None and tracker is None:
+        user = tb.tb_frame.f_locals.get("user")
+        if isinstance(user, ffi.CData):
+            try:
+                tracker = ffi.from_handle(user)
+            except Exception:  # pragma: no cover - not a handle
+                tracker = None
+        tb = tb.tb_next
+    if isinstance(tracker, _Progress):
+        if tracker.exc is None:
+            tracker.exc = exc_value
+    else:  # pragma: no cover - no frame to find it in
+        _orphans.exc = exc_value
+    return 1
+
+
+@ffi.callback("int(void *, const char *, double)", error=1, onerror=_progress_error)
+def _progress_trampoline(user, stage, fraction):
+    tracker = ffi.from_handle(user)
+    try:
+        return tracker.report(c_string(stage) if stage != ffi.NULL else "", fraction)
+    except BaseException as e:  # stop the C call; finish() re-raises it
+        if tracker.exc is None:
+            tracker.exc = e
+        return 1
+
+
+def call_with_progress(cfn, params, *args, label, verbose=0, out=None):
+    """cfn(params, *args) for a C fit whose params struct has progress and
+    progress_user fields, with progress sent to the estimator's verbose
+    printer and the progress_callback contexts, Ctrl-C turned into
+    RFX_ECANCELLED, and OpenBLAS serial. Raises as check() does, or the
+    callback's exception (see progress_callback); out, the fit's
+    rfx_model ** output, is then freed if the C call had filled it."""
+    tracker = _Progress(label, verbose)
+    handle = None
+    if tracker.wanted():
+        handle = ffi.new_handle(tracker)
+        params.progress = _progress_trampoline
+        params.progress_user = handle
+    try:
+        with serial_blas:
+            status = cfn(params, *args)
+    finally:
+        params.progress = ffi.NULL
+        params.progress_user = ffi.NULL
+    orphan = getattr(_orphans, "exc", None)
+    if orphan is not None:  # pragma: no cover - see _progress_error
+        _orphans.exc = None
+        if tracker.exc is None:
+            tracker.exc = orphan
+    del handle
+    if status == 0 and tracker.exc is not None and out is not None:
+        lib.rfx_model_free(out[0])  # finished before it saw the stop: not returned
+        out[0] = ffi.NULL
+    tracker.finish(status)
+
+
+def check_verbose(verbose):
+    """verbose as an int >= 0 (bools are accepted as 0 and 1)."""
+    if not isinstance(verbose, numbers.Integral):
+        raise TypeError("verbose must be an int >= 0 or a bool, got %r" % (verbose,))
+    if verbose < 0:
+        raise ValueError("verbose must be >= 0, got %d" % verbose)
+    return int(verbose)
+
+
+# ---------------------------------------------------------------------------
 # numpy arrays as matrix views
 # ---------------------------------------------------------------------------
 
@@ -985,6 +1178,33 @@ def as_rows(a, dtype=np.float64):
     if a.dtype != dtype or not _strided_ok(a, np.dtype(dtype).itemsize):
         a = np.ascontiguousarray(a, dtype=dtype)
     return a
+
+
+# Outputs of this many bytes or more start on a 2 MiB boundary, smaller
+# ones on a 64-byte one (see empty_rows).
+_HUGE_PAGE = 1 << 21
+_HUGE_OUTPUT = 1 << 22
+
+
+def empty_rows(rows, cols, dtype=np.float64):
+    """An uninitialised C-contiguous (rows, cols) array for the C library to
+    write, its data aligned to 64 bytes, and to 2 MiB when it takes 4 MiB or
+    more. numpy's own arrays start where malloc puts them, 16 bytes past a
+    page boundary: every 64-byte vector store of the fused transform then
+    straddles two cache lines (11% more CPU time for a float32 output of
+    100000 x 2048, 2.5% for float64: bench/results/python.md), and the
+    first 2 MiB of the array, which numpy advises
+    for transparent huge pages from 4 MiB on, fault in as 4 KiB pages. The
+    array is a view of a slightly larger buffer (at most 64 bytes or 2 MiB
+    more, never touched, so never backed by memory)."""
+    dtype = np.dtype(dtype)
+    nbytes = rows * cols * dtype.itemsize
+    if nbytes == 0:
+        return np.empty((rows, cols), dtype=dtype)
+    align = _HUGE_PAGE if nbytes >= _HUGE_OUTPUT else 64
+    buf = np.empty(nbytes + align, dtype=np.uint8)
+    off = -buf.ctypes.data % align
+    return buf[off:off + nbytes].view(dtype).reshape(rows, cols)
 
 
 def _view(a, ctype, struct):

@@ -4,8 +4,8 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils.validation import check_is_fitted
 
 from . import _common
-from ._lib import (as_rows, check, cmat, cmat_to_array, cmatf, double_array, ffi, lib, mat, matf,
-                   serial_blas)
+from ._lib import (as_rows, check, cmat, cmat_to_array, cmatf, double_array, empty_rows, ffi, lib,
+                   mat, matf, serial_blas)
 
 
 class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -223,15 +223,16 @@ def _map_from_state(s, threads):
 
 def transform_rows(f, X, D):
     """z(X) by the fused C transform, into a new array of X's dtype
-    (float32 or float64); X is read in place when its rows are contiguous."""
+    (float32 or float64); X is read in place when its rows are contiguous.
+    The output is aligned for the transform's vector stores (empty_rows)."""
     if X.dtype == np.float32:
         X = as_rows(X, np.float32)
-        Z = np.empty((X.shape[0], D), dtype=np.float32)
+        Z = empty_rows(X.shape[0], D, np.float32)
         with serial_blas:
             check(lib.rfx_features_transform_f32(f, cmatf(X), matf(Z)))
     else:
         X = as_rows(X, np.float64)
-        Z = np.empty((X.shape[0], D), dtype=np.float64)
+        Z = empty_rows(X.shape[0], D, np.float64)
         with serial_blas:
             check(lib.rfx_features_transform(f, cmat(X), mat(Z)))
     return Z

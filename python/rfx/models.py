@@ -13,8 +13,8 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from . import _common
-from ._lib import (as_rows, c_string, check, cmat, cmat_to_array, double_array, ffi, lib, mat,
-                   mat_none, serial_blas)
+from ._lib import (as_rows, c_string, call_with_progress, check, check_verbose, cmat,
+                   cmat_to_array, double_array, ffi, lib, mat, mat_none, serial_blas)
 
 _COMMON_PARAMS_DOC = """\
     n_components : int, default=1024
@@ -29,7 +29,9 @@ _COMMON_PARAMS_DOC = """\
         an isotropic one as the command line does: on a seeded subset of at
         most 4000 rows, with at most 512 features, a log grid then a
         golden-section search, maximising the Bayesian evidence (Bayesian
-        model) or minimising the GCV error (ridge).
+        model) or minimising the GCV error (ridge). The regressors also
+        take "learn": one length scale per input, tuned by particle swarm
+        (see ``learn_iterations``).
     gamma : float, "scale" or None, default=None
         scikit-learn's gamma instead of a length scale (gaussian and
         laplacian; "scale" is ``1 / (d X.var())``, of the standardised X
@@ -72,7 +74,39 @@ _COMMON_PARAMS_DOC = """\
         gives the same model as the C API and the command line (``--seed``).
     n_jobs : int or None, default=None
         Threads: None uses the OpenMP default (OMP_NUM_THREADS or all
-        cores), -1 all cores. Results never depend on it."""
+        cores), -1 all cores. Results never depend on it.
+    verbose : int, default=0
+        0 is silent; 1 prints the fit's stages to stderr as they progress
+        (a line per stage and per 10%, then the time taken); 2 every report.
+        Whatever its value, Ctrl-C stops a fit at the C library's next
+        report with KeyboardInterrupt, leaving the estimator as it was; see
+        also :func:`rfx.progress_callback`."""
+
+_LEARN_PARAMS_DOC = """\
+    learn_iterations : int >= 1, default=30
+        With ``length_scale="learn"``: the particle swarm's iterations. The
+        length scales l_i = l0 exp(u_i), one per input, start from the
+        isotropic choice l0 of "auto" (or from ``gamma`` when given), and u
+        is searched in [-3, 4]^d by particle swarm optimisation (Kennedy &
+        Eberhart 1995) on the same seeded subset of rows and at most 512
+        features, minimising minus the log evidence per row (Bayesian) or
+        the GCV error (ridge); the model is then fitted on all rows with all
+        features. A large learned l_i means input i hardly matters. Cost:
+        ``learn_particles x (learn_iterations + 1) + 1`` fits on the subset.
+        The same seed gives the same scales as ``rfx fit --length-scales
+        learn --learn-iterations N`` and the C API, bit for bit.
+    learn_particles : int >= 1 or None, default=None
+        With ``length_scale="learn"``: the swarm's size; None is the C
+        library's default, ``10 + floor(2 sqrt(n_features_in_))``."""
+
+_LEARN_ATTRS_DOC = """\
+    learn_score_ : tuple (before, after)
+        With ``length_scale="learn"`` only: the selection score at the
+        starting isotropic scale and at the learned ones (log evidence per
+        row for the Bayesian model, higher is better; the GCV error for
+        ridge, lower is better); never worse after.
+    learn_evaluations_ : int
+        With ``length_scale="learn"`` only: candidate scale vectors tried."""
 
 _COMMON_ATTRS_DOC = """\
     n_features_in_ : int
@@ -88,7 +122,8 @@ _COMMON_ATTRS_DOC = """\
 
 def _doc(cls):
     cls.__doc__ = cls.__doc__.replace("%(params)s", _COMMON_PARAMS_DOC).replace(
-        "%(attrs)s", _COMMON_ATTRS_DOC)
+        "%(attrs)s", _COMMON_ATTRS_DOC).replace("%(learn)s", _LEARN_PARAMS_DOC).replace(
+        "%(learn_attrs)s", _LEARN_ATTRS_DOC)
     return cls
 
 
@@ -97,15 +132,19 @@ class _RFXModel(BaseEstimator):
     rfx_model_fit, predictions, model files, pickling by the model format."""
 
     _method = None  # lib.RFX_METHOD_RIDGE or lib.RFX_METHOD_BAYES
+    _can_learn = False  # length_scale="learn" (rfx_fit_params.learn_length_scales)
 
     def _fit_model(self, X, Y, lam=-1.0, noise_var=0.0, prior_var=0.0, classify=None):
         n, d = X.shape
         if n < 2:
             raise ValueError("n_samples=%d: at least 2 samples are needed to fit" % n)
+        verbose = check_verbose(getattr(self, "verbose", 0))
         scale_X = X
         if isinstance(self.gamma, str) and self.standardize:
             scale_X = (X - X.mean(axis=0)) / np.where(X.std(axis=0) > 0, X.std(axis=0), 1.0)
-        scale = _common.resolve_scale(self, scale_X, d, allow_auto=True)
+        scale = _common.resolve_scale(self, scale_X, d, allow_auto=True,
+                                      allow_learn=self._can_learn)
+        learn = _common.is_learn(self.length_scale)
         seed = _common.resolve_seed(self.random_state)
         threads = _common.resolve_threads(self.n_jobs)
         fp, keep = _common.features_params(self, seed, scale, threads)
@@ -114,6 +153,11 @@ class _RFXModel(BaseEstimator):
         p.features = fp[0]
         if scale[3]:
             p.features.length_scale = 0.0  # choose
+        if learn:
+            p.learn_length_scales = 1
+            p.learn_iterations = _common.check_count(self.learn_iterations, "learn_iterations", 1)
+            p.learn_particles = _common.check_count(self.learn_particles, "learn_particles", 1,
+                                                    allow_none=True) or 0
         p.standardize = int(bool(self.standardize))
         p.fit_intercept = int(bool(self.fit_intercept))
         setattr(p, "lambda", lam)
@@ -125,11 +169,17 @@ class _RFXModel(BaseEstimator):
         Y = as_rows(Y)
         out = ffi.new("rfx_model **")
         report = ffi.new("rfx_fit_report *")
-        with serial_blas:
-            check(lib.rfx_model_fit(p, cmat(X), cmat(Y), out, report))
+        call_with_progress(lib.rfx_model_fit, p, cmat(X), cmat(Y), out, report,
+                           label=type(self).__name__, verbose=verbose, out=out)
         del keep
         self._model = ffi.gc(out[0], lib.rfx_model_free)
         self.seed_ = seed
+        for name in ("learn_score_", "learn_evaluations_"):  # of an earlier fit
+            self.__dict__.pop(name, None)
+        if learn:
+            self.learn_score_ = (float(report.learn_score_before),
+                                 float(report.learn_score_after))
+            self.learn_evaluations_ = int(report.learn_evaluations)
         self._read_info()
         return report
 
@@ -266,12 +316,14 @@ class RFFRegressor(MultiOutputMixin, RegressorMixin, _RFXModel):
         The ridge penalty on the weights, ``alpha |w|^2`` (Ridge's alpha).
         None chooses it by generalised cross-validation (Golub, Heath &
         Wahba 1979) over a log grid, as RidgeCV does.
+%(learn)s
 
     Attributes
     ----------
 %(attrs)s
     alpha_ : float
         The penalty used (chosen or given).
+%(learn_attrs)s
 
     Examples
     --------
@@ -285,14 +337,29 @@ class RFFRegressor(MultiOutputMixin, RegressorMixin, _RFXModel):
     True
     >>> reg.predict(X[:3]).shape
     (3,)
+
+    One length scale per input, learned (the third input is noise):
+
+    >>> X3 = np.column_stack([X, rng.normal(size=500)])
+    >>> ard = RFFRegressor(n_components=64, length_scale="learn", learn_iterations=5,
+    ...                    random_state=0).fit(X3, y)
+    >>> ard.length_scale_.shape
+    (3,)
+    >>> bool(ard.length_scale_[2] > 5 * ard.length_scale_[:2].max())
+    True
+    >>> before, after = ard.learn_score_  # GCV error: lower is better
+    >>> bool(after <= before)
+    True
     """
 
     _method = 0  # RFX_METHOD_RIDGE
+    _can_learn = True
 
     def __init__(self, n_components=1024, *, kernel="gaussian", nu=1.5, length_scale="auto",
                  gamma=None, form="cos-bias", activation="cos", sparsity=None, weights="kernel",
-                 weight_scale=1.0, structure="iid", alpha=None, fit_intercept=True,
-                 standardize=True, random_state=None, n_jobs=None):
+                 weight_scale=1.0, structure="iid", alpha=None, learn_iterations=30,
+                 learn_particles=None, fit_intercept=True, standardize=True, random_state=None,
+                 n_jobs=None, verbose=0):
         self.n_components = n_components
         self.kernel = kernel
         self.nu = nu
@@ -305,14 +372,19 @@ class RFFRegressor(MultiOutputMixin, RegressorMixin, _RFXModel):
         self.weight_scale = weight_scale
         self.structure = structure
         self.alpha = alpha
+        self.learn_iterations = learn_iterations
+        self.learn_particles = learn_particles
         self.fit_intercept = fit_intercept
         self.standardize = standardize
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.verbose = verbose
 
+    @_common.keeps_state_on_error
     def fit(self, X, y):
         """Fit on X (n_samples, n_features) and y (n_samples,) or
-        (n_samples, n_targets)."""
+        (n_samples, n_targets). On any error (or a cancelled fit) the
+        estimator is left as it was."""
         X, y = self._validate_data(X, y, dtype=np.float64, multi_output=True, y_numeric=True)
         self._y_1d = y.ndim == 1
         Y = y.reshape(len(y), -1)
@@ -352,6 +424,7 @@ class BayesianRFFRegressor(RegressorMixin, _RFXModel):
         The noise variance; None fits it.
     prior_var : float > 0 or None, default=None
         The prior variance of the weights; None fits it.
+%(learn)s
 
     Attributes
     ----------
@@ -360,6 +433,7 @@ class BayesianRFFRegressor(RegressorMixin, _RFXModel):
         The variances used (fitted or given).
     log_evidence_ : float
         The log marginal likelihood of the training targets.
+%(learn_attrs)s
 
     Examples
     --------
@@ -374,15 +448,42 @@ class BayesianRFFRegressor(RegressorMixin, _RFXModel):
     True
     >>> round(gp.noise_var_, 2)  # the noise, 0.1^2, is recovered
     0.01
+
+    Progress on stderr (``verbose=1``), and one length scale per input,
+    learned (the second input is noise):
+
+    >>> X2 = np.column_stack([X, rng.normal(size=300)])
+    >>> ard = BayesianRFFRegressor(n_components=64, length_scale="learn",
+    ...                            learn_iterations=5, random_state=0, verbose=1)
+    >>> _ = ard.fit(X2, y)
+    >>> bool(ard.length_scale_[1] > 10 * ard.length_scale_[0])
+    True
+    >>> before, after = ard.learn_score_  # log evidence per row: higher is better
+    >>> bool(after > before)
+    True
+
+    The fit printed on stderr::
+
+        [BayesianRFFRegressor] choose length scale   4%
+        [BayesianRFFRegressor] choose length scale  12%
+        ...
+        [BayesianRFFRegressor] learn length scales   0%
+        [BayesianRFFRegressor] learn length scales  20%
+        ...
+        [BayesianRFFRegressor] learn length scales 100%
+        [BayesianRFFRegressor] fit   0%
+        [BayesianRFFRegressor] fit 100%
+        [BayesianRFFRegressor] done in 0.05 s
     """
 
     _method = 1  # RFX_METHOD_BAYES
+    _can_learn = True
 
     def __init__(self, n_components=1024, *, kernel="gaussian", nu=1.5, length_scale="auto",
                  gamma=None, form="cos-bias", activation="cos", sparsity=None, weights="kernel",
                  weight_scale=1.0, structure="iid", noise_var=None, prior_var=None,
-                 fit_intercept=True,
-                 standardize=True, random_state=None, n_jobs=None):
+                 learn_iterations=30, learn_particles=None, fit_intercept=True,
+                 standardize=True, random_state=None, n_jobs=None, verbose=0):
         self.n_components = n_components
         self.kernel = kernel
         self.nu = nu
@@ -396,13 +497,18 @@ class BayesianRFFRegressor(RegressorMixin, _RFXModel):
         self.structure = structure
         self.noise_var = noise_var
         self.prior_var = prior_var
+        self.learn_iterations = learn_iterations
+        self.learn_particles = learn_particles
         self.fit_intercept = fit_intercept
         self.standardize = standardize
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.verbose = verbose
 
+    @_common.keeps_state_on_error
     def fit(self, X, y):
-        """Fit on X (n_samples, n_features) and y (n_samples,)."""
+        """Fit on X (n_samples, n_features) and y (n_samples,). On any error
+        (or a cancelled fit) the estimator is left as it was."""
         X, y = self._validate_data(X, y, dtype=np.float64, y_numeric=True)
         self._fit_model(X, y.reshape(-1, 1), noise_var=_variance(self.noise_var, "noise_var"),
                         prior_var=_variance(self.prior_var, "prior_var"))
@@ -492,7 +598,8 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
                  gamma=None, form="cos-bias", activation="cos", sparsity=None, weights="kernel",
                  weight_scale=1.0, structure="iid", loss="logistic", multi_class="ovr",
                  alpha=None, class_weight=None, optimizer="auto", tol=None,
-                 fit_intercept=True, standardize=True, random_state=None, n_jobs=None):
+                 fit_intercept=True, standardize=True, random_state=None, n_jobs=None,
+                 verbose=0):
         self.n_components = n_components
         self.kernel = kernel
         self.nu = nu
@@ -514,6 +621,7 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
         self.standardize = standardize
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.verbose = verbose
 
     @property
     def _method(self):
@@ -560,8 +668,10 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
             cp.n_class_weights = len(classes)
         return cp, keep
 
+    @_common.keeps_state_on_error
     def fit(self, X, y):
-        """Fit on X (n_samples, n_features) and class labels y (n_samples,)."""
+        """Fit on X (n_samples, n_features) and class labels y (n_samples,).
+        On any error (or a cancelled fit) the estimator is left as it was."""
         X, y = self._validate_data(X, y, dtype=np.float64)
         check_classification_targets(y)
         if self.loss not in _LOSSES:
@@ -675,6 +785,9 @@ def _estimator_from_model(model, n_jobs=None):
     if info.method == lib.RFX_METHOD_PCE:  # no feature map
         from .surrogate import PCERegressor
         return PCERegressor._from_model(model, n_jobs)
+    if info.method == lib.RFX_METHOD_PROJECTED:  # a projection, then a surrogate
+        from .projection import ProjectedRegressor
+        return ProjectedRegressor._from_model(model, n_jobs)
     params = _common.features_info(info.features, int(info.n_inputs))
     seed = params["random_state"]
     params.update(fit_intercept=bool(info.fit_intercept), standardize=bool(info.standardized),

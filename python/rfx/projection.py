@@ -1,13 +1,19 @@
-"""KernelPCA: anisotropic kernel PCA (exact or by random features) over the
-rfx C library (rfx/projection.h)."""
+"""The projection of the self-supervised surrogates over the rfx C library
+(rfx/projection.h): :class:`KernelPCA`, anisotropic kernel PCA (exact or by
+random features), and :class:`ProjectedRegressor`, a surrogate on a kernel
+PCA whose input weights a particle swarm learns (rfx_projected_fit)."""
 import numbers
+import os
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.base import (BaseEstimator, ClassNamePrefixFeaturesOutMixin, RegressorMixin,
+                          TransformerMixin)
 from sklearn.utils.validation import check_is_fitted
 
 from . import _common
-from ._lib import as_rows, check, cmat, cmat_to_array, ffi, lib, mat, serial_blas
+from ._lib import (as_rows, call_with_progress, check, check_verbose, cmat, cmat_to_array, ffi,
+                   lib, mat, mat_none, serial_blas)
+from .models import _load_buffer, _model_bytes
 
 _METHODS = {"exact": 0, "random_features": 1}
 
@@ -156,3 +162,275 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
                 kp = ffi.gc(out[0], lib.rfx_kpca_free)
                 check(lib.rfx_kpca_fit(kp, ffi.cast("const double *", self.theta_.ctypes.data)))
             self._kpca = kp
+
+
+# ---------------------------------------------------------------------------
+# The self-supervised projection
+# ---------------------------------------------------------------------------
+
+_SURROGATES = {"ridge": 0, "bayes": 1, "srfe": 2, "pce": 4}
+_SURROGATE_NAMES = {v: k for k, v in _SURROGATES.items()}
+
+
+def _opt_count(v, name, minimum):
+    """None -> 0 (the C library chooses); an int >= minimum -> itself."""
+    if v is None:
+        return 0
+    return _common.check_count(v, name, minimum)
+
+
+class ProjectedRegressor(RegressorMixin, BaseEstimator):
+    """A surrogate on a learned kernel PCA of the inputs (the
+    self-supervised projection, Algorithm 1 of the talk rfx started from),
+    fitted by the rfx C library (rfx_projected_fit, rfx/projection.h).
+
+    Kernel PCA with the anisotropic kernel
+    ``exp(-gamma sum_i theta_i (x_i - y_i)^2)`` maps the (standardised)
+    inputs to ``n_components`` scores; a surrogate (ridge or Bayesian random
+    features, a sparse random feature expansion or a polynomial chaos
+    expansion) is fitted on the scores. The weights ``theta`` in [0, 1] are
+    chosen by a particle swarm minimising a fast cross-validation score of a
+    regression on the scores, started from a screening of the inputs one at
+    a time; ``gamma`` and ``n_components``, when None, are chosen at the
+    screened weights from a grid. Inputs that do not matter end with weight
+    0, so the model does not depend on them at all. One target.
+
+    Parameters
+    ----------
+    n_components : int or None, default=None
+        k, the kernel PCA components the surrogate sees; None chooses k in
+        1..8 (at most n_samples - 1).
+    surrogate : {"ridge", "bayes", "srfe", "pce"}, default="ridge"
+        The model on the scores (1000 random features for ridge / bayes,
+        4000 for srfe, degree 3 with LARS for pce; see
+        ``surrogate_components``).
+    n_particles : int, default=10
+        Swarm size.
+    iterations : int, default=20
+        Swarm iterations at most.
+    patience : int, default=5
+        Stop after this many iterations without a better loss; 0 = never.
+    n_folds : int or None, default=None
+        None: the swarm minimises the fast score (ridge GCV on 128 random
+        features of the scores); an int >= 2: the k-fold cross-validation
+        error of the surrogate itself (slower).
+    gamma : float > 0 or None, default=None
+        The kernel scale; None chooses it from 10^-2.5 .. 1.
+    theta : array-like of shape (n_features_in_,) or None, default=None
+        Fixed weights in [0, 1] (not all 0): no swarm.
+    surrogate_components : int or None, default=None
+        The surrogate's random features (ridge, bayes, srfe); None = the
+        defaults above.
+    standardize : bool, default=True
+        Standardise the inputs for the kernel (the model keeps the scaler).
+    random_state : int, RandomState instance or None, default=None
+        An int is the C library's seed (``rfx fit --method projected
+        --seed``): the same int gives the same model, bit for bit.
+    n_jobs : int or None, default=None
+        Threads: particles are evaluated concurrently; results do not
+        depend on it.
+    verbose : int, default=0
+        1 prints the swarm's progress to stderr; Ctrl-C stops the fit.
+
+    Attributes
+    ----------
+    n_features_in_ : int
+    seed_ : int
+    theta_ : ndarray of shape (n_features_in_,)
+        The weights used.
+    n_components_ : int
+        k used (chosen or given).
+    gamma_ : float
+        The kernel scale used.
+    loss_ : float
+        The loss at theta_ (a relative mean squared error, 1 = the constant
+        predictor): the swarm's best, or with a given theta the
+        surrogate's own estimate (GCV, corrected leave-one-out, k-fold).
+    loss_history_ : ndarray of shape (n_iterations_ + 1,)
+        The best loss after the swarm's start and after each iteration
+        (empty with a given theta).
+    theta0_loss_ : float
+        The loss at the screened start theta_0 (NaN with a given theta).
+    n_iterations_, n_evaluations_ : int
+
+    The fitted model is an rfx model (method "projected"): :meth:`save`
+    writes the model file that ``rfx predict``, ``rfx info`` and
+    ``rfx sobol`` read, and pickling stores that file's bytes.
+
+    Examples
+    --------
+    >>> import numpy as np, rfx
+    >>> from rfx.projection import ProjectedRegressor
+    >>> X = np.random.RandomState(0).uniform(size=(120, 6))
+    >>> y = np.sin(3 * X[:, 0]) + X[:, 1]
+    >>> reg = ProjectedRegressor(n_particles=4, iterations=3, random_state=0).fit(X, y)
+    >>> bool(reg.theta_[0] > reg.theta_[5])
+    True
+    """
+
+    def __init__(self, n_components=None, *, surrogate="ridge", n_particles=10, iterations=20,
+                 patience=5, n_folds=None, gamma=None, theta=None, surrogate_components=None,
+                 standardize=True, random_state=None, n_jobs=None, verbose=0):
+        self.n_components = n_components
+        self.surrogate = surrogate
+        self.n_particles = n_particles
+        self.iterations = iterations
+        self.patience = patience
+        self.n_folds = n_folds
+        self.gamma = gamma
+        self.theta = theta
+        self.surrogate_components = surrogate_components
+        self.standardize = standardize
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+
+    def _params(self, d):
+        """The rfx_projected_params struct and what it points to (kept
+        alive by the caller)."""
+        p = ffi.new("rfx_projected_params *", lib.rfx_projected_params_default())
+        keep = []
+        p.n_components = _opt_count(self.n_components, "n_components", 1)
+        if not isinstance(self.surrogate, str) or self.surrogate not in _SURROGATES:
+            raise ValueError("surrogate must be one of %s, got %r"
+                             % (", ".join(_SURROGATES), self.surrogate))
+        p.surrogate = _SURROGATES[self.surrogate]
+        p.n_particles = _common.check_count(self.n_particles, "n_particles", 1)
+        p.iterations = _common.check_count(self.iterations, "iterations", 1)
+        p.patience = _common.check_count(self.patience, "patience", 0)
+        p.n_folds = _opt_count(self.n_folds, "n_folds", 2)
+        if self.gamma is not None:
+            if not isinstance(self.gamma, numbers.Real) or isinstance(self.gamma, bool):
+                raise TypeError("gamma must be a number > 0 or None, got %r" % (self.gamma,))
+            if not (self.gamma > 0 and np.isfinite(self.gamma)):
+                raise ValueError("gamma must be > 0 and finite, or None, got %r" % (self.gamma,))
+            p.gamma = float(self.gamma)
+        if self.theta is not None:
+            theta = np.ascontiguousarray(self.theta, dtype=np.float64)
+            if theta.shape != (d,):
+                raise ValueError("theta has shape %s, expected (%d,)" % (theta.shape, d))
+            keep.append(theta)
+            p.theta = ffi.cast("const double *", theta.ctypes.data)
+        n_feat = _opt_count(self.surrogate_components, "surrogate_components", 1)
+        if n_feat:
+            if self.surrogate == "pce":
+                raise ValueError("surrogate_components: the pce surrogate has no random features")
+            fp = ffi.new("rfx_fit_params *", lib.rfx_fit_params_default())
+            fp.features.n_features = n_feat
+            sp = ffi.new("rfx_srfe_params *", lib.rfx_srfe_params_default())
+            sp.features.n_features = n_feat
+            keep += [fp, sp]
+            p.fit = fp
+            p.srfe = sp
+        p.standardize = int(bool(self.standardize))
+        seed = _common.resolve_seed(self.random_state)
+        p.seed = seed
+        p.n_threads = _common.resolve_threads(self.n_jobs)
+        return p, keep, seed
+
+    @_common.keeps_state_on_error
+    def fit(self, X, y):
+        """Fit on X (n_samples, n_features) and y (n_samples,). On any error
+        (or a cancelled fit) the estimator is left as it was."""
+        X, y = self._validate_data(X, y, dtype=np.float64, y_numeric=True)
+        n, d = X.shape
+        if n < 3:
+            raise ValueError("n_samples=%d: at least 3 samples are needed to fit" % n)
+        verbose = check_verbose(self.verbose)
+        p, keep, seed = self._params(d)
+        X = as_rows(X)
+        Y = np.ascontiguousarray(y, dtype=np.float64).reshape(n, 1)
+        iters = int(p.iterations)
+        theta = np.empty(d)
+        hist = np.empty(iters + 1)
+        rep = ffi.new("rfx_projected_report *")
+        rep.theta = ffi.cast("double *", theta.ctypes.data)
+        rep.history = ffi.cast("double *", hist.ctypes.data)
+        out = ffi.new("rfx_model **")
+        call_with_progress(lib.rfx_projected_fit, p, cmat(X), cmat(Y), out, rep,
+                           label=type(self).__name__, verbose=verbose, out=out)
+        del keep
+        self._model = ffi.gc(out[0], lib.rfx_model_free)
+        self.seed_ = seed
+        self.n_iterations_ = int(rep.n_iterations)
+        self.n_evaluations_ = int(rep.evaluations)
+        self.loss_history_ = hist[:self.n_iterations_ + 1].copy() if self.theta is None \
+            else np.empty(0)
+        self.theta0_loss_ = float(rep.theta0_loss)
+        self._read_info()
+        return self
+
+    def _read_info(self):
+        info = ffi.new("rfx_projected_info *")
+        check(lib.rfx_model_projected_info(self._model, info))
+        d = int(info.n_inputs)
+        self.n_features_in_ = d
+        self.n_components_ = int(info.n_components)
+        self.gamma_ = float(info.gamma)
+        self.loss_ = float(info.loss)
+        self.theta_ = np.frombuffer(ffi.buffer(info.theta, 8 * d), dtype=np.float64).copy()
+        mi = ffi.new("rfx_model_info *")
+        check(lib.rfx_model_get_info(info.surrogate, mi))
+        self._has_std = bool(mi.has_std)
+        return info
+
+    @classmethod
+    def _from_model(cls, model, n_jobs=None):
+        """A fitted estimator around a projected rfx model (from a file):
+        the parameters are those the file records (k, gamma, the surrogate,
+        theta as fixed weights)."""
+        info = ffi.new("rfx_projected_info *")
+        check(lib.rfx_model_projected_info(model, info))
+        mi = ffi.new("rfx_model_info *")
+        check(lib.rfx_model_get_info(info.surrogate, mi))
+        d = int(info.n_inputs)
+        theta = np.frombuffer(ffi.buffer(info.theta, 8 * d), dtype=np.float64).copy()
+        est = cls(int(info.n_components), surrogate=_SURROGATE_NAMES.get(int(mi.method), "ridge"),
+                  gamma=float(info.gamma), theta=theta, standardize=bool(info.standardized),
+                  n_jobs=n_jobs)
+        est._model = model
+        est.loss_history_ = np.empty(0)
+        est.theta0_loss_ = float("nan")
+        est.n_iterations_ = 0
+        est.n_evaluations_ = 0
+        est._read_info()
+        return est
+
+    def predict(self, X, return_std=False):
+        """Predictions, of shape (n_samples,); with return_std=True (a bayes
+        surrogate only) also the predictive standard deviations."""
+        check_is_fitted(self)
+        X = as_rows(self._validate_data(X, dtype=np.float64, reset=False))
+        n = X.shape[0]
+        y = np.empty((n, 1))
+        if return_std and not self._has_std:
+            raise ValueError("return_std: only a bayes surrogate has predictive standard "
+                             "deviations, this one is %r" % (self.surrogate,))
+        s = np.empty((n, 1)) if return_std else None
+        with serial_blas:
+            check(lib.rfx_model_predict(self._model, cmat(X), mat(y),
+                                        mat(s) if return_std else mat_none()))
+        return (y[:, 0], s[:, 0]) if return_std else y[:, 0]
+
+    def save(self, path):
+        """Write the fitted model to an rfx model file (method "projected")."""
+        check_is_fitted(self)
+        check(lib.rfx_model_save(self._model, os.fsencode(path)))
+
+    def to_bytes(self):
+        """The fitted model in the rfx model format, as bytes."""
+        check_is_fitted(self)
+        return _model_bytes(self._model)
+
+    def __getstate__(self):
+        state = dict(super().__getstate__())  # a copy: it may be __dict__ itself
+        state.pop("_model", None)
+        if "_model" in self.__dict__:
+            state["_model_bytes"] = self.to_bytes()
+        return state
+
+    def __setstate__(self, state):
+        data = state.pop("_model_bytes", None)
+        super().__setstate__(state)
+        if data is not None:
+            self._model = _load_buffer(data)

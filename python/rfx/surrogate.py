@@ -16,7 +16,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from . import _common
-from ._lib import as_rows, check, cmat, ffi, lib, serial_blas
+from ._lib import as_rows, call_with_progress, check, check_verbose, cmat, ffi, lib, serial_blas
 from .models import _RFXModel, _load_buffer, _model_bytes
 
 _MARGINAL_KINDS = {"uniform": 0, "normal": 1, "lognormal": 2}
@@ -119,6 +119,10 @@ class SparseRFERegressor(RegressorMixin, _RFXModel):
     random_state : int, RandomState instance or None, default=None
         An int is the C library's seed (``rfx fit --seed``).
     n_jobs : int or None, default=None
+    verbose : int, default=0
+        1 prints the fit's progress (the candidate scales, q and N) to
+        stderr, 2 every report; Ctrl-C stops the fit at the next report
+        (see :func:`rfx.progress_callback`).
 
     Attributes
     ----------
@@ -136,7 +140,7 @@ class SparseRFERegressor(RegressorMixin, _RFXModel):
 
     def __init__(self, n_components=None, *, sparsity=None, activation="sin", weight_scale=None,
                  method="lasso", alpha=None, eta=None, n_nonzero=None, standardize=True,
-                 selection="gcv", n_folds=5, random_state=None, n_jobs=None):
+                 selection="gcv", n_folds=5, random_state=None, n_jobs=None, verbose=0):
         self.n_components = n_components
         self.sparsity = sparsity
         self.activation = activation
@@ -150,6 +154,7 @@ class SparseRFERegressor(RegressorMixin, _RFXModel):
         self.n_folds = n_folds
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.verbose = verbose
 
     def _params(self, n, d):
         p = ffi.new("rfx_srfe_params *", lib.rfx_srfe_params_default())
@@ -177,19 +182,22 @@ class SparseRFERegressor(RegressorMixin, _RFXModel):
         p.n_folds = min(folds, n)
         return p, seed
 
+    @_common.keeps_state_on_error
     def fit(self, X, y):
-        """Fit on X (n_samples, n_features) and y (n_samples,)."""
+        """Fit on X (n_samples, n_features) and y (n_samples,). On any error
+        (or a cancelled fit) the estimator is left as it was."""
         X, y = self._validate_data(X, y, dtype=np.float64, y_numeric=True)
         n = X.shape[0]
         if n < 2:
             raise ValueError("n_samples=%d: at least 2 samples are needed to fit" % n)
+        verbose = check_verbose(self.verbose)
         p, seed = self._params(n, X.shape[1])
         X = as_rows(X)
         Y = np.ascontiguousarray(y, dtype=np.float64).reshape(n, 1)
         out = ffi.new("rfx_model **")
         rep = ffi.new("rfx_srfe_report *")
-        with serial_blas:
-            check(lib.rfx_srfe_fit(p, cmat(X), cmat(Y), out, rep))
+        call_with_progress(lib.rfx_srfe_fit, p, cmat(X), cmat(Y), out, rep,
+                           label=type(self).__name__, verbose=verbose, out=out)
         self._model = ffi.gc(out[0], lib.rfx_model_free)
         self.seed_ = seed
         self.n_components_ = int(rep.n_features)

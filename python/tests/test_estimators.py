@@ -2,7 +2,13 @@
 float32, shapes, classes, model files, the docstring examples."""
 import copy
 import doctest
+import json
+import os
 import pickle
+import re
+import signal
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -14,6 +20,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 import rfx
+import rfx._lib
 import rfx.kernel_approximation
 import rfx.models
 from conftest import make_data
@@ -220,9 +227,305 @@ def test_n_jobs_values():
         rfx.RandomFourierFeatures(32, n_jobs=0).fit(X)
 
 
-@pytest.mark.parametrize("module", [rfx.kernel_approximation, rfx.models, rfx.kernels])
+@pytest.mark.parametrize("module", [rfx.kernel_approximation, rfx.models, rfx.kernels, rfx._lib])
 def test_docstring_examples(module):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         failed, tried = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert tried > 0 and failed == 0
+
+
+# ---------------------------------------------------------------------------
+# learned length scales (length_scale="learn")
+# ---------------------------------------------------------------------------
+
+def _run_cli(cli, *args):
+    r = subprocess.run([cli] + [str(a) for a in args], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return r
+
+
+@pytest.fixture(scope="module")
+def learn_files(tmp_path_factory):
+    """y = sin(x0) + x1^2 / 2 + noise: the third input is irrelevant."""
+    d = tmp_path_factory.mktemp("learn")
+    X, y = make_data(300, 3, seed=4)
+    np.save(str(d / "train.npy"), np.column_stack([X, y]))
+    Xt, _ = make_data(50, 3, seed=5)
+    np.save(str(d / "test.npy"), Xt)
+    return d, X, y, Xt
+
+
+@pytest.mark.parametrize("method", ["bayes", "ridge"])
+def test_learned_length_scales_equal_the_cli(cli, learn_files, method):
+    """rfx fit --length-scales learn and length_scale="learn" with the same
+    seed, D and iterations: the same scales and predictions, bit for bit;
+    the irrelevant input gets a scale many times the others'."""
+    d, X, y, Xt = learn_files
+    m = d / ("%s.rfx" % method)
+    _run_cli(cli, "fit", d / "train.npy", "--method", method, "--length-scales", "learn",
+             "--learn-iterations", 4, "-D", 64, "--seed", 3, "-o", m)
+    cls = rfx.BayesianRFFRegressor if method == "bayes" else rfx.RFFRegressor
+    est = cls(64, length_scale="learn", learn_iterations=4, random_state=3).fit(X, y)
+    if method == "bayes":
+        _run_cli(cli, "predict", m, d / "test.npy", "--std", "-o", d / "p.npy")
+        p_cli = np.load(str(d / "p.npy"))
+        mean, std = est.predict(Xt, return_std=True)
+        assert np.array_equal(mean, p_cli[:, 0]) and np.array_equal(std, p_cli[:, 1])
+    else:
+        _run_cli(cli, "predict", m, d / "test.npy", "-o", d / "p.npy")
+        assert np.array_equal(est.predict(Xt), np.load(str(d / "p.npy")).ravel())
+    loaded = rfx.load_model(str(m))
+    ls = est.length_scale_
+    assert ls.shape == (3,) and np.array_equal(loaded.length_scale_, ls)
+    assert ls[2] > 5 * max(ls[0], ls[1]), ls
+    before, after = est.learn_score_
+    # log evidence per row (higher is better) or the GCV error (lower is better)
+    assert (after >= before) if method == "bayes" else (after <= before)
+    # what the command line prints: "log evidence per row B -> A", "N candidates"
+    info = _run_cli(cli, "fit", d / "train.npy", "--method", method, "--length-scales",
+                    "learn", "--learn-iterations", 4, "-D", 64, "--seed", 3, "-o",
+                    d / "again.rfx").stderr
+    assert "%d candidates" % est.learn_evaluations_ in info
+
+
+def test_learned_length_scales_equal_the_c_api(learn_files):
+    """The estimator against rfx_model_fit called directly with
+    learn_length_scales, from a given gamma, without standardisation, with
+    a swarm size of 5: the same weights and scales bit for bit, and the
+    report's scores."""
+    from rfx._lib import cmat, ffi, lib
+    _, X, y, _ = learn_files
+    p = ffi.new("rfx_fit_params *", lib.rfx_fit_params_default())
+    p.method = lib.RFX_METHOD_RIDGE
+    p.features.n_features = 48
+    p.features.seed = 11
+    p.features.gamma = 0.3
+    p.standardize = 0
+    p.learn_length_scales = 1
+    p.learn_iterations = 3
+    p.learn_particles = 5
+    Xc = np.ascontiguousarray(X)
+    Yc = np.ascontiguousarray(y.reshape(-1, 1))
+    out = ffi.new("rfx_model **")
+    rep = ffi.new("rfx_fit_report *")
+    assert lib.rfx_model_fit(p, cmat(Xc), cmat(Yc), out, rep) == 0
+    model = ffi.gc(out[0], lib.rfx_model_free)
+    est = rfx.RFFRegressor(48, gamma=0.3, length_scale="learn", learn_iterations=3,
+                           learn_particles=5, standardize=False, random_state=11).fit(X, y)
+    ref = rfx.models._estimator_from_model(model)
+    assert np.array_equal(est.length_scale_, ref.length_scale_)
+    assert np.array_equal(est.coef_, ref.coef_) and est.intercept_ == ref.intercept_
+    assert est.learn_score_ == (rep.learn_score_before, rep.learn_score_after)
+    assert est.learn_evaluations_ == rep.learn_evaluations == 5 * (3 + 1) + 1
+    # the start is gamma's scale, 1 / sqrt(2 gamma), in every input
+    start = rfx.RFFRegressor(48, gamma=0.3, standardize=False, random_state=11).fit(X, y)
+    assert start.length_scale_ == pytest.approx(1 / np.sqrt(0.6), rel=1e-15)
+
+
+def test_learn_parameters_are_checked(learn_files):
+    _, X, y, _ = learn_files
+    with pytest.raises(ValueError, match="learn_iterations must be >= 1, got 0"):
+        rfx.RFFRegressor(16, length_scale="learn", learn_iterations=0).fit(X, y)
+    with pytest.raises(TypeError, match="learn_iterations must be an int"):
+        rfx.BayesianRFFRegressor(16, length_scale="learn", learn_iterations=2.5).fit(X, y)
+    with pytest.raises(ValueError, match="learn_particles must be >= 1 or None, got 0"):
+        rfx.RFFRegressor(16, length_scale="learn", learn_particles=0).fit(X, y)
+    with pytest.raises(ValueError, match='length_scale="learn" is for RFFRegressor and '
+                                         "BayesianRFFRegressor"):
+        rfx.RFFClassifier(16, length_scale="learn").fit(X, y > 0)
+    with pytest.raises(ValueError, match='length_scale="learn" is for'):
+        rfx.RandomFourierFeatures(16, length_scale="learn").fit(X)
+    with pytest.raises(ValueError, match='"auto", "learn" or None, got \'ard\''):
+        rfx.RFFRegressor(16, length_scale="ard").fit(X, y)
+    # without learning, the learning parameters are not used, and a refit
+    # forgets the learned scores of an earlier fit
+    reg = rfx.RFFRegressor(16, length_scale="learn", learn_iterations=1, random_state=0)
+    reg.fit(X, y)
+    assert hasattr(reg, "learn_score_") and hasattr(reg, "learn_evaluations_")
+    reg.set_params(length_scale="auto", learn_iterations=0).fit(X, y)
+    assert not hasattr(reg, "learn_score_") and not hasattr(reg, "learn_evaluations_")
+    assert np.ndim(reg.length_scale_) == 0
+
+
+# ---------------------------------------------------------------------------
+# progress, verbose and cancellation
+# ---------------------------------------------------------------------------
+
+def test_verbose_prints_the_stages(capsys):
+    X, y = make_data(200, 3)
+    rfx.BayesianRFFRegressor(32, random_state=0).fit(X, y)
+    assert capsys.readouterr().err == ""
+    calls = []
+    with rfx.progress_callback(lambda stage, fraction: calls.append((stage, fraction))):
+        rfx.BayesianRFFRegressor(32, length_scale="learn", learn_iterations=2, random_state=0,
+                                 verbose=1).fit(X, y)
+    err = capsys.readouterr().err.splitlines()
+    lines = [re.fullmatch(r"\[BayesianRFFRegressor\] (.*\S) +(\d+)%", line) for line in err[:-1]]
+    assert all(lines), err
+    shown = [(m.group(1), int(m.group(2))) for m in lines]
+    assert shown[0][0] == "choose length scale" and shown[-2:] == [("fit", 0), ("fit", 100)]
+    assert ("learn length scales", 100) in shown
+    assert re.fullmatch(r"\[BayesianRFFRegressor\] done in \d+\.\d\d s", err[-1])
+    # verbose=1: the reports that start a stage or a new tenth of it
+    tenths = [(s, int(10 * f)) for s, f in calls]
+    firsts = [(s, int(100 * f)) for i, (s, f) in enumerate(calls)
+              if i == 0 or tenths[i - 1] != tenths[i]]
+    assert shown == firsts and len(shown) < len(calls)
+    # verbose=2: every report
+    calls.clear()
+    with rfx.progress_callback(lambda stage, fraction: calls.append((stage, fraction))):
+        rfx.RFFRegressor(32, random_state=0, verbose=2).fit(X, y)
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == len(calls) + 1
+    rfx.SparseRFERegressor(300, sparsity=1, random_state=0, verbose=True).fit(X, y)
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("[SparseRFERegressor] srfe candidates")
+    assert err[-1].startswith("[SparseRFERegressor] done in")
+    for bad, exc in ((-1, ValueError), ("yes", TypeError), (0.5, TypeError)):
+        with pytest.raises(exc, match="verbose"):
+            rfx.RFFRegressor(16, verbose=bad).fit(X, y)
+
+
+def test_progress_callback_reports_and_changes_nothing():
+    X, y = make_data(200, 3)
+    calls, ccalls = [], []
+    with rfx.progress_callback(lambda stage, fraction: calls.append((stage, fraction))):
+        reg = rfx.RFFRegressor(32, random_state=0).fit(X, y)
+    with rfx.progress_callback(lambda stage, fraction: ccalls.append((stage, fraction))):
+        clf = rfx.RFFClassifier(32, random_state=0).fit(X, y > 0)
+    ref = rfx.RFFRegressor(32, random_state=0).fit(X, y)
+    assert np.array_equal(reg.coef_, ref.coef_) and reg.alpha_ == ref.alpha_
+    assert np.array_equal(clf.coef_, rfx.RFFClassifier(32, random_state=0).fit(X, y > 0).coef_)
+    for c in (calls, ccalls):
+        stages = [s for s, _ in c]
+        assert stages[0] == "choose length scale" and stages[-2:] == ["fit", "fit"]
+        for stage in set(stages):
+            fr = [f for s, f in c if s == stage]
+            assert all(0 <= f <= 1 for f in fr) and fr == sorted(fr) and fr[-1] == 1.0
+    # outside the block nothing is reported; nested blocks call every callback
+    n = len(calls)
+    rfx.RFFRegressor(32, random_state=0).fit(X, y)
+    assert len(calls) == n
+    inner = []
+    with rfx.progress_callback(lambda s, f: calls.append((s, f))):
+        with rfx.progress_callback(lambda s, f: inner.append((s, f))):
+            rfx.RFFRegressor(32, alpha=0.1, length_scale=1.0, random_state=0).fit(X, y)
+    assert inner == [("fit", 0.0), ("fit", 1.0)] and calls[n:] == inner
+    with pytest.raises(TypeError, match="fn must be callable"):
+        with rfx.progress_callback("print"):
+            pass
+
+
+class _Stop(Exception):
+    pass
+
+
+def _cancelled_fits():
+    X, y = make_data(150, 3)
+    return X, y, [
+        (rfx.RFFRegressor(32, random_state=0), y, "choose length scale"),
+        (rfx.BayesianRFFRegressor(32, length_scale="learn", learn_iterations=3,
+                                  random_state=0), y, "learn length scales"),
+        (rfx.RFFClassifier(32, random_state=0), y > 0, "fit"),
+        (rfx.SparseRFERegressor(200, sparsity=1, random_state=0), y, "srfe candidates"),
+    ]
+
+
+def _outputs_of(est, X):
+    out = [est.predict(X)]
+    if hasattr(est, "coef_"):
+        out.append(est.coef_)
+    return out
+
+
+def test_a_raising_callback_cancels_and_leaves_no_half_fitted_state():
+    X, y, fits = _cancelled_fits()
+    for est, target, stage in fits:
+        def boom(s, f, stage=stage):
+            if s == stage and f > 0.3:
+                raise _Stop("enough of %s" % s)
+        with rfx.progress_callback(boom):
+            with pytest.raises(rfx.CancelledError, match=r"cancelled by the progress callback.* "
+                                                         r"\(the progress callback raised "
+                                                         "_Stop: enough of") as info:
+                est.fit(X, target)
+        assert isinstance(info.value.__cause__, _Stop)
+        # no attribute of the fit was left behind
+        assert not [k for k in vars(est) if k.endswith("_") or k.startswith("_")], vars(est)
+        with pytest.raises(NotFittedError):
+            est.predict(X)
+        # a fitted estimator keeps its earlier fit when a refit is cancelled
+        est.fit(X, target)
+        before = dict(vars(est))
+        outputs = _outputs_of(est, X)
+        with rfx.progress_callback(lambda s, f: True):  # a true value stops too
+            with pytest.raises(rfx.CancelledError, match="cancelled by the progress callback"):
+                est.fit(X[:100], target[:100])
+        assert vars(est) == before
+        for a, b in zip(outputs, _outputs_of(est, X)):
+            assert np.array_equal(a, b)
+
+
+_INTERRUPTED_CHILD = r"""
+import json, os, signal, sys, threading
+import numpy as np
+import rfx
+X = np.random.RandomState(0).normal(size=(200, 3))
+y = np.sin(X[:, 0]) + X[:, 1] ** 2 / 2
+mode = sys.argv[1]
+est = rfx.BayesianRFFRegressor(32, length_scale="learn", learn_iterations=10 ** 7,
+                               random_state=0, verbose=int(mode == "external"))
+state = {}
+def cb(stage, fraction):
+    if stage == "learn length scales" and "sent" not in state:
+        state["sent"] = True
+        if mode == "self":
+            os.kill(os.getpid(), signal.SIGINT)  # delivered at the next report
+        else:
+            print("learning", flush=True)  # the parent sends SIGINT now
+try:
+    with rfx.progress_callback(cb):
+        est.fit(X, y)
+    result = "finished"
+except KeyboardInterrupt:
+    result = "KeyboardInterrupt"
+except BaseException as e:
+    result = type(e).__name__
+fitted = sorted(k for k in vars(est) if k.endswith("_") or k.startswith("_"))
+again = rfx.BayesianRFFRegressor(32, random_state=0).fit(X, y).predict(X[:2]).tolist()
+print(json.dumps({"result": result, "fitted": fitted, "again": again}), flush=True)
+"""
+
+
+@pytest.mark.parametrize("mode", ["self", "external"])
+def test_ctrl_c_stops_a_fit_cleanly(tmp_path, mode):
+    """SIGINT during a fit that would run for hours: the C library stops at
+    its next report (RFX_ECANCELLED), the fit raises KeyboardInterrupt,
+    the estimator is left unfitted, and the library works on. "external"
+    is Ctrl-C from outside while the C code runs, "self" a signal the
+    process sends itself from the callback."""
+    script = tmp_path / "child.py"
+    script.write_text(_INTERRUPTED_CHILD)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [os.path.dirname(os.path.dirname(rfx.__file__)), os.environ.get("PYTHONPATH", "")]),
+        RFX_LIBRARY=rfx.library_path, OMP_NUM_THREADS="1")
+    proc = subprocess.Popen([sys.executable, str(script), mode], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        if mode == "external":
+            assert proc.stdout.readline() == "learning\n"
+            proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=300)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, err
+    res = json.loads(out.strip().splitlines()[-1])
+    assert res["result"] == "KeyboardInterrupt" and res["fitted"] == []
+    # the child's fit after the interrupt is the ordinary one
+    X = np.random.RandomState(0).normal(size=(200, 3))
+    y = np.sin(X[:, 0]) + X[:, 1] ** 2 / 2
+    ref = rfx.BayesianRFFRegressor(32, random_state=0).fit(X, y).predict(X[:2])
+    assert res["again"] == ref.tolist()
+    if mode == "external":
+        assert "[BayesianRFFRegressor] learn length scales" in err

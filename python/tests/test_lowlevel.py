@@ -234,3 +234,75 @@ def test_concurrent_calls_from_threads_agree():
         th.join()
     assert not errors
     assert all(np.array_equal(r, ref) for r in results)
+
+
+def test_outputs_are_aligned_for_vector_stores():
+    """empty_rows: 64-byte aligned data, 2 MiB aligned from 4 MiB on (as
+    the C benchmark's buffers), C-contiguous, writable, the right shape."""
+    for rows, cols, dtype, align in ((3, 5, np.float64, 64), (1000, 7, np.float32, 64),
+                                     (1024, 1024, np.float32, 1 << 21),
+                                     (600, 1000, np.float64, 1 << 21), (0, 4, np.float64, 1)):
+        Z = _lib.empty_rows(rows, cols, dtype)
+        assert Z.shape == (rows, cols) and Z.dtype == dtype
+        assert Z.flags.c_contiguous and Z.flags.writeable
+        assert Z.ctypes.data % align == 0
+        Z[...] = 1.5  # the whole view is usable
+        assert _lib.as_rows(Z, dtype) is Z
+    X = np.random.RandomState(0).normal(size=(50, 4))
+    t = rfx.RandomFourierFeatures(96, random_state=0).fit(X)
+    for x in (X, X.astype(np.float32)):
+        Z = t.transform(x)
+        assert Z.ctypes.data % 64 == 0 and Z.flags.c_contiguous
+    # the same numbers as into numpy's own array
+    Z = np.empty((50, 96))
+    check(lib.rfx_features_transform(t._features, cmat(X), mat(Z)))
+    assert np.array_equal(t.transform(X), Z)
+
+
+def test_an_exception_on_entry_of_the_progress_trampoline_stops_the_call():
+    """A KeyboardInterrupt can arrive before the trampoline's body runs;
+    cffi then calls _progress_error, which finds the call's _Progress
+    through the trampoline's frame (its local 'user') and asks to stop."""
+    tracker = _lib._Progress("X", 0)
+    handle = ffi.new_handle(tracker)
+
+    def entry(user):
+        raise KeyboardInterrupt
+
+    try:
+        entry(handle)
+    except KeyboardInterrupt as e:
+        assert _lib._progress_error(type(e), e, e.__traceback__) == 1
+        caught = e
+    assert tracker.exc is caught
+    with pytest.raises(KeyboardInterrupt):
+        tracker.finish(lib.RFX_ECANCELLED)
+    # a report after a stop is refused at once
+    tracker.exc = ValueError("x")
+    assert tracker.report("fit", 0.5) == 1
+    with pytest.raises(rfx.CancelledError, match=r"\(the progress callback raised ValueError: "
+                                                 r"x\)") as info:
+        tracker.finish(lib.RFX_ECANCELLED)
+    assert isinstance(info.value.__cause__, ValueError)
+    # unknown fractions (negative in C) arrive as None
+    seen = []
+    with rfx.progress_callback(lambda s, f: seen.append((s, f))):
+        t = _lib._Progress("X", 0)
+    assert t.report("accumulate", -1.0) == 0 and t.report("fit", 1.5) == 0
+    assert seen == [("accumulate", None), ("fit", 1.0)]
+
+
+def test_progress_calls_are_skipped_off_the_main_thread_when_nobody_listens():
+    out = []
+
+    def work():
+        out.append(_lib._Progress("X", 0).wanted())
+        with rfx.progress_callback(lambda s, f: None):
+            out.append(_lib._Progress("X", 0).wanted())
+        out.append(_lib._Progress("X", 1).wanted())
+
+    th = threading.Thread(target=work)
+    th.start()
+    th.join()
+    assert out == [False, True, True]
+    assert _lib._Progress("X", 0).wanted()  # the main thread: for Ctrl-C

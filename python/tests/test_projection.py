@@ -1,6 +1,7 @@
 """KernelPCA against scikit-learn's KernelPCA and the projection's
-invariances."""
+invariances; ProjectedRegressor against the C API and the command line."""
 import pickle
+import subprocess
 
 import numpy as np
 import pytest
@@ -8,11 +9,17 @@ from sklearn.decomposition import KernelPCA as SkKernelPCA
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import rfx
+from rfx._lib import as_rows, check, cmat, ffi, lib
+from rfx.models import _model_bytes
+from rfx.projection import ProjectedRegressor
 
 
 @parametrize_with_checks([rfx.KernelPCA(n_components=2),
                           rfx.KernelPCA(n_components=2, method="random_features",
-                                        n_features=256, random_state=0)])
+                                        n_features=256, random_state=0),
+                          ProjectedRegressor(n_particles=3, iterations=2),
+                          ProjectedRegressor(2, surrogate="pce", n_particles=2, iterations=1,
+                                             gamma=0.1)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 
@@ -50,3 +57,153 @@ def test_theta_zero_removes_an_input_and_pickles():
         rfx.KernelPCA(theta=[1.0, 1.0]).fit(X)
     with pytest.raises(ValueError, match="n_components"):
         rfx.KernelPCA(n_components=61).fit(X)
+
+
+# ---------------------------------------------------------------------------
+# ProjectedRegressor
+# ---------------------------------------------------------------------------
+
+def _sparse_problem(n, d, seed):
+    """Three active inputs of d: sin(2 x0) + 2 x1^2 + x2 on U(-1, 1)^d."""
+    X = np.random.RandomState(seed).uniform(-1, 1, size=(n, d))
+    return X, np.sin(2 * X[:, 0]) + 2 * X[:, 1] ** 2 + X[:, 2]
+
+
+@pytest.fixture(scope="module")
+def sparse_data():
+    X, y = _sparse_problem(120, 12, 0)
+    Xt, yt = _sparse_problem(300, 12, 1)
+    return X, y, Xt, yt
+
+
+def _c_fit(X, y, seed, particles, iterations, n_features):
+    """rfx_projected_fit called by hand as rfx fit --method projected does."""
+    p = ffi.new("rfx_projected_params *", lib.rfx_projected_params_default())
+    p.seed = seed
+    p.n_particles = particles
+    p.iterations = iterations
+    fp = ffi.new("rfx_fit_params *", lib.rfx_fit_params_default())
+    fp.features.n_features = n_features
+    sp = ffi.new("rfx_srfe_params *", lib.rfx_srfe_params_default())
+    sp.features.n_features = n_features
+    p.fit = fp
+    p.srfe = sp
+    out = ffi.new("rfx_model **")
+    Y = np.ascontiguousarray(y, dtype=np.float64).reshape(-1, 1)
+    check(lib.rfx_projected_fit(p, cmat(as_rows(X)), cmat(Y), out, ffi.NULL))
+    return ffi.gc(out[0], lib.rfx_model_free)
+
+
+def test_equals_the_c_api_and_the_cli(cli, sparse_data, tmp_path):
+    X, y, Xt, _ = sparse_data
+    reg = ProjectedRegressor(n_particles=4, iterations=3, surrogate_components=100,
+                             random_state=7).fit(X, y)
+    # the C API, the same settings: the same model file, byte for byte
+    assert _model_bytes(_c_fit(X, y, 7, 4, 3, 100)) == reg.to_bytes()
+    # the command line
+    np.save(str(tmp_path / "train.npy"), np.column_stack([X, y]))
+    np.save(str(tmp_path / "test.npy"), Xt)
+    model = tmp_path / "m.rfx"
+    for args in (["fit", tmp_path / "train.npy", "--method", "projected", "--particles", 4,
+                  "--iterations", 3, "-D", 100, "--seed", 7, "--threads", 2, "-o", model],
+                 ["predict", model, tmp_path / "test.npy", "-o", tmp_path / "p.npy"]):
+        r = subprocess.run([cli] + [str(a) for a in args], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+    assert model.read_bytes() == reg.to_bytes()
+    assert np.array_equal(np.load(str(tmp_path / "p.npy")).ravel(), reg.predict(Xt))
+
+
+def test_learns_the_active_inputs(sparse_data):
+    X, y, Xt, yt = sparse_data
+    reg = ProjectedRegressor(random_state=0).fit(X, y)
+    # the nine inactive inputs end with (nearly) no weight, the three active
+    # ones with much more
+    assert reg.theta_[3:].max() < 0.05 < reg.theta_[:3].min()
+    assert 1 <= reg.n_components_ <= 8 and reg.gamma_ in 10.0 ** np.arange(-2.5, 0.1, 0.5)
+    err = np.linalg.norm(reg.predict(Xt) - yt) / np.linalg.norm(yt - yt.mean())
+    raw = rfx.RFFRegressor(n_components=1000, random_state=0).fit(X, y).predict(Xt)
+    err_raw = np.linalg.norm(raw - yt) / np.linalg.norm(yt - yt.mean())
+    assert err < 0.25 * err_raw
+    # the history: the best loss never rises, ends at loss_, starts at or
+    # below the screened start's loss
+    h = reg.loss_history_
+    assert len(h) == reg.n_iterations_ + 1 and np.all(np.diff(h) <= 0) and h[-1] == reg.loss_
+    assert h[0] <= reg.theta0_loss_
+    assert reg.n_evaluations_ == 10 * (reg.n_iterations_ + 1)
+
+
+def test_thread_count_and_pickles(sparse_data, tmp_path):
+    X, y, Xt, _ = sparse_data
+    a = ProjectedRegressor(n_particles=5, iterations=2, random_state=3, n_jobs=1).fit(X, y)
+    b = ProjectedRegressor(n_particles=5, iterations=2, random_state=3, n_jobs=2).fit(X, y)
+    assert a.to_bytes() == b.to_bytes()
+    assert np.array_equal(a.loss_history_, b.loss_history_)
+    again = pickle.loads(pickle.dumps(a))
+    assert again.to_bytes() == a.to_bytes()
+    assert np.array_equal(again.predict(Xt), a.predict(Xt))
+    assert np.array_equal(again.theta_, a.theta_) and again.loss_ == a.loss_
+    path = str(tmp_path / "p.rfx")
+    a.save(path)
+    with open(path, "rb") as f:
+        assert f.read() == a.to_bytes()
+    # a model file back as an estimator: theta fixed, the same predictions
+    loaded = rfx.load_model(path)
+    assert isinstance(loaded, rfx.ProjectedRegressor)
+    assert np.array_equal(loaded.predict(Xt), a.predict(Xt))
+    assert np.array_equal(loaded.theta_, a.theta_) and loaded.loss_ == a.loss_
+    c = ProjectedRegressor._from_model(rfx.models._load_buffer(a.to_bytes()))
+    assert np.array_equal(c.predict(Xt), a.predict(Xt))
+    assert c.n_components == a.n_components_ and c.gamma == a.gamma_
+    assert np.array_equal(c.theta, a.theta_)
+
+
+def test_given_theta_surrogates_and_errors(sparse_data):
+    X, y, Xt, _ = sparse_data
+    theta = np.zeros(12)
+    theta[:3] = [1.0, 0.8, 0.6]
+    reg = ProjectedRegressor(3, theta=theta, gamma=0.01, surrogate="bayes",
+                             surrogate_components=200, random_state=0).fit(X, y)
+    assert np.array_equal(reg.theta_, theta) and reg.n_iterations_ == 0
+    assert len(reg.loss_history_) == 0 and np.isnan(reg.theta0_loss_)
+    mean, std = reg.predict(Xt, return_std=True)
+    assert np.array_equal(mean, reg.predict(Xt)) and np.all(std > 0)
+    # inputs with weight 0 do not matter at all
+    Xn = Xt.copy()
+    Xn[:, 3:] = 17.0
+    assert np.array_equal(reg.predict(Xn), reg.predict(Xt))
+    for surrogate in ("srfe", "pce"):
+        r = ProjectedRegressor(3, theta=theta, gamma=0.01, surrogate=surrogate,
+                               random_state=0).fit(X, y)
+        assert r.score(Xt, np.sin(2 * Xt[:, 0]) + 2 * Xt[:, 1] ** 2 + Xt[:, 2]) > 0.9
+        with pytest.raises(ValueError, match="return_std"):
+            r.predict(Xt, return_std=True)
+    with pytest.raises(ValueError, match="surrogate"):
+        ProjectedRegressor(surrogate="harfe").fit(X, y)
+    with pytest.raises(ValueError, match="theta"):
+        ProjectedRegressor(theta=[1.0, 0.5]).fit(X, y)
+    with pytest.raises(ValueError, match="theta"):
+        ProjectedRegressor(theta=np.full(12, 2.0)).fit(X, y)
+    with pytest.raises(ValueError, match="n_components"):
+        ProjectedRegressor(200).fit(X, y)
+    with pytest.raises(ValueError, match="gamma"):
+        ProjectedRegressor(gamma=-1.0).fit(X, y)
+    with pytest.raises(ValueError, match="n_folds"):
+        ProjectedRegressor(n_folds=1).fit(X, y)
+    with pytest.raises(ValueError, match="surrogate_components"):
+        ProjectedRegressor(surrogate="pce", surrogate_components=10).fit(X, y)
+    with pytest.raises(ValueError, match="n_samples=2"):
+        ProjectedRegressor().fit(X[:2], y[:2])
+    # a constant input matrix: no kernel scale gives a loss
+    with pytest.raises(RuntimeError, match="kernel scale"):
+        ProjectedRegressor(n_particles=2, iterations=1).fit(np.ones((20, 3)), y[:20])
+
+
+def test_docstring_examples():
+    import doctest
+    import warnings
+
+    import rfx.projection
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        failed, tried = doctest.testmod(rfx.projection, optionflags=doctest.ELLIPSIS)
+    assert tried > 0 and failed == 0

@@ -1,38 +1,72 @@
 /* The self-supervised projection (include/rfx/projection.h has the
- * algorithm, its source and the loss): a particle swarm over the kernel
- * PCA weights theta, each evaluation one exact kernel PCA fit on the
- * reused object and one surrogate fit on the k scores; then the surrogate
- * on the scores of the best theta, wrapped in a model that projects raw
- * inputs.
+ * algorithm, its source and the loss):
+ *  1. screening: each input alone, scored by the fast ridge score below;
+ *     the explained fractions give theta_0 (particle 0's start);
+ *  2. the shape: gamma and k, where not given, by the fast score at
+ *     theta_0 over a grid;
+ *  3. a particle swarm over theta in [0, 1]^d, each evaluation one exact
+ *     kernel PCA fit and one fast score of the k scores (or k-fold CV of
+ *     the surrogate itself), particles evaluated concurrently, one worker
+ *     (kernel PCA object and buffers) per thread;
+ *  4. the surrogate on the scores of the best theta, fitted once, wrapped
+ *     in a model that projects raw inputs.
  *
- * Thread-count independence: the swarm evaluates on the calling thread in
- * particle order; kernel PCA and every surrogate fit are bitwise
- * independent of their thread counts, so the whole fit is too. */
+ * Thread-count independence: every evaluation depends only on theta (a
+ * worker's kernel PCA fit does not depend on its previous fit, and the
+ * score's buffers are overwritten), every value lands in the particle's own
+ * slot, kernel PCA and every surrogate fit are bitwise independent of their
+ * thread counts, and the BLAS / LAPACK calls of the score run on one
+ * thread; so the whole fit is bitwise independent of n_threads. */
 #include "internal.h"
 #include "rfx/projection.h"
 
 #include <math.h>
 #include <string.h>
 
-/* The key of theta_0's random stream (PSO's streams are keyed by particle
- * index, so a large constant keeps them apart). */
+/* Random streams (the "stream" word of rfx__rng; PSO's streams are keyed
+ * by particle index, so large constants keep them apart): theta_0 when
+ * screening finds nothing, and the fast score's feature map. */
 #define THETA0_STREAM 0x7468657461307830ull
-/* Random features of the default surrogates: a few scores need far fewer
- * than the raw inputs, and every swarm evaluation refits them. */
-#define DEFAULT_FEATURES 200
-#define DEFAULT_SRFE_FEATURES 1000
-/* Threads of the surrogates' fits: on a few scores their parallel regions
- * are too small to pay for a team (a 120 x 1 ridge fit took 0.41 s on two
- * threads, 0.045 s on one); the kernel PCA gets n_threads. */
+#define SCORE_STREAM 0x73636f72655f7266ull
+/* Random features of the default ridge / Bayesian surrogates, fitted once:
+ * on the G-function (d = 20, m = 800, the scores of one theta) the ridge
+ * surrogate's validation error was 0.098 with 200 features, 0.089 with
+ * 500 and 0.087 with 1500. */
+#define DEFAULT_FEATURES 1000
+/* Features of the default SRFE surrogate: on the G-function (d = 20,
+ * m = 800, k = 5 scores) N = 30 m (SRFE's own rule) took 6.8 s of CPU time
+ * and reached 0.098, N = 4000 1.6 s and 0.094, N = 1000 0.6 s and 0.094. */
+#define DEFAULT_SRFE_FEATURES 4000
+/* Threads of the ridge / Bayes / PCE surrogates' fits: on a few scores
+ * their parallel regions are too small to pay for a team (a 120 x 1 ridge
+ * fit took 0.41 s on two threads, 0.045 s on one); the kernel PCA and the
+ * final SRFE fit get n_threads. */
 #define SURROGATE_THREADS 1
-/* Folds of the fallback cross-validation (a surrogate without a score). */
+/* Folds of the cross-validation that scores a given theta for a surrogate
+ * without a score of its own (Bayes). */
 #define FALLBACK_FOLDS 5
+/* The fast score: ridge regression on SCORE_FEATURES random Fourier
+ * features (cos-bias form) of the standardised columns, with the length
+ * scale sqrt(cols) x SCORE_SCALES[i] and the penalty from a log grid of
+ * SCORE_LAMBDAS values, lambda / (trace / D) in [1e-8, 1e4] (noisy
+ * one-input screens need the large end); the lowest GCV of all pairs. */
+#define SCORE_FEATURES 128
+#define TWO_PI 6.28318530717958647693
+#define SCORE_LAMBDAS 37
+static const double SCORE_SCALES[] = {0.25, 0.5, 1.0, 2.0};
+#define N_SCORE_SCALES (sizeof SCORE_SCALES / sizeof SCORE_SCALES[0])
+/* The kernel scales tried when gamma is not given (10^-2.5 .. 1 in steps
+ * of sqrt(10)), and the largest k tried when n_components is not given. */
+static const double GAMMAS[] = {0.0031622776601683794, 0.01, 0.031622776601683794, 0.1,
+                                0.31622776601683794, 1.0};
+#define N_GAMMAS (sizeof GAMMAS / sizeof GAMMAS[0])
+#define AUTO_K_MAX 8
 
 rfx_projected_params rfx_projected_params_default(void)
 {
     rfx_projected_params p;
     memset(&p, 0, sizeof p);
-    p.n_components = 2;
+    p.n_components = 0;
     p.surrogate = RFX_METHOD_RIDGE;
     p.fit = NULL;
     p.srfe = NULL;
@@ -53,9 +87,9 @@ rfx_projected_params rfx_projected_params_default(void)
 
 static rfx_status check_params(const rfx_projected_params *p, size_t m, size_t d)
 {
-    if (p->n_components == 0 || p->n_components > m - 1)
-        return rfx__error(RFX_EINVAL, "projected.n_components: must be in 1..%zu (training rows "
-                                      "- 1), got %zu", m - 1, p->n_components);
+    if (p->n_components > m - 1)
+        return rfx__error(RFX_EINVAL, "projected.n_components: must be 0 (choose) or in 1..%zu "
+                                      "(training rows - 1), got %zu", m - 1, p->n_components);
     if (p->surrogate != RFX_METHOD_RIDGE && p->surrogate != RFX_METHOD_BAYES &&
         p->surrogate != RFX_METHOD_SRFE && p->surrogate != RFX_METHOD_PCE)
         return rfx__error(RFX_EINVAL, "projected.surrogate: %d is not one of RFX_METHOD_RIDGE, "
@@ -79,7 +113,7 @@ static rfx_status check_params(const rfx_projected_params *p, size_t m, size_t d
         return rfx__error(RFX_EINVAL, "projected.n_folds: must be 0 or in 2..%zu (the rows), "
                                       "got %zu", m, p->n_folds);
     if (!(p->gamma >= 0 && isfinite(p->gamma)))
-        return rfx__error(RFX_EINVAL, "projected.gamma: must be > 0 and finite (or 0 for 1 / d), "
+        return rfx__error(RFX_EINVAL, "projected.gamma: must be > 0 and finite (or 0 to choose), "
                                       "got %g", p->gamma);
     if (p->standardize != 0 && p->standardize != 1)
         return rfx__error(RFX_EINVAL, "projected.standardize: must be 0 or 1, got %d",
@@ -89,38 +123,188 @@ static rfx_status check_params(const rfx_projected_params *p, size_t m, size_t d
     return RFX_OK;
 }
 
-/* Everything an evaluation needs, allocated once. */
+/* What one thread needs to evaluate a theta: its own kernel PCA (fitting
+ * mutates it) and scratch. */
+typedef struct worker {
+    rfx_kpca *kp;           /* NULL until the shape (gamma, k) is chosen     */
+    double *T;              /* m x kmax standardised columns (fast score)   */
+    double *Z;              /* m x SCORE_FEATURES features                  */
+    double *C;              /* SCORE_FEATURES^2: Zc^T Zc, then eigenvectors */
+    double *zy, *ev, *a;    /* SCORE_FEATURES each: Zc^T yc, eigenvalues,
+                               the a_j of fast_score                        */
+    double *work;           /* dsyevd's workspace for C                      */
+    int *iwork;
+    int lwork, liwork;
+    rfx_marginal *marg;     /* kmax: PCE marginals of the current scores     */
+    double *Ttr, *ytr, *Tva, *yva, *yhat; /* k-fold CV: m x kmax, m, m x kmax,
+                                             m, m                            */
+} worker;
+
+/* Everything the fit shares; read-only while the workers run. */
 typedef struct ctx {
     const rfx_projected_params *p;
-    rfx_kpca *kp;
-    size_t m, d, k;
+    rfx_cmat X;             /* the caller's inputs                           */
+    size_t m, d;
+    size_t k;               /* components: given, or chosen (choose_shape)   */
+    double gamma;           /* kernel scale: given, or chosen                */
+    size_t kmax;            /* the largest k considered: columns of the score
+                               map and of the workers' buffers              */
     const double *y;        /* m targets, contiguous                         */
+    double *yc;             /* m centred targets                             */
     double yvar;            /* the variance of y (divisor m), or 1 if 0     */
-    rfx_fit_params fit;     /* the surrogates' parameters, threads set       */
+    double *Wf, *bf;        /* SCORE_FEATURES x kmax frequencies, phases     */
+    rfx_fit_params fit;     /* the surrogates' parameters (setup_surrogate)  */
     rfx_srfe_params srfe;
     rfx_pce_params pce;
-    rfx_marginal *marg;     /* k: PCE marginals of the current scores        */
-    double *Ttr, *ytr, *Tva, *yva, *yhat; /* k-fold CV: m x k, m, m x k, m, m */
+    worker *w;
+    size_t nw;              /* workers: one per thread                       */
     const double *theta0;   /* particle 0's start                            */
     double theta0_loss;
-    size_t evals;
 } ctx;
+
+static void worker_free(worker *w)
+{
+    rfx_kpca_free(w->kp);
+    free(w->T);
+    free(w->Z);
+    free(w->C);
+    free(w->zy);
+    free(w->ev);
+    free(w->a);
+    free(w->work);
+    free(w->iwork);
+    free(w->marg);
+    free(w->Ttr);
+    free(w->ytr);
+    free(w->Tva);
+    free(w->yva);
+    free(w->yhat);
+}
 
 static void ctx_free(ctx *c)
 {
-    rfx_kpca_free(c->kp);
-    free(c->marg);
-    free(c->Ttr);
-    free(c->ytr);
-    free(c->Tva);
-    free(c->yva);
-    free(c->yhat);
+    if (c->w)
+        for (size_t i = 0; i < c->nw; i++) worker_free(&c->w[i]);
+    free(c->w);
+    free(c->yc);
+    free(c->Wf);
+    free(c->bf);
 }
+
+/* The worker of the calling thread: in a team of at most nw threads the
+ * thread number; on one worker always that one. */
+static worker *my_worker(const ctx *c)
+{
+#ifdef _OPENMP
+    if (c->nw > 1) return &c->w[(size_t)omp_get_thread_num() % c->nw];
+#endif
+    return &c->w[0];
+}
+
+/* ------------------------------------------------------------------------ */
+/* The fast score                                                            */
+/* ------------------------------------------------------------------------ */
+
+/* Ridge regression of y on random Fourier features of the columns of T
+ * (m x cols, row stride ld), scored by generalised cross-validation
+ * (Golub, Heath & Wahba 1979): with the centred features Zc (m x D) =
+ * U S Q^T, a_j = (Q_j . Zc^T yc)^2 / s_j^2 and f_j = s_j^2 / (s_j^2 +
+ * lambda),
+ *
+ *     RSS(lambda) = |yc|^2 - sum_j a_j f_j (2 - f_j),
+ *     GCV(lambda) = (RSS / m) / (1 - df / m)^2,  df = 1 + sum_j f_j,
+ *
+ * the minimum over the length scales and the penalty grid, divided by the
+ * variance of y (a relative mean squared error, 1 = the constant
+ * predictor). The columns are standardised first (a constant column
+ * becomes zero). Cost per length scale: m D (cols + 1) flops and m D
+ * cosines for the features, m D^2 for Zc^T Zc, about 9 D^3 for its
+ * eigendecomposition, O(D SCORE_LAMBDAS) for the grid; all on the calling
+ * thread. */
+static rfx_status fast_score(const ctx *c, worker *wk, const double *T, size_t ld, size_t cols,
+                             double *score)
+{
+    const size_t m = c->m, D = SCORE_FEATURES, kx = c->kmax;
+    double *S = wk->T, *Z = wk->Z, *C = wk->C;
+    for (size_t l = 0; l < cols; l++) {
+        double mu = 0, v = 0;
+        for (size_t i = 0; i < m; i++) mu += T[i * ld + l];
+        mu /= (double)m;
+        for (size_t i = 0; i < m; i++) v += (T[i * ld + l] - mu) * (T[i * ld + l] - mu);
+        const double sd = sqrt(v / (double)m);
+        for (size_t i = 0; i < m; i++) S[i * cols + l] = sd > 0 ? (T[i * ld + l] - mu) / sd : 0.0;
+    }
+    const double yy = c->yvar * (double)m; /* |yc|^2 (yvar is 1 when y is constant) */
+    double best = INFINITY;
+    for (size_t s = 0; s < N_SCORE_SCALES; s++) {
+        const double inv = 1.0 / (SCORE_SCALES[s] * sqrt((double)cols));
+        for (size_t i = 0; i < m; i++) {
+            double *z = Z + i * D;
+            const double *t = S + i * cols;
+            for (size_t j = 0; j < D; j++) {
+                double a = 0;
+                for (size_t l = 0; l < cols; l++) a += t[l] * c->Wf[j * kx + l];
+                z[j] = a * inv;
+            }
+            rfx__vcos_bias(z, c->bf, sqrt(2.0 / (double)D), D);
+        }
+        for (size_t j = 0; j < D; j++) wk->zy[j] = 0;
+        for (size_t i = 0; i < m; i++)
+            for (size_t j = 0; j < D; j++) wk->zy[j] += Z[i * D + j];
+        for (size_t j = 0; j < D; j++) wk->zy[j] /= (double)m;
+        for (size_t i = 0; i < m; i++)
+            for (size_t j = 0; j < D; j++) Z[i * D + j] -= wk->zy[j];
+        RFX__SERIAL(cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)D, (int)m, 1.0, Z,
+                                (int)D, 0.0, C, (int)D))
+        RFX__SERIAL(cblas_dgemv(CblasRowMajor, CblasTrans, (int)m, (int)D, 1.0, Z, (int)D, c->yc,
+                                1, 0.0, wk->zy, 1))
+        /* eigenvectors of the symmetric C (row-major upper = LAPACK's lower),
+         * row j of C = eigenvector j, ascending; on one thread */
+        int n = (int)D, info = 0;
+        RFX__SERIAL(dsyevd_("V", "L", &n, C, &n, wk->ev, wk->work, &wk->lwork, wk->iwork,
+                            &wk->liwork, &info, 1, 1))
+        if (info != 0)
+            return rfx__error(RFX_ENUMERIC, "projected: fast score: the symmetric eigensolver "
+                                            "did not converge (%d)", info);
+        double tr = 0, top = wk->ev[D - 1];
+        for (size_t j = 0; j < D; j++) {
+            const double lam = wk->ev[j];
+            double u = 0;
+            for (size_t l = 0; l < D; l++) u += C[j * D + l] * wk->zy[l];
+            /* null directions carry nothing */
+            wk->a[j] = lam > 1e-12 * top ? u * u / lam : 0.0;
+            if (lam > 0) tr += lam;
+        }
+        if (!(tr > 0)) continue; /* every feature constant: nothing to fit */
+        for (size_t g = 0; g < SCORE_LAMBDAS; g++) {
+            const double lambda = tr / (double)D *
+                                  pow(10.0, -8.0 + 12.0 * (double)g / (double)(SCORE_LAMBDAS - 1));
+            double fit = 0, df = 1;
+            for (size_t j = 0; j < D; j++) {
+                const double lam = wk->ev[j] > 0 ? wk->ev[j] : 0.0;
+                const double f = lam / (lam + lambda);
+                fit += wk->a[j] * f * (2.0 - f);
+                df += f;
+            }
+            const double rss = yy - fit > 0 ? yy - fit : 0.0;
+            const double den = 1.0 - df / (double)m;
+            if (!(den > 0)) continue;
+            const double gcv = rss / (double)m / (den * den);
+            if (gcv < best) best = gcv;
+        }
+    }
+    *score = best / c->yvar;
+    return RFX_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The surrogate                                                             */
+/* ------------------------------------------------------------------------ */
 
 /* Fit the surrogate on T (rows x k) and y (rows); *score is its own
  * relative error estimate, or NaN when it has none. */
-static rfx_status fit_surrogate(ctx *c, const double *T, const double *y, size_t rows,
-                                rfx_model **out, double *score)
+static rfx_status fit_surrogate(const ctx *c, worker *wk, const double *T, const double *y,
+                                size_t rows, int n_threads, rfx_model **out, double *score)
 {
     const size_t k = c->k;
     rfx_cmat Tm = rfx_cmat_of(T, rows, k), Ym = rfx_cmat_of(y, rows, 1);
@@ -129,7 +313,9 @@ static rfx_status fit_surrogate(ctx *c, const double *T, const double *y, size_t
     switch (c->p->surrogate) {
     case RFX_METHOD_SRFE: {
         rfx_srfe_report rep;
-        st = rfx_srfe_fit(&c->srfe, Tm, Ym, out, &rep);
+        rfx_srfe_params sp = c->srfe;
+        sp.features.n_threads = n_threads;
+        st = rfx_srfe_fit(&sp, Tm, Ym, out, &rep);
         if (!st) *score = rep.cv_mse / c->yvar;
         break;
     }
@@ -142,13 +328,14 @@ static rfx_status fit_surrogate(ctx *c, const double *T, const double *y, size_t
             mu /= (double)rows;
             for (size_t i = 0; i < rows; i++) v += (T[i * k + j] - mu) * (T[i * k + j] - mu);
             v = sqrt(v / (double)rows);
-            c->marg[j].kind = RFX_MARGINAL_NORMAL;
-            c->marg[j].a = mu;
-            c->marg[j].b = v > 0 ? v : 1.0;
+            wk->marg[j].kind = RFX_MARGINAL_NORMAL;
+            wk->marg[j].a = mu;
+            wk->marg[j].b = v > 0 ? v : 1.0;
         }
-        c->pce.marginals = c->marg;
+        rfx_pce_params pp = c->pce;
+        pp.marginals = wk->marg;
         rfx_pce *pce = NULL;
-        st = rfx_pce_fit(&c->pce, Tm, y, &pce);
+        st = rfx_pce_fit(&pp, Tm, y, &pce);
         if (!st) {
             rfx_pce_info info;
             st = rfx_pce_get_info(pce, &info);
@@ -171,7 +358,8 @@ static rfx_status fit_surrogate(ctx *c, const double *T, const double *y, size_t
 
 /* k-fold CV of the surrogate on the scores E (m x k): row i in fold
  * i mod folds; the relative mean squared error of the held-out rows. */
-static rfx_status kfold_loss(ctx *c, const double *E, size_t folds, double *loss)
+static rfx_status kfold_loss(const ctx *c, worker *wk, const double *E, size_t folds,
+                             double *loss)
 {
     const size_t m = c->m, k = c->k;
     double sse = 0;
@@ -179,70 +367,70 @@ static rfx_status kfold_loss(ctx *c, const double *E, size_t folds, double *loss
         size_t ntr = 0, nva = 0;
         for (size_t i = 0; i < m; i++) {
             if (i % folds == f) {
-                memcpy(c->Tva + nva * k, E + i * k, k * sizeof(double));
-                c->yva[nva++] = c->y[i];
+                memcpy(wk->Tva + nva * k, E + i * k, k * sizeof(double));
+                wk->yva[nva++] = c->y[i];
             } else {
-                memcpy(c->Ttr + ntr * k, E + i * k, k * sizeof(double));
-                c->ytr[ntr++] = c->y[i];
+                memcpy(wk->Ttr + ntr * k, E + i * k, k * sizeof(double));
+                wk->ytr[ntr++] = c->y[i];
             }
         }
         rfx_model *mod = NULL;
         double own;
-        RFX__TRY(fit_surrogate(c, c->Ttr, c->ytr, ntr, &mod, &own));
-        rfx_status st = rfx_model_predict(mod, rfx_cmat_of(c->Tva, nva, k),
-                                          rfx_mat_of(c->yhat, nva, 1), rfx_mat_none());
+        RFX__TRY(fit_surrogate(c, wk, wk->Ttr, wk->ytr, ntr, SURROGATE_THREADS, &mod, &own));
+        rfx_status st = rfx_model_predict(mod, rfx_cmat_of(wk->Tva, nva, k),
+                                          rfx_mat_of(wk->yhat, nva, 1), rfx_mat_none());
         rfx_model_free(mod);
         if (st) {
             rfx__error_prefix("projected: fold %zu", f);
             return st;
         }
-        for (size_t i = 0; i < nva; i++) sse += (c->yhat[i] - c->yva[i]) * (c->yhat[i] - c->yva[i]);
+        for (size_t i = 0; i < nva; i++)
+            sse += (wk->yhat[i] - wk->yva[i]) * (wk->yhat[i] - wk->yva[i]);
     }
     *loss = sse / (double)m / c->yvar;
     return RFX_OK;
 }
 
-/* The loss of the current kernel PCA fit. */
-static rfx_status loss_of_fit(ctx *c, double *loss)
+/* The search loss of the worker's current kernel PCA fit: the fast score,
+ * or k-fold CV of the surrogate with n_folds >= 2. */
+static rfx_status loss_of_fit(const ctx *c, worker *wk, double *loss)
 {
-    const double *E = rfx_kpca_embedding(c->kp).data;
-    if (c->p->n_folds >= 2) return kfold_loss(c, E, c->p->n_folds, loss);
-    rfx_model *mod = NULL;
-    double score;
-    RFX__TRY(fit_surrogate(c, E, c->y, c->m, &mod, &score));
-    rfx_model_free(mod);
-    if (isnan(score)) {
-        size_t folds = c->m < FALLBACK_FOLDS ? c->m : FALLBACK_FOLDS;
-        return kfold_loss(c, E, folds, loss);
-    }
-    *loss = score;
-    return RFX_OK;
+    const double *E = rfx_kpca_embedding(wk->kp).data;
+    if (c->p->n_folds >= 2) return kfold_loss(c, wk, E, c->p->n_folds, loss);
+    return fast_score(c, wk, E, c->k, c->k, loss);
 }
 
 /* L(theta): +infinity where the projection or the surrogate is degenerate
  * (all weights zero, a zero centred kernel, a rank-deficient fit), so the
- * swarm moves on; other errors stop the search. */
+ * swarm moves on; other errors stop the search. Called concurrently for
+ * different particles, each thread on its own worker. */
 static rfx_status objective(void *user, const double *theta, size_t d, double *value)
 {
     ctx *c = user;
+    worker *wk = my_worker(c);
     int any = 0;
-    c->evals++;
     for (size_t j = 0; j < d; j++) any |= theta[j] > 0;
     double v = INFINITY;
     if (any) {
-        rfx_status st = rfx_kpca_fit(c->kp, theta);
-        if (!st) st = loss_of_fit(c, &v);
+        rfx_status st = rfx_kpca_fit(wk->kp, theta);
+        if (!st) st = loss_of_fit(c, wk, &v);
         if (st == RFX_ENUMERIC) v = INFINITY;
         else if (st) return st;
     }
-    if (c->theta0 && isnan(c->theta0_loss) && memcmp(theta, c->theta0, d * sizeof *theta) == 0)
-        c->theta0_loss = v;
+    if (c->theta0 && memcmp(theta, c->theta0, d * sizeof *theta) == 0) {
+#pragma omp critical
+        if (isnan(c->theta0_loss)) c->theta0_loss = v;
+    }
     *value = v;
     return RFX_OK;
 }
 
-/* The parameter sets of the surrogates: the caller's or the defaults, on
- * one thread; SRFE's sparsity at most k. */
+/* ------------------------------------------------------------------------ */
+/* Set-up                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* The parameter sets of the surrogates for k scores: the caller's or the
+ * defaults; SRFE's sparsity at most k. */
 static void setup_surrogate(ctx *c)
 {
     const rfx_projected_params *p = c->p;
@@ -260,7 +448,6 @@ static void setup_surrogate(ctx *c)
         c->srfe = rfx_srfe_params_default();
         c->srfe.features.n_features = DEFAULT_SRFE_FEATURES;
     }
-    c->srfe.features.n_threads = SURROGATE_THREADS;
     if (c->srfe.features.sparsity > c->k) c->srfe.features.sparsity = c->k;
     if (p->pce) {
         c->pce = *p->pce;
@@ -281,6 +468,9 @@ static rfx_status check_data(rfx_cmat X, rfx_cmat Y)
                                     "column", X.rows, X.cols);
     if (X.cols > 2147483647u)
         return rfx__error(RFX_EDIM, "projected: X has %zu columns, more than 2147483647", X.cols);
+    if (X.rows > 2147483647u) /* the m x m kernel and BLAS's int sizes */
+        return rfx__error(RFX_EOVERFLOW, "projected: X has %zu rows, more than 2147483647",
+                          X.rows);
     if (Y.rows != X.rows || Y.cols != 1)
         return rfx__error(RFX_EDIM, "projected: Y is %zu x %zu, expected %zu x 1", Y.rows, Y.cols,
                           X.rows);
@@ -294,16 +484,61 @@ static rfx_status check_data(rfx_cmat X, rfx_cmat Y)
     return RFX_OK;
 }
 
+/* A worker's scratch (its kernel PCA comes with the shape). */
+static rfx_status worker_init(const ctx *c, worker *w)
+{
+    const size_t m = c->m, D = SCORE_FEATURES;
+    size_t mk, mD;
+    RFX__TRY(rfx__mul(m, c->kmax, &mk, "projected: scores m x k"));
+    RFX__TRY(rfx__mul(m, D, &mD, "projected: score features"));
+    RFX__TRY(rfx__alloc(mk, sizeof(double), (void **)&w->T, "projected: score columns"));
+    RFX__TRY(rfx__alloc(mD, sizeof(double), (void **)&w->Z, "projected: score features"));
+    RFX__TRY(rfx__alloc(D * D, sizeof(double), (void **)&w->C, "projected: score features"));
+    RFX__TRY(rfx__alloc(D, sizeof(double), (void **)&w->zy, "projected: score features"));
+    RFX__TRY(rfx__alloc(D, sizeof(double), (void **)&w->ev, "projected: score features"));
+    RFX__TRY(rfx__alloc(D, sizeof(double), (void **)&w->a, "projected: score features"));
+    int n = (int)D, info = 0, lwork = -1, liwork = -1, iq = 0;
+    double q = 0;
+    dsyevd_("V", "L", &n, w->C, &n, w->ev, &q, &lwork, &iq, &liwork, &info, 1, 1);
+    if (info != 0)
+        return rfx__error(RFX_EINTERNAL, "projected: dsyevd workspace query failed (%d)", info);
+    w->lwork = (int)q;
+    w->liwork = iq;
+    RFX__TRY(rfx__alloc((size_t)w->lwork, sizeof(double), (void **)&w->work,
+                        "projected: eigensolver"));
+    RFX__TRY(rfx__alloc((size_t)w->liwork, sizeof(int), (void **)&w->iwork,
+                        "projected: eigensolver"));
+    RFX__TRY(rfx__alloc(c->kmax, sizeof *w->marg, (void **)&w->marg, "projected: marginals"));
+    RFX__TRY(rfx__alloc(mk, sizeof(double), (void **)&w->Ttr, "projected: folds"));
+    RFX__TRY(rfx__alloc(mk, sizeof(double), (void **)&w->Tva, "projected: folds"));
+    RFX__TRY(rfx__alloc(m, sizeof(double), (void **)&w->ytr, "projected: folds"));
+    RFX__TRY(rfx__alloc(m, sizeof(double), (void **)&w->yva, "projected: folds"));
+    RFX__TRY(rfx__alloc(m, sizeof(double), (void **)&w->yhat, "projected: folds"));
+    return RFX_OK;
+}
+
+/* The largest number of workers any stage can use. */
+static size_t useful_workers(const rfx_projected_params *p, size_t d)
+{
+    size_t most = p->n_particles;
+    if (d > most) most = d;
+    if (N_GAMMAS > most) most = N_GAMMAS;
+    size_t nt = (size_t)rfx__threads(p->n_threads);
+    return nt < most ? nt : most;
+}
+
 static rfx_status ctx_init(ctx *c, const rfx_projected_params *p, rfx_cmat X, rfx_cmat Y,
                            double *y)
 {
-    const size_t m = X.rows, d = X.cols, k = p->n_components;
-    size_t mk;
+    const size_t m = X.rows, d = X.cols, D = SCORE_FEATURES;
     memset(c, 0, sizeof *c);
     c->p = p;
+    c->X = X;
     c->m = m;
     c->d = d;
-    c->k = k;
+    c->k = p->n_components;
+    c->gamma = p->gamma;
+    c->kmax = p->n_components ? p->n_components : (m - 1 < AUTO_K_MAX ? m - 1 : AUTO_K_MAX);
     c->theta0_loss = NAN;
     for (size_t i = 0; i < m; i++) y[i] = Y.data[i * Y.stride];
     c->y = y;
@@ -313,38 +548,152 @@ static rfx_status ctx_init(ctx *c, const rfx_projected_params *p, rfx_cmat X, rf
     for (size_t i = 0; i < m; i++) v += (y[i] - mu) * (y[i] - mu);
     v /= (double)m;
     c->yvar = v > 0 ? v : 1.0;
-    setup_surrogate(c);
-    rfx_kpca_params kpp = rfx_kpca_params_default();
-    kpp.n_components = k;
-    kpp.method = RFX_KPCA_METHOD_EXACT;
-    kpp.gamma = p->gamma > 0 ? p->gamma : 1.0 / (double)d;
-    kpp.standardize = p->standardize;
-    kpp.n_threads = p->n_threads;
-    rfx_status st = rfx_kpca_create(&kpp, X, &c->kp);
-    if (st) {
-        rfx__error_prefix("projected");
-        return st;
+    RFX__TRY(rfx__alloc(m, sizeof(double), (void **)&c->yc, "projected: targets"));
+    for (size_t i = 0; i < m; i++) c->yc[i] = v > 0 ? y[i] - mu : 0.0;
+    size_t Dk;
+    RFX__TRY(rfx__mul(D, c->kmax, &Dk, "projected: score frequencies"));
+    RFX__TRY(rfx__alloc(Dk, sizeof(double), (void **)&c->Wf, "projected: score frequencies"));
+    RFX__TRY(rfx__alloc(D, sizeof(double), (void **)&c->bf, "projected: score phases"));
+    rfx__rng r;
+    for (size_t j = 0; j < D; j++) {
+        rfx__rng_init(&r, p->seed, SCORE_STREAM, j);
+        c->bf[j] = TWO_PI * rfx__rng_uniform(&r);
+        for (size_t l = 0; l < c->kmax; l++) c->Wf[j * c->kmax + l] = rfx__rng_normal(&r);
     }
-    RFX__TRY(rfx__mul(m, k, &mk, "projected: scores m x k"));
-    RFX__TRY(rfx__alloc(k, sizeof *c->marg, (void **)&c->marg, "projected: marginals"));
-    RFX__TRY(rfx__alloc(mk, sizeof(double), (void **)&c->Ttr, "projected: folds"));
-    RFX__TRY(rfx__alloc(mk, sizeof(double), (void **)&c->Tva, "projected: folds"));
-    RFX__TRY(rfx__alloc(m, sizeof(double), (void **)&c->ytr, "projected: folds"));
-    RFX__TRY(rfx__alloc(m, sizeof(double), (void **)&c->yva, "projected: folds"));
-    RFX__TRY(rfx__alloc(m, sizeof(double), (void **)&c->yhat, "projected: folds"));
+    c->nw = useful_workers(p, d);
+    if (c->nw < 1) c->nw = 1;
+    RFX__TRY(rfx__calloc(c->nw, sizeof *c->w, (void **)&c->w, "projected: workers"));
+    for (size_t i = 0; i < c->nw; i++) RFX__TRY(worker_init(c, &c->w[i]));
     return RFX_OK;
 }
 
-/* The swarm over [0, 1]^d from theta_0 ~ U[0, 1]^d. */
+/* A kernel PCA of the training rows with scale gamma and k components; on
+ * one thread when the workers run in parallel. */
+static rfx_status kpca_make(const ctx *c, double gamma, size_t k, rfx_kpca **out)
+{
+    rfx_kpca_params kpp = rfx_kpca_params_default();
+    kpp.n_components = k;
+    kpp.method = RFX_KPCA_METHOD_EXACT;
+    kpp.gamma = gamma;
+    kpp.standardize = c->p->standardize;
+    kpp.n_threads = c->nw > 1 ? 1 : c->p->n_threads;
+    rfx_status st = rfx_kpca_create(&kpp, c->X, out);
+    if (st) rfx__error_prefix("projected");
+    return st;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Screening, the shape and the swarm                                        */
+/* ------------------------------------------------------------------------ */
+
+/* The first non-OK status of n slots (in slot order), or RFX_OK. */
+static rfx_status first_error(const rfx_status *sts, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (sts[i]) return sts[i];
+    return RFX_OK;
+}
+
+/* theta_0 from the inputs one at a time: r_i = max(0, 1 - S_i), S_i the
+ * fast score of input i alone, is the fraction of the variance of y that
+ * input i explains by itself; theta_0,i = sqrt(r_i / max_j r_j). When no
+ * input explains anything, theta_0 ~ U[0, 1]^d. The score standardises the
+ * column, so the raw column serves for either view of the kernel. Inputs
+ * in parallel over the workers, each result in its own slot. */
+static rfx_status screen(ctx *c, double *theta0)
+{
+    const size_t d = c->d;
+    const int nt = (int)c->nw;
+    rfx_status *sts = NULL;
+    RFX__TRY(rfx__alloc(d, sizeof *sts, (void **)&sts, "projected: screening"));
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+    for (size_t i = 0; i < d; i++) {
+        RFX__SERIAL_BLAS();
+        double s = INFINITY;
+        sts[i] = fast_score(c, my_worker(c), c->X.data + i, c->X.stride, 1, &s);
+        theta0[i] = s;
+    }
+    rfx_status st = first_error(sts, d);
+    free(sts);
+    if (st) return st;
+    double top = 0;
+    for (size_t i = 0; i < d; i++) {
+        double r = 1.0 - theta0[i];
+        theta0[i] = r > 0 ? r : 0.0;
+        if (theta0[i] > top) top = theta0[i];
+    }
+    if (top > 0) {
+        for (size_t i = 0; i < d; i++) theta0[i] = sqrt(theta0[i] / top);
+    } else {
+        rfx__rng r;
+        rfx__rng_init(&r, c->p->seed, THETA0_STREAM, 0);
+        for (size_t i = 0; i < d; i++) theta0[i] = rfx__rng_uniform(&r);
+    }
+    return RFX_OK;
+}
+
+/* The kernel scale and the number of components, where not given: the
+ * pair of lowest fast score at theta (theta_0 or the given theta) over
+ * gamma in GAMMAS and k = 1..kmax. One kernel PCA with kmax components
+ * per gamma serves every k (the first k components of a fit with more are
+ * those of a fit with k). Gammas in parallel over the workers; ties go to
+ * the smaller gamma, then the smaller k. */
+static rfx_status choose_shape(ctx *c, const double *theta)
+{
+    if (c->k > 0 && c->gamma > 0) return RFX_OK;
+    const size_t ng = c->gamma > 0 ? 1 : N_GAMMAS, nk = c->kmax;
+    const size_t k0 = c->k > 0 ? c->k : 1; /* the ks tried: k0..kmax */
+    const int nt = (int)c->nw;
+    double *loss = NULL;
+    rfx_status *sts = NULL;
+    RFX__TRY(rfx__alloc(ng * nk, sizeof *loss, (void **)&loss, "projected: shapes"));
+    rfx_status st = rfx__alloc(ng, sizeof *sts, (void **)&sts, "projected: shapes");
+    if (st) {
+        free(loss);
+        return st;
+    }
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+    for (size_t g = 0; g < ng; g++) {
+        RFX__SERIAL_BLAS();
+        const double gamma = c->gamma > 0 ? c->gamma : GAMMAS[g];
+        double *l = loss + g * nk;
+        for (size_t k = 0; k < nk; k++) l[k] = INFINITY;
+        rfx_kpca *kp = NULL;
+        rfx_status s = kpca_make(c, gamma, nk, &kp);
+        if (!s) s = rfx_kpca_fit(kp, theta);
+        for (size_t k = k0; k <= nk && !s; k++)
+            s = fast_score(c, my_worker(c), rfx_kpca_embedding(kp).data, nk, k, &l[k - 1]);
+        rfx_kpca_free(kp);
+        sts[g] = s == RFX_ENUMERIC ? RFX_OK : s;
+    }
+    st = first_error(sts, ng);
+    size_t bg = 0, bk = k0 - 1;
+    for (size_t g = 0; g < ng && !st; g++)
+        for (size_t k = k0 - 1; k < nk; k++)
+            if (loss[g * nk + k] < loss[bg * nk + bk]) {
+                bg = g;
+                bk = k;
+            }
+    if (!st && !(loss[bg * nk + bk] < INFINITY))
+        st = rfx__error(RFX_ENUMERIC, "projected: no kernel scale gives a finite loss at %s: the "
+                                      "centred kernel is zero", c->p->theta ? "the given theta"
+                                                                             : "theta_0");
+    if (!st) {
+        if (!(c->gamma > 0)) c->gamma = GAMMAS[bg];
+        c->k = bk + 1;
+    }
+    free(loss);
+    free(sts);
+    return st;
+}
+
+/* The swarm over [0, 1]^d from theta_0, particles on the workers. */
 static rfx_status search(ctx *c, double *theta, double *theta0, double *history,
                          rfx_pso_report *rep)
 {
     const rfx_projected_params *p = c->p;
     const size_t d = c->d;
     double *lo = NULL, *hi = NULL;
-    rfx__rng r;
-    rfx__rng_init(&r, p->seed, THETA0_STREAM, 0);
-    for (size_t j = 0; j < d; j++) theta0[j] = rfx__rng_uniform(&r);
     c->theta0 = theta0;
     RFX__TRY(rfx__alloc(d, sizeof(double), (void **)&lo, "projected: bounds"));
     rfx_status st = rfx__alloc(d, sizeof(double), (void **)&hi, "projected: bounds");
@@ -361,7 +710,8 @@ static rfx_status search(ctx *c, double *theta, double *theta0, double *history,
         pp.x0 = theta0;
         pp.seed = p->seed;
         pp.patience = p->patience;
-        pp.thread_safe = 0;
+        pp.thread_safe = 1;
+        pp.n_threads = (int)(c->nw < p->n_particles ? c->nw : p->n_particles);
         pp.progress = p->progress;
         pp.progress_user = p->progress_user;
         st = rfx_pso_minimize(&pp, d, objective, c, theta, history, rep);
@@ -374,11 +724,12 @@ static rfx_status search(ctx *c, double *theta, double *theta0, double *history,
 
 /* The model around the fitted projection (copied into a transform-only
  * kernel PCA) and the surrogate (owned on success). */
-static rfx_status make_model(ctx *c, rfx_model *inner, double loss, rfx_model **out)
+static rfx_status make_model(const ctx *c, rfx_kpca *fitted, rfx_model *inner, double loss,
+                             rfx_model **out)
 {
     rfx__kpca_arrays a;
     rfx_kpca *kp = NULL;
-    RFX__TRY(rfx__kpca_get_arrays(c->kp, &a));
+    RFX__TRY(rfx__kpca_get_arrays(fitted, &a));
     RFX__TRY(rfx__kpca_from_arrays(&a, c->p->n_threads, &kp));
     rfx_model *m = calloc(1, sizeof *m);
     if (!m) {
@@ -396,6 +747,20 @@ static rfx_status make_model(ctx *c, rfx_model *inner, double loss, rfx_model **
     m->proj_loss = loss;
     *out = m;
     return RFX_OK;
+}
+
+/* The loss at a given theta (no search): the surrogate's own score (ridge
+ * GCV, SRFE GCV, PCE corrected leave-one-out) from the final fit, else
+ * k-fold CV (n_folds, or FALLBACK_FOLDS for the Bayesian surrogate). */
+static rfx_status given_theta_loss(const ctx *c, worker *wk, double own, double *loss)
+{
+    if (c->p->n_folds < 2 && !isnan(own)) {
+        *loss = own;
+        return RFX_OK;
+    }
+    size_t folds = c->p->n_folds >= 2 ? c->p->n_folds : FALLBACK_FOLDS;
+    if (folds > c->m) folds = c->m;
+    return kfold_loss(c, wk, rfx_kpca_embedding(wk->kp).data, folds, loss);
 }
 
 rfx_status rfx_projected_fit(const rfx_projected_params *params, rfx_cmat X, rfx_cmat Y,
@@ -420,32 +785,40 @@ rfx_status rfx_projected_fit(const rfx_projected_params *params, rfx_cmat X, rfx
     if (!st) st = ctx_init(&c, params, X, Y, y);
     if (st) goto done;
 
-    double loss;
-    if (params->theta) {
-        memcpy(theta, params->theta, d * sizeof(double));
-        if ((st = objective(&c, theta, d, &loss))) goto done;
-        if (!isfinite(loss)) {
-            st = rfx__error(RFX_ENUMERIC, "projected: the given theta gives no finite loss: the "
-                                          "centred kernel is zero or the surrogate's fit is "
-                                          "degenerate");
-            goto done;
-        }
-    } else {
+    /* theta_0, then gamma and k where not given, then one kernel PCA per
+     * worker of that shape */
+    if (params->theta) memcpy(theta, params->theta, d * sizeof(double));
+    else if ((st = screen(&c, theta0))) goto done;
+    if ((st = choose_shape(&c, params->theta ? theta : theta0))) goto done;
+    setup_surrogate(&c);
+    for (size_t i = 0; i < c.nw; i++)
+        if ((st = kpca_make(&c, c.gamma, c.k, &c.w[i].kp))) goto done;
+
+    double loss = NAN, own;
+    size_t evals = 1;
+    if (!params->theta) {
         if ((st = search(&c, theta, theta0, hist, &rep))) goto done;
         loss = rep.value;
+        evals = rep.evaluations;
     }
     /* the surrogate on the scores of all rows for the chosen theta */
-    double own;
-    if ((st = rfx_kpca_fit(c.kp, theta))) goto done;
-    if ((st = fit_surrogate(&c, rfx_kpca_embedding(c.kp).data, c.y, m, &inner, &own))) goto done;
-    if ((st = make_model(&c, inner, loss, out))) goto done;
+    worker *w0 = &c.w[0];
+    st = rfx_kpca_fit(w0->kp, theta);
+    if (st == RFX_ENUMERIC && params->theta)
+        rfx__error_prefix("projected: the given theta");
+    if (st) goto done;
+    if ((st = fit_surrogate(&c, w0, rfx_kpca_embedding(w0->kp).data, c.y, m, params->n_threads,
+                            &inner, &own)))
+        goto done;
+    if (params->theta && (st = given_theta_loss(&c, w0, own, &loss))) goto done;
+    if ((st = make_model(&c, w0->kp, inner, loss, out))) goto done;
     inner = NULL;
     if (report) {
         if (report->theta) memcpy(report->theta, theta, d * sizeof(double));
         if (report->history && !params->theta)
             memcpy(report->history, hist, (rep.iterations + 1) * sizeof(double));
         report->n_iterations = params->theta ? 0 : rep.iterations;
-        report->evaluations = c.evals;
+        report->evaluations = evals;
         report->loss = loss;
         report->theta0_loss = params->theta ? NAN : c.theta0_loss;
     }
