@@ -751,7 +751,14 @@ typedef struct cd_work {
 
 /* Dual CD epochs for column k at intercept b (margins e_i = 1 - y_i b),
  * warm-started from a, w, until the projected gradients span at most eps
- * (*conv) or the column's budget of max_iter epochs is spent. */
+ * (*conv) or the column's budget of max_iter epochs is spent. With
+ * shrinking (Hsieh et al. 2008, section 3.2; liblinear's rule): a variable
+ * at a bound whose gradient points out of the box by more than the last
+ * epoch's extreme projected gradient leaves the active set; when the active
+ * set has converged, one epoch over all rows decides (the shrunk variables
+ * come back if that check fails). Every epoch visits its active rows in an
+ * order drawn from (seed, column, epoch): the result does not depend on the
+ * thread count. */
 static void cd_solve(const problem *pb, const rfx_classify_params *p, size_t k, double b,
                      double eps, const double *qii, cd_work *wk, size_t *epochs, int *conv)
 {
@@ -759,13 +766,14 @@ static void cd_solve(const problem *pb, const rfx_classify_params *p, size_t k, 
     const int squared = pb->loss == RFX_LOSS_SQUARED_HINGE;
     const double scale = 1.0 / ((double)n * pb->lambda);
     double *a = wk->a, *w = wk->w;
-    size_t *perm = wk->perm;
+    size_t *perm = wk->perm, active = n;
+    double pgmax_old = INFINITY, pgmin_old = -INFINITY;
+    for (size_t i = 0; i < n; i++) perm[i] = i;
     *conv = 0;
     while (*epochs < p->max_iter) {
         rfx__rng rng;
         rfx__rng_init(&rng, p->seed, STREAM_CD + ((uint64_t)k << 20), (uint64_t)*epochs);
-        for (size_t i = 0; i < n; i++) perm[i] = i;
-        for (size_t i = n; i > 1; i--) {
+        for (size_t i = active; i > 1; i--) {
             size_t j = (size_t)(rfx__rng_uniform(&rng) * (double)i);
             if (j >= i) j = i - 1;
             size_t t = perm[i - 1];
@@ -773,16 +781,34 @@ static void cd_solve(const problem *pb, const rfx_classify_params *p, size_t k, 
             perm[j] = t;
         }
         double pgmax = -INFINITY, pgmin = INFINITY;
-        for (size_t q = 0; q < n; q++) {
+        size_t q = 0;
+        while (q < active) {
             size_t i = perm[q];
             double Ci = pb->cw[pb->y[i]] * scale;
-            if (!(Ci > 0)) continue;
+            if (!(Ci > 0)) {
+                q++;
+                continue;
+            }
             const double *z = pb->Z + i * D;
             double yi = (pb->K == 1 ? pb->y[i] == 1 : pb->y[i] == k) ? 1.0 : -1.0;
             double Dii = squared ? 0.5 / Ci : 0.0, U = squared ? INFINITY : Ci;
-            double G = yi * dot(w, z, D) - (1.0 - yi * b) + Dii * a[i], PG = G;
-            if (a[i] <= 0) PG = G < 0 ? G : 0;
-            else if (a[i] >= U) PG = G > 0 ? G : 0;
+            double G = yi * dot(w, z, D) - (1.0 - yi * b) + Dii * a[i], PG = 0;
+            int shrink = 0;
+            if (a[i] <= 0) {
+                if (G > pgmax_old) shrink = 1;
+                else if (G < 0) PG = G;
+            } else if (a[i] >= U) {
+                if (G < pgmin_old) shrink = 1;
+                else if (G > 0) PG = G;
+            } else {
+                PG = G;
+            }
+            if (shrink) { /* swap with the last active row; look at q again */
+                active--;
+                perm[q] = perm[active];
+                perm[active] = i;
+                continue;
+            }
             if (PG > pgmax) pgmax = PG;
             if (PG < pgmin) pgmin = PG;
             double qb = qii[i] + Dii;
@@ -795,12 +821,21 @@ static void cd_solve(const problem *pb, const rfx_classify_params *p, size_t k, 
                     a[i] = an;
                 }
             }
+            q++;
         }
         (*epochs)++;
         if (!(pgmax - pgmin > eps)) { /* also when no row has weight */
-            *conv = 1;
-            return;
+            if (active == n) {
+                *conv = 1;
+                return;
+            }
+            active = n; /* check every row before stopping */
+            pgmax_old = INFINITY;
+            pgmin_old = -INFINITY;
+            continue;
         }
+        pgmax_old = pgmax > 0 ? pgmax : INFINITY;
+        pgmin_old = pgmin < 0 ? pgmin : -INFINITY;
     }
 }
 
