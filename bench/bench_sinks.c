@@ -141,7 +141,7 @@ int main(int argc, char **argv)
                             "cosines); ridge: the same features, penalty by GCV; greedy: best "
                             "of %zu candidates from the same distribution per term, %zu "
                             "Gauss-Newton refinement steps, all coefficients refitted.\n\n"
-                            "| K | sinks error | sinks time | iterations | at bound | ridge error "
+                            "| K | sinks error | sinks time | iterations (+ Newton) | at bound | ridge error "
                             "| ridge time | greedy error | greedy time |\n"
                             "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
                             rfx_version(), n, n_test, threads, ls, C, M, refine);
@@ -184,9 +184,9 @@ int main(int argc, char **argv)
 
         size_t l0 = len;
         len += (size_t)snprintf(buf + len, sizeof buf - len,
-                                "| %zu | %.4f | %.3f | %zu%s | %zu | %.4f | %.3f | %.4f | %.3f |\n",
+                                "| %zu | %.4f | %.3f | %zu + %zu%s | %zu | %.4f | %.3f | %.4f | %.3f |\n",
                                 K, rel_error(ms, Xt, yt, n_test), ts, rep.iterations,
-                                rep.converged ? "" : " (not converged)", rep.n_at_bound,
+                                rep.newton_steps, rep.converged ? "" : " (not converged)", rep.n_at_bound,
                                 rel_error(mr, Xt, yt, n_test), tr,
                                 rel_error(mg, Xt, yt, n_test), tg);
         fputs(buf + l0, stdout);

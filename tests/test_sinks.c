@@ -197,6 +197,9 @@ static void test_unconstrained_lsq(void)
         CHECK(rep.converged);
         CHECK(rep.n_at_bound == 0);
         CHECK_NEAR(err / scale, 0.0, 1e-8);
+        /* the gradient steps alone took 2479 iterations to this tolerance;
+         * the Newton finish takes over after 500 and needs a few */
+        CHECK(rep.iterations == 500 && rep.newton_steps >= 1 && rep.newton_steps <= 10);
         /* the model predicts Z a + c */
         rfx_model_info info;
         CHECK_OK(rfx_model_get_info(m, &info));
@@ -262,6 +265,9 @@ static void test_kkt_active_box(void)
                 CHECK(rep.converged);
                 CHECK_NEAR(v, 0.0, 1e-8);
                 CHECK(nb == rep.n_at_bound);
+                /* only the squared loss (K <= n) has the Newton finish */
+                CHECK(li == 0 || rep.newton_steps == 0);
+                CHECK(rep.iterations + rep.newton_steps <= (li == 0 ? 600u : 100000u));
                 CHECK(nb > 0);
                 CHECK(nb < K);
             }

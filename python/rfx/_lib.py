@@ -771,6 +771,7 @@ typedef struct rfx_sinks_report {
     double lipschitz;
     size_t n_at_bound;
     int converged;
+    size_t newton_steps;
 } rfx_sinks_report;
 
 rfx_status rfx_sinks_fit(const rfx_features *f, rfx_cmat X, const double *y,
