@@ -478,9 +478,12 @@ check "projected report: one history line per iteration 0..3" \
 check "projected report: the best loss never rises" \
     awk '$1 == "iteration" { if (n++ && $3 > last) bad = 1; last = $3 } END { exit bad || n != 4 }' \
     "$T/pj_report"
-check "projected report: the final loss is the last history value" \
-    awk '$1 == "iteration" { last = $3 } $1 == "final" { f = $3 } END { exit !(f == last) }' \
+check "projected report: the search loss is the last history value" \
+    awk '$1 == "iteration" { last = $3 } $1 == "search" { f = $3 } END { exit !(f == last) }' \
     "$T/pj_report"
+check "projected report: ridge has no finalists, its final loss is the search loss" \
+    awk '$1 == "finalists" { bad = 1 } $1 == "search" { s = $3 } $1 == "final" { f = $3 }
+        END { exit bad || f != s }' "$T/pj_report"
 check "projected report: 4 particles x (3 + 1) evaluations" \
     grep -Eq '^evaluations +16 in 3 iterations$' "$T/pj_report"
 check "projected report: one theta in [0, 1] per input" \
@@ -530,6 +533,16 @@ expect 0 "fit projected --surrogate bayes --folds 3" "$RFX" fit "$T/pj3.csv" --m
 stderr_has "--folds: the loss is k-fold CV" "^loss +relative MSE: 3-fold cross-validation"
 expect 0 "predict --std with a bayes surrogate" "$RFX" predict "$T/pj3s.rfx" "$T/pj3.csv" --std
 check "predict --std: a std column" grep -q '^prediction,std$' "$T/stdout"
+# the pce surrogate: finalists chosen by its corrected leave-one-out error
+expect 0 "fit projected --surrogate pce (finalists)" "$RFX" fit "$T/pj.csv" --method projected \
+    --surrogate pce --iterations 2 --particles 3 -o "$T/pjf.rfx"
+cp "$T/stderr" "$T/pjf_report"
+stderr_has "pce: the finalists line" "^finalists +[0-9]+ candidates .* pce surrogate's own corrected"
+expect 0 "info of the finalists' model" "$RFX" info "$T/pjf.rfx"
+check "pce: the final loss is the model's corrected LOO error" \
+    awk 'FNR == NR { if ($1 == "final") f = $3; next }
+        $1 == "LOO" && $2 == "corrected" { c = $3 } END { exit !(f != "" && f == c) }' \
+    "$T/pjf_report" "$T/stdout"
 # --plot
 expect 5 "fit projected --plot without gnuplot" env PATH=/nonexistent "$RFX" fit "$T/pj.csv" \
     --method projected --iterations 1 --particles 2 --plot "$T/pj.png" -o "$T/pjn.rfx"

@@ -807,6 +807,82 @@ static void test_errors(void)
     free(y);
 }
 
+/* (10) The finalists (step 4 of rfx/projection.h): with the PCE surrogate the returned model's
+ * corrected LOO error (report.loss) is the lowest of the candidates that
+ * share its theta: every (gamma, k) of {its gamma, 10^-2.5, 10^-1.5,
+ * 10^-0.5} x {its k, 8}, refitted with that theta given, scores at least as
+ * much; the swarm's own loss is reported apart. The ridge surrogate has no
+ * finalists. */
+static void test_finalists(void)
+{
+    const size_t m = 150, d = 6;
+    rfx_test_rng r = {17};
+    double *X, *y;
+    sparse_data(&r, m, d, &X, &y);
+    rfx_projected_params p = rfx_projected_params_default();
+    p.surrogate = RFX_METHOD_PCE;
+    p.n_particles = 4;
+    p.iterations = 2;
+    p.seed = 2;
+    double th[6], hist[3];
+    rfx_projected_report rep;
+    memset(&rep, 0, sizeof rep);
+    rep.theta = th;
+    rep.history = hist;
+    rfx_model *mod = fit_or_null(&p, X, y, m, d, &rep);
+    rfx_projected_info info;
+    if (!mod) goto done;
+    CHECK_OK(rfx_model_projected_info(mod, &info));
+    CHECK(rep.search_loss == hist[rep.n_iterations]);
+    CHECK(info.loss == rep.loss);
+    /* three distinct thetas (the swarm's, theta_0 and the second screening
+     * round's, which admits some of the inactive inputs here) x 3 or 4
+     * scales x 2 k */
+    CHECK(rep.finalists == 18 || rep.finalists == 24);
+    const double gammas[4] = {info.gamma, 0.0031622776601683794, 0.031622776601683794,
+                              0.31622776601683794};
+    const size_t ks[2] = {info.n_components, 8};
+    double worst_gap = INFINITY;
+    for (size_t g = 0; g < 4; g++)
+        for (size_t j = 0; j < 2; j++) {
+            if ((g > 0 && gammas[g] == gammas[0]) || (j > 0 && ks[j] == ks[0])) continue;
+            rfx_projected_params q = p;
+            q.theta = th;
+            q.gamma = gammas[g];
+            q.n_components = ks[j];
+            rfx_projected_report rq;
+            memset(&rq, 0, sizeof rq);
+            rfx_model *mq = fit_or_null(&q, X, y, m, d, &rq);
+            if (!mq) continue;
+            CHECK_MSG(rq.loss >= rep.loss * (1 - 1e-9), "gamma %g, k %zu: %.10g < %.10g",
+                      gammas[g], ks[j], rq.loss, rep.loss);
+            if (g == 0 && j == 0) /* the winner itself, refitted: the same loss */
+                CHECK_NEAR(rq.loss, rep.loss, 1e-12 * rep.loss);
+            else if (rq.loss - rep.loss < worst_gap)
+                worst_gap = rq.loss - rep.loss;
+            CHECK(rq.finalists == 0 && isnan(rq.search_loss));
+            rfx_model_free(mq);
+        }
+    printf("  pce: %zu finalists, loss %.5g (swarm %.5g), gamma %g, k %zu; the closest other "
+           "candidate is %.3g above\n", rep.finalists, rep.loss, rep.search_loss, info.gamma,
+           info.n_components, worst_gap);
+    CHECK(worst_gap >= 0 && worst_gap < INFINITY);
+    rfx_model_free(mod);
+    /* ridge: no finalists, the loss is the swarm's */
+    p.surrogate = RFX_METHOD_RIDGE;
+    memset(&rep, 0, sizeof rep);
+    rep.history = hist;
+    mod = fit_or_null(&p, X, y, m, d, &rep);
+    if (mod) {
+        CHECK(rep.finalists == 0);
+        CHECK(rep.loss == rep.search_loss && rep.loss == hist[rep.n_iterations]);
+    }
+    rfx_model_free(mod);
+done:
+    free(X);
+    free(y);
+}
+
 int main(void)
 {
     RFX_TEST_RUN(test_zero_weight);
@@ -818,5 +894,6 @@ int main(void)
     RFX_TEST_RUN(test_files);
     RFX_TEST_RUN(test_threads);
     RFX_TEST_RUN(test_errors);
+    RFX_TEST_RUN(test_finalists);
     return rfx_test_finish("test_projected");
 }

@@ -1647,6 +1647,11 @@ static void print_projected_report(const rfx_projected_params *p, const rfx_proj
     }
     for (size_t j = 0; j < in.n_inputs; j++)
         fprintf(e, "%-16s %s %.6g\n", "theta", rfx_data_name(data, j), in.theta[j]);
+    if (!p->theta) fprintf(e, "%-16s %.6g\n", "search loss", r->search_loss);
+    if (r->finalists > 0)
+        fprintf(e, "%-16s %zu candidates (theta, gamma, k) by the %s surrogate's own %s\n",
+                "finalists", r->finalists, rfx_method_name(p->surrogate),
+                p->surrogate == RFX_METHOD_PCE ? "corrected leave-one-out error" : "GCV score");
     fprintf(e, "%-16s %.6g\n", "final loss", r->loss);
     fprintf(e, "%-16s %zu in %zu iterations\n", "evaluations", r->evaluations, r->n_iterations);
     fprintf(e, "%-16s %.3f s\n", "time", seconds);

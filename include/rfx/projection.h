@@ -330,14 +330,20 @@ RFX_API rfx_status rfx_kpca_theta(const rfx_kpca *kp, double *theta);
  * predicts with the surrogate; it saves, loads and works with
  * rfx_sobol_model like any other model.
  *
- * The fit, in four steps:
+ * The fit, in five steps:
  *  1. Screening (theta_0): each input alone is scored by the fast score
  *     below, S_i; r_i = max(0, 1 - S_i) is the fraction of the variance of
  *     y that input i explains by itself, and theta_0,i = sqrt(r_i /
  *     max_j r_j) (theta_0 ~ U[0, 1]^d, as in the algorithm, when no input
  *     explains anything). Particle 0 starts at theta_0, the others
  *     uniformly in the box. Inputs with no effect of their own start at 0,
- *     which the swarm can still raise.
+ *     which the swarm can still raise. A second round scores each input
+ *     with r_i = 0 against the residual of a joint fast fit of the (up to
+ *     8) strongest, where a weak effect is a larger share: r_i = max(0,
+ *     1 - S'_i) var(residual) / var(y). The result, theta_0x, is only a
+ *     finalist (step 4): it finds weak inputs (x4 of the G-function, 0.6%
+ *     of the variance, below the one-input score's resolution), but also
+ *     admits some inputs that do nothing.
  *  2. The shape: where gamma is 0 and / or n_components is 0, the pair
  *     (gamma, k) of lowest fast score at theta_0 (or at the given theta)
  *     over gamma in {10^-2.5, 10^-2, .., 10^0} and k = 1..min(8, m - 1):
@@ -350,7 +356,24 @@ RFX_API rfx_status rfx_kpca_theta(const rfx_kpca *kp, double *theta);
  *     n_particles (iterations + 1) evaluations of L, each one kernel PCA
  *     fit and one loss, particles evaluated concurrently on up to
  *     n_threads threads, each with its own kernel PCA object.
- *  4. The surrogate fitted once on the scores of the best theta.
+ *  4. The finalists (SRFE and PCE surrogates, n_folds = 0): the swarm's
+ *     theta, theta_0 and theta_0x (the distinct ones), each with the
+ *     chosen (gamma, k), with the other scales 10^-2.5, 10^-1.5, 10^-0.5
+ *     (when gamma is not given) and with k = 8 (when k is not given): up
+ *     to 3 x 4 x 2 = 24 candidates, each
+ *     one kernel PCA and one surrogate fit (SRFE with 1000 features),
+ *     scored by the surrogate's own estimate of its prediction error (SRFE
+ *     GCV, PCE corrected leave-one-out); the lowest wins. The fast score
+ *     is a proxy for a dense random-feature ridge and misranks what the
+ *     other surrogates do well: on the G-function (d = 20, m = 800) it
+ *     chose gamma = 10^-0.5 and k = 6 (and dropped x4), where SRFE on the
+ *     scores gave a validation error of 0.133; its own GCV then chose
+ *     theta_0x, gamma = 10^-1.5, k = 8: 0.081 (0.074 on a second training
+ *     sample, where the swarm's choice gave 0.133). The ridge surrogate's
+ *     GCV misranked the
+ *     candidates (it chose one 30% worse on validation), and the Bayesian
+ *     one has no score of its own: both keep the swarm's choice.
+ *  5. The surrogate fitted once on the scores of the chosen candidate.
  *
  * The loss L(theta) is a relative mean squared error (divided by the
  * variance of y, divisor m; 0 is perfect, 1 is the constant predictor):
@@ -373,7 +396,9 @@ RFX_API rfx_status rfx_kpca_theta(const rfx_kpca *kp, double *theta);
  *               on all rows: it does not see y, so no target information
  *               leaks into the held-out folds.
  * report.loss and the model's loss are L at the chosen theta after a
- * search (the last history value); with a given theta there is no search
+ * search (the last history value, report.search_loss), or after the
+ * finalists the final surrogate's own estimate (as for a given theta, next);
+ * with a given theta there is no search
  * and the loss is the surrogate's own estimate of its prediction error:
  * ridge GCV (rfx_model_fit's score), SRFE GCV (rfx_srfe_report.cv_mse),
  * PCE corrected leave-one-out (rfx_pce_info.loo_corrected), and 5-fold CV
@@ -384,9 +409,12 @@ RFX_API rfx_status rfx_kpca_theta(const rfx_kpca *kp, double *theta);
  * plus the fast score (4 x (m 128 (k + 1) + m 128^2 + 9 x 128^3) flops);
  * screening costs d fast scores of one column, the shape 6 kernel PCA fits
  * and up to 48 fast scores. On the G-function (d = 20, m = 800, 10
- * particles, at most 20 iterations, patience 5) whole fits took 6.8 s (9
- * iterations) to 10 s (20 iterations) of CPU time, about 60% of it in
- * LAPACK's tridiagonal reductions.
+ * particles, at most 20 iterations, patience 5) whole fits with the ridge
+ * surrogate took 6.8 s (9 iterations) to 10 s (20 iterations) of CPU time,
+ * about 60% of it in LAPACK's tridiagonal reductions; the SRFE surrogate's
+ * finalists (up to 24 SRFE fits of about 0.75 s) add 10 to 20 s of CPU
+ * time, run in parallel over the threads (19.8 and 30.0 s of CPU time, 10.9
+ * and 16.1 s on 2 threads, in all on two training samples).
  *
  * Thread-count independence: each evaluation depends only on theta (a
  * kernel PCA fit does not depend on the object's previous fit, and the fast
@@ -457,9 +485,12 @@ typedef struct rfx_projected_report {
     size_t evaluations;     /* the swarm's loss evaluations, n_particles x
                                (n_iterations + 1) (1 with a given theta);
                                screening and the shape not counted          */
-    double loss;            /* the loss at the theta used (see above)        */
+    double loss;            /* the loss of the returned model (see above)    */
     double theta0_loss;     /* the search loss at theta_0 (NaN with a given
                                theta)                                        */
+    double search_loss;     /* the swarm's best search loss, history[
+                               n_iterations] (NaN with a given theta)        */
+    size_t finalists;       /* candidates scored in step 4 (0: none)         */
 } rfx_projected_report;
 
 /* Fit X (m x d, m >= 3, finite) and Y (m x 1, finite). Every parameter is

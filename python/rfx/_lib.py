@@ -497,6 +497,8 @@ typedef struct rfx_projected_report {
     size_t evaluations;
     double loss;
     double theta0_loss;
+    double search_loss;
+    size_t finalists;
 } rfx_projected_report;
 
 rfx_status rfx_projected_fit(const rfx_projected_params *params, rfx_cmat X,

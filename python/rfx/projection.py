@@ -243,9 +243,19 @@ class ProjectedRegressor(RegressorMixin, BaseEstimator):
     gamma_ : float
         The kernel scale used.
     loss_ : float
-        The loss at theta_ (a relative mean squared error, 1 = the constant
-        predictor): the swarm's best, or with a given theta the
-        surrogate's own estimate (GCV, corrected leave-one-out, k-fold).
+        The loss of the fitted model (a relative mean squared error, 1 = the
+        constant predictor): the swarm's best; or, after the finalists
+        (surrogate "srfe" or "pce") and with a given theta, the surrogate's
+        own estimate (GCV, corrected leave-one-out, k-fold).
+    search_loss_ : float
+        The swarm's best loss, ``loss_history_[-1]`` (NaN with a given
+        theta).
+    n_finalists_ : int
+        Candidates (theta, gamma, k) the srfe or pce surrogate's own score
+        chose among after the swarm: the swarm's theta, the screened
+        theta_0 and a second screening's (of the weak inputs against the
+        residual), each with the chosen and three other kernel scales and
+        two k (0 for ridge and bayes, with ``n_folds`` or a given theta).
     loss_history_ : ndarray of shape (n_iterations_ + 1,)
         The best loss after the swarm's start and after each iteration
         (empty with a given theta).
@@ -357,6 +367,8 @@ class ProjectedRegressor(RegressorMixin, BaseEstimator):
         self.loss_history_ = hist[:self.n_iterations_ + 1].copy() if self.theta is None \
             else np.empty(0)
         self.theta0_loss_ = float(rep.theta0_loss)
+        self.search_loss_ = float(rep.search_loss)
+        self.n_finalists_ = int(rep.finalists)
         self._read_info()
         return self
 
@@ -391,6 +403,8 @@ class ProjectedRegressor(RegressorMixin, BaseEstimator):
         est._model = model
         est.loss_history_ = np.empty(0)
         est.theta0_loss_ = float("nan")
+        est.search_loss_ = float("nan")
+        est.n_finalists_ = 0
         est.n_iterations_ = 0
         est.n_evaluations_ = 0
         est._read_info()

@@ -124,12 +124,33 @@ def test_learns_the_active_inputs(sparse_data):
     raw = rfx.RFFRegressor(n_components=1000, random_state=0).fit(X, y).predict(Xt)
     err_raw = np.linalg.norm(raw - yt) / np.linalg.norm(yt - yt.mean())
     assert err < 0.25 * err_raw
-    # the history: the best loss never rises, ends at loss_, starts at or
-    # below the screened start's loss
+    # the history: the best loss never rises, ends at the search loss (the
+    # ridge surrogate has no finalists: also the model's), starts at or below
+    # the screened start's loss
     h = reg.loss_history_
-    assert len(h) == reg.n_iterations_ + 1 and np.all(np.diff(h) <= 0) and h[-1] == reg.loss_
+    assert len(h) == reg.n_iterations_ + 1 and np.all(np.diff(h) <= 0)
+    assert h[-1] == reg.search_loss_ == reg.loss_ and reg.n_finalists_ == 0
     assert h[0] <= reg.theta0_loss_
     assert reg.n_evaluations_ == 10 * (reg.n_iterations_ + 1)
+
+
+def test_finalists_choose_by_the_surrogates_own_score(sparse_data):
+    X, y, Xt, yt = sparse_data
+    reg = ProjectedRegressor(surrogate="pce", n_particles=3, iterations=2,
+                             random_state=1).fit(X, y)
+    assert 4 <= reg.n_finalists_ <= 24
+    assert reg.search_loss_ == reg.loss_history_[-1]
+    # the chosen candidate refitted with its theta, gamma and k given: the
+    # same corrected leave-one-out error, and no candidate of the same theta
+    # scores lower
+    again = ProjectedRegressor(reg.n_components_, surrogate="pce", theta=reg.theta_,
+                               gamma=reg.gamma_).fit(X, y)
+    assert again.loss_ == pytest.approx(reg.loss_, rel=1e-12)
+    assert np.array_equal(again.predict(Xt), reg.predict(Xt))
+    for gamma in (10 ** -2.5, 10 ** -1.5, 10 ** -0.5):
+        other = ProjectedRegressor(reg.n_components_, surrogate="pce", theta=reg.theta_,
+                                   gamma=gamma).fit(X, y)
+        assert other.loss_ >= reg.loss_ * (1 - 1e-9)
 
 
 def test_thread_count_and_pickles(sparse_data, tmp_path):

@@ -1,7 +1,8 @@
 /* The self-supervised projection (include/rfx/projection.h has the
  * algorithm, its source and the loss):
  *  1. screening: each input alone, scored by the fast ridge score below;
- *     the explained fractions give theta_0 (particle 0's start);
+ *     the explained fractions give theta_0 (particle 0's start); a second
+ *     round of the weak inputs against a residual gives theta_0x;
  *  2. the shape: gamma and k, where not given, by the fast score at
  *     theta_0 over a grid;
  *  3. a particle swarm over theta in [0, 1]^d, each evaluation one exact
@@ -61,6 +62,15 @@ static const double GAMMAS[] = {0.0031622776601683794, 0.01, 0.03162277660168379
                                 0.31622776601683794, 1.0};
 #define N_GAMMAS (sizeof GAMMAS / sizeof GAMMAS[0])
 #define AUTO_K_MAX 8
+/* The finalists (step 4 of rfx/projection.h): the kernel scales added to
+ * the chosen one, and the features of the SRFE surrogate while scoring
+ * them (its GCV ranked the G-function's candidates as the validation
+ * error did with 1000 features as with 4000, at 0.75 s instead of 1.1 s
+ * of CPU time per fit). */
+static const double FINAL_GAMMAS[] = {0.0031622776601683794, 0.031622776601683794,
+                                      0.31622776601683794};
+#define N_FINAL_GAMMAS (sizeof FINAL_GAMMAS / sizeof FINAL_GAMMAS[0])
+#define FINAL_SRFE_FEATURES 1000
 
 rfx_projected_params rfx_projected_params_default(void)
 {
@@ -221,11 +231,60 @@ static worker *my_worker(const ctx *c)
  * cosines for the features, m D^2 for Zc^T Zc, about 9 D^3 for its
  * eigendecomposition, O(D SCORE_LAMBDAS) for the grid; all on the calling
  * thread. */
-static rfx_status fast_score(const ctx *c, worker *wk, const double *T, size_t ld, size_t cols,
-                             double *score)
+/* The centred features of the standardised columns S (m x cols) at
+ * length-scale index s into wk->Z, their Gram matrix Zc^T Zc into wk->C
+ * and Zc^T yc into wk->zy. */
+static void score_features(const ctx *c, worker *wk, const double *S, size_t cols, size_t s,
+                           const double *yc)
 {
     const size_t m = c->m, D = SCORE_FEATURES, kx = c->kmax;
-    double *S = wk->T, *Z = wk->Z, *C = wk->C;
+    double *Z = wk->Z;
+    const double inv = 1.0 / (SCORE_SCALES[s] * sqrt((double)cols));
+    for (size_t i = 0; i < m; i++) {
+        double *z = Z + i * D;
+        const double *t = S + i * cols;
+        for (size_t j = 0; j < D; j++) {
+            double a = 0;
+            for (size_t l = 0; l < cols; l++) a += t[l] * c->Wf[j * kx + l];
+            z[j] = a * inv;
+        }
+        rfx__vcos_bias(z, c->bf, sqrt(2.0 / (double)D), D);
+    }
+    for (size_t j = 0; j < D; j++) wk->zy[j] = 0;
+    for (size_t i = 0; i < m; i++)
+        for (size_t j = 0; j < D; j++) wk->zy[j] += Z[i * D + j];
+    for (size_t j = 0; j < D; j++) wk->zy[j] /= (double)m;
+    for (size_t i = 0; i < m; i++)
+        for (size_t j = 0; j < D; j++) Z[i * D + j] -= wk->zy[j];
+    RFX__SERIAL(cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)D, (int)m, 1.0, Z,
+                            (int)D, 0.0, wk->C, (int)D))
+    RFX__SERIAL(cblas_dgemv(CblasRowMajor, CblasTrans, (int)m, (int)D, 1.0, Z, (int)D, yc, 1,
+                            0.0, wk->zy, 1))
+}
+
+/* The eigenvectors of wk->C (row j = eigenvector j, ascending) and
+ * eigenvalues wk->ev, on one thread. */
+static rfx_status score_eig(worker *wk)
+{
+    /* row-major upper = LAPACK's lower */
+    int n = (int)SCORE_FEATURES, info = 0;
+    RFX__SERIAL(dsyevd_("V", "L", &n, wk->C, &n, wk->ev, wk->work, &wk->lwork, wk->iwork,
+                        &wk->liwork, &info, 1, 1))
+    if (info != 0)
+        return rfx__error(RFX_ENUMERIC, "projected: fast score: the symmetric eigensolver "
+                                        "did not converge (%d)", info);
+    return RFX_OK;
+}
+
+/* The fast score of the target yc (m centred values of variance yvar > 0)
+ * on the columns T (m x cols, row stride ld); with fit not NULL also the
+ * fitted values (centred) of the best length scale and penalty. */
+static rfx_status fast_score_y(const ctx *c, worker *wk, const double *T, size_t ld,
+                               size_t cols, const double *yc, double yvar, double *fit,
+                               double *score)
+{
+    const size_t m = c->m, D = SCORE_FEATURES;
+    double *S = wk->T, *C = wk->C;
     for (size_t l = 0; l < cols; l++) {
         double mu = 0, v = 0;
         for (size_t i = 0; i < m; i++) mu += T[i * ld + l];
@@ -234,38 +293,12 @@ static rfx_status fast_score(const ctx *c, worker *wk, const double *T, size_t l
         const double sd = sqrt(v / (double)m);
         for (size_t i = 0; i < m; i++) S[i * cols + l] = sd > 0 ? (T[i * ld + l] - mu) / sd : 0.0;
     }
-    const double yy = c->yvar * (double)m; /* |yc|^2 (yvar is 1 when y is constant) */
-    double best = INFINITY;
+    const double yy = yvar * (double)m; /* |yc|^2 */
+    double best = INFINITY, best_lambda = 0;
+    size_t best_s = 0;
     for (size_t s = 0; s < N_SCORE_SCALES; s++) {
-        const double inv = 1.0 / (SCORE_SCALES[s] * sqrt((double)cols));
-        for (size_t i = 0; i < m; i++) {
-            double *z = Z + i * D;
-            const double *t = S + i * cols;
-            for (size_t j = 0; j < D; j++) {
-                double a = 0;
-                for (size_t l = 0; l < cols; l++) a += t[l] * c->Wf[j * kx + l];
-                z[j] = a * inv;
-            }
-            rfx__vcos_bias(z, c->bf, sqrt(2.0 / (double)D), D);
-        }
-        for (size_t j = 0; j < D; j++) wk->zy[j] = 0;
-        for (size_t i = 0; i < m; i++)
-            for (size_t j = 0; j < D; j++) wk->zy[j] += Z[i * D + j];
-        for (size_t j = 0; j < D; j++) wk->zy[j] /= (double)m;
-        for (size_t i = 0; i < m; i++)
-            for (size_t j = 0; j < D; j++) Z[i * D + j] -= wk->zy[j];
-        RFX__SERIAL(cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)D, (int)m, 1.0, Z,
-                                (int)D, 0.0, C, (int)D))
-        RFX__SERIAL(cblas_dgemv(CblasRowMajor, CblasTrans, (int)m, (int)D, 1.0, Z, (int)D, c->yc,
-                                1, 0.0, wk->zy, 1))
-        /* eigenvectors of the symmetric C (row-major upper = LAPACK's lower),
-         * row j of C = eigenvector j, ascending; on one thread */
-        int n = (int)D, info = 0;
-        RFX__SERIAL(dsyevd_("V", "L", &n, C, &n, wk->ev, wk->work, &wk->lwork, wk->iwork,
-                            &wk->liwork, &info, 1, 1))
-        if (info != 0)
-            return rfx__error(RFX_ENUMERIC, "projected: fast score: the symmetric eigensolver "
-                                            "did not converge (%d)", info);
+        score_features(c, wk, S, cols, s, yc);
+        RFX__TRY(score_eig(wk));
         double tr = 0, top = wk->ev[D - 1];
         for (size_t j = 0; j < D; j++) {
             const double lam = wk->ev[j];
@@ -279,22 +312,49 @@ static rfx_status fast_score(const ctx *c, worker *wk, const double *T, size_t l
         for (size_t g = 0; g < SCORE_LAMBDAS; g++) {
             const double lambda = tr / (double)D *
                                   pow(10.0, -8.0 + 12.0 * (double)g / (double)(SCORE_LAMBDAS - 1));
-            double fit = 0, df = 1;
+            double fitted = 0, df = 1;
             for (size_t j = 0; j < D; j++) {
                 const double lam = wk->ev[j] > 0 ? wk->ev[j] : 0.0;
                 const double f = lam / (lam + lambda);
-                fit += wk->a[j] * f * (2.0 - f);
+                fitted += wk->a[j] * f * (2.0 - f);
                 df += f;
             }
-            const double rss = yy - fit > 0 ? yy - fit : 0.0;
+            const double rss = yy - fitted > 0 ? yy - fitted : 0.0;
             const double den = 1.0 - df / (double)m;
             if (!(den > 0)) continue;
             const double gcv = rss / (double)m / (den * den);
-            if (gcv < best) best = gcv;
+            if (gcv < best) {
+                best = gcv;
+                best_s = s;
+                best_lambda = lambda;
+            }
         }
     }
-    *score = best / c->yvar;
+    *score = best / yvar;
+    if (fit) { /* coef = Q diag(1 / (ev + lambda)) Q^T Zc^T yc, fit = Zc coef */
+        for (size_t i = 0; i < m; i++) fit[i] = 0.0;
+        if (!(best < INFINITY)) return RFX_OK;
+        score_features(c, wk, S, cols, best_s, yc);
+        RFX__TRY(score_eig(wk));
+        double *coef = wk->a;
+        for (size_t l = 0; l < D; l++) coef[l] = 0.0;
+        for (size_t j = 0; j < D; j++) {
+            const double lam = wk->ev[j] > 0 ? wk->ev[j] : 0.0;
+            double u = 0;
+            for (size_t l = 0; l < D; l++) u += C[j * D + l] * wk->zy[l];
+            const double w = u / (lam + best_lambda);
+            for (size_t l = 0; l < D; l++) coef[l] += w * C[j * D + l];
+        }
+        RFX__SERIAL(cblas_dgemv(CblasRowMajor, CblasNoTrans, (int)m, (int)D, 1.0, wk->Z, (int)D,
+                                coef, 1, 0.0, fit, 1))
+    }
     return RFX_OK;
+}
+
+static rfx_status fast_score(const ctx *c, worker *wk, const double *T, size_t ld, size_t cols,
+                             double *score)
+{
+    return fast_score_y(c, wk, T, ld, cols, c->yc, c->yvar, NULL, score);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -302,11 +362,12 @@ static rfx_status fast_score(const ctx *c, worker *wk, const double *T, size_t l
 /* ------------------------------------------------------------------------ */
 
 /* Fit the surrogate on T (rows x k) and y (rows); *score is its own
- * relative error estimate, or NaN when it has none. */
-static rfx_status fit_surrogate(const ctx *c, worker *wk, const double *T, const double *y,
-                                size_t rows, int n_threads, rfx_model **out, double *score)
+ * relative error estimate, or NaN when it has none. light: the SRFE
+ * surrogate with FINAL_SRFE_FEATURES features (scoring the finalists). */
+static rfx_status fit_surrogate_k(const ctx *c, worker *wk, const double *T, const double *y,
+                                  size_t rows, size_t k, int light, int n_threads,
+                                  rfx_model **out, double *score)
 {
-    const size_t k = c->k;
     rfx_cmat Tm = rfx_cmat_of(T, rows, k), Ym = rfx_cmat_of(y, rows, 1);
     rfx_status st;
     *score = NAN;
@@ -315,6 +376,9 @@ static rfx_status fit_surrogate(const ctx *c, worker *wk, const double *T, const
         rfx_srfe_report rep;
         rfx_srfe_params sp = c->srfe;
         sp.features.n_threads = n_threads;
+        if (sp.features.sparsity > k) sp.features.sparsity = k;
+        if (light && sp.features.n_features > FINAL_SRFE_FEATURES)
+            sp.features.n_features = FINAL_SRFE_FEATURES;
         st = rfx_srfe_fit(&sp, Tm, Ym, out, &rep);
         if (!st) *score = rep.cv_mse / c->yvar;
         break;
@@ -354,6 +418,12 @@ static rfx_status fit_surrogate(const ctx *c, worker *wk, const double *T, const
     }
     if (st) rfx__error_prefix("projected: %s surrogate", rfx_method_name(c->p->surrogate));
     return st;
+}
+
+static rfx_status fit_surrogate(const ctx *c, worker *wk, const double *T, const double *y,
+                                size_t rows, int n_threads, rfx_model **out, double *score)
+{
+    return fit_surrogate_k(c, wk, T, y, rows, c->k, 0, n_threads, out, score);
 }
 
 /* k-fold CV of the surrogate on the scores E (m x k): row i in fold
@@ -596,15 +666,23 @@ static rfx_status first_error(const rfx_status *sts, size_t n)
 
 /* theta_0 from the inputs one at a time: r_i = max(0, 1 - S_i), S_i the
  * fast score of input i alone, is the fraction of the variance of y that
- * input i explains by itself; theta_0,i = sqrt(r_i / max_j r_j). When no
- * input explains anything, theta_0 ~ U[0, 1]^d. The score standardises the
- * column, so the raw column serves for either view of the kernel. Inputs
- * in parallel over the workers, each result in its own slot. */
-static rfx_status screen(ctx *c, double *theta0)
+ * input i explains by itself. An input whose effect is below the score's
+ * resolution (about the GCV's penalty for a few degrees of freedom, 1-2%
+ * of the variance at m = 800) gets r_i = 0 there, so a second round
+ * scores each such input against the residual of a joint fast fit of the
+ * (up to kmax) strongest inputs, where a weak effect is a larger share:
+ * r_i = max(0, 1 - S'_i) var(residual) / var(y). theta_0,i = sqrt(r_i /
+ * max_j r_j). When no input explains anything, theta_0 ~ U[0, 1]^d. The
+ * score standardises the column, so the raw column serves for either view
+ * of the kernel. Inputs in parallel over the workers, each result in its
+ * own slot. */
+static rfx_status screen(ctx *c, double *theta0, double *theta0x)
 {
-    const size_t d = c->d;
+    const size_t d = c->d, m = c->m;
     const int nt = (int)c->nw;
     rfx_status *sts = NULL;
+    double *J = NULL, *res = NULL;
+    size_t *order = NULL;
     RFX__TRY(rfx__alloc(d, sizeof *sts, (void **)&sts, "projected: screening"));
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
     for (size_t i = 0; i < d; i++) {
@@ -614,20 +692,75 @@ static rfx_status screen(ctx *c, double *theta0)
         theta0[i] = s;
     }
     rfx_status st = first_error(sts, d);
-    free(sts);
-    if (st) return st;
     double top = 0;
-    for (size_t i = 0; i < d; i++) {
+    size_t na = 0;
+    for (size_t i = 0; i < d && !st; i++) {
         double r = 1.0 - theta0[i];
         theta0[i] = r > 0 ? r : 0.0;
         if (theta0[i] > top) top = theta0[i];
+        na += theta0[i] > 0;
     }
+    if (!st) memcpy(theta0x, theta0, d * sizeof *theta0);
+    if (!st && top > 0 && na < d) { /* the second round, into theta0x */
+        const size_t kk = na < c->kmax ? na : c->kmax;
+        size_t mk;
+        st = rfx__mul(m, kk, &mk, "projected: screening");
+        if (!st) st = rfx__alloc(mk, sizeof *J, (void **)&J, "projected: screening");
+        if (!st) st = rfx__alloc(2 * m, sizeof *res, (void **)&res, "projected: screening");
+        if (!st) st = rfx__alloc(d, sizeof *order, (void **)&order, "projected: screening");
+        if (!st) {
+            /* the kk strongest inputs, strongest first (ties: lower index) */
+            for (size_t i = 0; i < d; i++) order[i] = i;
+            for (size_t a = 0; a < kk; a++)
+                for (size_t b = a + 1; b < d; b++)
+                    if (theta0[order[b]] > theta0[order[a]]) {
+                        size_t t = order[a];
+                        order[a] = order[b];
+                        order[b] = t;
+                    }
+            for (size_t i = 0; i < m; i++)
+                for (size_t a = 0; a < kk; a++)
+                    J[i * kk + a] = c->X.data[i * c->X.stride + order[a]];
+            double joint;
+            st = fast_score_y(c, &c->w[0], J, kk, kk, c->yc, c->yvar, res + m, &joint);
+        }
+        double vres = 0;
+        if (!st) {
+            for (size_t i = 0; i < m; i++) {
+                res[i] = c->yc[i] - res[m + i];
+                vres += res[i] * res[i];
+            }
+            vres /= (double)m;
+        }
+        if (!st && vres > 0) {
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+            for (size_t i = 0; i < d; i++) {
+                sts[i] = RFX_OK;
+                if (theta0[i] > 0) continue;
+                RFX__SERIAL_BLAS();
+                double s = INFINITY;
+                sts[i] = fast_score_y(c, my_worker(c), c->X.data + i, c->X.stride, 1, res, vres,
+                                      NULL, &s);
+                const double r = (1.0 - s) * vres / c->yvar;
+                theta0x[i] = r > 0 ? r : 0.0;
+            }
+            st = first_error(sts, d);
+        }
+    }
+    free(sts);
+    free(J);
+    free(res);
+    free(order);
+    if (st) return st;
     if (top > 0) {
-        for (size_t i = 0; i < d; i++) theta0[i] = sqrt(theta0[i] / top);
+        for (size_t i = 0; i < d; i++) {
+            theta0[i] = sqrt(theta0[i] / top);
+            theta0x[i] = sqrt(theta0x[i] / top);
+        }
     } else {
         rfx__rng r;
         rfx__rng_init(&r, c->p->seed, THETA0_STREAM, 0);
-        for (size_t i = 0; i < d; i++) theta0[i] = rfx__rng_uniform(&r);
+        for (size_t i = 0; i < d; i++) theta0[i] = theta0x[i] = rfx__rng_uniform(&r);
     }
     return RFX_OK;
 }
@@ -722,6 +855,75 @@ static rfx_status search(ctx *c, double *theta, double *theta0, double *history,
     return st;
 }
 
+/* Step 4, the finalists: the swarm's theta, theta_0 and theta_0x (the
+ * distinct ones), each with the
+ * chosen (gamma, k), the other kernel scales of FINAL_GAMMAS (when gamma is
+ * not given) and k = kmax (when k is not given), scored by the surrogate's
+ * own estimate of its prediction error (ridge GCV, SRFE GCV with
+ * FINAL_SRFE_FEATURES features, PCE corrected leave-one-out). The lowest
+ * wins, ties to the earlier candidate (the swarm's own first); theta,
+ * c->gamma and c->k are set to it. One kernel PCA per (theta, gamma) with
+ * the largest k tried, in parallel over the workers, each score in its
+ * own slot. *n counts the candidates scored. */
+static rfx_status finalists(ctx *c, double *theta, const double *theta0,
+                            const double *theta0x, size_t *n)
+{
+    const size_t d = c->d, m = c->m;
+    const int nt = (int)c->nw;
+    const double *thetas[3] = {theta, theta0, theta0x};
+    size_t nth = 1;
+    for (size_t t = 1; t < 3; t++) { /* distinct ones only */
+        int dup = 0;
+        for (size_t u = 0; u < nth; u++) dup |= memcmp(thetas[u], thetas[t], d * sizeof *theta) == 0;
+        if (!dup) thetas[nth++] = thetas[t];
+    }
+    double gammas[1 + N_FINAL_GAMMAS];
+    size_t ng = 0, ks[2], nk = 0;
+    gammas[ng++] = c->gamma;
+    if (!(c->p->gamma > 0))
+        for (size_t g = 0; g < N_FINAL_GAMMAS; g++)
+            if (FINAL_GAMMAS[g] != c->gamma) gammas[ng++] = FINAL_GAMMAS[g];
+    ks[nk++] = c->k;
+    if (c->p->n_components == 0 && c->kmax != c->k) ks[nk++] = c->kmax;
+    const size_t kbig = nk > 1 ? c->kmax : c->k, pairs = nth * ng;
+    double score[3 * (1 + N_FINAL_GAMMAS) * 2];
+    rfx_status sts[3 * (1 + N_FINAL_GAMMAS)];
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+    for (size_t q = 0; q < pairs; q++) {
+        RFX__SERIAL_BLAS();
+        const double *th = thetas[q / ng];
+        worker *wk = my_worker(c);
+        rfx_kpca *kp = NULL;
+        for (size_t j = 0; j < nk; j++) score[q * nk + j] = INFINITY;
+        rfx_status s = kpca_make(c, gammas[q % ng], kbig, &kp);
+        if (!s) s = rfx_kpca_fit(kp, th);
+        for (size_t j = 0; j < nk && !s; j++) {
+            const double *E = rfx_kpca_embedding(kp).data;
+            const size_t k = ks[j];
+            for (size_t i = 0; i < m; i++)
+                memcpy(wk->Ttr + i * k, E + i * kbig, k * sizeof(double));
+            rfx_model *mod = NULL;
+            double own = NAN;
+            s = fit_surrogate_k(c, wk, wk->Ttr, c->y, m, k, 1, 1, &mod, &own);
+            rfx_model_free(mod);
+            if (!s && !isnan(own)) score[q * nk + j] = own;
+        }
+        rfx_kpca_free(kp);
+        sts[q] = s == RFX_ENUMERIC ? RFX_OK : s; /* a degenerate candidate loses */
+    }
+    RFX__TRY(first_error(sts, pairs));
+    size_t best = 0;
+    for (size_t i = 1; i < pairs * nk; i++)
+        if (score[i] < score[best]) best = i;
+    *n = pairs * nk;
+    if (!(score[best] < INFINITY)) return RFX_OK; /* keep the swarm's choice */
+    const size_t q = best / nk;
+    if (q / ng > 0) memcpy(theta, thetas[q / ng], d * sizeof *theta);
+    c->gamma = gammas[q % ng];
+    c->k = ks[best % nk];
+    return RFX_OK;
+}
+
 /* The model around the fitted projection (copied into a transform-only
  * kernel PCA) and the surrogate (owned on success). */
 static rfx_status make_model(const ctx *c, rfx_kpca *fitted, rfx_model *inner, double loss,
@@ -772,7 +974,7 @@ rfx_status rfx_projected_fit(const rfx_projected_params *params, rfx_cmat X, rfx
     RFX__TRY(check_params(params, X.rows, X.cols));
     const size_t m = X.rows, d = X.cols;
     ctx c;
-    double *y = NULL, *theta = NULL, *theta0 = NULL, *hist = NULL;
+    double *y = NULL, *theta = NULL, *theta0 = NULL, *theta0x = NULL, *hist = NULL;
     rfx_model *inner = NULL;
     rfx_pso_report rep;
     memset(&rep, 0, sizeof rep);
@@ -780,6 +982,7 @@ rfx_status rfx_projected_fit(const rfx_projected_params *params, rfx_cmat X, rfx
     rfx_status st = rfx__alloc(m, sizeof(double), (void **)&y, "projected: targets");
     if (!st) st = rfx__alloc(d, sizeof(double), (void **)&theta, "projected: theta");
     if (!st) st = rfx__alloc(d, sizeof(double), (void **)&theta0, "projected: theta");
+    if (!st) st = rfx__alloc(d, sizeof(double), (void **)&theta0x, "projected: theta");
     if (!st) st = rfx__alloc(params->iterations + 1, sizeof(double), (void **)&hist,
                              "projected: history");
     if (!st) st = ctx_init(&c, params, X, Y, y);
@@ -788,18 +991,33 @@ rfx_status rfx_projected_fit(const rfx_projected_params *params, rfx_cmat X, rfx
     /* theta_0, then gamma and k where not given, then one kernel PCA per
      * worker of that shape */
     if (params->theta) memcpy(theta, params->theta, d * sizeof(double));
-    else if ((st = screen(&c, theta0))) goto done;
+    else if ((st = screen(&c, theta0, theta0x))) goto done;
     if ((st = choose_shape(&c, params->theta ? theta : theta0))) goto done;
     setup_surrogate(&c);
     for (size_t i = 0; i < c.nw; i++)
         if ((st = kpca_make(&c, c.gamma, c.k, &c.w[i].kp))) goto done;
 
-    double loss = NAN, own;
-    size_t evals = 1;
+    double loss = NAN, search_loss = NAN, own;
+    size_t evals = 1, n_final = 0;
     if (!params->theta) {
         if ((st = search(&c, theta, theta0, hist, &rep))) goto done;
-        loss = rep.value;
+        loss = search_loss = rep.value;
         evals = rep.evaluations;
+        /* the finalists, for the surrogates whose own score ranked them
+         * as the validation error did (not ridge's GCV: on the G-function
+         * it preferred a candidate 30% worse on validation) */
+        const size_t k_old = c.k;
+        const double g_old = c.gamma;
+        if (params->n_folds < 2 &&
+            (params->surrogate == RFX_METHOD_SRFE || params->surrogate == RFX_METHOD_PCE)) {
+            if ((st = finalists(&c, theta, theta0, theta0x, &n_final))) goto done;
+            setup_surrogate(&c);
+            if (c.k != k_old || c.gamma != g_old) {
+                rfx_kpca_free(c.w[0].kp);
+                c.w[0].kp = NULL;
+                if ((st = kpca_make(&c, c.gamma, c.k, &c.w[0].kp))) goto done;
+            }
+        }
     }
     /* the surrogate on the scores of all rows for the chosen theta */
     worker *w0 = &c.w[0];
@@ -811,6 +1029,7 @@ rfx_status rfx_projected_fit(const rfx_projected_params *params, rfx_cmat X, rfx
                             &inner, &own)))
         goto done;
     if (params->theta && (st = given_theta_loss(&c, w0, own, &loss))) goto done;
+    if (n_final > 0) loss = own; /* the surrogate's own estimate decided */
     if ((st = make_model(&c, w0->kp, inner, loss, out))) goto done;
     inner = NULL;
     if (report) {
@@ -820,6 +1039,8 @@ rfx_status rfx_projected_fit(const rfx_projected_params *params, rfx_cmat X, rfx
         report->n_iterations = params->theta ? 0 : rep.iterations;
         report->evaluations = evals;
         report->loss = loss;
+        report->search_loss = search_loss;
+        report->finalists = n_final;
         report->theta0_loss = params->theta ? NAN : c.theta0_loss;
     }
 
@@ -829,6 +1050,7 @@ done:
     free(y);
     free(theta);
     free(theta0);
+    free(theta0x);
     free(hist);
     return st;
 }
