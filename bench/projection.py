@@ -450,7 +450,9 @@ def main():
           "inputs one at a time for theta_0; gamma and k chosen at theta_0 from gamma in "
           "10^-2.5..1 and k in 1..8 by the fast score; a swarm of 10 particles, at most 20 "
           "iterations, patience 5, particles evaluated concurrently; ridge on 1000 random "
-          "features of the scores, or surrogate=\"srfe\" with 4000)." % threads,
+          "features of the scores; or surrogate=\"srfe\", 4000 features, with the finalists: "
+          "the swarm's theta, theta_0 and the second screening round's, each with 3 or 4 kernel "
+          "scales and 2 k, chosen by SRFE's own GCV)." % threads,
           "- rfx SparseRFERegressor(random_state=0): its defaults (N = 30 m within [1000, "
           "30000], q, the weight scale and the penalty chosen by GCV).",
           "- rfx PCERegressor: the exact uniform marginals, LARS, degree_min 2; degree 4 for "

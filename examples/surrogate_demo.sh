@@ -9,7 +9,9 @@
 # (bayes, ridge) and with one learned per input (bayes-ard: a particle swarm
 # of 10 iterations, a third of the default, to keep the demo short), and
 # the self-supervised projection (projected: a ridge surrogate on a kernel
-# PCA whose input weights a particle swarm learns). Usage:
+# PCA whose input weights a particle swarm learns; projected-srfe: a sparse
+# random feature surrogate on it, the final weights, scale and components
+# chosen among finalists by its own GCV). Usage:
 # surrogate_demo.sh RFX_BINARY OUT_DIR
 set -eu
 RFX=$1
@@ -21,14 +23,15 @@ mkdir -p "$OUT"
 
 best=""
 best_err=""
-printf '%-10s %12s %10s\n' "method" "rel. L2 err" "fit time" >"$OUT/g_table.txt"
-for method in srfe harfe pce bayes ridge bayes-ard projected; do
+printf '%-15s %12s %10s\n' "method" "rel. L2 err" "fit time" >"$OUT/g_table.txt"
+for method in srfe harfe pce bayes ridge bayes-ard projected projected-srfe; do
     t0=$(date +%s.%N)
     case $method in
     # PCE: degrees 1..4 with at most two inputs per term (20 inputs make the
     # full degree-4 basis 10626 terms for 800 rows)
     pce) args="--method pce --degree 4 --max-interaction 2" ;;
     bayes-ard) args="--method bayes --length-scales learn --learn-iterations 10" ;;
+    projected-srfe) args="--method projected --surrogate srfe" ;;
     *) args="--method $method" ;;
     esac
     # shellcheck disable=SC2086
@@ -37,7 +40,7 @@ for method in srfe harfe pce bayes ridge bayes-ard projected; do
     t1=$(date +%s.%N)
     err=$("$RFX" eval "$OUT/g_$method.rfx" "$OUT/g_valid.csv" --target y |
           awk '$1 == "rel_L2" { print $2 }')
-    printf '%-10s %12.4f %9.1fs\n' "$method" "$err" "$(echo "$t1 $t0" | awk '{ print $1 - $2 }')" \
+    printf '%-15s %12.4f %9.1fs\n' "$method" "$err" "$(echo "$t1 $t0" | awk '{ print $1 - $2 }')" \
         >>"$OUT/g_table.txt"
     if [ -z "$best" ] || awk -v a="$err" -v b="$best_err" 'BEGIN { exit !(a < b) }'; then
         best=$method
@@ -53,9 +56,10 @@ echo "== first-order Sobol indices of the best surrogate ($best) and the exact o
 awk 'NR <= 4 || $1 ~ /^x[0-9]$/' "$OUT/g_sobol.txt" | head -11
 echo "(x7 .. x19 have a = 5000: exact indices below 1e-6)"
 echo
-echo "== the projected surrogate: its kernel PCA and the input weights theta it learned"
-awk '$1 == "method" || $1 == "kernel" || $1 == "final" || $1 == "evaluations" ||
-     ($1 == "theta" && $3 > 0.001)' "$OUT/g_fit_projected.log"
+echo "== the projected srfe surrogate: its kernel PCA and the input weights theta it learned"
+awk '$1 == "method" || $1 == "kernel" || $1 == "search" || $1 == "finalists" ||
+     $1 == "final" || $1 == "evaluations" || ($1 == "theta" && $3 > 0.001)' \
+    "$OUT/g_fit_projected-srfe.log"
 echo "(theta of the other inputs <= 0.001: the projection ignores them)"
 
 # predicted against true, through gnuplot
