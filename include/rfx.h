@@ -82,6 +82,57 @@ RFX_API const char *rfx_last_error(void);
 RFX_API void rfx_clear_error(void);
 
 /* ------------------------------------------------------------------------ */
+/* Instruction sets                                                          */
+/* ------------------------------------------------------------------------ */
+
+/* Instruction-set paths. The vector kernels (the fused feature transform,
+ * vector cos / sincos, the fast Walsh-Hadamard transform of SORF and
+ * Fastfood) are compiled once per path and chosen at run time:
+ *  GENERIC  portable C (libm's cos and sin, the BLAS for W x);
+ *  AVX2     256-bit vectors with FMA;
+ *  AVX512   512-bit vectors (AVX-512F) for the fused transform and vector
+ *           math; the Walsh-Hadamard transform runs its AVX2 code.
+ * The active path is the best the CPU has, unless the environment variable
+ * RFX_ISA ("generic", "avx2", "avx512"; read once, at the first call that
+ * needs it) or rfx_isa_set asks for a lower one. A request above what the
+ * CPU has is capped at the CPU's best: rfx_isa_active tells what runs.
+ * An unknown RFX_ISA value is ignored by the library; the rfx tool and the
+ * Python package refuse it with a message (rfx_isa_from_name).
+ *
+ * Reproducibility contract. For a given path and BLAS build:
+ *  - every call gives bitwise the same result for any thread count (rows
+ *    are cut into tiles of a fixed size, whatever the threads, and every
+ *    reduction runs in a fixed order);
+ *  - where rfx computes a product itself (the fused cos transform of
+ *    d <= 64 inputs, the Walsh-Hadamard transforms of SORF and Fastfood,
+ *    the vector cos / sincos), a row's features do not depend on the other
+ *    rows of the call, nor on where the row falls in its tile.
+ * Where rfx hands a product to the BLAS (maps of d > 64 inputs, activations
+ * other than cos, single precision, Gram matrices, the solvers), the BLAS
+ * may round a row differently in a product of another shape (its edge
+ * kernels differ from its full ones): a row transformed alone and inside a
+ * larger batch agree to rounding, not bitwise. Across paths results agree
+ * to rounding, not bitwise. */
+typedef enum rfx_isa {
+    RFX_ISA_GENERIC = 0,
+    RFX_ISA_AVX2 = 1,
+    RFX_ISA_AVX512 = 2
+} rfx_isa;
+
+/* The path the kernels run now, and the best this CPU supports. */
+RFX_API rfx_isa rfx_isa_active(void);
+RFX_API rfx_isa rfx_isa_native(void);
+/* Run the kernels on this path, capped at rfx_isa_native(); overrides
+ * RFX_ISA. RFX_EINVAL for a value outside the enum. Process-wide: calls
+ * running on other threads finish on the path they started with or switch
+ * between row tiles, so set it before starting work. */
+RFX_API rfx_status rfx_isa_set(rfx_isa isa);
+/* "generic", "avx2", "avx512", and the reverse look-up (RFX_EINVAL for an
+ * unknown name, with the accepted names in rfx_last_error()). */
+RFX_API const char *rfx_isa_name(rfx_isa isa);
+RFX_API rfx_status rfx_isa_from_name(const char *name, rfx_isa *out);
+
+/* ------------------------------------------------------------------------ */
 /* Matrix views                                                              */
 /* ------------------------------------------------------------------------ */
 

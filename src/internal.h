@@ -26,6 +26,21 @@
 /* Record a formatted message for the calling thread and return status. */
 rfx_status rfx__error(rfx_status status, const char *fmt, ...) RFX__PRINTF(2, 3);
 
+/* The first failure of a parallel loop (the lowest index, whatever the
+ * schedule), with its message captured on the worker thread that saw it:
+ * the message is thread-local, so a status carried out of a worker alone
+ * would reach the caller with another call's message. Workers call
+ * rfx__failure_note(f, i, status) (a no-op for RFX_OK); the caller, after
+ * the loop, returns rfx__failure_raise(f), which sets its own message. */
+typedef struct rfx__failure {
+    size_t index; /* SIZE_MAX: none */
+    rfx_status status;
+    char msg[1024];
+} rfx__failure;
+void rfx__failure_init(rfx__failure *f);
+void rfx__failure_note(rfx__failure *f, size_t index, rfx_status status);
+rfx_status rfx__failure_raise(const rfx__failure *f);
+
 /* Prefix the current message with "<prefix>: " (context added on the way up). */
 void rfx__error_prefix(const char *fmt, ...) RFX__PRINTF(1, 2);
 
@@ -111,13 +126,15 @@ void rfx__vcos_bias(double *x, const double *b, double s, size_t n);
 void rfx__vsincos(const double *x, double *c, double *s_out, double s, size_t n);
 void rfx__vcos_bias_f32(float *x, const float *b, float s, size_t n);
 void rfx__vsincos_f32(const float *x, float *c, float *s_out, float s, size_t n);
-/* The fused feature kernel (vmath_kernels.h): returns 0 without writing
- * anything when no vector instruction set is available. */
-int rfx__fused_features(const double *X, size_t ldx, size_t rows, size_t d, const double *WT,
+/* The fused feature kernels (fused_kernel.h), double and single precision,
+ * on the active path. WT (d x ldw) and b (ldw) 64-byte aligned, zero-padded
+ * past F, ldw a multiple of 64. */
+void rfx__fused_features(const double *X, size_t ldx, size_t rows, size_t d, const double *WT,
                         size_t ldw, const double *b, size_t F, double s, int paired, double *Z,
                         size_t ldz);
-/* The instruction set the kernels dispatch to ("avx512f", "avx2", "generic"). */
-const char *rfx__vmath_isa(void);
+void rfx__fused_features_f32(const float *X, size_t ldx, size_t rows, size_t d, const float *WT,
+                            size_t ldw, const float *b, size_t F, float s, int paired, float *Z,
+                            size_t ldz);
 
 /* ---- feature maps ------------------------------------------------------- */
 
@@ -133,7 +150,8 @@ struct rfx_features {
     float *W32, *b32;           /* single-precision copies                   */
     double *WT, *bp;            /* W transposed (d x ldw) and b (ldw), zero-
                                    padded: the fused kernel's layout          */
-    size_t ldw;                 /* F rounded up to a multiple of 16          */
+    float *WT32, *bp32;         /* the same in single precision              */
+    size_t ldw;                 /* F rounded up to a multiple of 64          */
     double scale;               /* sqrt(2 / D)                               */
     /* SORF and FASTFOOD (src/features/structured.c): the O(F log d) map, in
        n_blocks blocks of dp frequencies; fdiag NULL for other structures   */

@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/test_cli.sh RFX [DATA_DIR]: the command-line tool end to end - exit
-# codes, messages and files. Data sets are generated here with awk, in a
-# scratch directory removed at exit. Prints "N passed, M failed" last and
+# codes, messages and files. Data sets are generated here with awk (with
+# its own MINSTD generator, not rand()), in a scratch directory removed at
+# exit. Prints "N passed, M failed" last and
 # exits non-zero when something failed.
 # shellcheck disable=SC2016  # the single-quoted $ are awk's, not the shell's
 
@@ -56,14 +57,22 @@ stderr_has() {
     if grep -Eq -- "$2" "$T/stderr"; then pass; else fail "$1: stderr does not match '$2'"; fi
 }
 
+# The data's uniforms come from MINSTD (Park & Miller 1988: x <- 48271 x
+# mod 2^31 - 1), whose products stay below 2^53 and so are exact in every
+# awk's doubles: the same data with mawk, gawk or busybox, unlike rand().
+MINSTD='
+function u() { s_ = (48271 * s_) % 2147483647; return s_ / 2147483647 }
+function useed(seed,  k) { s_ = 1 + (seed * 7919) % 2147483646; for (k = 0; k < 10; k++) u() }'
+
 # gen_data FILE ROWS SEED: y = sin(x0) + 0.5 x1^2 + small noise; x2 unused.
 gen_data() {
-    awk -v n="$2" -v seed="$3" 'BEGIN {
-        srand(seed)
+    awk -v n="$2" -v seed="$3" "$MINSTD"'
+    BEGIN {
+        useed(seed)
         print "x0,x1,x2,y"
         for (i = 0; i < n; i++) {
-            x0 = 4 * rand() - 2; x1 = 4 * rand() - 2; x2 = 4 * rand() - 2
-            y = sin(x0) + 0.5 * x1 * x1 + 0.02 * (rand() - 0.5)
+            x0 = 4 * u() - 2; x1 = 4 * u() - 2; x2 = 4 * u() - 2
+            y = sin(x0) + 0.5 * x1 * x1 + 0.02 * (u() - 0.5)
             printf "%.10g,%.10g,%.10g,%.10g\n", x0, x1, x2, y
         }
     }' >"$1"
@@ -597,13 +606,14 @@ expect 3 "half a projected model (sobol)" "$RFX" sobol "$T/pj_half.rfx" --like i
 # gen_classes FILE ROWS SEED: three classes 0, 1, 7 on rings around (3, 0)
 # (radii < 1, 1.4..1.9, 2.3..2.8; x2 is noise), unscaled inputs
 gen_classes() {
-    awk -v n="$2" -v seed="$3" 'BEGIN {
-        srand(seed)
+    awk -v n="$2" -v seed="$3" "$MINSTD"'
+    BEGIN {
+        useed(seed)
         print "x0,x1,x2,cls"
         for (i = 0; i < n; i++) {
-            k = i % 3; a = 6.283185307 * rand()
-            r = k == 0 ? sqrt(rand()) : (k == 1 ? 1.4 + 0.5 * rand() : 2.3 + 0.5 * rand())
-            printf "%.8f,%.8f,%.8f,%s\n", 3 + r * cos(a), r * sin(a), 10 * rand(), \
+            k = i % 3; a = 6.283185307 * u()
+            r = k == 0 ? sqrt(u()) : (k == 1 ? 1.4 + 0.5 * u() : 2.3 + 0.5 * u())
+            printf "%.8f,%.8f,%.8f,%s\n", 3 + r * cos(a), r * sin(a), 10 * u(), \
                 k == 0 ? "0" : (k == 1 ? "1" : "7")
         }
     }' >"$1"

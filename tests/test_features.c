@@ -539,7 +539,7 @@ static void test_errors(void)
 
 int main(void)
 {
-    printf("vector math: %s\n", rfx__vmath_isa());
+    printf("vector math: %s\n", rfx_isa_name(rfx_isa_active()));
     test_exact_kernels();
     test_conventions();
     test_transform();

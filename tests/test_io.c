@@ -471,8 +471,7 @@ static void test_csv_large(void)
     CHECK_OK(rfx_data_read(path, &p, &d));
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-    printf("read a %d x %d CSV in %.3f s\n", N, D, secs);
-    CHECK(secs < 10.0);
+    printf("read a %d x %d CSV in %.3f s\n", N, D, secs); /* information: bench/ times it */
     if (d) {
         rfx_cmat X = rfx_data_x(d), Y = rfx_data_y(d);
         int same = X.rows == N && X.cols == D - 1;

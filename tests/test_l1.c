@@ -210,7 +210,14 @@ static void test_lasso_kkt(void)
         p.lambda = 0.05 * lmax;
         CHECK_OK(rfx_l1_fit(&p, Am, y, c, NULL, NULL));
         CHECK_OK(rfx_l1_fit(&p, V, y, c2, NULL, NULL));
-        CHECK(memcmp(c, c2, N * sizeof *c) == 0);
+        /* the BLAS may take other kernels for another leading dimension:
+         * equal to the solver's tolerance, not bitwise */
+        double dc = 0, cmax = 0;
+        for (size_t j = 0; j < N; j++) {
+            dc = fmax(dc, fabs(c[j] - c2[j]));
+            cmax = fmax(cmax, fabs(c[j]));
+        }
+        CHECK_MSG(dc <= 1e-8 * cmax, "strided view: coefficients differ by %.3g", dc);
         free(Aw);
         free(c2);
     }

@@ -765,7 +765,7 @@ static void test_errors(void)
     p.surrogate = RFX_METHOD_SRFE;
     p.srfe = &sp;
     CHECK_STATUS(rfx_projected_fit(&p, Xm, Ym, &mod, NULL), RFX_EINVAL);
-    CHECK(strstr(rfx_last_error(), "srfe surrogate") != NULL);
+    CHECK_MSG(strstr(rfx_last_error(), "srfe surrogate") != NULL, "%s", rfx_last_error());
     CHECK(mod == NULL);
     /* ... also inside the k-fold search, where it stops the swarm */
     rfx_fit_params fp = rfx_fit_params_default();

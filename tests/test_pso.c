@@ -448,8 +448,32 @@ static void test_errors(void)
           d.tol == 0 && d.thread_safe == 0 && d.n_threads == 0 && d.progress == NULL);
 }
 
+/* rfx__failure, under every parallel loop of the library: the failure of
+ * the lowest index wins whatever the schedule, and its message, set on a
+ * worker thread, reaches the caller's thread. */
+static void test_failure_capture(void)
+{
+    for (int rep = 0; rep < 20; rep++) {
+        rfx__failure fail;
+        rfx__failure_init(&fail);
+        CHECK(rfx__failure_raise(&fail) == RFX_OK);
+        rfx_clear_error();
+#pragma omp parallel for num_threads(2) schedule(dynamic, 1)
+        for (size_t i = 0; i < 200; i++) {
+            rfx_status st = RFX_OK;
+            if (i == 37 || i == 150) st = rfx__error(RFX_ENUMERIC, "worker failure %zu", i);
+            if (i == 160) st = rfx__error(RFX_EINVAL, "another failure %zu", i);
+            rfx__failure_note(&fail, i, st);
+        }
+        CHECK(fail.index == 37);
+        CHECK_STATUS(rfx__failure_raise(&fail), RFX_ENUMERIC);
+        CHECK_MSG(strcmp(rfx_last_error(), "worker failure 37") == 0, "%s", rfx_last_error());
+    }
+}
+
 int main(void)
 {
+    RFX_TEST_RUN(test_failure_capture);
     RFX_TEST_RUN(test_sphere);
     RFX_TEST_RUN(test_rosenbrock);
     RFX_TEST_RUN(test_rastrigin);

@@ -2,7 +2,9 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 int rfx_test_failures = 0;
@@ -29,7 +31,16 @@ int rfx_test_finish(const char *name)
 const char *rfx_test_tmp(const char *tag)
 {
     static char buf[4096];
-    snprintf(buf, sizeof buf, "%s/tmp_%s", RFX_BINARY_DIR, tag);
+    /* the instruction-set runs of one test may run at once (ctest -j): each
+     * has a folder of its own */
+    const char *isa = getenv("RFX_ISA");
+    if (isa && isa[0]) {
+        snprintf(buf, sizeof buf, "%s/tmp-%s", RFX_BINARY_DIR, isa);
+        mkdir(buf, 0755); /* exists after the first call */
+        snprintf(buf, sizeof buf, "%s/tmp-%s/tmp_%s", RFX_BINARY_DIR, isa, tag);
+    } else {
+        snprintf(buf, sizeof buf, "%s/tmp_%s", RFX_BINARY_DIR, tag);
+    }
     return buf;
 }
 
@@ -63,4 +74,31 @@ double rfx_test_seconds(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+#include "rfx.h"
+
+/* make test runs the numerical tests once per instruction-set path, with
+ * RFX_ISA set (tests/CMakeLists.txt). A path above this CPU's best is
+ * skipped (exit 77, ctest's SKIP_RETURN_CODE) rather than run capped on a
+ * lower one, which would test that path twice; an unknown name fails. */
+__attribute__((constructor)) static void rfx_test_isa_gate(void)
+{
+    const char *env = getenv("RFX_ISA");
+    if (!env || !env[0]) return;
+    rfx_isa want;
+    if (rfx_isa_from_name(env, &want) != RFX_OK) {
+        fprintf(stderr, "RFX_ISA: %s\n", rfx_last_error());
+        exit(1);
+    }
+    if (want > rfx_isa_native()) {
+        printf("RFX_ISA=%s: this CPU's best is %s; skipped\n", env,
+               rfx_isa_name(rfx_isa_native()));
+        exit(77);
+    }
+    if (rfx_isa_active() != want) {
+        fprintf(stderr, "RFX_ISA=%s, but the kernels run %s\n", env,
+                rfx_isa_name(rfx_isa_active()));
+        exit(1);
+    }
 }

@@ -5,7 +5,6 @@ import re
 import subprocess
 import sys
 import threading
-import time
 
 import numpy as np
 import pytest
@@ -178,34 +177,35 @@ def test_openblas_threads_are_restored():
 
 
 def test_the_gil_is_released_during_c_calls():
-    """While a long transform runs in another thread, this thread keeps
-    running: the longest pause between its steps stays far below the length
-    of the C call (it would be the whole call if the GIL were held)."""
+    """While a transform runs in another thread, this thread keeps running.
+    It spins without sleeping between the worker's "entering" and "left"
+    marks. With the switch interval at 0.1 ms, a transform that held the
+    GIL would leave this loop only the few intervals around the call
+    (thousands of steps); one that lets go of it leaves it the whole call
+    (40000 x 1024 features on one thread: millions of steps). No clock is
+    read."""
     X = np.random.RandomState(0).normal(size=(40000, 20))
     t = rfx.RandomFourierFeatures(1024, random_state=0, n_jobs=1).fit(X)
-    t0 = time.perf_counter()
-    t.transform(X)
-    single = time.perf_counter() - t0
-    done = threading.Event()
-    span = []
+    entering, left = threading.Event(), threading.Event()
 
     def work():
-        s = time.perf_counter()
+        entering.set()
         t.transform(X)
-        span.append(time.perf_counter() - s)
-        done.set()
+        left.set()
 
-    th = threading.Thread(target=work)
-    gaps, last = [], time.perf_counter()
-    th.start()
-    while not done.is_set():
-        now = time.perf_counter()
-        gaps.append(now - last)
-        last = now
-        time.sleep(0.001)
-    th.join()
-    assert single > 0.02, "the call is too short to tell"
-    assert max(gaps) < 0.5 * span[0]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-4)
+    try:
+        th = threading.Thread(target=work)
+        th.start()
+        entering.wait()
+        steps = 0
+        while not left.is_set():
+            steps += 1
+        th.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert steps > 100000, steps
 
 
 def test_concurrent_calls_from_threads_agree():

@@ -59,3 +59,30 @@ void rfx__error_prefix(const char *fmt, ...)
     msg[plen + old] = '\0';
     memcpy(msg, prefix, plen);
 }
+
+void rfx__failure_init(rfx__failure *f)
+{
+    f->index = SIZE_MAX;
+    f->status = RFX_OK;
+    f->msg[0] = '\0';
+}
+
+void rfx__failure_note(rfx__failure *f, size_t index, rfx_status status)
+{
+    if (status == RFX_OK) return;
+#pragma omp critical(rfx__failure)
+    {
+        if (index < f->index) {
+            f->index = index;
+            f->status = status;
+            snprintf(f->msg, sizeof f->msg, "%s", msg);
+        }
+    }
+}
+
+rfx_status rfx__failure_raise(const rfx__failure *f)
+{
+    if (f->status == RFX_OK) return RFX_OK;
+    snprintf(msg, sizeof msg, "%s", f->msg);
+    return f->status;
+}

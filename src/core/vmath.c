@@ -1,36 +1,21 @@
-/* Vectorised cos / sincos with run-time dispatch on the instruction set. */
+/* Vectorised cos / sincos and the fused transform, dispatched at run time
+ * on the instruction-set path. */
 #include "internal.h"
 #include "vmath_isa.h"
 
-#include <math.h>
 
-enum { ISA_GENERIC, ISA_AVX2, ISA_AVX512 };
+/* The path in force (rfx_isa_active: the CPU's best, or what RFX_ISA or
+ * rfx_isa_set asked for). */
+enum { ISA_GENERIC = RFX_ISA_GENERIC, ISA_AVX2 = RFX_ISA_AVX2, ISA_AVX512 = RFX_ISA_AVX512 };
 
-static int isa(void)
-{
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-    if (__builtin_cpu_supports("avx512f")) return ISA_AVX512;
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return ISA_AVX2;
-#endif
-    return ISA_GENERIC;
-}
-
-const char *rfx__vmath_isa(void)
-{
-    switch (isa()) {
-    case ISA_AVX512: return "avx512f";
-    case ISA_AVX2: return "avx2";
-    default: return "generic";
-    }
-}
+static int isa(void) { return (int)rfx_isa_active(); }
 
 void rfx__vcos_bias(double *x, const double *b, double s, size_t n)
 {
     switch (isa()) {
     case ISA_AVX512: rfx__vcos_bias_avx512(x, b, s, n); return;
     case ISA_AVX2: rfx__vcos_bias_avx2(x, b, s, n); return;
-    default:
-        for (size_t i = 0; i < n; i++) x[i] = s * cos(x[i] + (b ? b[i] : 0.0));
+    default: rfx__vcos_bias_generic(x, b, s, n);
     }
 }
 
@@ -39,12 +24,7 @@ void rfx__vsincos(const double *x, double *c, double *so, double s, size_t n)
     switch (isa()) {
     case ISA_AVX512: rfx__vsincos_avx512(x, c, so, s, n); return;
     case ISA_AVX2: rfx__vsincos_avx2(x, c, so, s, n); return;
-    default:
-        for (size_t i = 0; i < n; i++) {
-            double v = x[i];
-            so[i] = s * sin(v);
-            c[i] = s * cos(v);
-        }
+    default: rfx__vsincos_generic(x, c, so, s, n);
     }
 }
 
@@ -53,8 +33,7 @@ void rfx__vcos_bias_f32(float *x, const float *b, float s, size_t n)
     switch (isa()) {
     case ISA_AVX512: rfx__vcos_bias_f32_avx512(x, b, s, n); return;
     case ISA_AVX2: rfx__vcos_bias_f32_avx2(x, b, s, n); return;
-    default:
-        for (size_t i = 0; i < n; i++) x[i] = s * cosf(x[i] + (b ? b[i] : 0.0f));
+    default: rfx__vcos_bias_f32_generic(x, b, s, n);
     }
 }
 
@@ -63,27 +42,38 @@ void rfx__vsincos_f32(const float *x, float *c, float *so, float s, size_t n)
     switch (isa()) {
     case ISA_AVX512: rfx__vsincos_f32_avx512(x, c, so, s, n); return;
     case ISA_AVX2: rfx__vsincos_f32_avx2(x, c, so, s, n); return;
-    default:
-        for (size_t i = 0; i < n; i++) {
-            float v = x[i];
-            so[i] = s * sinf(v);
-            c[i] = s * cosf(v);
-        }
+    default: rfx__vsincos_f32_generic(x, c, so, s, n);
     }
 }
 
-int rfx__fused_features(const double *X, size_t ldx, size_t rows, size_t d, const double *WT,
+void rfx__fused_features(const double *X, size_t ldx, size_t rows, size_t d, const double *WT,
                         size_t ldw, const double *b, size_t F, double s, int paired, double *Z,
                         size_t ldz)
 {
     switch (isa()) {
     case ISA_AVX512:
         rfx__fused_features_avx512(X, ldx, rows, d, WT, ldw, b, F, s, paired, Z, ldz);
-        return 1;
+        return;
     case ISA_AVX2:
         rfx__fused_features_avx2(X, ldx, rows, d, WT, ldw, b, F, s, paired, Z, ldz);
-        return 1;
+        return;
     default:
-        return 0;
+        rfx__fused_features_generic(X, ldx, rows, d, WT, ldw, b, F, s, paired, Z, ldz);
+    }
+}
+
+void rfx__fused_features_f32(const float *X, size_t ldx, size_t rows, size_t d, const float *WT,
+                            size_t ldw, const float *b, size_t F, float s, int paired, float *Z,
+                            size_t ldz)
+{
+    switch (isa()) {
+    case ISA_AVX512:
+        rfx__fused_features_f32_avx512(X, ldx, rows, d, WT, ldw, b, F, s, paired, Z, ldz);
+        return;
+    case ISA_AVX2:
+        rfx__fused_features_f32_avx2(X, ldx, rows, d, WT, ldw, b, F, s, paired, Z, ldz);
+        return;
+    default:
+        rfx__fused_features_f32_generic(X, ldx, rows, d, WT, ldw, b, F, s, paired, Z, ldz);
     }
 }

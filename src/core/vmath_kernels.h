@@ -1,8 +1,9 @@
 /*
  * Vector cos / sincos for the feature maps, written once with GCC vector
- * extensions and compiled per instruction set (vmath_avx2.c: 4 doubles,
- * vmath_avx512.c: 8 doubles). Included, not compiled on its own; the
- * includer defines VB (vector bytes) and SUFFIX (the function suffix).
+ * extensions and compiled per instruction set (vmath_generic.c: 2 doubles,
+ * the baseline of the target, SSE2 on x86-64, no FMA; vmath_avx2.c: 4
+ * doubles; vmath_avx512.c: 8 doubles). Included, not compiled on its own;
+ * the includer defines VB (vector bytes) and SUFFIX (the function suffix).
  *
  * Method (Cody & Waite, "Software Manual for the Elementary Functions",
  * 1980): k = round(x 2/pi) by adding and subtracting 1.5 2^52, whose low
@@ -15,7 +16,9 @@
  * the limit; a block holding any |x| >= LIMIT goes to SLEEF instead.
  * Error: a few ulp (tested against libm in tests/test_vmath.c).
  */
+#if VB >= 32
 #include <immintrin.h>
+#endif
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -104,12 +107,29 @@ static inline vd cos_v(vd x)
 
 static inline vd loadu(const double *p)
 {
+#if VB == 64
+    return (vd)_mm512_loadu_pd(p);
+#elif VB == 32
+    return (vd)_mm256_loadu_pd(p);
+#else
     vd v;
     memcpy(&v, p, sizeof v);
     return v;
+#endif
 }
 
-static inline void storeu(double *p, vd v) { memcpy(p, &v, sizeof v); }
+/* One unaligned vector store (vmovupd): a memcpy of the vector type may go
+ * through the stack in two halves. */
+static inline void storeu(double *p, vd v)
+{
+#if VB == 64
+    _mm512_storeu_pd(p, (__m512d)v);
+#elif VB == 32
+    _mm256_storeu_pd(p, (__m256d)v);
+#else
+    memcpy(p, &v, sizeof v);
+#endif
+}
 
 /* 1 when some |x[i] (+ b[i])| >= LIMIT. */
 static int too_large(const double *x, const double *b, size_t n)
@@ -198,14 +218,54 @@ static inline void sincos_vf(vf x, vf *c_out, vf *s_out)
     *s_out = (vf)sin_bits;
 }
 
+/* cos(x) alone in single precision, as cos_v: k = round(x / pi), r = x -
+ * k pi (float parts of pi: Cephes' DP1..DP3 doubled, k DP1 exact for
+ * |k| < 2^16), cos x = (-1)^k cos r, and cos r by its Taylor series to
+ * z^6 (z = r^2 <= 2.47: the first term left out is below 6.5e-9, a tenth
+ * of an ulp of 1). */
+static inline vf cos_vf(vf x)
+{
+    const vf shifter = x * 0 + 0x1.8p23f;
+    vf t = x * 0.318309886183790671538f + shifter;
+    vf k = t - shifter;
+    vif q = (vif)t;
+    vf r = x - k * 3.140625f;
+    r = r - k * 9.67502593994140625e-4f;
+    r = r - k * 1.509957990978376432e-7f;
+    vf z = r * r;
+    vf c = z * 0 + 1.0f / 479001600.0f;
+    c = c * z - 1.0f / 3628800.0f;
+    c = c * z + 1.0f / 40320.0f;
+    c = c * z - 1.0f / 720.0f;
+    c = c * z + 1.0f / 24.0f;
+    c = c * z - 0.5f;
+    c = c * z + 1.0f;
+    return (vf)((vif)c ^ ((q & 1) << 31));
+}
+
 static inline vf loaduf(const float *p)
 {
+#if VB == 64
+    return (vf)_mm512_loadu_ps(p);
+#elif VB == 32
+    return (vf)_mm256_loadu_ps(p);
+#else
     vf v;
     memcpy(&v, p, sizeof v);
     return v;
+#endif
 }
 
-static inline void storeuf(float *p, vf v) { memcpy(p, &v, sizeof v); }
+static inline void storeuf(float *p, vf v)
+{
+#if VB == 64
+    _mm512_storeu_ps(p, (__m512)v);
+#elif VB == 32
+    _mm256_storeu_ps(p, (__m256)v);
+#else
+    memcpy(p, &v, sizeof v);
+#endif
+}
 
 static int too_large_f(const float *x, const float *b, size_t n)
 {
@@ -268,132 +328,90 @@ void CAT(rfx__vsincos_f32_, SUFFIX)(const float *x, float *co, float *so, float 
 }
 
 /*
- * The fused feature kernel: Z[i, j] = s cos(b_j + sum_k X[i, k] WT[k, j]),
- * or the pair s cos(t), s sin(t) into columns j and F + j. The sum runs in
- * the same order (k = 0 .. d-1, fused multiply-adds) for every element,
- * whatever the blocking, so a row's features do not depend on the block
- * it came in. Register block: 4 rows x 2 vectors of frequencies; per k two
- * loads of WT, four broadcasts, eight FMAs. Each output is written once,
- * straight from registers: no GEMM output pass, no separate cos pass.
- * Cost per element: d FMAs + one sincos; memory: one store. For large d
- * (WT rows no longer cached across the block) the GEMM path is faster; the
- * caller decides. WT is d x ldw and b has ldw entries, zero-padded past F,
- * ldw a multiple of the vector length.
+ * The fused feature kernels (fused_kernel.h), in double and in single
+ * precision: Z = s cos(X W^T + b), or the cos / sin pair, computed in
+ * registers and written once.
  */
-/* One vbroadcastsd (a generic 0 + v costs a scalar add; a lane loop goes
- * through the stack). */
+#if VB == 64
+#define NV 4 /* frequency vectors per register block */
+#else
+#define NV 2
+#endif
+#define MR 4 /* rows per register block */
+
 static inline vd bcast(double v)
 {
 #if VB == 64
     return (vd)_mm512_set1_pd(v);
-#else
+#elif VB == 32
     return (vd)_mm256_set1_pd(v);
+#else
+    return (vd){0} + v;
 #endif
 }
 
-static inline void store_part(double *p, vd v, size_t m)
+static inline vf bcastf(float v)
 {
-    if (m >= NL) storeu(p, v);
-    else {
-        double t[NL];
-        storeu(t, v);
-        memcpy(p, t, m * sizeof *t);
-    }
+#if VB == 64
+    return (vf)_mm512_set1_ps(v);
+#elif VB == 32
+    return (vf)_mm256_set1_ps(v);
+#else
+    return (vf){0} + v;
+#endif
 }
 
-/* Accumulate t for rows r0 .. r0+nr-1 (nr <= 4) and frequency vectors
- * j, j + NL: acc[r][c]. */
-#define FUSED_ACC(NR)                                                              \
-    for (int r_ = 0; r_ < (NR); r_++) {                                            \
-        acc[r_][0] = b ? loadu(b + j) : (vd){0};                                   \
-        acc[r_][1] = b ? loadu(b + j + NL) : (vd){0};                              \
-    }                                                                              \
-    for (size_t k = 0; k < d; k++) {                                               \
-        vd w0 = loadu(WT + k * ldw + j), w1 = loadu(WT + k * ldw + j + NL);        \
-        for (int r_ = 0; r_ < (NR); r_++) {                                        \
-            vd xv = bcast(X[(i + (size_t)r_) * ldx + k]);                          \
-            acc[r_][0] = acc[r_][0] + xv * w0;                                     \
-            acc[r_][1] = acc[r_][1] + xv * w1;                                     \
-        }                                                                          \
-    }
+typedef double vda __attribute__((vector_size(VB), aligned(VB)));
+typedef float vfa __attribute__((vector_size(VB), aligned(VB)));
+static inline vd loada(const double *p) { return *(const vda *)p; }
+static inline vf loadaf(const float *p) { return *(const vfa *)p; }
 
-/* Rows i .. i+nr-1 (nr <= 4), all frequencies, by the fast sincos; no calls
- * in the loop, so the accumulators stay in registers. Returns 1 when some
- * |t| reached LIMIT: the caller then redoes the rows with fused_rows_exact
- * (the sums are recomputed identically). */
-static int fused_rows(const double *X, size_t ldx, size_t i, int nr, size_t d, const double *WT,
-                      size_t ldw, const double *b, size_t F, double s, int paired, double *Z,
-                      size_t ldz)
+static inline void sleef_sincos(double t, double *c, double *s)
 {
-    vd acc[4][2];
-    const vi absmask = (vi){0} + INT64_MAX;
-    vi big = (vi){0};
-    for (size_t j = 0; j < F; j += 2 * NL) {
-        if (nr == 4) {
-            FUSED_ACC(4)
-        } else {
-            FUSED_ACC(nr)
-        }
-        for (int r = 0; r < nr; r++) {
-            double *z = Z + (i + (size_t)r) * ldz;
-            for (int c = 0; c < 2; c++) {
-                size_t jj = j + (size_t)c * NL;
-                if (jj >= F) break;
-                big |= (vd)((vi)acc[r][c] & absmask) >= LIMIT;
-                if (paired) {
-                    vd co, si;
-                    sincos_v(acc[r][c], &co, &si);
-                    store_part(z + jj, s * co, F - jj);
-                    store_part(z + F + jj, s * si, F - jj);
-                } else {
-                    store_part(z + jj, s * cos_v(acc[r][c]), F - jj);
-                }
-            }
-        }
-    }
-    int64_t lanes[NL];
-    memcpy(lanes, &big, sizeof lanes);
-    int any = 0;
-    for (int l = 0; l < NL; l++) any |= lanes[l] != 0;
-    return any;
+    Sleef_double2 q = Sleef_sincos_u10(t);
+    *s = q.x;
+    *c = q.y;
 }
 
-/* The same rows through SLEEF's exact sincos (rare: huge arguments). */
-__attribute__((noinline)) static void fused_rows_exact(const double *X, size_t ldx, size_t i,
-                                                       int nr, size_t d, const double *WT,
-                                                       size_t ldw, const double *b, size_t F,
-                                                       double s, int paired, double *Z,
-                                                       size_t ldz)
+static inline void sleef_sincosf(float t, float *c, float *s)
 {
-    vd acc[4][2];
-    for (size_t j = 0; j < F; j += 2 * NL) {
-        FUSED_ACC(nr)
-        for (int r = 0; r < nr; r++) {
-            double *z = Z + (i + (size_t)r) * ldz;
-            for (int c = 0; c < 2; c++) {
-                size_t jj = j + (size_t)c * NL;
-                if (jj >= F) break;
-                double t[NL], tc[NL], ts[NL];
-                storeu(t, acc[r][c]);
-                for (int l = 0; l < NL; l++) {
-                    Sleef_double2 q = Sleef_sincos_u10(t[l]);
-                    ts[l] = s * q.x;
-                    tc[l] = s * q.y;
-                }
-                store_part(z + jj, loadu(tc), F - jj);
-                if (paired) store_part(z + F + jj, loadu(ts), F - jj);
-            }
-        }
-    }
+    Sleef_float2 q = Sleef_sincosf_u10(t);
+    *s = q.x;
+    *c = q.y;
 }
 
-void CAT(rfx__fused_features_, SUFFIX)(const double *X, size_t ldx, size_t rows, size_t d,
-                                       const double *WT, size_t ldw, const double *b, size_t F,
-                                       double s, int paired, double *Z, size_t ldz)
-{
-    for (size_t i = 0; i < rows; i += 4) {
-        int nr = rows - i < 4 ? (int)(rows - i) : 4;
-        if (fused_rows(X, ldx, i, nr, d, WT, ldw, b, F, s, paired, Z, ldz))
-            fused_rows_exact(X, ldx, i, nr, d, WT, ldw, b, F, s, paired, Z, ldz);
-    }
-}
+#define FT double
+#define FV vd
+#define FVI vi
+#define FL NL
+#define F_LIMIT LIMIT
+#define F_BCAST bcast
+#define F_LOADA loada
+#define F_LOADU loadu
+#define F_STOREU storeu
+#define F_COS cos_v
+#define F_SINCOS sincos_v
+#define F_EXACT sleef_sincos
+#define F_SIGNMASK INT64_MAX
+#define F_IT int64_t
+#define F_NAME(x) x##_f64
+#define F_ENTRY CAT(rfx__fused_features_, SUFFIX)
+#include "fused_kernel.h"
+
+#define FT float
+#define FV vf
+#define FVI vif
+#define FL NLF
+#define F_LIMIT LIMIT_F
+#define F_BCAST bcastf
+#define F_LOADA loadaf
+#define F_LOADU loaduf
+#define F_STOREU storeuf
+#define F_COS cos_vf
+#define F_SINCOS sincos_vf
+#define F_EXACT sleef_sincosf
+#define F_SIGNMASK INT32_MAX
+#define F_IT int32_t
+#define F_NAME(x) x##_f32
+#define F_ENTRY CAT(rfx__fused_features_f32_, SUFFIX)
+#include "fused_kernel.h"

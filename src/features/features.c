@@ -222,9 +222,11 @@ static rfx_status features_alloc(const rfx_features_params *p, size_t d, rfx_fea
     if (!st) st = rfx__alloc(f->F, sizeof(double), (void **)&f->b, "features: phases");
     if (!st) st = rfx__alloc(f->F * d, sizeof(float), (void **)&f->W32, "features: frequencies");
     if (!st) st = rfx__alloc(f->F, sizeof(float), (void **)&f->b32, "features: phases");
-    f->ldw = (f->F + 15) / 16 * 16;
+    f->ldw = (f->F + 63) / 64 * 64; /* whole register blocks of the fused kernels */
     if (!st) st = rfx__calloc(f->ldw * d, sizeof(double), (void **)&f->WT, "features: frequencies");
     if (!st) st = rfx__calloc(f->ldw, sizeof(double), (void **)&f->bp, "features: phases");
+    if (!st) st = rfx__calloc(f->ldw * d, sizeof(float), (void **)&f->WT32, "features: frequencies");
+    if (!st) st = rfx__calloc(f->ldw, sizeof(float), (void **)&f->bp32, "features: phases");
     if (st) {
         rfx_features_free(f);
         return st;
@@ -244,6 +246,8 @@ static void features_finish(rfx_features *f)
         /* sin(t + b) = cos(t + b - pi/2): sine features take the cosine
          * kernels (vectorised, fused) with shifted phases */
         f->bp[j] = f->params.activation == RFX_ACTIVATION_SIN ? f->b[j] - RFX__HALF_PI : f->b[j];
+        for (size_t k = 0; k < f->d; k++) f->WT32[k * f->ldw + j] = f->W32[j * f->d + k];
+        f->bp32[j] = (float)f->bp[j];
     }
     f->params.length_scales = f->ard ? f->ls : NULL;
     f->params.length_scale = f->ard ? 0.0 : f->ls[0];
@@ -425,6 +429,8 @@ void rfx_features_free(rfx_features *f)
     free(f->b32);
     free(f->WT);
     free(f->bp);
+    free(f->WT32);
+    free(f->bp32);
     free(f->fdiag);
     free(f->fperm);
     free(f);

@@ -276,16 +276,8 @@ typedef int64_t vdi __attribute__((vector_size(32)));
 void rfx__structured_project(const rfx_features *f, const double *X, size_t ldx, size_t rows,
                              double *Z, size_t ldz, double *ws)
 {
-    rfx__structured_project_isa(f, X, ldx, rows, Z, ldz, ws, 0);
-}
-
-void rfx__structured_project_isa(const rfx_features *f, const double *X, size_t ldx,
-                                 size_t rows, double *Z, size_t ldz, double *ws, int generic)
-{
 #ifdef RFX__FWHT_AVX2
-    const int avx2 = !generic && __builtin_cpu_supports("avx2");
-#else
-    (void)generic;
+    const int avx2 = rfx_isa_active() >= RFX_ISA_AVX2;
 #endif
     for (size_t r0 = 0; r0 < rows; r0 += RFX__FAST_ROWS) {
         size_t nr = rows - r0 < RFX__FAST_ROWS ? rows - r0 : RFX__FAST_ROWS;

@@ -129,10 +129,11 @@ void rfx__transform_tile_ws(const rfx_features *f, const double *X, size_t ldx, 
         }
         return;
     }
-    if (cosine && d <= FUSED_MAX_D &&
+    if (cosine && d <= FUSED_MAX_D) {
         rfx__fused_features(X, ldx, rows, d, f->WT, f->ldw, paired ? NULL : f->bp, F, f->scale,
-                            paired, Z, ldz))
+                            paired, Z, ldz);
         return;
+    }
     for (size_t c0 = 0; c0 < F; c0 += COL_TILE) {
         size_t nc = F - c0 < COL_TILE ? F - c0 : COL_TILE;
         cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)nc, (int)d, 1.0, X,
@@ -154,6 +155,14 @@ static void transform_tile_f32(const rfx_features *f, const float *X, size_t ldx
 {
     const size_t F = f->F, d = f->d;
     const float s = (float)f->scale;
+    const int paired = f->params.form == RFX_FORM_COS_SIN;
+    const rfx_activation act = f->params.activation;
+    const int cosine = act == RFX_ACTIVATION_COS || (act == RFX_ACTIVATION_SIN && !paired);
+    if (cosine && d <= FUSED_MAX_D) {
+        rfx__fused_features_f32(X, ldx, rows, d, f->WT32, f->ldw, paired ? NULL : f->bp32, F, s,
+                                paired, Z, ldz);
+        return;
+    }
     for (size_t c0 = 0; c0 < F; c0 += 2 * COL_TILE) {
         size_t nc = F - c0 < 2 * COL_TILE ? F - c0 : 2 * COL_TILE;
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)nc, (int)d, 1.0f, X,

@@ -657,13 +657,6 @@ static rfx_status kpca_make(const ctx *c, double gamma, size_t k, rfx_kpca **out
 /* ------------------------------------------------------------------------ */
 
 /* The first non-OK status of n slots (in slot order), or RFX_OK. */
-static rfx_status first_error(const rfx_status *sts, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (sts[i]) return sts[i];
-    return RFX_OK;
-}
-
 /* theta_0 from the inputs one at a time: r_i = max(0, 1 - S_i), S_i the
  * fast score of input i alone, is the fraction of the variance of y that
  * input i explains by itself. An input whose effect is below the score's
@@ -680,18 +673,18 @@ static rfx_status screen(ctx *c, double *theta0, double *theta0x)
 {
     const size_t d = c->d, m = c->m;
     const int nt = (int)c->nw;
-    rfx_status *sts = NULL;
+    rfx__failure fail;
     double *J = NULL, *res = NULL;
     size_t *order = NULL;
-    RFX__TRY(rfx__alloc(d, sizeof *sts, (void **)&sts, "projected: screening"));
+    rfx__failure_init(&fail);
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
     for (size_t i = 0; i < d; i++) {
         RFX__SERIAL_BLAS();
         double s = INFINITY;
-        sts[i] = fast_score(c, my_worker(c), c->X.data + i, c->X.stride, 1, &s);
+        rfx__failure_note(&fail, i, fast_score(c, my_worker(c), c->X.data + i, c->X.stride, 1, &s));
         theta0[i] = s;
     }
-    rfx_status st = first_error(sts, d);
+    rfx_status st = rfx__failure_raise(&fail);
     double top = 0;
     size_t na = 0;
     for (size_t i = 0; i < d && !st; i++) {
@@ -735,19 +728,18 @@ static rfx_status screen(ctx *c, double *theta0, double *theta0x)
         if (!st && vres > 0) {
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
             for (size_t i = 0; i < d; i++) {
-                sts[i] = RFX_OK;
                 if (theta0[i] > 0) continue;
                 RFX__SERIAL_BLAS();
                 double s = INFINITY;
-                sts[i] = fast_score_y(c, my_worker(c), c->X.data + i, c->X.stride, 1, res, vres,
-                                      NULL, &s);
+                rfx__failure_note(&fail, i,
+                                  fast_score_y(c, my_worker(c), c->X.data + i, c->X.stride, 1,
+                                               res, vres, NULL, &s));
                 const double r = (1.0 - s) * vres / c->yvar;
                 theta0x[i] = r > 0 ? r : 0.0;
             }
-            st = first_error(sts, d);
+            st = rfx__failure_raise(&fail);
         }
     }
-    free(sts);
     free(J);
     free(res);
     free(order);
@@ -778,13 +770,9 @@ static rfx_status choose_shape(ctx *c, const double *theta)
     const size_t k0 = c->k > 0 ? c->k : 1; /* the ks tried: k0..kmax */
     const int nt = (int)c->nw;
     double *loss = NULL;
-    rfx_status *sts = NULL;
+    rfx__failure fail;
+    rfx__failure_init(&fail);
     RFX__TRY(rfx__alloc(ng * nk, sizeof *loss, (void **)&loss, "projected: shapes"));
-    rfx_status st = rfx__alloc(ng, sizeof *sts, (void **)&sts, "projected: shapes");
-    if (st) {
-        free(loss);
-        return st;
-    }
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
     for (size_t g = 0; g < ng; g++) {
         RFX__SERIAL_BLAS();
@@ -797,9 +785,9 @@ static rfx_status choose_shape(ctx *c, const double *theta)
         for (size_t k = k0; k <= nk && !s; k++)
             s = fast_score(c, my_worker(c), rfx_kpca_embedding(kp).data, nk, k, &l[k - 1]);
         rfx_kpca_free(kp);
-        sts[g] = s == RFX_ENUMERIC ? RFX_OK : s;
+        rfx__failure_note(&fail, g, s == RFX_ENUMERIC ? RFX_OK : s);
     }
-    st = first_error(sts, ng);
+    rfx_status st = rfx__failure_raise(&fail);
     size_t bg = 0, bk = k0 - 1;
     for (size_t g = 0; g < ng && !st; g++)
         for (size_t k = k0 - 1; k < nk; k++)
@@ -816,7 +804,6 @@ static rfx_status choose_shape(ctx *c, const double *theta)
         c->k = bk + 1;
     }
     free(loss);
-    free(sts);
     return st;
 }
 
@@ -887,7 +874,8 @@ static rfx_status finalists(ctx *c, double *theta, const double *theta0,
     if (c->p->n_components == 0 && c->kmax != c->k) ks[nk++] = c->kmax;
     const size_t kbig = nk > 1 ? c->kmax : c->k, pairs = nth * ng;
     double score[3 * (1 + N_FINAL_GAMMAS) * 2];
-    rfx_status sts[3 * (1 + N_FINAL_GAMMAS)];
+    rfx__failure fail;
+    rfx__failure_init(&fail);
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
     for (size_t q = 0; q < pairs; q++) {
         RFX__SERIAL_BLAS();
@@ -909,9 +897,9 @@ static rfx_status finalists(ctx *c, double *theta, const double *theta0,
             if (!s && !isnan(own)) score[q * nk + j] = own;
         }
         rfx_kpca_free(kp);
-        sts[q] = s == RFX_ENUMERIC ? RFX_OK : s; /* a degenerate candidate loses */
+        rfx__failure_note(&fail, q, s == RFX_ENUMERIC ? RFX_OK : s); /* a degenerate one loses */
     }
-    RFX__TRY(first_error(sts, pairs));
+    RFX__TRY(rfx__failure_raise(&fail));
     size_t best = 0;
     for (size_t i = 1; i < pairs * nk; i++)
         if (score[i] < score[best]) best = i;

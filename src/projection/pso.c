@@ -122,28 +122,15 @@ static rfx_status swarm_alloc(swarm *s, size_t n, size_t d)
     return st;
 }
 
-/* The first failure of an evaluation round (lowest particle index), with
- * the objective's message captured on the thread that saw it. */
-typedef struct failure {
-    size_t particle;     /* SIZE_MAX: none */
-    rfx_status status;
-    char msg[512];
-} failure;
-
-static void eval_one(rfx_pso_objective fn, void *user, swarm *s, size_t i, failure *fail)
+/* One particle; a failure is kept with its message (rfx__failure: the
+ * lowest particle index wins, whatever the schedule). */
+static void eval_one(rfx_pso_objective fn, void *user, swarm *s, size_t i, rfx__failure *fail)
 {
     double val = 0;
     rfx_clear_error();
     rfx_status st = fn(user, s->x + i * s->d, s->d, &val);
     if (st != RFX_OK) {
-#pragma omp critical
-        {
-            if (i < fail->particle) {
-                fail->particle = i;
-                fail->status = st;
-                snprintf(fail->msg, sizeof fail->msg, "%s", rfx_last_error());
-            }
-        }
+        rfx__failure_note(fail, i, st);
         return;
     }
     s->f[i] = isnan(val) ? INFINITY : val;
@@ -154,10 +141,8 @@ static void eval_one(rfx_pso_objective fn, void *user, swarm *s, size_t i, failu
 static rfx_status evaluate(const rfx_pso_params *p, rfx_pso_objective fn, void *user, swarm *s,
                            size_t iter, int nt)
 {
-    failure fail;
-    fail.particle = SIZE_MAX;
-    fail.status = RFX_OK;
-    fail.msg[0] = '\0';
+    rfx__failure fail;
+    rfx__failure_init(&fail);
     if (p->thread_safe && nt > 1 && s->n > 1) {
 #pragma omp parallel num_threads(nt)
         {
@@ -166,16 +151,16 @@ static rfx_status evaluate(const rfx_pso_params *p, rfx_pso_objective fn, void *
             for (size_t i = 0; i < s->n; i++) eval_one(fn, user, s, i, &fail);
         }
     } else {
-        for (size_t i = 0; i < s->n && fail.particle == SIZE_MAX; i++)
+        for (size_t i = 0; i < s->n && fail.index == SIZE_MAX; i++)
             eval_one(fn, user, s, i, &fail);
     }
-    if (fail.particle == SIZE_MAX) return RFX_OK;
+    if (fail.index == SIZE_MAX) return RFX_OK;
     if (fail.msg[0])
         return rfx__error(fail.status,
                           "pso: the objective failed at iteration %zu, particle %zu: %s", iter,
-                          fail.particle, fail.msg);
+                          fail.index, fail.msg);
     return rfx__error(fail.status, "pso: the objective failed at iteration %zu, particle %zu (%s)",
-                      iter, fail.particle, rfx_strerror(fail.status));
+                      iter, fail.index, rfx_strerror(fail.status));
 }
 
 /* The neighbourhood bests of the current personal bests (lowest value,

@@ -288,13 +288,14 @@ static rfx_status box_newton(sinks *s, double *x, double *u, double *g, double b
 {
     const size_t K = s->K;
     const double inv = 1.0 / (double)s->n;
-    double *H = NULL, *d = NULL, *xn = NULL, *un = NULL;
+    double *H = NULL, *d = NULL, *xn = NULL, *un = NULL, *e = NULL;
     size_t *idx = NULL;
     int nf_int;
     rfx_status st = rfx__alloc(K * K, sizeof *H, (void **)&H, "sinks: Newton system");
     if (!st) st = rfx__alloc(K, sizeof *d, (void **)&d, "sinks: Newton workspace");
     if (!st) st = rfx__alloc(K + 1, sizeof *xn, (void **)&xn, "sinks: Newton workspace");
     if (!st) st = rfx__alloc(K, sizeof *un, (void **)&un, "sinks: Newton workspace");
+    if (!st) st = rfx__alloc(K, sizeof *e, (void **)&e, "sinks: Newton workspace");
     if (!st) st = rfx__alloc(K, sizeof *idx, (void **)&idx, "sinks: Newton workspace");
     if (!st) st = rfx__lapack_int(K, &nf_int, "sinks: Newton system");
     if (st) goto done;
@@ -350,9 +351,16 @@ static rfx_status box_newton(sinks *s, double *x, double *u, double *g, double b
                 xn[k] = clip(x[k] + t * d[p], bound);
                 gd += g[k] * (xn[k] - x[k]);
             }
-            sinks_matvec(s, xn, un);
-            double Fn = sinks_eval(s, xn, un, 0.0, NULL, NULL);
-            if (Fn <= *F + 1e-4 * gd + 1e-15 * fabs(*F)) {
+            /* Armijo on the exact change of the quadratic, g.e + e.G e / 2n
+             * for the step e: its terms are of the step's size, where the
+             * risk's own formula (yy - 2 b.a + a.G a) / 2n cancels down to
+             * rounding noise near the optimum and rejects good steps */
+            for (size_t k = 0; k < K; k++) e[k] = xn[k] - x[k];
+            sinks_matvec(s, e, un);
+            double eGe = 0;
+            for (size_t k = 0; k < K; k++) eGe += e[k] * un[k];
+            if (gd + 0.5 * eGe * inv <= 1e-4 * gd) {
+                sinks_matvec(s, xn, un);
                 memcpy(x, xn, (K + 1) * sizeof *x);
                 memcpy(u, un, K * sizeof *u);
                 moved = 1;
@@ -372,6 +380,7 @@ done:
     free(d);
     free(xn);
     free(un);
+    free(e);
     free(idx);
     return st;
 }
