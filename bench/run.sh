@@ -1,18 +1,24 @@
 #!/bin/sh
 # bench/run.sh [BUILD_DIR] - rfx's core kernels against scikit-learn and
-# numpy/scipy, in the same run, on the same data; prints a markdown table of
-# times and ratios and writes it to bench/results/core.md (the README quotes
-# that file). It builds nothing: `make bench` builds, then runs it with the
-# build directory (default: build).
+# numpy/scipy, in the same run, on the same data, once per instruction-set
+# path (RFX_ISA): a markdown table of times, ratios and cycles per feature
+# for each path, written to bench/results/core-PATH.md (the README quotes
+# those files). It builds nothing: `make bench` builds, then runs it with
+# the build directory (default: build).
 #
-# Sizes (environment); the full run takes about ten minutes on 2 cores:
+# Sizes (environment); the full run takes about five minutes a path on 2
+# cores, and a few for the peer:
 #   N=100000 D=2048 DIM=20 THREADS=2 REPEATS=3   transform and fit
 #   ROWS_FIT=10*N                                 the peak-RSS fits (1e6)
+#   PATHS="generic avx2 avx512"                   the paths to run; those
+#                                                 above this CPU's are skipped
 #   PYTHON=/usr/bin/python3                       numpy, scipy, scikit-learn
-#   OUT=<file>                                    where the table goes
-# At the documented sizes the table goes to bench/results/core.md; any other
-# size (a smoke run: N=5000 sh bench/run.sh build) writes BUILD_DIR/bench/core.md
-# instead, so that a quick run never replaces the quoted results.
+#   OUT_DIR=<folder>                              where the tables go
+# At the documented sizes the tables go to bench/results; any other size (a
+# smoke run: N=5000 sh bench/run.sh build) writes to BUILD_DIR/bench instead,
+# so that a quick run never replaces the quoted results. A path's table is
+# replaced only when that path ran: the AVX-512 table of another machine
+# stays until an AVX-512 machine runs this.
 # shellcheck disable=SC2086 # $SIZES and $COMMON split into options on purpose
 set -eu
 
@@ -34,6 +40,11 @@ whole() {
     esac
 }
 whole N "$N"; whole D "$D"; whole DIM "$DIM"; whole THREADS "$THREADS"; whole REPEATS "$REPEATS"
+PATHS=${PATHS:-generic avx2 avx512}
+for p in $PATHS; do
+    case $p in generic | avx2 | avx512) ;; *) echo "run.sh: PATHS: '$p' is not generic, avx2 or avx512" >&2
+                                              exit 1 ;; esac
+done
 if [ "$ROWS_FIT" = 10N ]; then ROWS_FIT=$((10 * N)); fi
 whole ROWS_FIT "$ROWS_FIT"
 if [ ! -x "$BIN" ]; then
@@ -45,15 +56,15 @@ if ! "$PY" -c 'import numpy, scipy, sklearn' 2>/dev/null; then
          "set PYTHON=" >&2
     exit 1
 fi
-if [ -z "${OUT:-}" ]; then
+if [ -z "${OUT_DIR:-}" ]; then
     if [ "$N" = 100000 ] && [ "$D" = 2048 ] && [ "$DIM" = 20 ] && [ "$THREADS" = 2 ] &&
        [ "$ROWS_FIT" = 1000000 ]; then
-        OUT=$HERE/results/core.md
+        OUT_DIR=$HERE/results
     else
-        OUT=$BUILD/bench/core.md
+        OUT_DIR=$BUILD/bench
     fi
 fi
-mkdir -p "$(dirname "$OUT")"
+mkdir -p "$OUT_DIR"
 
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT INT TERM
@@ -65,42 +76,58 @@ OB_ENV="OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE-(unset)} OPENBLAS_L2_SIZE=${OPENBL
 
 SIZES="-n $N -d $DIM -D $D --threads $THREADS"
 COMMON="$SIZES --repeats $REPEATS"
-CMDS=$TMP/commands
-: > "$CMDS"
+NATIVE=$(OMP_NUM_THREADS=1 "$BIN" --mode transform -n 8 -d 2 -D 8 \
+    --threads 1 --repeats 1 | awk '$1 == "isa_native" { print $2 }')
+rank() { case $1 in generic) echo 0 ;; avx2) echo 1 ;; *) echo 2 ;; esac; }
+RUN_PATHS=""
+for p in $PATHS; do
+    if [ "$(rank "$p")" -le "$(rank "$NATIVE")" ]; then RUN_PATHS="$RUN_PATHS $p"
+    else echo "run.sh: this CPU's best is $NATIVE; path $p skipped (its table is kept)" >&2; fi
+done
 
-# run_c MODE [extra options]: one process per mode, so each peak RSS is its own
+# run_c PATH MODE [extra options]: one process per mode, so each peak RSS is its own
 run_c() {
-    mode=$1
-    shift
-    echo "OMP_NUM_THREADS=$THREADS $BIN --mode $mode $*" >> "$CMDS"
-    echo "run.sh: rfx $mode" >&2
-    OMP_NUM_THREADS=$THREADS "$BIN" --mode "$mode" "$@" > "$TMP/$mode.txt"
+    path=$1
+    mode=$2
+    shift 2
+    echo "RFX_ISA=$path OMP_NUM_THREADS=$THREADS $BIN --mode $mode $*" >> "$TMP/$path/commands"
+    echo "run.sh: rfx $mode on $path" >&2
+    RFX_ISA=$path OMP_NUM_THREADS=$THREADS "$BIN" --mode "$mode" "$@" > "$TMP/$path/$mode.txt"
 }
 
-run_c transform $COMMON
-run_c transform32 $COMMON
-run_c fit $COMMON
-# fit32 exits 3 while a single-precision fit is not in the API
-echo "OMP_NUM_THREADS=$THREADS $BIN --mode fit32 $COMMON" >> "$CMDS"
-FIT32=0
-OMP_NUM_THREADS=$THREADS "$BIN" --mode fit32 $COMMON > "$TMP/fit32.txt" 2>/dev/null || FIT32=$?
-if [ "$FIT32" != 0 ] && [ "$FIT32" != 3 ]; then
-    echo "run.sh: rfx fit32 failed (exit $FIT32)" >&2
-    exit 1
-fi
-# one pass each (bench_core's default in these modes): they are about memory
-run_c memory $SIZES --rows-fit "$ROWS_FIT"
-run_c memory-inmem $SIZES --rows-fit "$ROWS_FIT"
+for path in $RUN_PATHS; do
+    mkdir -p "$TMP/$path"
+    : > "$TMP/$path/commands"
+    run_c "$path" transform $COMMON
+    run_c "$path" transform32 $COMMON
+    run_c "$path" fit $COMMON
+    # fit32 exits 3 while a single-precision fit is not in the API
+    echo "RFX_ISA=$path OMP_NUM_THREADS=$THREADS $BIN --mode fit32 $COMMON" >> "$TMP/$path/commands"
+    FIT32=0
+    RFX_ISA=$path OMP_NUM_THREADS=$THREADS "$BIN" --mode fit32 $COMMON > "$TMP/$path/fit32.txt" \
+        2>/dev/null || FIT32=$?
+    if [ "$FIT32" != 0 ] && [ "$FIT32" != 3 ]; then
+        echo "run.sh: rfx fit32 failed on $path (exit $FIT32)" >&2
+        exit 1
+    fi
+    echo "$FIT32" > "$TMP/$path/fit32.rc"
+    # one pass each (bench_core's default in these modes): they are about memory
+    run_c "$path" memory $SIZES --rows-fit "$ROWS_FIT"
+    run_c "$path" memory-inmem $SIZES --rows-fit "$ROWS_FIT"
+done
 
-echo "env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OMP_NUM_THREADS=$THREADS" \
-     "OPENBLAS_NUM_THREADS=$THREADS MKL_NUM_THREADS=$THREADS" \
-     "$PY $HERE/peer_sklearn.py $COMMON" >> "$CMDS"
+PEER_CMD="env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OMP_NUM_THREADS=$THREADS \
+OPENBLAS_NUM_THREADS=$THREADS MKL_NUM_THREADS=$THREADS $PY $HERE/peer_sklearn.py $COMMON"
 echo "run.sh: scikit-learn / numpy peer" >&2
 env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OMP_NUM_THREADS="$THREADS" \
     OPENBLAS_NUM_THREADS="$THREADS" MKL_NUM_THREADS="$THREADS" \
     "$PY" "$HERE/peer_sklearn.py" $COMMON > "$TMP/peer.txt"
 
-cat "$TMP"/*.txt > "$TMP/all"
+# report PATH: the table of one path, from its runs and the peer's
+report() {
+path=$1
+cat "$TMP/$path"/*.txt "$TMP/peer.txt" > "$TMP/all"
+FIT32=$(cat "$TMP/$path/fit32.rc")
 
 # get KEY: the value printed for KEY (first occurrence), or "" when none
 get() { awk -v k="$1" '$1 == k { print $2; exit }' "$TMP/all"; }
@@ -121,7 +148,7 @@ met() {
 }
 
 # the two sides must have made the same data
-C_SY=$(awk '$1 == "data_sum_y" { print $2; exit }' "$TMP/fit.txt")
+C_SY=$(awk '$1 == "data_sum_y" { print $2; exit }' "$TMP/$path/fit.txt")
 P_SY=$(awk '$1 == "data_sum_y" { print $2; exit }' "$TMP/peer.txt")
 DATA_OK=$(awk -v a="$C_SY" -v b="$P_SY" -v n="$N" 'BEGIN {
     d = a - b; if (d < 0) d = -d; print (d <= 1e-9 * n) ? "same" : "DIFFERENT" }')
@@ -183,9 +210,16 @@ C_BLAS=$(ldd "$BIN" 2>/dev/null | awk '/openblas/ { print $3; exit }')
 if [ -n "$C_BLAS" ]; then C_BLAS=$(readlink -f "$C_BLAS"); fi
 C_CORE=$(OPENBLAS_VERBOSE=2 "$BIN" --help 2>&1 >/dev/null | awk '/Core:/ { print $2; exit }')
 
+C64=$(get transform_f64_cycles_per_feature)
+C32=$(get transform_f32_cycles_per_feature)
+GHZ=$(get transform_f64_tsc_ghz)
+R_3264=$(ratio "$T64" "$T32")
+if [ "$path" = "$NATIVE" ]; then HOW="native: this CPU's best"; else HOW="forced by RFX_ISA on a $NATIVE CPU"; fi
+
 {
-echo "# rfx core benchmark"
+echo "# rfx core benchmark: the $path path"
 echo
+echo "Instruction-set path: **$path** ($HOW). CPU: $CPU."
 echo "rfx $(get rfx_version) against scikit-learn $(get peer_sklearn_version)" \
      "(numpy $(get peer_numpy_version), scipy $(get peer_scipy_version)), same machine, same run."
 echo "n = $N rows, d = $DIM inputs, D = $D features, $THREADS threads, best of $REPEATS;" \
@@ -202,7 +236,10 @@ echo "| transform f64, into a preallocated output | $(sec "$T64") | $(sec "$PT64
 echo "| ... the floor: writing the n x D f64 output once ($THREADS threads, memset) | $(sec "$WF64") | | $R_WF (transform / floor) | | |"
 echo "| transform f64, fresh output (malloc, page faults) | $(sec "$T64F") | same | $R_T64F | >= 8 | $(met "$R_T64F" ">=" 8) |"
 echo "| transform f64, fresh output advised for huge pages (as numpy allocates) | $(sec "$T64H") | same | $R_T64H | >= 8 | $(met "$R_T64H" ">=" 8) |"
+echo "| ... cycles per feature per core (time-stamp counter at $GHZ GHz, times $THREADS threads, over n D) | $C64 | | | | |"
 echo "| transform f32, into a preallocated output | $(sec "$T32") | $(sec "$PT32") RBFSampler.transform, f32 | $R_T32 | | |"
+echo "| ... cycles per feature per core | $C32 | | | | |"
+echo "| f32 speed-up over f64 (rfx's f64 time / f32 time) | $R_3264 | | | >= 1.8 | $(met "$R_3264" ">=" 1.8) |"
 echo "| transform f32, fresh output advised for huge pages | $(sec "$T32H") | same | $R_T32H | | |"
 echo "| transform f32, max abs error against f64 features (features are at most $ZMAX) | $E32 ($E32S from the same rounded inputs) | $PE32 | | | |"
 echo "| fit: featurise + accumulate + solve (rfx_ridge_fit, primal) vs transform + Ridge(cholesky) | $(sec "$FIT") | $(sec "$PFIT") | $R_FIT | >= 1.5 | $(met "$R_FIT" ">=" 1.5) |"
@@ -226,10 +263,14 @@ echo "Commands, run by \`N=$N D=$D DIM=$DIM THREADS=$THREADS REPEATS=$REPEATS RO
      "sh bench/run.sh $BUILD\`:"
 echo
 echo '```'
-cat "$CMDS"
+cat "$TMP/$path/commands"
+echo "$PEER_CMD"
 echo '```'
-} > "$TMP/core.md"
+} > "$TMP/core-$path.md"
 
-cp "$TMP/core.md" "$OUT"
-cat "$OUT"
-echo "run.sh: wrote $OUT" >&2
+cp "$TMP/core-$path.md" "$OUT_DIR/core-$path.md"
+cat "$OUT_DIR/core-$path.md"
+echo "run.sh: wrote $OUT_DIR/core-$path.md" >&2
+}
+
+for path in $RUN_PATHS; do report "$path"; done

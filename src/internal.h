@@ -187,15 +187,12 @@ rfx_status rfx__structured_sample(rfx_features *f);
 rfx_status rfx__structured_fast_init(rfx_features *f);
 rfx_status rfx__halton_sample(rfx_features *f);
 /* Z[r][0 .. F-1] = W x_r for rows rows of X by the fast transform (no
- * activation); ws: rfx__structured_ws_len(f) doubles, 64-byte aligned. Each
+ * activation), on the active instruction-set path (AVX2 code for AVX2 and
+ * AVX-512); ws: rfx__structured_ws_len(f) doubles, 64-byte aligned. Each
  * row's bits do not depend on the other rows. */
 void rfx__structured_project(const rfx_features *f, const double *X, size_t ldx, size_t rows,
                              double *Z, size_t ldz, double *ws);
 size_t rfx__structured_ws_len(const rfx_features *f);
-/* The same on the generic (not AVX2) code path when generic is non-zero:
- * the instruction sets must give the same bits. */
-void rfx__structured_project_isa(const rfx_features *f, const double *X, size_t ldx,
-                                 size_t rows, double *Z, size_t ldz, double *ws, int generic);
 
 /* Inverse distribution functions (src/features/qmc.c): the standard normal
  * quantile (Wichura's AS 241, ~1e-16 relative; -inf / +inf at 0 / 1), the

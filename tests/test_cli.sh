@@ -85,6 +85,12 @@ field() { awk -v k="$1" '$1 == k { print $2; exit }' "$2"; }
 expect 0 "rfx --help" "$RFX" --help
 check "rfx --help lists the exit codes" grep -q "Exit codes" "$T/stdout"
 expect 0 "rfx --version" "$RFX" --version
+check "rfx --version names the instruction set and the CPU's best" \
+    grep -Eq '^instruction set (generic|avx2|avx512) \(this CPU: (generic|avx2|avx512)\)$' "$T/stdout"
+expect 0 "RFX_ISA=generic rfx --version" env RFX_ISA=generic "$RFX" --version
+check "RFX_ISA=generic runs the generic path" grep -q '^instruction set generic ' "$T/stdout"
+expect 1 "RFX_ISA=sse9 is refused" env RFX_ISA=sse9 "$RFX" --version
+stderr_has "RFX_ISA=sse9" "RFX_ISA: instruction set 'sse9' is unknown"
 expect 1 "rfx with no command" "$RFX"
 expect 1 "rfx unknown command" "$RFX" frobnicate
 for cmd in fit predict eval info kernel-approx sample sobol; do

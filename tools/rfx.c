@@ -625,7 +625,12 @@ static int print_main_help(void)
            "Example:\n"
            "  rfx fit train.csv --target y -o model.rfx\n"
            "  rfx predict model.rfx test.csv --std -o pred.csv\n"
-           "  rfx eval model.rfx test.csv --target y\n\n%s",
+           "  rfx eval model.rfx test.csv --target y\n\n"
+           "Environment:\n"
+           "  OMP_NUM_THREADS  threads, where --threads is 0 (the default)\n"
+           "  RFX_ISA          the instruction-set path of the kernels: generic, avx2 or\n"
+           "                   avx512 (default: the best this CPU has; a path above it is\n"
+           "                   capped). rfx --version shows the path in use.\n\n%s",
            EXIT_CODES_HELP);
     return RC_OK;
 }
@@ -3510,9 +3515,15 @@ int main(int argc, char **argv)
         fputs("Try 'rfx --help'.\n", stderr);
         return RC_USAGE;
     }
+    const char *isa_env = getenv("RFX_ISA");
+    rfx_isa isa;
+    if (isa_env && isa_env[0] && rfx_isa_from_name(isa_env, &isa) != RFX_OK)
+        return usage_error(NULL, "RFX_ISA: %s", rfx_last_error());
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) return print_main_help();
     if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
         printf("rfx %s\n", rfx_version());
+        printf("instruction set %s (this CPU: %s)\n", rfx_isa_name(rfx_isa_active()),
+               rfx_isa_name(rfx_isa_native()));
         return RC_OK;
     }
     if (strcmp(argv[1], "help") == 0) {

@@ -30,6 +30,9 @@ of shift-invariant kernels and the linear models fitted on them.
   and cosine feature models.
 - :func:`load_model`: read a model file written by the ``rfx`` command line
   or the C API.
+- :func:`isa`, :func:`native_isa`, :func:`set_isa`: the instruction-set
+  path of the C kernels (generic, avx2, avx512); the environment variable
+  RFX_ISA sets it too.
 - :func:`progress_callback`: a context in which long fits report their
   progress to a function, which can stop them (:class:`CancelledError`);
   the estimators' ``verbose`` prints it, and Ctrl-C stops a fit cleanly.
@@ -41,7 +44,8 @@ C errors become Python exceptions carrying the C library's message
 (ValueError for invalid arguments, data and model files; MemoryError;
 OSError for I/O; RuntimeError for numerical failures).
 """
-from ._lib import CancelledError, library_path, progress_callback, version as library_version
+from ._lib import (CancelledError, isa, library_path, native_isa, progress_callback, set_isa,
+                   version as library_version)
 from .attention import SoftmaxFeatures, exact_attention
 from .kernel_approximation import RandomFourierFeatures
 from .kernels import GaussianProcessRegressor, Kernel, KernelRidge, Nystroem
@@ -76,4 +80,7 @@ __all__ = [
     "library_path",
     "CancelledError",
     "progress_callback",
+    "isa",
+    "native_isa",
+    "set_isa",
 ]

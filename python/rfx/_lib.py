@@ -54,6 +54,17 @@ const char *rfx_strerror(rfx_status status);
 const char *rfx_last_error(void);
 void rfx_clear_error(void);
 
+typedef enum rfx_isa {
+    RFX_ISA_GENERIC = 0,
+    RFX_ISA_AVX2 = 1,
+    RFX_ISA_AVX512 = 2
+} rfx_isa;
+rfx_isa rfx_isa_active(void);
+rfx_isa rfx_isa_native(void);
+rfx_status rfx_isa_set(rfx_isa isa);
+const char *rfx_isa_name(rfx_isa isa);
+rfx_status rfx_isa_from_name(const char *name, rfx_isa *out);
+
 typedef struct rfx_mat {
     double *data;
     size_t rows, cols, stride;
@@ -1258,3 +1269,38 @@ def double_array(p, n):
 def version():
     """The version of the loaded C library ("MAJOR.MINOR.PATCH")."""
     return c_string(lib.rfx_version())
+
+
+def isa():
+    """The instruction-set path the C kernels run: "generic", "avx2" or
+    "avx512" (the CPU's best, unless RFX_ISA or set_isa asked for less)."""
+    return c_string(lib.rfx_isa_name(lib.rfx_isa_active()))
+
+
+def native_isa():
+    """The best instruction-set path this CPU supports."""
+    return c_string(lib.rfx_isa_name(lib.rfx_isa_native()))
+
+
+def set_isa(name):
+    """Run the C kernels on the path `name` ("generic", "avx2", "avx512"),
+    capped at what the CPU has; returns the path now in force. Process-wide:
+    call it before starting work. Results agree across paths to rounding,
+    bitwise within one (see include/rfx.h)."""
+    out = ffi.new("rfx_isa *")
+    check(lib.rfx_isa_from_name(str(name).encode(), out))
+    check(lib.rfx_isa_set(out[0]))
+    return isa()
+
+
+def _check_isa_environment():
+    """Refuse an RFX_ISA value the library does not know (the library
+    itself would ignore it and run the CPU's best)."""
+    env = os.environ.get("RFX_ISA")
+    if env:
+        out = ffi.new("rfx_isa *")
+        if lib.rfx_isa_from_name(env.encode(), out) != 0:
+            raise ValueError("RFX_ISA: " + c_string(lib.rfx_last_error()))
+
+
+_check_isa_environment()

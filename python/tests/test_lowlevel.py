@@ -58,6 +58,39 @@ def test_struct_layouts_round_trip_the_documented_defaults():
     assert rfx.library_version() == "%d.%d.%d" % tuple(int(v) for v in rfx.__version__.split("."))
 
 
+def test_instruction_set_paths():
+    """The path API: the active path is the CPU's best unless asked lower,
+    names round-trip, an unknown one is refused, and features on each path
+    the CPU has agree with the others to rounding."""
+    paths = ["generic", "avx2", "avx512"]
+    native = rfx.native_isa()
+    assert native in paths
+    start = rfx.isa()
+    X = np.random.RandomState(3).uniform(-2, 2, size=(50, 6))
+    t = rfx.RandomFourierFeatures(256, gamma=0.3, random_state=1).fit(X)
+    Z = {}
+    try:
+        for name in paths:
+            got = rfx.set_isa(name)
+            assert got == paths[min(paths.index(name), paths.index(native))]
+            assert rfx.isa() == got
+            Z[got] = t.transform(X)
+        with pytest.raises(ValueError, match="instruction set 'sse9' is unknown"):
+            rfx.set_isa("sse9")
+    finally:
+        rfx.set_isa(start)
+    for name, z in Z.items():
+        np.testing.assert_allclose(z, Z["generic"], rtol=0, atol=1e-13)
+    env = dict(os.environ, RFX_ISA="sse9")
+    r = subprocess.run([sys.executable, "-c", "import rfx"], env=env, capture_output=True,
+                       text=True)
+    assert r.returncode != 0 and "RFX_ISA: instruction set 'sse9' is unknown" in r.stderr
+    env = dict(os.environ, RFX_ISA="generic")
+    r = subprocess.run([sys.executable, "-c", "import rfx; print(rfx.isa())"], env=env,
+                       capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.strip() == "generic", r.stderr
+
+
 def test_errors_carry_the_c_message():
     with pytest.raises(ValueError, match=r"unknown kernel 'wavelet' \(expected gaussian"):
         rfx.RandomFourierFeatures(kernel="wavelet").fit(np.ones((3, 2)))
