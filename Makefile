@@ -26,11 +26,11 @@ build-asan: deps
 
 # The release build's tests, then the same tests under the sanitizers.
 test: build build-asan
-	@ctest --test-dir $(BUILD) --output-on-failure
-	@ASAN_OPTIONS=detect_leaks=1 ctest --test-dir $(ASAN_BUILD) --output-on-failure
+	@ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+	@ASAN_OPTIONS=detect_leaks=1 ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS)
 
 test-fast: build
-	@ctest --test-dir $(BUILD) --output-on-failure
+	@ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 demo: build
 	@sh examples/demo.sh $(BUILD)/rfx demo-out

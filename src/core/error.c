@@ -70,7 +70,7 @@ void rfx__failure_init(rfx__failure *f)
 void rfx__failure_note(rfx__failure *f, size_t index, rfx_status status)
 {
     if (status == RFX_OK) return;
-#pragma omp critical(rfx__failure)
+#pragma omp critical
     {
         if (index < f->index) {
             f->index = index;
