@@ -4,8 +4,8 @@ the vector kernels (vmath_generic, vmath_avx2, vmath_avx512) are read.
 
 For each object file of the vector kernels (vmath_generic.c.o,
 vmath_avx2.c.o, vmath_avx512.c.o) and each full register block of the
-fused kernel (rows_4_f64, rows_4_f32 and their paired forms, which the
-compiler may clone), the innermost loop that holds the fused multiply-adds
+fused kernel (rows_MR_f64 and rows_MR_f32, MR the most rows of a block,
+and any clones the compiler made), the innermost loop that holds the fused multiply-adds
 (or multiplies and adds) of the k sum must not touch the stack: no load or
 store through %rsp or %rbp. A spill there (the accumulators indexed by a
 run-time row count, a vector load split through a stack temporary) costs
@@ -70,11 +70,17 @@ def main():
     for path in objects:
         funcs = functions(objdump, path)
         for prec in ("f64", "f32"):
-            names = [n for n in funcs if re.fullmatch(r"rows_4_%s(\.\w+)*" % prec, n)]
-            if not names:
-                print("%s: no rows_4_%s" % (path, prec))
+            # the full register block: the most rows (4, or 6 for AVX2)
+            blocks = {}
+            for n in funcs:
+                m = re.fullmatch(r"rows_(\d+)_%s(\.\w+)*" % prec, n)
+                if m:
+                    blocks.setdefault(int(m.group(1)), []).append(n)
+            if not blocks:
+                print("%s: no rows_N_%s" % (path, prec))
                 missing += 1
                 continue
+            names = blocks[max(blocks)]
             for name in names:
                 loop = inner_loop(funcs[name])
                 if loop is None:

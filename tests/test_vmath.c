@@ -95,12 +95,13 @@ typedef void (*fused_fn)(const double *, size_t, size_t, size_t, const double *,
  * its block). A row computed alone has the bits it has in the batch. */
 static void check_fused(const char *isa, fused_fn fused)
 {
-    const size_t ns[4] = {37, 38, 39, 40}, Fs[3] = {45, 7, 64}, d = 5, ldw = 64;
+    /* 37 .. 42 rows: every remainder of blocks of 4 and of 6 rows */
+    const size_t ns[6] = {37, 38, 39, 40, 41, 42}, Fs[3] = {45, 7, 64}, d = 5, ldw = 64;
     const double u = 0x1p-53, gd = (d + 1) * u / (1 - (d + 1) * u);
-    for (size_t a = 0; a < 4; a++)
+    for (size_t a = 0; a < 6; a++)
         for (size_t c = 0; c < 3; c++) {
             const size_t n = ns[a], F = Fs[c];
-            rfx_test_rng r = {21 + a + 4 * c};
+            rfx_test_rng r = {21 + a + 6 * c};
             /* WT and b as the feature map keeps them: 64-byte aligned */
             double *X = rfx_test_matrix(&r, n, d, -3, 3);
             double *WT = aligned_alloc(64, d * ldw * sizeof *WT), *b = aligned_alloc(64, ldw * sizeof *b);
@@ -156,13 +157,13 @@ typedef void (*fused_f32_fn)(const float *, size_t, size_t, size_t, const float 
  * as above with float's unit roundoff; and a row alone has its batch bits. */
 static void check_fused_f32(const char *isa, fused_f32_fn fused)
 {
-    const size_t ns[2] = {37, 40}, Fs[3] = {45, 7, 128}, d = 6, ldw = 128;
+    const size_t ns[3] = {37, 40, 41}, Fs[3] = {45, 7, 128}, d = 6, ldw = 128;
     const double u = 0x1p-24, gd = (d + 1) * u / (1 - (d + 1) * u);
     double worst_rel = 0;
-    for (size_t a = 0; a < 2; a++)
+    for (size_t a = 0; a < 3; a++)
         for (size_t c = 0; c < 3; c++) {
             const size_t n = ns[a], F = Fs[c];
-            rfx_test_rng r = {61 + a + 2 * c};
+            rfx_test_rng r = {61 + a + 3 * c};
             float *X = malloc(n * d * sizeof *X), *Z = malloc(n * 2 * F * sizeof *Z);
             float *WT = aligned_alloc(64, d * ldw * sizeof *WT), *b = aligned_alloc(64, ldw * sizeof *b);
             float *Z1 = malloc(2 * F * sizeof *Z1);

@@ -12,10 +12,12 @@
  * registers: no GEMM output pass, no separate cos pass.
  *
  * Register block: MR rows x NV vectors of frequencies, the row count a
- * compile-time constant (rows_1 .. rows_4 below), so the accumulators stay
+ * compile-time constant (rows_1 .. rows_MR below), so the accumulators stay
  * in registers through the k loop: per k, NV aligned loads of WT, MR
- * broadcasts of X, MR NV FMAs. AVX2 (16 registers): 4 x 2 = 8
- * accumulators, 2 W vectors, 1 broadcast. AVX-512 (32 registers): 4 x 4.
+ * broadcasts of X, MR NV FMAs. AVX2 (16 registers): 6 x 2 = 12
+ * accumulators, 2 W vectors, 1 broadcast. SSE2: 4 x 2. AVX-512 (32
+ * registers): 4 x 4. tests/check_kernel_asm.py checks the k loop of the
+ * full block for stack accesses on each path.
  * WT is d x ldw and b has ldw entries, 64-byte aligned, zero-padded past
  * F; ldw is a multiple of NV FL (64 serves every path and precision).
  * Cost per element: d FMAs + one cos (or sincos); memory: one store. For
@@ -76,7 +78,7 @@ __attribute__((always_inline)) static inline int F_NAME(rows)(const FT *X, size_
     for (size_t j = 0; j < F; j += NV * FL) {
         FV acc[MR][NV];
         F_NAME(sums)(X, ldx, i, nr, d, WT, ldw, b, j, acc);
-#pragma GCC unroll 4
+#pragma GCC unroll 8
         for (int r = 0; r < nr; r++) {
             FT *z = Z + (i + (size_t)r) * ldz;
 #pragma GCC unroll 4
@@ -117,6 +119,10 @@ F_ROWS_N(1)
 F_ROWS_N(2)
 F_ROWS_N(3)
 F_ROWS_N(4)
+#if MR > 4
+F_ROWS_N(5)
+F_ROWS_N(6)
+#endif
 #undef F_ROWS_N
 
 /* One row through SLEEF's exact sincos (rare: huge arguments). */
@@ -150,7 +156,11 @@ void F_ENTRY(const FT *X, size_t ldx, size_t rows, size_t d, const FT *WT, size_
 {
     static int (*const rows_fn[MR + 1])(const FT *, size_t, size_t, size_t, const FT *, size_t,
                                         const FT *, size_t, FT, int, FT *, size_t) = {
-        NULL, F_NAME(rows_1), F_NAME(rows_2), F_NAME(rows_3), F_NAME(rows_4)};
+        NULL, F_NAME(rows_1), F_NAME(rows_2), F_NAME(rows_3), F_NAME(rows_4)
+#if MR > 4
+        , F_NAME(rows_5), F_NAME(rows_6)
+#endif
+    };
     for (size_t i = 0; i < rows; i += MR) {
         int nr = rows - i < MR ? (int)(rows - i) : MR;
         int redo = rows_fn[nr](X, ldx, i, d, WT, ldw, b, F, s, paired, Z, ldz);
