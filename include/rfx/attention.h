@@ -28,12 +28,10 @@
  * Q / d^(1/4) and K / d^(1/4) for the usual convention. The variance of
  * the estimate grows like exp(|x + y|^2), so keep |q|, |k| moderate.
  */
-/* rfx.h first, outside the guard: it includes every part in dependency
- * order, whichever header a program names first. */
-#include "rfx.h"
-
 #ifndef RFX_ATTENTION_H
 #define RFX_ATTENTION_H
+
+#include "rfx/core.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -95,12 +95,12 @@
  * its own (a row's features then do not depend on its batch), in
  * parallel over the rows of a window, and updates on the calling thread.
  */
-/* rfx.h first, outside the guard: it includes every part in dependency
- * order, whichever header a program names first. */
-#include "rfx.h"
-
 #ifndef RFX_CLASSIFY_H
 #define RFX_CLASSIFY_H
+
+#include "rfx/core.h"
+#include "rfx/features.h"
+#include "rfx/model.h"
 
 #ifdef __cplusplus
 extern "C" {

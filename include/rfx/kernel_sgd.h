@@ -56,9 +56,13 @@
  * leave u_i unchanged, so u stays sparse (support vectors), and
  * KERNEL_ON_THE_FLY evaluates the kernel only against rows with u_j != 0.
  */
-#include "rfx.h"
 #ifndef RFX_KERNEL_SGD_H
 #define RFX_KERNEL_SGD_H
+
+#include "rfx/core.h"
+#include "rfx/features.h"
+#include "rfx/classify.h"
+#include "rfx/kernels.h"
 
 #ifdef __cplusplus
 extern "C" {

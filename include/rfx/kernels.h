@@ -28,12 +28,11 @@
  * computed by one thread in a fixed order, so K is bitwise the same for any
  * number of threads.
  */
-/* rfx.h first, outside the guard: it includes every part in dependency
- * order, whichever header a program names first. */
-#include "rfx.h"
-
 #ifndef RFX_KERNELS_H
 #define RFX_KERNELS_H
+
+#include "rfx/core.h"
+#include "rfx/features.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -46,10 +46,11 @@
 /* Outside the guard: rfx.h includes this header at its end, so a program
  * that includes this one first gets rfx.h's types before these
  * declarations (and headers included after it in rfx.h see them). */
-#include "rfx.h"
-
 #ifndef RFX_L1_H
 #define RFX_L1_H
+
+#include "rfx/core.h"
+#include "rfx/model.h"
 
 #ifdef __cplusplus
 extern "C" {

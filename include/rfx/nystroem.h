@@ -33,9 +33,11 @@
  * 2 n m^2 flops, threaded over row tiles, bitwise independent of the
  * thread count.
  */
-#include "rfx.h"
 #ifndef RFX_NYSTROEM_H
 #define RFX_NYSTROEM_H
+
+#include "rfx/core.h"
+#include "rfx/kernels.h"
 
 #ifdef __cplusplus
 extern "C" {

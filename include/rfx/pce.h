@@ -62,12 +62,12 @@
  * rfx_last_error() names the bad field, _free(NULL) is a no-op, outputs are
  * written only on success.
  */
-/* rfx.h first, outside the guard: it includes every part in dependency
- * order, whichever header a program names first. */
-#include "rfx.h"
-
 #ifndef RFX_PCE_H
 #define RFX_PCE_H
+
+#include "rfx/core.h"
+#include "rfx/model.h"
+#include "rfx/surrogate.h"
 
 #ifdef __cplusplus
 extern "C" {

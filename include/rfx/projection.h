@@ -20,12 +20,14 @@
  * randomness comes only from explicit seeds through the counter-based
  * generator, and results never depend on the number of threads.
  */
-/* rfx.h first, outside the guard: it includes every part in dependency
- * order, whichever header a program names first. */
-#include "rfx.h"
-
 #ifndef RFX_PROJECTION_H
 #define RFX_PROJECTION_H
+
+#include "rfx/core.h"
+#include "rfx/features.h"
+#include "rfx/model.h"
+#include "rfx/pce.h"
+#include "rfx/srfe.h"
 
 #ifdef __cplusplus
 extern "C" {

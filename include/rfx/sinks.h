@@ -24,12 +24,12 @@
  * candidates, refined by Gauss-Newton - and refit all coefficients by least
  * squares after each step (the orthogonal greedy algorithm).
  */
-/* rfx.h first, outside the guard: it includes every part in dependency
- * order, whichever header a program names first. */
-#include "rfx.h"
-
 #ifndef RFX_SINKS_H
 #define RFX_SINKS_H
+
+#include "rfx/core.h"
+#include "rfx/features.h"
+#include "rfx/model.h"
 
 #ifdef __cplusplus
 extern "C" {

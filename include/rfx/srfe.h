@@ -29,12 +29,13 @@
  * kept instead when its score is lower (N is then chosen from {N/4, N}). On the G-function
  * (d = 20, m = 800) GCV and 5-fold CV chose the same lambda.
  */
-/* rfx.h first, outside the guard: it includes every part in dependency
- * order, whichever header a program names first. */
-#include "rfx.h"
-
 #ifndef RFX_SRFE_H
 #define RFX_SRFE_H
+
+#include "rfx/core.h"
+#include "rfx/features.h"
+#include "rfx/model.h"
+#include "rfx/l1.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -18,12 +18,11 @@
  * so 0 <= S_i <= S_Ti <= 1, sum_i S_i <= 1 and sum_i S_Ti >= 1, with
  * equalities exactly when f is additive.
  */
-/* rfx.h first, outside the guard: it includes every part in dependency
- * order, whichever header a program names first. */
-#include "rfx.h"
-
 #ifndef RFX_SURROGATE_H
 #define RFX_SURROGATE_H
+
+#include "rfx/core.h"
+#include "rfx/model.h"
 
 #ifdef __cplusplus
 extern "C" {

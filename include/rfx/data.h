@@ -1,0 +1,60 @@
+/*
+ * rfx/data.h - data files: CSV and .npy readers with exact error positions,
+ * and writers.
+ */
+#ifndef RFX_DATA_H
+#define RFX_DATA_H
+
+#include "rfx/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Data input and output                                                     */
+/* ------------------------------------------------------------------------ */
+
+/* A table of numbers read from CSV or .npy: inputs X (n x d) and, when a
+ * target column was named, Y (n x 1). */
+typedef struct rfx_data rfx_data;
+
+typedef struct rfx_read_params {
+    const char *target;  /* target column: a header name, or a 0-based index
+                            as text ("3"), or "-1" for the last column; NULL
+                            for no target (all columns are inputs)          */
+    char delimiter;      /* CSV field separator, default ','                */
+    int has_header;      /* CSV: 1 = first row names the columns, 0 = none,
+                            -1 = detect (default): a first row with a cell
+                            that is not a number is a header                 */
+    char comment;        /* CSV: lines starting with it are skipped,
+                            default '#'; 0 for none                         */
+} rfx_read_params;
+
+RFX_API rfx_read_params rfx_read_params_default(void);
+
+/* Read a CSV file or a .npy file (float64 or float32, C order, 1-D or 2-D;
+ * chosen by the magic bytes). Errors name the file, line and column: ragged
+ * rows, cells that are not numbers, NaN or Inf, an empty file, zero rows or
+ * columns, an unknown target column. */
+RFX_API rfx_status rfx_data_read(const char *path, const rfx_read_params *params,
+                                 rfx_data **out);
+RFX_API void rfx_data_free(rfx_data *data);
+
+RFX_API rfx_cmat rfx_data_x(const rfx_data *data);
+RFX_API rfx_cmat rfx_data_y(const rfx_data *data);  /* rfx_cmat_none() if none */
+/* The name of input column j (j < d), or of the target when j == SIZE_MAX;
+ * "x<j>" style names when the file had no header. */
+RFX_API const char *rfx_data_name(const rfx_data *data, size_t j);
+
+/* Write M as CSV (with a header line when names is not NULL: M.cols names)
+ * with 17 significant digits, or as a float64 .npy file. Both go through a
+ * temporary file and a rename. */
+RFX_API rfx_status rfx_csv_write(const char *path, rfx_cmat M, const char *const *names);
+RFX_API rfx_status rfx_npy_write(const char *path, rfx_cmat M);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RFX_DATA_H */

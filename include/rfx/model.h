@@ -1,0 +1,445 @@
+/*
+ * rfx/model.h - row-block sources, sufficient statistics, ridge and Bayesian
+ * fits, models and their files.
+ */
+#ifndef RFX_MODEL_H
+#define RFX_MODEL_H
+
+#include "rfx/core.h"
+#include "rfx/features.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Row-block sources                                                         */
+/* ------------------------------------------------------------------------ */
+
+/* A block of rows: x is rows x cols with stride; y is rows x ny with
+ * y_stride (NULL and ny == 0 when there are no targets). Owned by the
+ * source, valid until its next call. */
+typedef struct rfx_block {
+    const double *x;
+    size_t rows, cols, stride;
+    const double *y;
+    size_t ny, y_stride;
+} rfx_block;
+
+/* Where rows come from. Solvers call next() until *done is set (a call that
+ * sets *done returns no rows), and rewind() to start a new pass. Users may
+ * implement their own (a database cursor, an MPI shard): fill next, rewind,
+ * and optionally destroy (called by rfx_source_free), state. */
+typedef struct rfx_source {
+    rfx_status (*next)(struct rfx_source *src, rfx_block *out, int *done);
+    rfx_status (*rewind)(struct rfx_source *src);
+    void (*destroy)(struct rfx_source *src);
+    void *state;
+} rfx_source;
+
+/* A source over in-memory X (n x d) and Y (n x ny, or rfx_cmat_none()), in
+ * blocks of block_rows rows (0 = 4096). X and Y must outlive the source. */
+RFX_API rfx_status rfx_source_memory_create(rfx_cmat X, rfx_cmat Y, size_t block_rows,
+                                            rfx_source **out);
+
+/* Release a source made by the library (calls destroy, frees the struct). */
+RFX_API void rfx_source_free(rfx_source *src);
+
+/* ------------------------------------------------------------------------ */
+/* Sufficient statistics                                                     */
+/* ------------------------------------------------------------------------ */
+
+/* Mergeable sufficient statistics of a linear model on features Z (n x D)
+ * and targets Y (n x ny): n, Z^T Z, Z^T Y, column sums of Z and Y, and the
+ * diagonal of Y^T Y. Targets are accumulated about a shift (the mean of the
+ * first block) so that large offsets do not cancel. Statistics of disjoint
+ * row sets merge exactly (streaming, cross-validation folds, MPI ranks). */
+typedef struct rfx_stats rfx_stats;
+
+RFX_API rfx_status rfx_stats_create(size_t n_features, size_t n_targets, rfx_stats **out);
+RFX_API void rfx_stats_free(rfx_stats *s);
+RFX_API size_t rfx_stats_rows(const rfx_stats *s);
+
+/* Featurise the rows X (n x d) with f and add them, with targets Y (n x ny).
+ * Z^T Z is accumulated by fixed tiles (BLAS SYRK/GEMM, OpenMP over tiles), so
+ * results are bitwise identical for any thread count. */
+RFX_API rfx_status rfx_stats_add(rfx_stats *s, const rfx_features *f, rfx_cmat X, rfx_cmat Y);
+
+/* The same from single-precision rows: features in float (the f32
+ * transform), each chunk's Z^T Z by SSYRK in float, added into the double
+ * accumulators; Z^T Y and the sums in double. About twice as fast; the
+ * statistics carry float rounding (relative 1e-6 or so), enough for ridge
+ * and Bayesian fits with a regularisation above that level. */
+RFX_API rfx_status rfx_stats_add_f32(rfx_stats *s, const rfx_features *f, rfx_cmatf X,
+                                     rfx_cmatf Y);
+
+/* Add every row of a source (one pass; rewinds it first). */
+RFX_API rfx_status rfx_stats_add_source(rfx_stats *s, const rfx_features *f, rfx_source *src,
+                                        rfx_progress_fn progress, void *user);
+
+/* into += other (disjoint rows), or into -= other (other's rows are a subset
+ * of into's: leave-fold-out statistics). */
+RFX_API rfx_status rfx_stats_merge(rfx_stats *into, const rfx_stats *other);
+RFX_API rfx_status rfx_stats_remove(rfx_stats *into, const rfx_stats *other);
+
+/* A deep copy. */
+RFX_API rfx_status rfx_stats_copy(const rfx_stats *s, rfx_stats **out);
+
+/* Z^T Z (D x D, full symmetric), Z^T Y (D x ny), and the column sums of Z
+ * and Y, copied into caller buffers (any of them NULL to skip). */
+RFX_API rfx_status rfx_stats_get(const rfx_stats *s, double *ztz, double *zty, double *zsum,
+                                 double *ysum);
+
+/* ------------------------------------------------------------------------ */
+/* Models                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* A fitted model: an optional input scaler, a feature map, weights (D x ny),
+ * intercepts (ny), and for Bayesian models the posterior covariance factor;
+ * or (RFX_METHOD_PCE) a polynomial chaos expansion with one target and no
+ * feature map (rfx_model_from_pce and rfx_model_pce in rfx/pce.h). Every
+ * rfx_model_* function takes both kinds. */
+typedef struct rfx_model rfx_model;
+
+typedef enum rfx_method {
+    RFX_METHOD_RIDGE = 0,
+    RFX_METHOD_BAYES = 1,
+    RFX_METHOD_SRFE = 2,  /* sparse random features + l1 (rfx/srfe.h)       */
+    RFX_METHOD_HARFE = 3, /* sparse random features + hard thresholding     */
+    RFX_METHOD_PCE = 4,   /* a polynomial chaos expansion (rfx/pce.h): no
+                             feature map; made by rfx_model_from_pce        */
+    RFX_METHOD_PROJECTED = 5, /* a surrogate on a learned kernel PCA of the
+                             inputs (rfx/projection.h): rfx_projected_fit   */
+    RFX_METHOD_CLASSIFY = 6, /* a classifier on random features
+                             (rfx/classify.h): logistic or hinge loss      */
+    RFX_METHOD_SINKS = 7, /* random kitchen sinks with |alpha|_inf <= C/K
+                             (rfx/sinks.h)                                 */
+    RFX_METHOD_GREEDY = 8 /* greedy one-term-at-a-time fit of frequencies
+                             and weights (rfx/sinks.h)                     */
+} rfx_method;
+
+/* The name of a method ("ridge", "bayes", "srfe", "harfe", "pce",
+ * "projected", "classify", "sinks", "greedy"), and the reverse look-up
+ * (RFX_EINVAL for an unknown name). */
+RFX_API const char *rfx_method_name(rfx_method method);
+RFX_API rfx_status rfx_method_from_name(const char *name, rfx_method *out);
+
+/* How the regularisation is chosen when it is not given. */
+typedef enum rfx_select {
+    RFX_SELECT_NONE = 0,  /* use the given lambda                          */
+    RFX_SELECT_GCV = 1,   /* generalised cross-validation (Golub, Heath &
+                             Wahba 1979) over the lambda grid               */
+    RFX_SELECT_KFOLD = 2  /* k-fold cross-validation over the lambda grid;
+                             row i belongs to fold i mod k                   */
+} rfx_select;
+
+typedef enum rfx_solver {
+    RFX_SOLVER_AUTO = 0,   /* dual when n < D and the rows are in memory    */
+    RFX_SOLVER_PRIMAL = 1, /* (Z^T Z + lambda I) w = Z^T y, D x D Cholesky  */
+    RFX_SOLVER_DUAL = 2    /* (Z Z^T + lambda I) a = y, w = Z^T a, n x n    */
+} rfx_solver;
+
+typedef struct rfx_ridge_params {
+    double lambda;         /* penalty lambda |w|^2 >= 0, default 1e-3       */
+    int fit_intercept;     /* default 1: unpenalised intercept, by centring */
+    rfx_select select;     /* default RFX_SELECT_NONE                        */
+    size_t n_folds;        /* for RFX_SELECT_KFOLD, >= 2, default 5          */
+    const double *lambdas; /* candidate grid, or NULL for the default grid:
+                              40 values, log-spaced, 1e-10..1e2 times
+                              trace(Z^T Z)/D                                */
+    size_t n_lambdas;
+    rfx_solver solver;     /* default RFX_SOLVER_AUTO                        */
+    int n_threads;         /* 0 = OpenMP default                             */
+} rfx_ridge_params;
+
+RFX_API rfx_ridge_params rfx_ridge_params_default(void);
+
+/* Ridge regression from statistics (primal): min |Y - Z W - 1 c^T|^2 +
+ * lambda |W|^2. Selection by GCV uses one eigendecomposition of the centred
+ * Z^T Z; RFX_SELECT_KFOLD needs per-fold statistics and is only available
+ * through rfx_ridge_fit_source / rfx_ridge_fit. */
+RFX_API rfx_status rfx_ridge_solve(const rfx_features *f, const rfx_stats *s,
+                                   const rfx_ridge_params *params, rfx_model **out);
+
+/* Ridge regression by streaming a source: accumulate (one pass, or one
+ * accumulator per fold for k-fold selection), then solve. */
+RFX_API rfx_status rfx_ridge_fit_source(const rfx_features *f, rfx_source *src,
+                                        const rfx_ridge_params *params, rfx_model **out);
+
+/* Ridge regression on in-memory rows X (n x d), Y (n x ny); chooses the dual
+ * form when params->solver allows it and n < D. */
+RFX_API rfx_status rfx_ridge_fit(const rfx_features *f, rfx_cmat X, rfx_cmat Y,
+                                 const rfx_ridge_params *params, rfx_model **out);
+
+/* Weight-space Bayesian linear regression (Rasmussen & Williams 2006, 2.1):
+ * prior w ~ N(0, prior_var I), noise N(0, noise_var); posterior precision
+ * A = Z^T Z / noise_var + I / prior_var, mean A^-1 Z^T y / noise_var;
+ * predictive variance of f(x*) is z*^T A^-1 z* (plus noise_var for y*).
+ * Variances <= 0 are fitted by maximising the log marginal likelihood
+ * (evidence), with MacKay's fixed-point updates in the eigenbasis of Z^T Z. */
+typedef struct rfx_bayes_params {
+    double noise_var;  /* sigma_n^2 > 0, or <= 0 to fit; default 0 (fit)    */
+    double prior_var;  /* sigma_p^2 > 0, or <= 0 to fit; default 0 (fit)    */
+    int fit_intercept; /* default 1: flat prior on the intercept (centring)  */
+    size_t max_iter;   /* evidence iterations, default 300                   */
+    double tol;        /* relative change of the variances, default 1e-8    */
+    int n_threads;
+} rfx_bayes_params;
+
+RFX_API rfx_bayes_params rfx_bayes_params_default(void);
+
+/* The Bayesian posterior from statistics (one target column). */
+RFX_API rfx_status rfx_bayes_solve(const rfx_features *f, const rfx_stats *s,
+                                   const rfx_bayes_params *params, rfx_model **out);
+
+/* The same from in-memory rows. */
+RFX_API rfx_status rfx_bayes_fit(const rfx_features *f, rfx_cmat X, rfx_cmat Y,
+                                 const rfx_bayes_params *params, rfx_model **out);
+
+struct rfx_classify_params; /* rfx/classify.h */
+
+/* The whole fit in one call, as the command line does it: optional input
+ * standardisation, a feature map, and a method, with the length scale and the
+ * regularisation chosen automatically when not given. */
+typedef struct rfx_fit_params {
+    rfx_method method;         /* default RFX_METHOD_BAYES                   */
+    rfx_features_params features; /* kernel, form, D, seed; length_scale <= 0
+                                     means "choose" (the default here)       */
+    int standardize;           /* default 1: x -> (x - mean) / std per column */
+    double lambda;             /* ridge: < 0 means choose by GCV (default -1) */
+    double noise_var, prior_var; /* bayes: <= 0 means fit (default 0)       */
+    int fit_intercept;         /* default 1                                   */
+    size_t select_rows;        /* rows used to choose the length scale, a
+                                  seeded subset when n is larger; default 4000 */
+    rfx_progress_fn progress;  /* optional                                   */
+    void *progress_user;
+    int learn_length_scales;   /* 1: learn one length scale per input (ARD),
+                                  see below; bayes and ridge only. Default 0 */
+    size_t learn_iterations;   /* particle swarm iterations >= 1, default 30 */
+    size_t learn_particles;    /* swarm size; 0 (default) = rfx_pso_params'
+                                  default, 10 + floor(2 sqrt(d))            */
+    /* RFX_METHOD_CLASSIFY (Y holds the class labels; see below):           */
+    const struct rfx_classify_params *classify; /* loss, multi-class scheme,
+                                  optimizer, class weights and optimizer
+                                  settings (rfx/classify.h); NULL (default)
+                                  = rfx_classify_params_default()           */
+    size_t classify_folds;     /* how the length scale and lambda are chosen:
+                                  k >= 2 folds (row i in fold i mod k), or 0
+                                  (default) one holdout, rows i mod 4 == 3,
+                                  i counting the shuffled selection rows   */
+} rfx_fit_params;
+
+RFX_API rfx_fit_params rfx_fit_params_default(void);
+
+/* What an automatic fit chose. */
+typedef struct rfx_fit_report {
+    double length_scale;  /* isotropic length scale, in standardised units  */
+    double lambda;        /* ridge penalty (or noise_var / prior_var)       */
+    double noise_var, prior_var; /* Bayesian variances (0 for ridge)         */
+    double score;         /* log evidence per row (bayes) or the GCV score
+                             (ridge); NaN when a given lambda was used   */
+    size_t n_candidates;  /* length scales tried                            */
+    double learn_score_before; /* with learn_length_scales: the selection   */
+    double learn_score_after;  /* score (the meaning and sign of score) on
+                                  the selection rows and features at the
+                                  starting scales and at the learned ones;
+                                  never worse after. NaN without learning   */
+    size_t learn_evaluations;  /* candidate scale vectors tried (0 without) */
+} rfx_fit_report;
+
+/* Fit X (n x d), Y (n x ny; one column for RFX_METHOD_BAYES). report may be
+ * NULL.
+ *
+ * Learned length scales (learn_length_scales = 1): after the isotropic
+ * choice (or from the scales given in features: length_scale, gamma or
+ * length_scales), the d per-input scales l_i = l0_i exp(u_i) are tuned
+ * with u in the box [-3, 4]^d by rfx_pso_minimize (rfx/projection.h;
+ * particle 0 starts at u = 0, the others at random, seed features.seed)
+ * on the same selection rows and the same at most 512 features as the
+ * isotropic choice, with the feature seed fixed so that the objective is
+ * deterministic. The objective is minus the log evidence per row (bayes,
+ * the variances re-fitted for each candidate) or the GCV score (ridge). A
+ * large l_i switches input i off. The final model is fitted on all rows
+ * with all features at the learned scales; rfx_model_get_info gives them
+ * (features.length_scales), and model files keep them. The candidates are
+ * evaluated one after another (each fit threaded as usual), so results do
+ * not depend on the number of threads. Cost: learn_particles x
+ * (learn_iterations + 1) + 1 fits on the selection rows.
+ *
+ * RFX_METHOD_SRFE / RFX_METHOD_HARFE go to rfx_srfe_fit (rfx/srfe.h)
+ * with its defaults and from params: the seed, threads, n_features (0 =
+ * automatic), features.sparsity (when > 0), lambda (when >= 0) and
+ * standardize; the report then has length_scale = 1 / weight scale, lambda
+ * the lasso penalty, score the cross-validated mean squared error.
+ * RFX_METHOD_PCE is not fitted here (RFX_EINVAL): rfx_pce_fit, then
+ * rfx_model_from_pce (rfx/pce.h); nor are RFX_METHOD_PROJECTED
+ * (rfx_projected_fit), RFX_METHOD_SINKS and RFX_METHOD_GREEDY (rfx/sinks.h).
+ *
+ * RFX_METHOD_CLASSIFY fits a classifier (rfx/classify.h) with the settings
+ * of params->classify (or its defaults); Y (n x 1) holds the labels, any
+ * finite values with at least two distinct. fit_intercept, the threads of
+ * features and, when >= 0, lambda (then > 0) replace those of the classify
+ * settings. Inputs are standardised (unless standardize = 0); when the
+ * length scale is not given (length_scale <= 0, no gamma or ARD scales)
+ * and / or lambda < 0, they are chosen on the selection rows (select_rows,
+ * a seeded subset as above) by the validation score over a small grid:
+ * scales sqrt(d) x 0.05 x 2^i, i = 0..8, and penalties 1e-1, 1e-2, ..,
+ * 1e-5, each candidate fitted with at most 256 features (tolerance at least
+ * 1e-4, at most 100 iterations) on the training part and scored on the
+ * rest - one holdout (rows i mod 4 == 3 of the selection rows) or
+ * classify_folds folds (row i in fold i mod k), the selection rows taken
+ * in a seeded random order (all rows when n <= select_rows, so that rows
+ * sorted by class still give folds of every class). The score is the mean
+ * log-loss -log p(true class) for the logistic loss and the error rate
+ * for the hinge losses (ties broken by the mean validation hinge or
+ * squared hinge loss); candidates run from the largest scale and penalty
+ * down and a full tie keeps the earlier one. The model is then fitted on all
+ * rows with all features. The report has the length scale, lambda, the
+ * best validation score (NaN when nothing was chosen) and the number of
+ * candidates; the variances are 0. Cost: up to 45 x (1 or k) fits on the
+ * selection rows, then one on all rows. Errors as rfx_classify_fit, and
+ * RFX_EDIM when Y has more than one column, RFX_EINVAL for lambda = 0 or
+ * classify_folds = 1. */
+RFX_API rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y,
+                                 rfx_model **out, rfx_fit_report *report);
+
+RFX_API void rfx_model_free(rfx_model *m);
+
+/* Predictions for X (n x d): Yhat (n x ny) and, for Bayesian models, Ystd
+ * (n x ny), the predictive standard deviation of the noisy target y*
+ * (sqrt(z*^T A^-1 z* + noise_var)). Pass rfx_mat_none() for Ystd when not
+ * wanted; asking it of any other model (ridge, srfe, harfe, pce,
+ * classify, ...) is RFX_EINVAL. A classifier (RFX_METHOD_CLASSIFY) writes
+ * the predicted class label of each row into Yhat (n x 1); its scores and
+ * probabilities come from rfx_model_decision and rfx_model_predict_proba
+ * (rfx/classify.h). */
+RFX_API rfx_status rfx_model_predict(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_mat Ystd);
+
+/* The same with the standard deviation of the latent f(x*) (no noise). */
+RFX_API rfx_status rfx_model_predict_latent(const rfx_model *m, rfx_cmat X, rfx_mat Yhat,
+                                            rfx_mat Fstd);
+
+/* For a PCE model: method, n_inputs, n_targets = 1 and n_train are set,
+ * everything else (features included) is zero; rfx_pce_get_info on
+ * rfx_model_pce(m) has the rest. A classifier has n_targets = 1 (one
+ * predicted label per row) and lambda its penalty; rfx_model_classes and
+ * rfx_model_classifier_info (rfx/classify.h) have its classes, loss and
+ * score columns. */
+typedef struct rfx_model_info {
+    rfx_method method;
+    rfx_features_params features; /* length_scales points into the model     */
+    size_t n_inputs;          /* d                                           */
+    size_t n_targets;         /* ny                                          */
+    size_t n_train;           /* rows the model was fitted on                */
+    int standardized;         /* inputs standardised by a stored scaler      */
+    int fit_intercept;
+    int has_std;              /* predictive std available                    */
+    double lambda;            /* ridge penalty, or noise_var / prior_var     */
+    double noise_var, prior_var;
+    double log_evidence;      /* Bayesian log marginal likelihood, else 0     */
+} rfx_model_info;
+
+RFX_API rfx_status rfx_model_get_info(const rfx_model *m, rfx_model_info *info);
+
+/* The feature map of the model (owned by m; NULL for a PCE model). */
+RFX_API const rfx_features *rfx_model_features(const rfx_model *m);
+
+/* Weights W (D x ny) and intercepts (ny), owned by m; for a classifier D x
+ * K and K, its score columns (K = 1 for two classes, else C). A PCE model
+ * has neither (rfx_cmat_none() and NULL): its coefficients belong to its
+ * multi-indices, rfx_pce_term(rfx_model_pce(m), k, ...). */
+RFX_API rfx_cmat rfx_model_weights(const rfx_model *m);
+RFX_API const double *rfx_model_intercepts(const rfx_model *m);
+
+/* Model files. The format (version 1), all integers little-endian:
+ *
+ *   offset 0   8 bytes  magic "RFXMODL\x1a"
+ *          8   u32      format version (1)
+ *         12   u32      header size in bytes (32)
+ *         16   u64      payload size P in bytes
+ *         24   u32      CRC-32 (zlib) of the payload
+ *         28   u32      CRC-32 of bytes 0..27
+ *         32   P bytes  payload: a sequence of records, each
+ *                         u32 tag, u32 element type, u64 count, data
+ *                       element types: 1 f64 (the IEEE-754 bit pattern),
+ *                       2 u64, 3 i64, 4 UTF-8 bytes, 5 u32, 6 raw
+ *                       bytes (count = bytes); data zero-padded to a
+ *                       multiple of 8 bytes.
+ *
+ * Bytes 0..15 (magic, version, header size) keep their meaning in every
+ * future version. Version 1 tags, each at most once, in any order (u64 unless
+ * marked; scalars have count 1; F = D for COS_BIAS, D/2 for COS_SIN; arrays
+ * row-major):
+ *    1 method        2 d             3 D             4 ny
+ *    5 n_train       6 fit_intercept 7 kernel        8 form
+ *    9 nu (f64)     10 seed         11 length_scale (f64, 0 with ARD)
+ *   12 ard (0/1)    13 length scales (d f64)   14 frequencies W (F x d f64)
+ *   15 phases b (F f64)   16 x_mean, 17 x_scale (d f64 each, both or none)
+ *   18 weights (D x ny f64)   19 intercepts (ny f64)   20 lambda (f64)
+ *   21 noise_var, 22 prior_var, 23 log_evidence (f64)
+ *   24 posterior factor R (D x D f64; Bayesian models only)
+ *   25 training feature means (D f64, optional, with 24)
+ *   26 creator ("rfx <version>", UTF-8, informational)
+ *   27 activation   28 sparsity q   29 weight distribution
+ *   30 weight scale (f64)           (27..30 optional: cos, 0, kernel, 1)
+ * A polynomial chaos model (method 4) has no feature map: it holds tags 1,
+ * 2, 4 (= 1), 5, optionally 26, and all of
+ *   31 marginal kinds (d u64: 0 uniform, 1 normal)
+ *   32 marginal parameters (d x 2 f64: a, b of each input)
+ *   33 number of terms T            34 multi-indices (T x d u32)
+ *   35 coefficients (T f64)         36 degree   37 PCE method (rfx_pce_method)
+ *   38 candidate terms              39 LOO errors (3 f64: mse, relative,
+ *                                      corrected; NaN when not fitted)
+ * and no other; feature models hold none of 31..39.
+ * A projected model (method 5, rfx/projection.h) has no feature map of its
+ * own: it holds tags 1, 2, 4 (= 1), 5 (m, the kernel's training rows,
+ * 2..2^31 - 1), optionally 26 and 16, 17 (the kernel's input scaler, both
+ * or none), and all of
+ *   40 k (1..m)                     41 gamma (f64, > 0)
+ *   42 theta (d f64 in [0, 1], not all zero)
+ *   43 the training rows as the kernel sees them (m x d f64, scaled)
+ *   44 kernel PCA coefficients (m x k f64)
+ *   45 row means of the Gram matrix (m f64)   46 its grand mean (f64)
+ *   47 the fit's loss (f64, NaN or >= 0)
+ *   48 the surrogate on the k scores (element type 6): a whole model file,
+ *      header and payload, of method 0..4 with k inputs and 1
+ *      target, checked like a file of its own; never itself projected
+ * and no other; other models hold none of 40..48.
+ * Every feature model (methods 0..3 and 6..8) may hold
+ *   49 structure of the feature map (rfx_structure, 0..4; absent means
+ *      0, iid, and is how iid maps are written)
+ * A classifier (method 6, rfx/classify.h) is a feature model whose
+ * n_targets (tag 4) is its number of score columns K - 1 for two classes,
+ * else C - with weights D x K and K intercepts, and which holds all of
+ *   50 classes (C f64: finite, strictly increasing, 2 <= C <= 65536)
+ *   51 loss (rfx_loss, 0..2)
+ *   52 multi-class scheme (rfx_multiclass, 0..1; softmax only with the
+ *      logistic loss)
+ * and no other model holds any of 50..52. Kitchen-sinks (method 7) and
+ * greedy (method 8) models are feature models stored as ridge models are
+ * (no posterior).
+ * Unknown tags, missing required tags and duplicates make a file corrupt.
+ *
+ * The loader checks the magic, refuses a newer version by name, verifies
+ * both CRCs, and checks every count against the bytes that remain and
+ * against the shapes the sizes imply before it allocates. Errors are
+ * RFX_EFORMAT (RFX_EVERSION for a newer file, RFX_EIO when the file cannot
+ * be read or written) with a message naming the file, or "buffer". The
+ * weights and frequencies are stored, not re-derived from the seed, so a
+ * loaded model predicts bitwise identically to the saved one. Saving writes
+ * a temporary file beside path (path.tmp.XXXXXX), syncs it and renames it
+ * over path, so path is never left half-written. */
+RFX_API rfx_status rfx_model_save(const rfx_model *m, const char *path);
+RFX_API rfx_status rfx_model_load(const char *path, rfx_model **out);
+
+/* The same to and from memory. *buf is allocated with malloc; release it
+ * with rfx_buffer_free. */
+RFX_API rfx_status rfx_model_save_buffer(const rfx_model *m, void **buf, size_t *len);
+RFX_API rfx_status rfx_model_load_buffer(const void *buf, size_t len, rfx_model **out);
+RFX_API void rfx_buffer_free(void *buf);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RFX_MODEL_H */
