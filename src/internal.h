@@ -98,6 +98,9 @@ int rfx__all_finite(rfx_cmat m, size_t *row, size_t *col);
 
 /* The number of threads to use for a requested count (0 = default). */
 int rfx__threads(int requested);
+/* Rows per chunk when featurising into a workspace (src/core/mem.c): a
+ * function of the feature count alone, never of the thread count. */
+size_t rfx__chunk_rows(size_t D);
 
 /* ---- counter-based random numbers (src/core/rng.c) ---------------------- */
 
@@ -254,9 +257,6 @@ struct rfx_stats {
 rfx_status rfx__stats_add_z(rfx_stats *s, const double *Z, size_t ldz, size_t rows,
                             const double *Y, size_t ldy, int n_threads);
 
-/* Rows per chunk when featurising into a workspace: about 16 MiB of Z. */
-size_t rfx__chunk_rows(size_t D);
-
 /* Centred (or raw, without intercept) normal equations from statistics:
  * C = Z^T Z - n mu mu^T (D x D, full symmetric), c = Z^T (y - ybar) (D x ny),
  * yy = |y - ybar|^2 per target, mu = column means of Z, ybar = target means
@@ -358,7 +358,7 @@ void dgeqrf_(const int *m, const int *n, double *a, const int *lda, double *tau,
 void dorgqr_(const int *m, const int *n, const int *k, double *a, const int *lda,
              const double *tau, double *work, const int *lwork, int *info);
 
-/* Dense helpers over LAPACK (src/solvers/linalg.c). Matrices row-major.
+/* Dense helpers over LAPACK (src/core/linalg.c). Matrices row-major.
  * rfx__chol: A (n x n symmetric, full) -> upper R with R^T R = A in place,
  * lower part zeroed; RFX_ENUMERIC naming what when not positive definite.
  * rfx__chol_solve: B (n x nrhs, row-major) <- A^-1 B given R.

@@ -537,8 +537,45 @@ static void test_errors(void)
     CHECK(strcmp(rfx_strerror(RFX_EDIM), "dimension mismatch") == 0);
 }
 
+/* The one table of enum names (src/core/names.c): every value of each enum
+ * round-trips, an unknown name gets the one message form, NULL is refused. */
+static void test_names(void)
+{
+#define ROUND_TRIP(type, prefix, last)                                        \
+    for (int v = 0; v <= (int)(last); v++) {                                 \
+        type back = (type)0;                                                 \
+        CHECK_OK(prefix##_from_name(prefix##_name((type)v), &back));         \
+        CHECK(back == (type)v);                                              \
+    }                                                                        \
+    CHECK(strcmp(prefix##_name((type)((int)(last) + 1)), "unknown") == 0)
+    ROUND_TRIP(rfx_kernel, rfx_kernel, RFX_KERNEL_MATERN);
+    ROUND_TRIP(rfx_form, rfx_form, RFX_FORM_COS_SIN);
+    ROUND_TRIP(rfx_activation, rfx_activation, RFX_ACTIVATION_SIGN);
+    ROUND_TRIP(rfx_structure, rfx_structure, RFX_STRUCTURE_HALTON);
+    ROUND_TRIP(rfx_weights, rfx_weights, RFX_WEIGHTS_UNIFORM);
+    ROUND_TRIP(rfx_method, rfx_method, RFX_METHOD_GREEDY);
+    ROUND_TRIP(rfx_loss, rfx_loss, RFX_LOSS_SQUARED_HINGE);
+    ROUND_TRIP(rfx_multiclass, rfx_multiclass, RFX_MULTICLASS_SOFTMAX);
+    ROUND_TRIP(rfx_optimizer, rfx_optimizer, RFX_OPTIMIZER_SGD);
+    ROUND_TRIP(rfx_sgd_strategy, rfx_sgd_strategy, RFX_SGD_GRAM_CACHED);
+    ROUND_TRIP(rfx_isa, rfx_isa, RFX_ISA_AVX512);
+#undef ROUND_TRIP
+    rfx_kernel k = RFX_KERNEL_CAUCHY;
+    CHECK_OK(rfx_kernel_from_name("rbf", &k)); /* scikit-learn's name */
+    CHECK(k == RFX_KERNEL_GAUSSIAN);
+    rfx_loss l = RFX_LOSS_HINGE;
+    CHECK_STATUS(rfx_loss_from_name("huber", &l), RFX_EINVAL);
+    CHECK_MSG(strcmp(rfx_last_error(),
+                     "unknown loss 'huber' (expected logistic, hinge or squared-hinge)") == 0,
+              "%s", rfx_last_error());
+    CHECK(l == RFX_LOSS_HINGE);
+    CHECK_STATUS(rfx_structure_from_name(NULL, NULL), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "structure name: NULL argument") != NULL);
+}
+
 int main(void)
 {
+    test_names();
     printf("vector math: %s\n", rfx_isa_name(rfx_isa_active()));
     test_exact_kernels();
     test_conventions();

@@ -5,8 +5,6 @@
 #include <stdatomic.h>
 #include <string.h>
 
-static const char *const names[] = {"generic", "avx2", "avx512"};
-
 /* -1 until the first look-up; then the path in force. */
 static atomic_int active = -1;
 
@@ -19,22 +17,6 @@ rfx_isa rfx_isa_native(void)
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return RFX_ISA_AVX2;
 #endif
     return RFX_ISA_GENERIC;
-}
-
-const char *rfx_isa_name(rfx_isa isa)
-{
-    return (unsigned)isa < sizeof names / sizeof *names ? names[isa] : "unknown";
-}
-
-rfx_status rfx_isa_from_name(const char *name, rfx_isa *out)
-{
-    for (size_t i = 0; name && i < sizeof names / sizeof *names; i++)
-        if (strcmp(name, names[i]) == 0) {
-            *out = (rfx_isa)i;
-            return RFX_OK;
-        }
-    return rfx__error(RFX_EINVAL, "instruction set '%s' is unknown (generic, avx2, avx512)",
-                      name ? name : "(null)");
 }
 
 static rfx_isa capped(rfx_isa want)
@@ -51,8 +33,8 @@ rfx_isa rfx_isa_active(void)
      * the same value twice) */
     const char *env = getenv("RFX_ISA");
     rfx_isa want = RFX_ISA_AVX512;
-    for (size_t i = 0; env && i < sizeof names / sizeof *names; i++)
-        if (strcmp(env, names[i]) == 0) want = (rfx_isa)i;
+    for (int i = RFX_ISA_GENERIC; env && i <= RFX_ISA_AVX512; i++)
+        if (strcmp(env, rfx_isa_name((rfx_isa)i)) == 0) want = (rfx_isa)i;
     a = (int)capped(want);
     atomic_store_explicit(&active, a, memory_order_relaxed);
     return (rfx_isa)a;
@@ -60,7 +42,7 @@ rfx_isa rfx_isa_active(void)
 
 rfx_status rfx_isa_set(rfx_isa isa)
 {
-    if ((unsigned)isa >= sizeof names / sizeof *names)
+    if ((unsigned)isa > RFX_ISA_AVX512)
         return rfx__error(RFX_EINVAL, "isa: %d is not an instruction-set path", (int)isa);
     atomic_store_explicit(&active, (int)capped(isa), memory_order_relaxed);
     return RFX_OK;

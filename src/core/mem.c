@@ -114,3 +114,14 @@ rfx_status rfx__lapack_int(size_t n, int *out, const char *what)
 }
 
 void rfx_buffer_free(void *buf) { free(buf); }
+
+/* Rows per chunk when featurising into a workspace: 2^23 / D rows (64 MiB
+ * of doubles), within [64, 4096]; a function of D alone, so chunking never
+ * depends on the thread count. */
+size_t rfx__chunk_rows(size_t D)
+{
+    size_t r = ((size_t)1 << 23) / (D ? D : 1);
+    if (r < 64) r = 64;
+    if (r > 4096) r = 4096;
+    return r;
+}

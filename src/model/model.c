@@ -4,29 +4,6 @@
 #include <math.h>
 #include <string.h>
 
-static const char *const method_names[] = {"ridge", "bayes", "srfe", "harfe", "pce",
-                                            "projected", "classify", "sinks", "greedy"};
-
-const char *rfx_method_name(rfx_method method)
-{
-    if ((unsigned)method < sizeof method_names / sizeof *method_names) return method_names[method];
-    return "unknown";
-}
-
-rfx_status rfx_method_from_name(const char *name, rfx_method *out)
-{
-    if (!name || !out) return rfx__error(RFX_EINVAL, "method name: NULL argument");
-    for (size_t i = 0; i < sizeof method_names / sizeof *method_names; i++) {
-        if (strcmp(name, method_names[i]) == 0) {
-            *out = (rfx_method)i;
-            return RFX_OK;
-        }
-    }
-    return rfx__error(RFX_EINVAL,
-                      "unknown method '%s' (expected ridge, bayes, srfe, harfe, pce, projected, "
-                      "classify, sinks or greedy)", name);
-}
-
 rfx_status rfx__model_alloc(rfx_method method, rfx_features *f, size_t ny, int with_posterior,
                             rfx_model **out)
 {

@@ -35,68 +35,6 @@
 #define STREAM_CD 0x4344u
 #define STREAM_SGD 0x534744u
 
-/* ---- names -------------------------------------------------------------- */
-
-static const char *const loss_names[] = {"logistic", "hinge", "squared-hinge"};
-static const char *const multiclass_names[] = {"ovr", "softmax"};
-static const char *const optimizer_names[] = {"auto", "lbfgs", "dual-cd", "sgd"};
-
-static rfx_status lookup(const char *const *names, size_t count, const char *name, int *out,
-                         const char *what)
-{
-    char list[128] = "";
-    if (!name || !out) return rfx__error(RFX_EINVAL, "%s name: NULL argument", what);
-    for (size_t i = 0; i < count; i++) {
-        if (strcmp(name, names[i]) == 0) {
-            *out = (int)i;
-            return RFX_OK;
-        }
-        size_t used = strlen(list);
-        snprintf(list + used, sizeof list - used, "%s%s", i ? (i + 1 == count ? " or " : ", ") : "",
-                 names[i]);
-    }
-    return rfx__error(RFX_EINVAL, "unknown %s '%s' (expected %s)", what, name, list);
-}
-
-const char *rfx_loss_name(rfx_loss loss)
-{
-    return (unsigned)loss < 3 ? loss_names[loss] : "unknown";
-}
-
-const char *rfx_multiclass_name(rfx_multiclass mc)
-{
-    return (unsigned)mc < 2 ? multiclass_names[mc] : "unknown";
-}
-
-const char *rfx_optimizer_name(rfx_optimizer opt)
-{
-    return (unsigned)opt < 4 ? optimizer_names[opt] : "unknown";
-}
-
-rfx_status rfx_loss_from_name(const char *name, rfx_loss *out)
-{
-    int v = 0;
-    RFX__TRY(lookup(loss_names, 3, name, &v, "loss"));
-    *out = (rfx_loss)v;
-    return RFX_OK;
-}
-
-rfx_status rfx_multiclass_from_name(const char *name, rfx_multiclass *out)
-{
-    int v = 0;
-    RFX__TRY(lookup(multiclass_names, 2, name, &v, "multi-class scheme"));
-    *out = (rfx_multiclass)v;
-    return RFX_OK;
-}
-
-rfx_status rfx_optimizer_from_name(const char *name, rfx_optimizer *out)
-{
-    int v = 0;
-    RFX__TRY(lookup(optimizer_names, 4, name, &v, "optimizer"));
-    *out = (rfx_optimizer)v;
-    return RFX_OK;
-}
-
 rfx_classify_params rfx_classify_params_default(void)
 {
     rfx_classify_params p;

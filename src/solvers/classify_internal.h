@@ -1,6 +1,6 @@
 /*
  * classify_internal.h - classifier functions shared by the fit
- * (solvers/classify.c), the one-call fit (solvers/fit.c) and the tests.
+ * (solvers/classify.c), the one-call fit (model/fit.c) and the tests.
  * Hidden like everything rfx__.
  */
 #ifndef RFX_CLASSIFY_INTERNAL_H

@@ -24,30 +24,6 @@
 /* Names and parameters                                                      */
 /* ------------------------------------------------------------------------ */
 
-static const char *const strategy_names[] = {"features-on-the-fly", "features-cached",
-                                             "kernel-on-the-fly", "gram-cached"};
-#define N_STRATEGIES (sizeof strategy_names / sizeof *strategy_names)
-
-const char *rfx_sgd_strategy_name(rfx_sgd_strategy s)
-{
-    if ((unsigned)s < N_STRATEGIES) return strategy_names[s];
-    return "unknown";
-}
-
-rfx_status rfx_sgd_strategy_from_name(const char *name, rfx_sgd_strategy *out)
-{
-    if (!name || !out) return rfx__error(RFX_EINVAL, "sgd strategy: name or out is NULL");
-    for (size_t i = 0; i < N_STRATEGIES; i++)
-        if (strcmp(name, strategy_names[i]) == 0) {
-            *out = (rfx_sgd_strategy)i;
-            return RFX_OK;
-        }
-    return rfx__error(RFX_EINVAL,
-                      "sgd strategy: unknown name '%s' (features-on-the-fly, features-cached, "
-                      "kernel-on-the-fly, gram-cached)",
-                      name);
-}
-
 rfx_kernel_sgd_params rfx_kernel_sgd_params_default(void)
 {
     rfx_kernel_sgd_params p;
@@ -68,7 +44,7 @@ rfx_kernel_sgd_params rfx_kernel_sgd_params_default(void)
 
 static rfx_status check_params(const rfx_kernel_sgd_params *p)
 {
-    if ((unsigned)p->strategy >= N_STRATEGIES)
+    if ((unsigned)p->strategy > RFX_SGD_GRAM_CACHED)
         return rfx__error(RFX_EINVAL, "kernel_sgd.strategy: %d is not an rfx_sgd_strategy",
                           (int)p->strategy);
     if (p->loss != RFX_LOSS_LOGISTIC && p->loss != RFX_LOSS_HINGE &&

@@ -52,14 +52,6 @@ void rfx_stats_free(rfx_stats *s)
 
 size_t rfx_stats_rows(const rfx_stats *s) { return s ? s->n : 0; }
 
-size_t rfx__chunk_rows(size_t D)
-{
-    size_t r = ((size_t)1 << 23) / (D ? D : 1);
-    if (r < 64) r = 64;
-    if (r > 4096) r = 4096;
-    return r;
-}
-
 /* The column tile of the Z^T Z update: a function of D alone (never of the
  * thread count, so the bits do not change with it). Large tiles keep each
  * GEMM near peak; half of D makes three tasks (two SYRK halves and one GEMM,
