@@ -102,6 +102,13 @@ int rfx__threads(int requested);
  * function of the feature count alone, never of the thread count. */
 size_t rfx__chunk_rows(size_t D);
 
+/* Column means and population standard deviations of X (n >= 1 rows):
+ * mean[j] = sum_i x_ij / n and scale[j] = sqrt(sum_i (x_ij - mean[j])^2 /
+ * n), or 1 for a constant column, every sum in row order; then, when Xs is
+ * not NULL, Xs (n x d, row stride ldxs; may be X itself) = (X - mean) /
+ * scale. The one standardisation of the fits (src/core/columns.c). */
+void rfx__standardize(rfx_cmat X, double *mean, double *scale, double *Xs, size_t ldxs);
+
 /* ---- counter-based random numbers (src/core/rng.c) ---------------------- */
 
 /* A stream of random numbers depending only on (seed, stream, substream):
@@ -369,6 +376,12 @@ rfx_status rfx__chol_solve(const double *R, size_t n, double *B, size_t nrhs);
 rfx_status rfx__eig_sym(double *A, size_t n, double *w, int n_threads, const char *what);
 /* log det A = 2 sum log R_ii */
 double rfx__chol_logdet(const double *R, size_t n);
+/* sum_i a[i] b[i] in one fixed order, rfx's own (no BLAS): four partial
+ * sums s_k over i = k mod 4, combined as (s0 + s1) + (s2 + s3), the tail
+ * added to s0. The same bits for the same inputs on any thread or machine
+ * of one instruction set (the compiler may use vector registers but not
+ * reassociate). 2 n flops (src/core/linalg.c). */
+double rfx__dot(const double *a, const double *b, size_t n);
 /* A deep copy of a feature map (structure and fast transform included). */
 rfx_status rfx__features_copy(const rfx_features *f, rfx_features **out);
 

@@ -7,7 +7,6 @@
 #include <math.h>
 #include <string.h>
 
-
 rfx_status rfx__chol(double *A, size_t n, int n_threads, const char *what)
 {
     int nn, info = 0;
@@ -76,4 +75,18 @@ double rfx__chol_logdet(const double *R, size_t n)
     double s = 0;
     for (size_t i = 0; i < n; i++) s += log(R[i * n + i]);
     return 2.0 * s;
+}
+
+double rfx__dot(const double *a, const double *b, size_t n)
+{
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        s0 += a[i] * b[i];
+        s1 += a[i + 1] * b[i + 1];
+        s2 += a[i + 2] * b[i + 2];
+        s3 += a[i + 3] * b[i + 3];
+    }
+    for (; i < n; i++) s0 += a[i] * b[i];
+    return (s0 + s1) + (s2 + s3);
 }

@@ -255,21 +255,7 @@ static rfx_status standardize(rfx_cmat X, double **mean_out, double **scale_out,
         free(Xs);
         return st;
     }
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < d; j++) mean[j] += X.data[i * X.stride + j];
-    for (size_t j = 0; j < d; j++) mean[j] /= (double)n;
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < d; j++) {
-            double v = X.data[i * X.stride + j] - mean[j];
-            scale[j] += v * v;
-        }
-    for (size_t j = 0; j < d; j++) {
-        scale[j] = sqrt(scale[j] / (double)n);
-        if (!(scale[j] > 0)) scale[j] = 1.0; /* a constant column stays constant */
-    }
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < d; j++)
-            Xs[i * d + j] = (X.data[i * X.stride + j] - mean[j]) / scale[j];
+    rfx__standardize(X, mean, scale, Xs, d);
     *mean_out = mean;
     *scale_out = scale;
     *Xs_out = Xs;

@@ -211,21 +211,7 @@ static rfx_status copy_rows(rfx_kpca *kp, rfx_cmat X)
     if (!kp->params.standardize) return RFX_OK;
     RFX__TRY(rfx__calloc(d, sizeof(double), (void **)&kp->x_mean, "kpca: scaler"));
     RFX__TRY(rfx__calloc(d, sizeof(double), (void **)&kp->x_scale, "kpca: scaler"));
-    for (size_t i = 0; i < m; i++)
-        for (size_t j = 0; j < d; j++) kp->x_mean[j] += kp->X[i * d + j];
-    for (size_t j = 0; j < d; j++) kp->x_mean[j] /= (double)m;
-    for (size_t i = 0; i < m; i++)
-        for (size_t j = 0; j < d; j++) {
-            double v = kp->X[i * d + j] - kp->x_mean[j];
-            kp->x_scale[j] += v * v;
-        }
-    for (size_t j = 0; j < d; j++) {
-        kp->x_scale[j] = sqrt(kp->x_scale[j] / (double)m);
-        if (!(kp->x_scale[j] > 0)) kp->x_scale[j] = 1.0;
-    }
-    for (size_t i = 0; i < m; i++)
-        for (size_t j = 0; j < d; j++)
-            kp->X[i * d + j] = (kp->X[i * d + j] - kp->x_mean[j]) / kp->x_scale[j];
+    rfx__standardize(rfx_cmat_of(kp->X, m, d), kp->x_mean, kp->x_scale, kp->X, d);
     return RFX_OK;
 }
 

@@ -470,13 +470,6 @@ static double norm_inf(const double *v, size_t n)
     return m;
 }
 
-static double dot(const double *a, const double *b, size_t n)
-{
-    double s = 0;
-    for (size_t i = 0; i < n; i++) s += a[i] * b[i];
-    return s;
-}
-
 static int cancelled(const rfx_classify_params *p, double frac)
 {
     return p->progress && p->progress(p->progress_user, "classify", frac);
@@ -495,7 +488,7 @@ static rfx_status probe(problem *pb, const double *x, const double *dir, size_t 
 {
     for (size_t i = 0; i < N; i++) t->x[i] = x[i] + t->a * dir[i];
     RFX__TRY(evaluate(pb, t->x, &t->f, t->g));
-    t->df = dot(t->g, dir, N);
+    t->df = rfx__dot(t->g, dir, N);
     return RFX_OK;
 }
 
@@ -616,28 +609,28 @@ static rfx_status lbfgs(problem *pb, const rfx_classify_params *p, double *x,
         for (size_t i = 0; i < N; i++) dir[i] = -g[i];
         for (size_t j = 0; j < count; j++) {
             size_t s = (head + M - 1 - j) % M;
-            alpha[s] = rho[s] * dot(Sm + s * N, dir, N);
+            alpha[s] = rho[s] * rfx__dot(Sm + s * N, dir, N);
             for (size_t i = 0; i < N; i++) dir[i] -= alpha[s] * Ym[s * N + i];
         }
         if (count > 0) {
             size_t s = (head + M - 1) % M;
-            double gam = dot(Sm + s * N, Ym + s * N, N) / dot(Ym + s * N, Ym + s * N, N);
+            double gam = rfx__dot(Sm + s * N, Ym + s * N, N) / rfx__dot(Ym + s * N, Ym + s * N, N);
             for (size_t i = 0; i < N; i++) dir[i] *= gam;
         }
         for (size_t j = count; j-- > 0;) {
             size_t s = (head + M - 1 - j) % M;
-            double beta = rho[s] * dot(Ym + s * N, dir, N);
+            double beta = rho[s] * rfx__dot(Ym + s * N, dir, N);
             for (size_t i = 0; i < N; i++) dir[i] += (alpha[s] - beta) * Sm[s * N + i];
         }
-        double df0 = dot(dir, g, N);
+        double df0 = rfx__dot(dir, g, N);
         if (!(df0 < 0)) { /* not a descent direction: restart from the gradient */
             for (size_t i = 0; i < N; i++) dir[i] = -g[i];
-            df0 = -dot(g, g, N);
+            df0 = -rfx__dot(g, g, N);
             count = 0;
         }
         double a1 = 1.0;
         if (count == 0) {
-            double gn = sqrt(dot(g, g, N));
+            double gn = sqrt(rfx__dot(g, g, N));
             a1 = gn > 1.0 ? 1.0 / gn : 1.0;
         }
         int found = 0;
@@ -653,8 +646,8 @@ static rfx_status lbfgs(problem *pb, const rfx_classify_params *p, double *x,
             s[i] = lo.x[i] - x[i];
             yv[i] = lo.g[i] - g[i];
         }
-        double sy = dot(s, yv, N);
-        if (sy > 1e-14 * sqrt(dot(s, s, N) * dot(yv, yv, N))) {
+        double sy = rfx__dot(s, yv, N);
+        if (sy > 1e-14 * sqrt(rfx__dot(s, s, N) * rfx__dot(yv, yv, N))) {
             rho[head] = 1.0 / sy;
             head = (head + 1) % M;
             if (count < M) count++;
@@ -730,7 +723,7 @@ static void cd_solve(const problem *pb, const rfx_classify_params *p, size_t k, 
             const double *z = pb->Z + i * D;
             double yi = (pb->K == 1 ? pb->y[i] == 1 : pb->y[i] == k) ? 1.0 : -1.0;
             double Dii = squared ? 0.5 / Ci : 0.0, U = squared ? INFINITY : Ci;
-            double G = yi * dot(w, z, D) - (1.0 - yi * b) + Dii * a[i], PG = 0;
+            double G = yi * rfx__dot(w, z, D) - (1.0 - yi * b) + Dii * a[i], PG = 0;
             int shrink = 0;
             if (a[i] <= 0) {
                 if (G > pgmax_old) shrink = 1;
@@ -883,7 +876,7 @@ static rfx_status dual_cd(problem *pb, const rfx_classify_params *p, double *x,
     if (!st) st = rfx__calloc(K, sizeof *fail, (void **)&fail, "classify: dual CD");
     if (st) goto done;
 #pragma omp parallel for num_threads(pb->nt) schedule(static) if (n * D >= PARALLEL_MIN_WORK)
-    for (size_t i = 0; i < n; i++) qii[i] = dot(pb->Z + i * D, pb->Z + i * D, D);
+    for (size_t i = 0; i < n; i++) qii[i] = rfx__dot(pb->Z + i * D, pb->Z + i * D, D);
     /* the columns in rounds of nt, one per thread: progress between rounds */
     for (size_t k0 = 0; k0 < K && !st; k0 += (size_t)nt) {
         size_t k1 = k0 + (size_t)nt < K ? k0 + (size_t)nt : K;
@@ -1018,7 +1011,7 @@ static rfx_status sgd(problem *pb, const rfx_classify_params *p, double *x,
                         for (size_t j = 0; j < m; j++) {
                             const double *z = pb->Z ? pb->Z + (row0 + gidx[j]) * D
                                                     : Zwin + (q + j) * D;
-                            double v = dot(z, z, D);
+                            double v = rfx__dot(z, z, D);
                             if (v > rho) rho = v;
                         }
                         eta0 = 1.0 / (curvature(pb) * (1.0 + rho));

@@ -7,7 +7,7 @@
  *
  * Every strategy draws the same index sequence (one Philox stream of the
  * seed) and computes each step's inner product as the same fixed-order sum
- * (dot_fixed), so with the kernel of a feature map the four agree up to the
+ * (rfx__dot), so with the kernel of a feature map the four agree up to the
  * rounding of the kernel values themselves. The caches are built by the
  * threaded, thread-count-independent transforms of the library; the steps
  * run on the calling thread with single-threaded BLAS. */
@@ -106,23 +106,6 @@ void rfx_kernel_sgd_free(rfx_kernel_sgd *m)
 /* ------------------------------------------------------------------------ */
 /* The step                                                                  */
 /* ------------------------------------------------------------------------ */
-
-/* sum_j a_j b_j in a fixed order: four interleaved partial sums (j mod 4),
- * combined as (s0 + s1) + (s2 + s3). Every strategy and every prediction
- * uses it, so equal inputs give equal bits. 2 n flops. */
-static double dot_fixed(const double *a, const double *b, size_t n)
-{
-    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-    size_t j = 0;
-    for (; j + 4 <= n; j += 4) {
-        s0 += a[j] * b[j];
-        s1 += a[j + 1] * b[j + 1];
-        s2 += a[j + 2] * b[j + 2];
-        s3 += a[j + 3] * b[j + 3];
-    }
-    for (; j < n; j++) s0 += a[j] * b[j];
-    return (s0 + s1) + (s2 + s3);
-}
 
 /* l'(f; y), the derivative of the loss in the decision value f. The
  * logistic form -y / (1 + exp(y f)) is stable: exp overflows to +inf for
@@ -231,7 +214,7 @@ static rfx_status run_steps(sgd_run *s)
         case RFX_SGD_FEATURES_CACHED: {
             const double *zi = s->Z ? s->Z + i * D : s->z;
             if (!s->Z) rfx__transform_tile_ws(s->f, xi, s->ldx, 1, s->z, D, s->ws);
-            const double f = dot_fixed(s->w, zi, D);
+            const double f = rfx__dot(s->w, zi, D);
             if (!isfinite(f)) return not_finite(t, i, f);
             const double g = a * loss_deriv(p->loss, f, s->y[i]);
             if (shrink) {
@@ -248,7 +231,7 @@ static rfx_status run_steps(sgd_run *s)
                 s->krow[j] = rfx_kern_eval(s->k, xi, s->X + j * s->ldx, s->d);
             }
             s->kernel_evals += s->n_sup;
-            const double f = dot_fixed(s->krow, s->u, n);
+            const double f = rfx__dot(s->krow, s->u, n);
             if (!isfinite(f)) return not_finite(t, i, f);
             const double g = a * loss_deriv(p->loss, f, s->y[i]);
             if (shrink) scale(s->u, n, 1.0 - a * p->lambda);
@@ -264,7 +247,7 @@ static rfx_status run_steps(sgd_run *s)
             break;
         }
         case RFX_SGD_GRAM_CACHED: {
-            const double f = dot_fixed(s->G + i * n, s->u, n);
+            const double f = rfx__dot(s->G + i * n, s->u, n);
             if (!isfinite(f)) return not_finite(t, i, f);
             const double g = a * loss_deriv(p->loss, f, s->y[i]);
             if (shrink) scale(s->u, n, 1.0 - a * p->lambda);
@@ -551,12 +534,12 @@ rfx_status rfx_kernel_sgd_decision(const rfx_kernel_sgd *m, rfx_cmat X, double *
         if (m->f) {
             st = rfx_features_transform(m->f, Xc, rfx_mat_of(buf, nr, width));
             for (size_t i = 0; !st && i < nr; i++)
-                out[r0 + i] = dot_fixed(buf + i * width, m->w, width);
+                out[r0 + i] = rfx__dot(buf + i * width, m->w, width);
         } else {
             st = rfx_kern_gram(m->k, Xc, rfx_cmat_of(m->sv_x, m->n_sv, m->d),
                                rfx_mat_of(buf, nr, width), m->params.n_threads);
             for (size_t i = 0; !st && i < nr; i++)
-                out[r0 + i] = dot_fixed(buf + i * width, m->sv_u, width);
+                out[r0 + i] = rfx__dot(buf + i * width, m->sv_u, width);
         }
     }
     free(buf);

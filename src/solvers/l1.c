@@ -271,22 +271,8 @@ static void gemv_t(rfx_cmat A, const double *v, double *out, int nt)
     }
 }
 
-/* The two level-1 kernels of coordinate descent, on the calling thread
- * (four accumulators: independent of the BLAS build and its threads). */
-static double dot(const double *a, const double *b, size_t n)
-{
-    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        s0 += a[i] * b[i];
-        s1 += a[i + 1] * b[i + 1];
-        s2 += a[i + 2] * b[i + 2];
-        s3 += a[i + 3] * b[i + 3];
-    }
-    for (; i < n; i++) s0 += a[i] * b[i];
-    return (s0 + s1) + (s2 + s3);
-}
-
+/* The level-1 kernels of coordinate descent, on the calling thread
+ * (independent of the BLAS build and its threads): rfx__dot and axpy. */
 static void axpy(double alpha, const double *x, double *y, size_t n)
 {
     for (size_t i = 0; i < n; i++) y[i] += alpha * x[i];
@@ -409,7 +395,7 @@ static double prob_intercept(const l1_prob *P, const double *c)
 static double lasso_gap(const l1_prob *P, const double *r, double lam, double l1w, double gmax)
 {
     const double m = (double)P->m;
-    double rr = dot(r, r, P->m), ry = dot(r, P->yc, P->m);
+    double rr = rfx__dot(r, r, P->m), ry = rfx__dot(r, P->yc, P->m);
     double s = gmax > lam * m ? lam * m / gmax : 1.0;
     double primal = rr / (2 * m) + lam * l1w;
     double dual = s * ry / m - s * s * rr / (2 * m);
@@ -510,7 +496,7 @@ static rfx_status lasso_add(l1_lasso *L, const size_t *cols, size_t n)
         for (size_t t = 0; t < n; t++) X[t * m + k] = a[cols[t]] - P->mu[cols[t]];
     }
     for (size_t t = 0; t < n; t++) {
-        L->nrm2[L->ns + t] = dot(X + t * m, X + t * m, m);
+        L->nrm2[L->ns + t] = rfx__dot(X + t * m, X + t * m, m);
         L->idx[L->ns + t] = cols[t];
         L->pos[cols[t]] = L->ns + t;
     }
@@ -533,7 +519,7 @@ static double cd_sweep(l1_lasso *L, double lam, double *c, double *cmax)
         const size_t j = L->idx[k];
         const double *x = L->X + k * m;
         const double cj = c[j];
-        double rho = dot(x, L->r, m) + nk * cj;
+        double rho = rfx__dot(x, L->r, m) + nk * cj;
         double cn = soft(rho, lam * (double)m * wt(P, j)) / nk;
         if (cn != cj) {
             axpy(-(cn - cj), x, L->r, m);
@@ -564,7 +550,7 @@ static double lasso_gap_ws(const l1_lasso *L, double lam, const double *c)
     const l1_prob *P = L->P;
     double gmax = 0;
     for (size_t k = 0; k < L->ns; k++) {
-        double v = fabs(dot(L->X + k * P->m, L->r, P->m)) / wt(P, L->idx[k]);
+        double v = fabs(rfx__dot(L->X + k * P->m, L->r, P->m)) / wt(P, L->idx[k]);
         if (v > gmax) gmax = v;
     }
     return lasso_gap(P, L->r, lam, lasso_l1w(L, c), gmax);
@@ -647,12 +633,12 @@ static void fss_append(const l1_lasso *L, l1_fss *F, size_t k, double th, double
     const double *x = L->X + k * m;
     F->S[n] = k;
     F->th[n] = th;
-    F->xty[n] = dot(x, L->P->yc, m);
+    F->xty[n] = rfx__dot(x, L->P->yc, m);
     F->ns = n + 1;
     if (!F->fact) return;
     double vv = 0;
     for (size_t t = 0; t < n; t++) {
-        double a = dot(L->X + F->S[t] * m, x, m);
+        double a = rfx__dot(L->X + F->S[t] * m, x, m);
         for (size_t q = 0; q < t; q++) a -= F->R[q * ld + t] * v[q];
         v[t] = a / F->R[t * ld + t];
         vv += v[t] * v[t];
@@ -883,8 +869,8 @@ static rfx_status lasso_fss(l1_lasso *L, double lam, double *c, size_t max_steps
                 best_t = 1.0;
             } else {
                 tc[nc++] = 1.0;
-                const double rr = dot(L->r, L->r, m), rx = dot(L->r, Xd, m),
-                             xx = dot(Xd, Xd, m);
+                const double rr = rfx__dot(L->r, L->r, m), rx = rfx__dot(L->r, Xd, m),
+                             xx = rfx__dot(Xd, Xd, m);
                 double f0 = rr / (2.0 * m);
                 for (size_t t = 0; t < ns; t++)
                     f0 += lam * wt(P, L->idx[F.S[t]]) * fabs(c[L->idx[F.S[t]]]);
@@ -945,7 +931,7 @@ static rfx_status lasso_fss(l1_lasso *L, double lam, double *c, size_t max_steps
         size_t na = 0;
         for (size_t k = 0; k < nw; k++) {
             if (L->nrm2[k] == 0 || c[L->idx[k]] != 0) continue;
-            double gk = dot(L->X + k * m, L->r, m), t = lm * wt(P, L->idx[k]);
+            double gk = rfx__dot(L->X + k * m, L->r, m), t = lm * wt(P, L->idx[k]);
             double vio = (fabs(gk) - t) / t;
             if (vio > L1_FSS_SLACK) {
                 keys[na].v = vio;
@@ -1137,7 +1123,7 @@ static void lasso_report(const l1_lasso *L, const double *c, const l1_solve *o, 
     rep->iterations = L->sweeps;
     rep->passes = L->passes;
     rep->lambda = lam;
-    rep->residual_norm = sqrt(dot(L->r, L->r, P->m));
+    rep->residual_norm = sqrt(rfx__dot(L->r, L->r, P->m));
     rep->l1_norm = l1;
     rep->duality_gap = p0 > 0 ? o->gap / p0 : 0.0;
     rep->n_nonzero = nnz;
@@ -1213,7 +1199,7 @@ static rfx_status lasso_path(const rfx_l1_params *p, l1_prob *P, const double *g
              * Hastie & Tibshirani 2007), plus the intercept */
             size_t df = P->intercept ? 1 : 0;
             for (size_t k = 0; k < L.ns; k++) df += c[L.idx[k]] != 0;
-            double rss = dot(L.r, L.r, P->m), slack = 1.0 - (double)df / (double)P->m;
+            double rss = rfx__dot(L.r, L.r, P->m), slack = 1.0 - (double)df / (double)P->m;
             gcv[t] = df < P->m ? rss / (double)P->m / (slack * slack) : INFINITY;
             if (cbest && gcv[t] < mse_min) memcpy(cbest, c, P->N * sizeof *c);
         }
@@ -1651,13 +1637,13 @@ static rfx_status fit_bpdn(const rfx_l1_params *p, rfx_cmat A, const double *y, 
         st = lasso_solve(&L, lam, lam_prev, c, &o);
         if (st) goto done;
         lam_prev = lam;
-        phi = sqrt(dot(L.r, L.r, P.m));
+        phi = sqrt(rfx__dot(L.r, L.r, P.m));
         double delta = sqrt(2.0 * m * o.gap);
         if (delta > delta_ok && phi + delta >= lo && phi - delta <= hi) {
             last = &o_fine;
             st = lasso_solve(&L, lam, lam, c, &o_fine);
             if (st) goto done;
-            phi = sqrt(dot(L.r, L.r, P.m));
+            phi = sqrt(rfx__dot(L.r, L.r, P.m));
         }
         if (report_progress(p, "bpdn", (double)(it + 1) / (double)p->max_root_iter)) {
             st = cancelled("bpdn");
@@ -1744,9 +1730,9 @@ static double frob2(const l1_prob *P)
     double s = 0;
     for (size_t k = 0; k < P->m; k++) {
         const double *a = P->A.data + P->rows[k] * P->A.stride;
-        s += dot(a, a, P->N);
+        s += rfx__dot(a, a, P->N);
     }
-    if (P->intercept) s -= (double)P->m * dot(P->mu, P->mu, P->N);
+    if (P->intercept) s -= (double)P->m * rfx__dot(P->mu, P->mu, P->N);
     return s > 0 ? s : 0.0;
 }
 
@@ -1810,7 +1796,7 @@ static rfx_status fit_htp(const rfx_l1_params *p, rfx_cmat A, const double *y, d
         for (size_t i = 0; i < s; i++) {
             G[i * s + i] += (double)m * p->ridge;
             for (size_t j = 0; j < i; j++) G[i * s + j] = G[j * s + i];
-            b[i] = dot(X + i * m, P.yc, m);
+            b[i] = rfx__dot(X + i * m, P.yc, m);
         }
         st = rfx__chol(G, s, 1, "l1 htp: A_S^T A_S + m ridge I");
         if (st) {
@@ -1831,7 +1817,7 @@ static rfx_status fit_htp(const rfx_l1_params *p, rfx_cmat A, const double *y, d
          * of its theory (noise, s above the true sparsity): it may cycle
          * between supports. Stop at the first step that does not lower the
          * objective and keep the better iterate. */
-        double Jn = dot(r, r, m) + (double)m * p->ridge * dot(b, b, s);
+        double Jn = rfx__dot(r, r, m) + (double)m * p->ridge * rfx__dot(b, b, s);
         if (!(Jn < J)) {
             memcpy(c, cp, N * sizeof *c);
             memcpy(r, rp, m * sizeof *r);
@@ -1855,7 +1841,7 @@ static rfx_status fit_htp(const rfx_l1_params *p, rfx_cmat A, const double *y, d
         }
     rep->iterations = it;
     rep->passes = passes;
-    rep->residual_norm = sqrt(dot(r, r, m));
+    rep->residual_norm = sqrt(rfx__dot(r, r, m));
     rep->l1_norm = l1;
     rep->n_nonzero = nnz;
     rep->converged = converged;

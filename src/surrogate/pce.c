@@ -608,19 +608,6 @@ done:
 /* LARS                                                                      */
 /* ------------------------------------------------------------------------ */
 
-/* sum_i a[i] b[i] with eight partial sums in a fixed order: vectorisable
- * without -ffast-math, and the same bits on any thread. */
-static double dot(const double *a, const double *b, size_t n)
-{
-    double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8)
-        for (int k = 0; k < 8; k++) s[k] += a[i + k] * b[i + k];
-    double t = ((s[0] + s[4]) + (s[1] + s[5])) + ((s[2] + s[6]) + (s[3] + s[7]));
-    for (; i < n; i++) t += a[i] * b[i];
-    return t;
-}
-
 /* Candidate states during the path. */
 enum { LARS_FREE = 0, LARS_ACTIVE = 1, LARS_OUT = 2 };
 
@@ -743,7 +730,7 @@ static rfx_status lars_path(const double *Psi, size_t n, const size_t *cols, siz
             state[j] = LARS_OUT;
             c[j] = 0.0;
         } else {
-            c[j] = dot(col, rh, n) / sc[j];
+            c[j] = rfx__dot(col, rh, n) / sc[j];
             nfree++;
         }
     }
@@ -764,17 +751,17 @@ static rfx_status lars_path(const double *Psi, size_t n, const size_t *cols, siz
          * Numer. Math. 101, 2005) */
         size_t j = jnext;
         const double *col = Psi + cols[j] * n;
-        double norm0 = sqrt(dot(col, col, n));
+        double norm0 = sqrt(rfx__dot(col, col, n));
         memcpy(v, col, n * sizeof *v);
         for (size_t l = 0; l <= k; l++) w[l] = 0.0;
         for (int pass = 0; pass < 2; pass++)
             for (size_t l = 0; l <= k; l++) {
                 const double *ql = Q + l * n;
-                double g = dot(ql, v, n);
+                double g = rfx__dot(ql, v, n);
                 w[l] += g;
                 for (size_t i = 0; i < n; i++) v[i] -= g * ql[i];
             }
-        double rho = sqrt(dot(v, v, n));
+        double rho = sqrt(rfx__dot(v, v, n));
         state[j] = LARS_OUT;
         nfree--;
         if (rho > PCE_LARS_COLLINEAR * norm0) {
@@ -795,7 +782,7 @@ static rfx_status lars_path(const double *Psi, size_t n, const size_t *cols, siz
             rn[k + 1] = 1.0 / rho;
             trinv += add + rn[k + 1] * rn[k + 1];
             /* hybrid least squares on the k + 2 columns */
-            double z = dot(qn, y, n);
+            double z = rfx__dot(qn, y, n);
             for (size_t i = 0; i < n; i++) {
                 rh[i] -= z * qn[i];
                 h[i] += qn[i] * qn[i];
@@ -845,7 +832,7 @@ static rfx_status lars_path(const double *Psi, size_t n, const size_t *cols, siz
          * out), then the step gamma to the next entering column */
 #pragma omp parallel for schedule(static) num_threads(nt) if (m > 64)
         for (size_t i = 0; i < m; i++)
-            if (state[i] == LARS_FREE) a[i] = dot(Psi + cols[i] * n, u, n) / sc[i];
+            if (state[i] == LARS_FREE) a[i] = rfx__dot(Psi + cols[i] * n, u, n) / sc[i];
         double gamma = INFINITY;
         jnext = m;
         for (size_t i = 0; i < m; i++) {

@@ -219,16 +219,15 @@ rfx_status rfx_srfe_fit(const rfx_srfe_params *params, rfx_cmat X, rfx_cmat Y, r
     if (!st) st = rfx__alloc(N, sizeof(double), (void **)&best_c, "srfe: coefficients");
     if (st) goto done;
     for (size_t i = 0; i < m; i++) y[i] = Y.data[i * Y.stride];
-    for (size_t j = 0; j < d; j++) {
-        double s = 0, s2 = 0;
-        for (size_t i = 0; i < m; i++) s += X.data[i * X.stride + j];
-        mean[j] = p->standardize ? s / (double)m : 0.0;
-        for (size_t i = 0; i < m; i++) {
-            double v = X.data[i * X.stride + j] - mean[j];
-            s2 += v * v;
+    if (p->standardize) {
+        rfx__standardize(X, mean, scale, Xs, d);
+    } else {
+        for (size_t j = 0; j < d; j++) {
+            mean[j] = 0.0;
+            scale[j] = 1.0;
         }
-        scale[j] = p->standardize && s2 > 0 ? sqrt(s2 / (double)m) : 1.0;
-        for (size_t i = 0; i < m; i++) Xs[i * d + j] = (X.data[i * X.stride + j] - mean[j]) / scale[j];
+        for (size_t i = 0; i < m; i++)
+            for (size_t j = 0; j < d; j++) Xs[i * d + j] = X.data[i * X.stride + j];
     }
     rfx_cmat Xv = rfx_cmat_of(Xs, m, d);
 
