@@ -1,0 +1,178 @@
+/*
+ * cli.h - what the files of the rfx command-line tool (tools/cli/) share:
+ * the exit codes, the option ids, option tables and commands, the option
+ * iterator, and the helpers of opts.c (option parsing, value parsers, help),
+ * report.c (messages, exit codes, progress, output) and plot.c (gnuplot).
+ * Internal to the tool, which uses only the public API of rfx.h; the
+ * functions shared between its files are named cli_*.
+ */
+#ifndef RFX_CLI_H
+#define RFX_CLI_H
+
+#include "rfx.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#if defined(__GNUC__)
+#define PRINTF_LIKE(a, b) __attribute__((format(printf, a, b)))
+#else
+#define PRINTF_LIKE(a, b)
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Exit codes                                                                */
+/* ------------------------------------------------------------------------ */
+
+enum exit_code {
+    RC_OK = 0,
+    RC_USAGE = 1,
+    RC_DATA = 2,
+    RC_MODEL = 3,
+    RC_NUMERIC = 4,
+    RC_IO = 5,
+    RC_INTERNAL = 6
+};
+
+/* ------------------------------------------------------------------------ */
+/* Commands and option tables                                                */
+/* ------------------------------------------------------------------------ */
+
+enum opt_id {
+    O_END = 0,
+    O_TARGET, O_OUTPUT, O_METHOD, O_KERNEL, O_NU, O_FORM, O_FEATURES, O_SEED,
+    O_LENGTH_SCALE, O_GAMMA, O_LAMBDA, O_NOISE_VAR, O_PRIOR_VAR, O_NO_STANDARDIZE,
+    O_NO_INTERCEPT, O_THREADS, O_DELIMITER, O_NO_HEADER, O_STD, O_CLASSES, O_PRED,
+    O_TRUTH, O_PLOT, O_POINTS, O_DIM, O_LIST, O_LIKE, O_UNIFORM, O_BOOTSTRAP,
+    O_SPARSITY, O_ACTIVATION, O_WEIGHTS, O_WEIGHT_SCALE, O_ETA, O_TERMS, O_FOLDS,
+    O_DEGREE, O_DEGREE_MIN, O_Q_NORM, O_MAX_INTERACTION, O_PCE_METHOD, O_NORMAL,
+    O_LENGTH_SCALES, O_LEARN_ITERATIONS, O_K, O_SURROGATE, O_ITERATIONS, O_PARTICLES,
+    O_PATIENCE, O_THETA, O_TASK, O_LOSS, O_MULTICLASS, O_OPTIMIZER, O_CLASS_WEIGHT,
+    O_PROBA, O_STRUCTURE,
+    O_COUNT
+};
+
+typedef struct opt_spec {
+    int id;                /* enum opt_id; O_END ends a table            */
+    char short_name;       /* 'o' for -o, or 0                           */
+    const char *long_name; /* "target" for --target, or NULL             */
+    const char *arg;       /* the value's placeholder, NULL for a flag   */
+    const char *help;
+} opt_spec;
+
+typedef struct command command;
+struct command {
+    const char *name;
+    const char *usage;   /* the synopsis lines after "Usage: "         */
+    const char *summary; /* one line, for rfx --help                   */
+    const char *details; /* preformatted paragraphs, or NULL           */
+    const opt_spec *opts;
+    int (*run)(const command *c, int argc, char **argv);
+};
+
+/* Options of several commands, for their tables. */
+#define OPT_DELIMITER \
+    { O_DELIMITER, 0, "delimiter", "C", \
+      "CSV field separator: one character, or 'tab' (default ',')" }
+#define OPT_NO_HEADER \
+    { O_NO_HEADER, 0, "no-header", NULL, \
+      "the CSV file has no header line " \
+      "(default: detected; a first line with a non-number is a header)" }
+#define OPT_TARGET(what) \
+    { O_TARGET, 0, "target", "COL", \
+      "target column" what ": a header name, a 0-based index, " \
+      "or -1 for the last column (default -1)" }
+
+/* The commands, one per file cmd_*.c, and their table in main.c (in the
+ * order of rfx --help, NULL-terminated). */
+extern const command cli_fit_command, cli_predict_command, cli_eval_command, cli_info_command,
+    cli_kernel_approx_command, cli_sobol_command, cli_sample_command;
+extern const command *const cli_commands[];
+
+/* ------------------------------------------------------------------------ */
+/* Option parsing and help (opts.c)                                          */
+/* ------------------------------------------------------------------------ */
+
+/* Special results of cli_opt_next besides option ids. */
+enum { OPT_DONE = -1, OPT_ERROR = -2, OPT_POSITIONAL = -3, OPT_HELP = -4 };
+
+/* Walks argv: "--name value", "--name=value", "-x value", "-xvalue", flags,
+ * "--" (the rest are positional), and "-" (a positional). */
+typedef struct opt_iter {
+    const command *cmd;
+    int argc;
+    char **argv;
+    int next;
+    int only_positional;
+    char name[48]; /* the spelling of the last option, for messages */
+} opt_iter;
+
+opt_iter cli_opt_begin(const command *c, int argc, char **argv);
+int cli_opt_next(opt_iter *it, const char **value);
+
+/* The value parsers return 0, or RC_USAGE after printing why. */
+int cli_parse_positive(const opt_iter *it, const char *s, double *out);
+int cli_parse_nonnegative(const opt_iter *it, const char *s, double *out);
+int cli_parse_size(const opt_iter *it, const char *s, size_t min, size_t *out);
+int cli_parse_seed(const opt_iter *it, const char *s, uint64_t *out);
+int cli_parse_threads(const opt_iter *it, const char *s, int *out);
+int cli_parse_size_list(const opt_iter *it, const char *s, size_t min, size_t *vals, size_t cap,
+                        size_t *n);
+int cli_parse_pair(const opt_iter *it, const char *s, double *a, double *b);
+int cli_parse_kernel(const opt_iter *it, const char *s, rfx_kernel *out);
+int cli_parse_form(const opt_iter *it, const char *s, rfx_form *out);
+int cli_parse_structure(const opt_iter *it, const char *s, rfx_structure *out);
+int cli_parse_nu(const opt_iter *it, const char *s, double *out);
+int cli_parse_read_option(const opt_iter *it, int id, const char *v, rfx_read_params *rp);
+
+/* Settings of the kernel shared by fit and kernel-approx, checked together
+ * once all options are read. */
+typedef struct kernel_opts {
+    int have_nu, have_gamma, have_length_scale;
+    double gamma;
+} kernel_opts;
+
+int cli_kernel_opts_apply(const command *c, const kernel_opts *k, rfx_features_params *fp);
+
+int cli_print_command_help(const command *c);
+void cli_print_main_usage(FILE *out);
+int cli_print_main_help(void);
+
+/* ------------------------------------------------------------------------ */
+/* Messages, progress and output (report.c)                                  */
+/* ------------------------------------------------------------------------ */
+
+void cli_say(const char *fmt, ...) PRINTF_LIKE(1, 2);
+int cli_fail(rfx_status st);
+int cli_usage_error(const command *c, const char *fmt, ...) PRINTF_LIKE(2, 3);
+int cli_value_error(const opt_iter *it, const char *fmt, ...) PRINTF_LIKE(2, 3);
+
+typedef struct progress_state {
+    char stage[64];
+    int percent;
+    int shown;
+} progress_state;
+
+double cli_now_seconds(void);
+int cli_progress_show(void *user, const char *stage, double fraction);
+void cli_progress_end(const progress_state *p);
+
+char **cli_output_names(size_t ny, int with_std);
+int cli_write_csv_stdout(rfx_cmat M, const char *const *names);
+int cli_ends_with(const char *s, const char *suffix);
+
+void cli_format_label(double v, char *buf, size_t size);
+void cli_print_label_list(FILE *out, const double *v, size_t n, size_t max);
+int cli_compare_doubles(const void *a, const void *b);
+
+/* ------------------------------------------------------------------------ */
+/* Plots by gnuplot (plot.c)                                                 */
+/* ------------------------------------------------------------------------ */
+
+int cli_program_in_path(const char *name);
+int cli_plot_errors(const char *path, const size_t *Ds, const double *err, size_t m,
+                    const char *title);
+int cli_plot_history(const char *path, const double *history, size_t n, const char *title);
+
+#endif

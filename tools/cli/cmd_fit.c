@@ -1,0 +1,1259 @@
+/*
+ * cmd_fit.c - rfx fit: its options and help, the values of its own options
+ * (methods, losses, class weights, theta, ...), and the fits: bayes and
+ * ridge on random Fourier features, srfe, lasso and harfe, polynomial chaos,
+ * the projected surrogate and the classifier, each reporting on stderr what
+ * it used and chose.
+ */
+#include "cli.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int cmd_fit(const command *c, int argc, char **argv);
+
+static const opt_spec FIT_OPTS[] = {
+    OPT_TARGET(""),
+    { O_OUTPUT, 'o', "output", "MODEL", "write the model to MODEL (required)" },
+    { O_TASK, 0, "task", "T",
+      "regression (default) or classify: a classifier of the target's labels (any numbers, "
+      "at least two distinct); the method is then classify" },
+    { O_METHOD, 0, "method", "M",
+      "bayes (default; Bayesian regression on random Fourier features, with predictive std), "
+      "ridge, srfe (sparse random features: basis pursuit denoising with --eta, else the "
+      "lasso), lasso, harfe (sparse random features, hard thresholding), pce (polynomial "
+      "chaos), projected (a surrogate on a learned kernel PCA of the inputs) or classify "
+      "(the same as --task classify)" },
+    { O_LOSS, 0, "loss", "L",
+      "classify: logistic (default; with class probabilities), hinge (the SVM) or "
+      "squared-hinge" },
+    { O_MULTICLASS, 0, "multiclass", "S",
+      "classify, more than two classes: ovr (one-vs-rest, default) or softmax (multinomial "
+      "logistic regression; logistic loss)" },
+    { O_OPTIMIZER, 0, "optimizer", "O",
+      "classify: auto (default: lbfgs, or dual-cd for the hinge loss), lbfgs, dual-cd (hinge "
+      "losses) or sgd (averaged SGD)" },
+    { O_CLASS_WEIGHT, 0, "class-weight", "W",
+      "classify: balanced (class k weighs n / (C n_k)) or LABEL:W,... (W >= 0, other classes 1)" },
+    { O_KERNEL, 0, "kernel", "K",
+      "ridge, bayes, classify: gaussian (default), laplacian, cauchy or matern" },
+    { O_NU, 0, "nu", "NU", "ridge, bayes, classify: Matern smoothness 0.5, 1.5 (default) or 2.5" },
+    { O_FORM, 0, "form", "F",
+      "ridge, bayes, classify: feature form cos-bias (default) or cos-sin (D even)" },
+    { O_STRUCTURE, 0, "structure", "S",
+      "ridge, bayes, classify: how the frequencies are drawn: iid (default), orthogonal, sorf, "
+      "fastfood or halton (rfx_structure in rfx.h)" },
+    { O_FEATURES, 'D', "features", "N",
+      "number of random features D >= 1 (default 1024; srfe, lasso, harfe: from the number of "
+      "rows, as rfx/srfe.h documents; projected: of a ridge, bayes or srfe surrogate, default "
+      "1000, 4000 for srfe)" },
+    { O_SEED, 0, "seed", "S",
+      "random seed of the features (default 0); projected: of the swarm and of the features "
+      "of its fast score" },
+    { O_LENGTH_SCALE, 0, "length-scale", "L",
+      "ridge, bayes, classify: kernel length scale > 0, in standardised units unless "
+      "--no-standardize (default: chosen automatically)" },
+    { O_GAMMA, 0, "gamma", "G",
+      "ridge, bayes, classify: scikit-learn's gamma > 0 instead of a length scale: "
+      "l = 1/sqrt(2 G) "
+      "(gaussian), l = 1/G (laplacian); projected: the kernel PCA's scale G > 0 in "
+      "exp(-G sum theta_i (x_i - y_i)^2) (default: chosen with k from 10^-2.5 .. 1)" },
+    { O_LENGTH_SCALES, 0, "length-scales", "learn",
+      "ridge, bayes: learn one length scale per input (ARD) by a particle swarm on the "
+      "evidence (bayes) or GCV (ridge), starting from the isotropic one (chosen, or "
+      "--length-scale / --gamma); a large scale switches an input off" },
+    { O_LEARN_ITERATIONS, 0, "learn-iterations", "N",
+      "with --length-scales learn: particle swarm iterations >= 1 (default 30)" },
+    { O_LAMBDA, 0, "lambda", "X",
+      "ridge: penalty >= 0 (default: chosen by GCV); srfe, lasso: the lasso penalty > 0 "
+      "(default: chosen along the lasso path, see --folds); classify: penalty lambda/2 |W|^2 "
+      "> 0 of the mean loss (default: chosen with the length scale on held-out rows)" },
+    { O_NOISE_VAR, 0, "noise-var", "V",
+      "bayes: noise variance > 0 (default: fitted by maximising the evidence)" },
+    { O_PRIOR_VAR, 0, "prior-var", "V",
+      "bayes: prior variance of the weights > 0 (default: fitted)" },
+    { O_SPARSITY, 0, "sparsity", "Q",
+      "srfe, lasso, harfe: inputs per feature, 1 <= Q <= d (default: chosen from 1, 2, 3)" },
+    { O_ACTIVATION, 0, "activation", "A",
+      "srfe, lasso, harfe: sin (default), cos, tanh, sigmoid, relu or sign" },
+    { O_WEIGHTS, 0, "weights", "W",
+      "srfe, lasso, harfe: distribution of the nonzero frequencies, normal (default) or "
+      "uniform" },
+    { O_WEIGHT_SCALE, 0, "weight-scale", "S",
+      "srfe, lasso, harfe: their scale s > 0, N(0, s^2) or U(-s, s) (default: chosen from "
+      "0.5, 1, 2, see --folds)" },
+    { O_ETA, 0, "eta", "E",
+      "srfe: basis pursuit denoising (SRFE-S), the least |c|_1 with a training RMS residual "
+      "<= E > 0 (default: the lasso, and the equivalent E is reported)" },
+    { O_TERMS, 0, "terms", "S",
+      "harfe: nonzero coefficients s >= 1 (default min(rows / 2, N) / 2)" },
+    { O_FOLDS, 0, "folds", "K",
+      "srfe, lasso, harfe: choose the weight scale and lambda by K-fold cross-validation "
+      "(rows i mod K), 2 <= K <= rows, instead of generalised cross-validation (GCV, the "
+      "default); projected: the swarm's loss is the surrogate's K-fold error instead of "
+      "the fast score (slower); classify: choose the length scale and lambda by K-fold cross-validation "
+      "instead of one holdout of a quarter of the rows" },
+    { O_K, 0, "k", "K",
+      "projected: kernel PCA components k >= 1, at most rows - 1 (default: chosen with "
+      "--gamma from 1 .. 8 by the fast score)" },
+    { O_SURROGATE, 0, "surrogate", "S",
+      "projected: the model on the k scores, ridge (default), bayes, srfe or pce" },
+    { O_ITERATIONS, 0, "iterations", "N",
+      "projected: particle swarm iterations >= 1 (default 20)" },
+    { O_PARTICLES, 0, "particles", "P", "projected: swarm size >= 1 (default 10)" },
+    { O_PATIENCE, 0, "patience", "N",
+      "projected: stop after N iterations without a better loss, 0 = never (default 5)" },
+    { O_THETA, 0, "theta", "T1,..,TD",
+      "projected: fixed input weights in [0, 1], one per input, not all zero: no swarm" },
+    { O_PLOT, 0, "plot", "OUT.png",
+      "projected: also plot the best loss against the iteration (needs gnuplot)" },
+    { O_DEGREE, 0, "degree", "P",
+      "pce: the largest total degree P >= 1 (default: the largest P <= 10 whose total-degree "
+      "basis C(d + P, P) has at most 10000 terms; with d >= 3 also terms of at most two inputs "
+      "to a higher degree, within 4 n terms, and the fit of lower corrected leave-one-out "
+      "error is kept)" },
+    { O_DEGREE_MIN, 0, "degree-min", "M",
+      "pce: every degree M..P is fitted and the one of least corrected leave-one-out error "
+      "kept (default 1; M = P fits degree P only)" },
+    { O_Q_NORM, 0, "q-norm", "Q",
+      "pce: hyperbolic truncation, terms with (sum a_i^Q)^(1/Q) <= P, 0 < Q <= 1 (default 1: "
+      "the total-degree basis)" },
+    { O_MAX_INTERACTION, 0, "max-interaction", "K",
+      "pce: at most K >= 1 inputs per term (default: no limit)" },
+    { O_PCE_METHOD, 0, "pce-method", "M",
+      "pce: lars (default; sparse, by least-angle regression and the corrected leave-one-out "
+      "error) or lsq (least squares on every candidate term)" },
+    { O_UNIFORM, 0, "uniform", "A,B",
+      "pce: every input uniform on [A, B] (default: uniform on each column's [min, max] in "
+      "the training data, [x - 1/2, x + 1/2] for a constant column)" },
+    { O_NORMAL, 0, "normal", "MU,SD", "pce: every input normal N(MU, SD^2), SD > 0" },
+    { O_NO_STANDARDIZE, 0, "no-standardize", NULL,
+      "ridge, bayes, srfe, lasso, harfe, projected, classify: use the inputs as they are "
+      "instead of (x - mean) / std per column" },
+    { O_NO_INTERCEPT, 0, "no-intercept", NULL, "ridge, bayes, classify: fit no intercept" },
+    { O_THREADS, 0, "threads", "T",
+      "threads, >= 0 (default 0: the OpenMP default, OMP_NUM_THREADS or all cores)" },
+    OPT_DELIMITER,
+    OPT_NO_HEADER,
+    { O_END, 0, NULL, NULL, NULL }
+};
+
+/* rfx fit: its synopsis, help text and options (main.c lists it). */
+const command cli_fit_command = {
+    "fit", "rfx fit DATA [--target COL] -o MODEL [--method M] [options]\n"
+           "       rfx fit DATA [--target COL] -o MODEL --task classify [--loss L] [options]",
+    "fit a model to a CSV or .npy file",
+    "Fit a regression model (with --task classify, a classifier) to the columns of\n"
+    "DATA (a CSV file, with or without a header, or a .npy file) other than the\n"
+    "target, by one of the methods:\n"
+    "  bayes  Bayesian regression on random Fourier features, with predictive std\n"
+    "  ridge  ridge regression on random Fourier features\n"
+    "  srfe   sparse random features (each a function of q inputs) and sparse\n"
+    "         coefficients: basis pursuit denoising with --eta (SRFE-S), else the\n"
+    "         lasso\n"
+    "  lasso  the same features, coefficients by the lasso\n"
+    "  harfe  the same features, coefficients by hard thresholding pursuit\n"
+    "  pce    a polynomial chaos expansion: polynomials orthonormal under the\n"
+    "         input distribution (Legendre for uniform, Hermite for normal inputs)\n"
+    "  projected  a surrogate (--surrogate ridge, bayes, srfe or pce) on the k\n"
+    "         scores of a kernel PCA of the inputs whose per-input weights theta\n"
+    "         in [0, 1] a particle swarm chooses to minimise a relative\n"
+    "         validation error (GCV of a ridge on random features of the\n"
+    "         scores, or the surrogate's own with --folds K), starting from a\n"
+    "         screening of each input alone; k and gamma are chosen first\n"
+    "         unless given; the loss history and theta are printed\n"
+    "  classify  (--task classify) a classifier on random Fourier features: the\n"
+    "         target's distinct values are the classes; logistic (kernel logistic\n"
+    "         regression, with probabilities), hinge or squared-hinge loss (kernel\n"
+    "         SVMs); one-vs-rest or softmax for more than two classes\n"
+    "\n"
+    "With no options the fit is automatic. bayes and ridge: inputs are\n"
+    "standardised, the length scale is chosen by the Bayesian evidence (GCV for\n"
+    "ridge), and the noise and prior variances (the ridge penalty) are fitted\n"
+    "too. srfe, lasso, harfe: the weight scale and the lasso penalty are chosen\n"
+    "by generalised cross-validation (k-fold with --folds). classify: inputs are\n"
+    "standardised and the length scale and lambda chosen from a small grid by\n"
+    "the held-out log-loss (logistic) or error rate (hinge losses) on a quarter of\n"
+    "the rows (k-fold with --folds). pce: the degree\n"
+    "(1..P) by the corrected leave-one-out error, the terms by least-angle\n"
+    "regression. What was chosen is printed on stderr; a progress line is shown\n"
+    "when stderr is a terminal. An option that does not apply to the method is a\n"
+    "usage error.\n",
+    FIT_OPTS, cmd_fit
+};
+
+/* The methods of rfx fit: the library's rfx_method ones, and the lasso (an
+ * srfe model whose coefficients come from the lasso). */
+enum fit_method {
+    FM_BAYES, FM_RIDGE, FM_SRFE, FM_LASSO, FM_HARFE, FM_PCE, FM_PROJECTED, FM_CLASSIFY, FM_COUNT
+};
+
+static const char *const FIT_METHODS[FM_COUNT] = {
+    "bayes", "ridge", "srfe", "lasso", "harfe", "pce", "projected", "classify"
+};
+
+#define FM(m) (1u << (m))
+#define FM_RFF (FM(FM_BAYES) | FM(FM_RIDGE))
+#define FM_KERNEL (FM_RFF | FM(FM_CLASSIFY)) /* a kernel's random Fourier features */
+#define FM_SPARSE (FM(FM_SRFE) | FM(FM_LASSO) | FM(FM_HARFE))
+
+/* The methods each option of rfx fit applies to (options not listed apply
+ * to all); giving one to another method is a usage error. */
+static const struct fit_opt_methods {
+    int id;
+    unsigned methods;
+} FIT_OPT_METHODS[] = {
+    { O_KERNEL, FM_KERNEL }, { O_NU, FM_KERNEL }, { O_FORM, FM_KERNEL },
+    { O_STRUCTURE, FM_KERNEL },
+    { O_LENGTH_SCALE, FM_KERNEL }, { O_GAMMA, FM_KERNEL | FM(FM_PROJECTED) },
+    { O_NO_INTERCEPT, FM_KERNEL },
+    { O_LENGTH_SCALES, FM_RFF }, { O_LEARN_ITERATIONS, FM_RFF },
+    { O_NOISE_VAR, FM(FM_BAYES) }, { O_PRIOR_VAR, FM(FM_BAYES) },
+    { O_FEATURES, FM_KERNEL | FM_SPARSE | FM(FM_PROJECTED) },
+    { O_SEED, FM_KERNEL | FM_SPARSE | FM(FM_PROJECTED) },
+    { O_NO_STANDARDIZE, FM_KERNEL | FM_SPARSE | FM(FM_PROJECTED) },
+    { O_LAMBDA, FM(FM_RIDGE) | FM(FM_SRFE) | FM(FM_LASSO) | FM(FM_CLASSIFY) },
+    { O_SPARSITY, FM_SPARSE }, { O_ACTIVATION, FM_SPARSE }, { O_WEIGHTS, FM_SPARSE },
+    { O_WEIGHT_SCALE, FM_SPARSE }, { O_FOLDS, FM_SPARSE | FM(FM_PROJECTED) | FM(FM_CLASSIFY) },
+    { O_LOSS, FM(FM_CLASSIFY) }, { O_MULTICLASS, FM(FM_CLASSIFY) },
+    { O_OPTIMIZER, FM(FM_CLASSIFY) }, { O_CLASS_WEIGHT, FM(FM_CLASSIFY) },
+    { O_ETA, FM(FM_SRFE) }, { O_TERMS, FM(FM_HARFE) },
+    { O_DEGREE, FM(FM_PCE) }, { O_DEGREE_MIN, FM(FM_PCE) }, { O_Q_NORM, FM(FM_PCE) },
+    { O_MAX_INTERACTION, FM(FM_PCE) }, { O_PCE_METHOD, FM(FM_PCE) }, { O_UNIFORM, FM(FM_PCE) },
+    { O_NORMAL, FM(FM_PCE) },
+    { O_K, FM(FM_PROJECTED) }, { O_SURROGATE, FM(FM_PROJECTED) },
+    { O_ITERATIONS, FM(FM_PROJECTED) }, { O_PARTICLES, FM(FM_PROJECTED) },
+    { O_PATIENCE, FM(FM_PROJECTED) }, { O_THETA, FM(FM_PROJECTED) },
+    { O_PLOT, FM(FM_PROJECTED) },
+};
+
+/* ------------------------------------------------------------------------ */
+/* Values of the options of rfx fit                                          */
+/* ------------------------------------------------------------------------ */
+
+static int parse_fit_method(const opt_iter *it, const char *s, int *out)
+{
+    for (int m = 0; m < FM_COUNT; m++) {
+        if (strcmp(s, FIT_METHODS[m]) == 0) {
+            *out = m;
+            return 0;
+        }
+    }
+    return cli_value_error(it, "unknown method '%s' (bayes, ridge, srfe, lasso, harfe, pce, "
+                               "projected or classify)", s);
+}
+
+static int parse_loss(const opt_iter *it, const char *s, rfx_loss *out)
+{
+    if (rfx_loss_from_name(s, out) == RFX_OK) return 0;
+    rfx_clear_error();
+    return cli_value_error(it, "unknown loss '%s' (logistic, hinge or squared-hinge)", s);
+}
+
+static int parse_multiclass(const opt_iter *it, const char *s, rfx_multiclass *out)
+{
+    if (rfx_multiclass_from_name(s, out) == RFX_OK) return 0;
+    rfx_clear_error();
+    return cli_value_error(it, "unknown multi-class scheme '%s' (ovr or softmax)", s);
+}
+
+static int parse_optimizer(const opt_iter *it, const char *s, rfx_optimizer *out)
+{
+    if (rfx_optimizer_from_name(s, out) == RFX_OK) return 0;
+    rfx_clear_error();
+    return cli_value_error(it, "unknown optimizer '%s' (auto, lbfgs, dual-cd or sgd)", s);
+}
+
+/* --class-weight: "balanced", or "LABEL:W,..." with finite labels, distinct,
+ * and weights W >= 0. With labels / weights NULL only the syntax is checked
+ * and the pairs counted into *n; else they receive the pairs. */
+static int parse_class_weights(const opt_iter *it, const char *s, double *labels, double *weights,
+                               size_t *n)
+{
+    const char *p = s;
+    size_t k = 0;
+    if (strcmp(s, "balanced") == 0) {
+        *n = 0;
+        return 0;
+    }
+    for (;;) {
+        char *end;
+        double l, w;
+        errno = 0;
+        l = strtod(p, &end);
+        if (end == p || *end != ':' || isspace((unsigned char)*p))
+            return cli_value_error(it, "expected 'balanced' or LABEL:W,... (e.g. 0:1,1:5), "
+                                       "got '%s'", s);
+        p = end + 1;
+        w = strtod(p, &end);
+        if (end == p || (*end != ',' && *end != '\0') || isspace((unsigned char)*p))
+            return cli_value_error(it, "expected 'balanced' or LABEL:W,... (e.g. 0:1,1:5), "
+                                       "got '%s'", s);
+        if (errno == ERANGE || !isfinite(l) || !isfinite(w) || w < 0)
+            return cli_value_error(it, "pair %zu: the label must be finite and the weight a finite "
+                                   "number >= 0", k + 1);
+        if (labels) {
+            for (size_t j = 0; j < k; j++)
+                if (labels[j] == l) return cli_value_error(it, "label %.17g is given twice", l);
+            labels[k] = l;
+            weights[k] = w;
+        }
+        k++;
+        if (*end == '\0') break;
+        p = end + 1;
+    }
+    *n = k;
+    return 0;
+}
+
+static int parse_activation(const opt_iter *it, const char *s, rfx_activation *out)
+{
+    if (rfx_activation_from_name(s, out) == RFX_OK) return 0;
+    rfx_clear_error();
+    return cli_value_error(it, "unknown activation '%s' (sin, cos, tanh, sigmoid, relu or sign)",
+                           s);
+}
+
+/* The distributions of sparse feature weights (not the kernel's). */
+static int parse_weight_dist(const opt_iter *it, const char *s, rfx_weights *out)
+{
+    if ((strcmp(s, "normal") == 0 || strcmp(s, "uniform") == 0) &&
+        rfx_weights_from_name(s, out) == RFX_OK)
+        return 0;
+    return cli_value_error(it, "unknown weight distribution '%s' (normal or uniform)", s);
+}
+
+static int parse_pce_method(const opt_iter *it, const char *s, rfx_pce_method *out)
+{
+    if (strcmp(s, "lars") == 0) {
+        *out = RFX_PCE_METHOD_LARS;
+        return 0;
+    }
+    if (strcmp(s, "lsq") == 0) {
+        *out = RFX_PCE_METHOD_LSQ;
+        return 0;
+    }
+    return cli_value_error(it, "unknown PCE method '%s' (lars or lsq)", s);
+}
+
+static int parse_surrogate(const opt_iter *it, const char *s, rfx_method *out)
+{
+    static const struct { const char *name; rfx_method method; } S[] = {
+        { "ridge", RFX_METHOD_RIDGE }, { "bayes", RFX_METHOD_BAYES },
+        { "srfe", RFX_METHOD_SRFE }, { "pce", RFX_METHOD_PCE },
+    };
+    for (size_t i = 0; i < sizeof S / sizeof *S; i++) {
+        if (strcmp(s, S[i].name) == 0) {
+            *out = S[i].method;
+            return 0;
+        }
+    }
+    return cli_value_error(it, "unknown surrogate '%s' (ridge, bayes, srfe or pce)", s);
+}
+
+/* "T1,..,TD": numbers in [0, 1], not all zero. *n receives their count and
+ * vals, when not NULL, the values (room for as many as the list has). */
+static int parse_theta(const opt_iter *it, const char *s, double *vals, size_t *n)
+{
+    const char *p = s;
+    size_t k = 0;
+    int any = 0;
+    for (;;) {
+        char *end;
+        if (*p == '\0' || isspace((unsigned char)*p))
+            return cli_value_error(it, "'%s' is not a comma-separated list of numbers", s);
+        errno = 0;
+        double v = strtod(p, &end);
+        if (end == p || (*end != ',' && *end != '\0'))
+            return cli_value_error(it, "'%s' is not a comma-separated list of numbers", s);
+        if (errno == ERANGE || !(v >= 0 && v <= 1))
+            return cli_value_error(it, "value %zu is %.*s; every weight must be in [0, 1]", k + 1,
+                                   (int)(end - p), p);
+        if (vals) vals[k] = v;
+        any |= v > 0;
+        k++;
+        if (*end == '\0') break;
+        p = end + 1;
+    }
+    if (!any) return cli_value_error(it, "every weight is zero; at least one must be > 0");
+    *n = k;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* rfx fit                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* What rfx fit read from its options. The settings of the other methods
+ * stay unused; the library's defaults hold for whatever was not given. */
+typedef struct fit_opts {
+    int method;                   /* enum fit_method, default FM_BAYES        */
+    unsigned char given[O_COUNT]; /* the options that were given              */
+    rfx_fit_params fit;           /* bayes, ridge; and D, seed, threads,
+                                     lambda, standardisation for all          */
+    kernel_opts ko;
+    /* srfe, lasso, harfe */
+    size_t sparsity, terms, folds;
+    rfx_activation activation;
+    rfx_weights weights;
+    double weight_scale, eta;
+    /* pce */
+    size_t degree, degree_min, max_interaction;
+    double q_norm, dist_a, dist_b; /* --uniform A,B or --normal MU,SD */
+    rfx_pce_method pce_method;
+    /* projected */
+    rfx_projected_params proj;    /* k, surrogate, iterations, particles,
+                                     patience; the rest set at the fit      */
+    const char *theta;            /* --theta, checked: n_theta values in
+                                     [0, 1], not all zero                    */
+    size_t n_theta;
+    const char *plot_path;        /* --plot                                  */
+    /* classify */
+    rfx_classify_params cls;      /* loss, multi-class scheme, optimizer      */
+    const char *class_weight;     /* --class-weight, syntax checked           */
+} fit_opts;
+
+/* The largest degree rfx fit --method pce tries by default: the largest
+ * p <= PCE_DEFAULT_DEGREE whose total-degree basis, C(d + p, p) terms, has
+ * at most PCE_DEFAULT_TERMS of them (1 when even p = 1 has more). */
+enum { PCE_DEFAULT_DEGREE = 10, PCE_DEFAULT_TERMS = 10000 };
+
+static size_t pce_default_degree(size_t d)
+{
+    size_t p = 1;
+    double terms = (double)d + 1.0; /* C(d + 1, 1) */
+    for (size_t k = 2; k <= PCE_DEFAULT_DEGREE; k++) {
+        terms = terms * (double)(d + k) / (double)k; /* C(d + k, k), exact below 2^53 */
+        if (terms > PCE_DEFAULT_TERMS) break;
+        p = k;
+    }
+    return p;
+}
+
+/* The default's second candidate basis: terms of at most two inputs, to
+ * the largest degree P <= PCE_DEFAULT_DEGREE whose 1 + d P + C(d, 2) C(P, 2)
+ * terms are at most min(4 n, PCE_DEFAULT_TERMS) (pairwise interactions of
+ * high degree suit many engineering functions of several inputs; the
+ * corrected LOO error decides). 0 when not even degree 2 fits. */
+static size_t pce_pairwise_degree(size_t d, size_t n)
+{
+    double budget = 4.0 * (double)n < PCE_DEFAULT_TERMS ? 4.0 * (double)n : PCE_DEFAULT_TERMS;
+    double pairs = (double)d * (double)(d - 1) / 2.0;
+    size_t best = 0;
+    for (size_t k = 2; k <= PCE_DEFAULT_DEGREE; k++) {
+        double terms = 1.0 + (double)d * (double)k + pairs * (double)k * (double)(k - 1) / 2.0;
+        if (terms > budget) break;
+        best = k;
+    }
+    return best;
+}
+
+/* "--name" (or "-x") of option id of c. */
+static const char *option_name(const command *c, int id, char *buf, size_t size)
+{
+    for (const opt_spec *o = c->opts; o->id != O_END; ++o) {
+        if (o->id != id) continue;
+        if (o->long_name)
+            snprintf(buf, size, "--%s", o->long_name);
+        else
+            snprintf(buf, size, "-%c", o->short_name);
+        return buf;
+    }
+    snprintf(buf, size, "option %d", id);
+    return buf;
+}
+
+/* An option given for a method it does not apply to: a usage error. */
+static int fit_check_methods(const command *c, const fit_opts *o)
+{
+    for (size_t i = 0; i < sizeof FIT_OPT_METHODS / sizeof *FIT_OPT_METHODS; i++) {
+        const struct fit_opt_methods *r = &FIT_OPT_METHODS[i];
+        char list[96] = "", name[48];
+        int total = 0, k = 0;
+        if (!o->given[r->id] || (r->methods & FM(o->method))) continue;
+        for (int m = 0; m < FM_COUNT; m++) total += (r->methods & FM(m)) != 0;
+        for (int m = 0; m < FM_COUNT; m++) {
+            if (!(r->methods & FM(m))) continue;
+            size_t used = strlen(list);
+            snprintf(list + used, sizeof list - used, "%s%s",
+                     k == 0 ? "" : k == total - 1 ? " or " : ", ", FIT_METHODS[m]);
+            k++;
+        }
+        return cli_usage_error(c, "%s applies to --method %s, not %s",
+                               option_name(c, r->id, name, sizeof name), list,
+                               FIT_METHODS[o->method]);
+    }
+    return 0;
+}
+
+/* What a ridge or Bayesian fit chose, on stderr: the settings a user may
+ * want to reuse. */
+static void print_fit_report(const rfx_model *m, const rfx_fit_report *r, const rfx_fit_params *p,
+                             int length_scale_given, const rfx_data *data, double seconds,
+                             const char *path)
+{
+    rfx_model_info info;
+    rfx_cmat X = rfx_data_x(data);
+    if (rfx_model_get_info(m, &info) != RFX_OK) return;
+    FILE *e = stderr;
+    fprintf(e, "%-16s %s\n", "method", rfx_method_name(info.method));
+    fprintf(e, "%-16s %s", "kernel", rfx_kernel_name(info.features.kernel));
+    if (info.features.kernel == RFX_KERNEL_MATERN) fprintf(e, " (nu = %g)", info.features.nu);
+    fprintf(e, ", %s features, D = %zu, seed %llu\n", rfx_form_name(info.features.form),
+            info.features.n_features, (unsigned long long)info.features.seed);
+    fprintf(e, "%-16s %zu rows x %zu inputs, target '%s'\n", "data", X.rows, X.cols,
+            rfx_data_name(data, SIZE_MAX));
+    fprintf(e, "%-16s %.6g (%s%s)\n", "length scale", r->length_scale,
+            length_scale_given ? "given" : "chosen",
+            info.standardized ? ", standardised units" : "");
+    if (!length_scale_given && r->n_candidates > 0)
+        fprintf(e, "%-16s %zu length scales tried\n", "", r->n_candidates);
+    if (p->learn_length_scales && info.features.length_scales) {
+        fprintf(e, "%-16s", "length scales");
+        for (size_t j = 0; j < info.n_inputs; ++j)
+            fprintf(e, " %.4g", info.features.length_scales[j]);
+        fprintf(e, " (learned, one per input)\n");
+        fprintf(e, "%-16s %zu candidates; %s %.6g -> %.6g on the selection rows\n", "",
+                r->learn_evaluations,
+                info.method == RFX_METHOD_BAYES ? "log evidence per row" : "GCV score",
+                r->learn_score_before, r->learn_score_after);
+    }
+    if (info.method == RFX_METHOD_BAYES) {
+        fprintf(e, "%-16s %.6g (%s)\n", "noise variance", r->noise_var,
+                p->noise_var > 0 ? "given" : "fitted");
+        fprintf(e, "%-16s %.6g (%s)\n", "prior variance", r->prior_var,
+                p->prior_var > 0 ? "given" : "fitted");
+        fprintf(e, "%-16s %.6g (noise / prior variance)\n", "lambda", r->lambda);
+        if (isfinite(r->score)) fprintf(e, "%-16s %.6g per row\n", "log evidence", r->score);
+    } else {
+        fprintf(e, "%-16s %.6g (%s)\n", "lambda", r->lambda,
+                p->lambda >= 0 ? "given" : "chosen by GCV");
+        /* GCV is only computed when it chose something */
+        if (isfinite(r->score) && !(length_scale_given && p->lambda >= 0))
+            fprintf(e, "%-16s %.6g\n", "GCV score", r->score);
+    }
+    fprintf(e, "%-16s %.3f s\n", "time", seconds);
+    fprintf(e, "%-16s %s\n", "model", path);
+}
+
+/* Save a fitted model, or report why it was not fitted or saved. */
+static int save_fitted(rfx_status st, const rfx_model *model, const char *path)
+{
+    if (st == RFX_OK) st = rfx_model_save(model, path);
+    return st == RFX_OK ? RC_OK : cli_fail(st);
+}
+
+/* bayes, ridge: rfx_model_fit. */
+static int fit_rff(fit_opts *o, const rfx_data *data, const char *path)
+{
+    rfx_model *model = NULL;
+    rfx_fit_report report;
+    progress_state progress;
+    memset(&report, 0, sizeof report);
+    memset(&progress, 0, sizeof progress);
+    o->fit.method = o->method == FM_RIDGE ? RFX_METHOD_RIDGE : RFX_METHOD_BAYES;
+    if (isatty(STDERR_FILENO)) {
+        o->fit.progress = cli_progress_show;
+        o->fit.progress_user = &progress;
+    }
+    double t0 = cli_now_seconds();
+    rfx_status st = rfx_model_fit(&o->fit, rfx_data_x(data), rfx_data_y(data), &model, &report);
+    double seconds = cli_now_seconds() - t0;
+    cli_progress_end(&progress);
+    int rc = save_fitted(st, model, path);
+    if (rc == RC_OK)
+        print_fit_report(model, &report, &o->fit, o->ko.have_gamma || o->ko.have_length_scale,
+                         data, seconds, path);
+    rfx_model_free(model);
+    return rc;
+}
+
+/* srfe, lasso, harfe: what was used and chosen, on stderr. */
+static void print_sparse_report(const fit_opts *o, const rfx_srfe_params *sp,
+                                const rfx_srfe_report *r, const rfx_data *data, double seconds,
+                                const char *path)
+{
+    FILE *e = stderr;
+    rfx_cmat X = rfx_data_x(data);
+    const int bpdn = sp->method == RFX_L1_METHOD_BPDN, htp = sp->method == RFX_L1_METHOD_HTP;
+    const int kfold = sp->select == RFX_SELECT_KFOLD;
+    char cv[64];
+    if (kfold)
+        snprintf(cv, sizeof cv, "chosen by %zu-fold cross-validation", sp->n_folds);
+    else
+        snprintf(cv, sizeof cv, "chosen by generalised cross-validation");
+    fprintf(e, "%-16s %s (%s)\n", "method", FIT_METHODS[o->method],
+            htp ? "hard thresholding pursuit" : bpdn ? "basis pursuit denoising" : "lasso");
+    fprintf(e, "%-16s %zu rows x %zu inputs, target '%s'\n", "data", X.rows, X.cols,
+            rfx_data_name(data, SIZE_MAX));
+    fprintf(e, "%-16s N = %zu, q = %zu inputs per feature, %s, %zu of %zu terms nonzero\n",
+            "sparse features", r->n_features, r->sparsity,
+            rfx_activation_name(sp->features.activation), r->n_nonzero, r->n_features);
+    fprintf(e, "%-16s %s, scale %.6g (%s)\n", "weights", rfx_weights_name(sp->features.weights),
+            r->weight_scale, sp->features.weight_scale > 0 ? "given" : cv);
+    fprintf(e, "%-16s seed %llu, %s\n", "", (unsigned long long)sp->features.seed,
+            sp->standardize ? "standardised inputs" : "inputs as they are");
+    if (!htp)
+        fprintf(e, "%-16s %.6g (%s)\n", "lambda", r->lambda,
+                bpdn ? "the lasso penalty of the solution" : sp->lambda > 0 ? "given" : cv);
+    if (o->method == FM_SRFE)
+        fprintf(e, "%-16s %.6g (%s)\n", "eta", bpdn ? sp->eta : r->eta,
+                bpdn ? "given" : "the equivalent: the lasso fit's training RMS residual");
+    fprintf(e, "%-16s %.6g\n", "RMS residual", r->eta);
+    if (isfinite(r->cv_mse)) fprintf(e, "%-16s %.6g\n", kfold ? "CV MSE" : "GCV score", r->cv_mse);
+    fprintf(e, "%-16s %.3f s\n", "time", seconds);
+    fprintf(e, "%-16s %s\n", "model", path);
+}
+
+/* srfe, lasso, harfe: rfx_srfe_fit from its defaults and what was given. */
+static int fit_sparse(const fit_opts *o, const rfx_data *data, const char *path)
+{
+    rfx_srfe_params sp = rfx_srfe_params_default();
+    rfx_srfe_report report;
+    rfx_model *model = NULL;
+    progress_state progress;
+    rfx_cmat X = rfx_data_x(data);
+    memset(&report, 0, sizeof report);
+    memset(&progress, 0, sizeof progress);
+    if (o->method == FM_HARFE)
+        sp.method = RFX_L1_METHOD_HTP;
+    else
+        sp.method = o->given[O_ETA] ? RFX_L1_METHOD_BPDN : RFX_L1_METHOD_LASSO;
+    if (o->given[O_ETA]) sp.eta = o->eta;
+    if (o->given[O_LAMBDA]) sp.lambda = o->fit.lambda;
+    if (o->given[O_TERMS]) sp.sparsity = o->terms;
+    if (o->given[O_FOLDS]) {
+        sp.select = RFX_SELECT_KFOLD;
+        sp.n_folds = o->folds;
+    }
+    if (o->given[O_NO_STANDARDIZE]) sp.standardize = 0;
+    if (o->given[O_FEATURES]) sp.features.n_features = o->fit.features.n_features;
+    if (o->given[O_SEED]) sp.features.seed = o->fit.features.seed;
+    if (o->given[O_THREADS]) sp.features.n_threads = o->fit.features.n_threads;
+    if (o->given[O_ACTIVATION]) sp.features.activation = o->activation;
+    if (o->given[O_WEIGHTS]) sp.features.weights = o->weights;
+    if (o->given[O_WEIGHT_SCALE]) sp.features.weight_scale = o->weight_scale;
+    if (o->given[O_SPARSITY]) sp.features.sparsity = o->sparsity;
+    if (isatty(STDERR_FILENO)) {
+        sp.progress = cli_progress_show;
+        sp.progress_user = &progress;
+    }
+    double t0 = cli_now_seconds();
+    rfx_status st = rfx_srfe_fit(&sp, X, rfx_data_y(data), &model, &report);
+    double seconds = cli_now_seconds() - t0;
+    cli_progress_end(&progress);
+    int rc = save_fitted(st, model, path);
+    if (rc == RC_OK) print_sparse_report(o, &sp, &report, data, seconds, path);
+    rfx_model_free(model);
+    return rc;
+}
+
+/* pce: the fit, on stderr. */
+static void print_pce_report(const fit_opts *o, const rfx_pce_params *p, const rfx_pce *pce,
+                             const rfx_data *data, double seconds, const char *path)
+{
+    FILE *e = stderr;
+    rfx_cmat X = rfx_data_x(data);
+    rfx_pce_info in;
+    if (rfx_pce_get_info(pce, &in) != RFX_OK) return;
+    const int lars = p->method == RFX_PCE_METHOD_LARS;
+    fprintf(e, "%-16s pce (%s)\n", "method",
+            lars ? "least-angle regression, corrected leave-one-out error" : "least squares");
+    fprintf(e, "%-16s %zu rows x %zu inputs, target '%s'\n", "data", X.rows, X.cols,
+            rfx_data_name(data, SIZE_MAX));
+    if (o->given[O_UNIFORM])
+        fprintf(e, "%-16s uniform [%.6g, %.6g], every input\n", "marginals", o->dist_a, o->dist_b);
+    else if (o->given[O_NORMAL])
+        fprintf(e, "%-16s normal N(%.6g, %.6g^2), every input\n", "marginals", o->dist_a,
+                o->dist_b);
+    else
+        fprintf(e, "%-16s uniform on each column's training [min, max]\n", "marginals");
+    if (p->degree_min > 0 && p->degree_min < p->degree)
+        fprintf(e, "%-16s %zu (chosen by the corrected leave-one-out error from %zu..%zu)\n",
+                "degree", in.degree, p->degree_min, p->degree);
+    else
+        fprintf(e, "%-16s %zu\n", "degree", in.degree);
+    if (p->q_norm < 1 || p->max_interaction > 0)
+        fprintf(e, "%-16s q-norm %g, at most %zu inputs per term\n", "truncation", p->q_norm,
+                p->max_interaction ? p->max_interaction : X.cols);
+    fprintf(e, "%-16s %zu of %zu candidates\n", "terms", in.n_terms, in.n_candidates);
+    fprintf(e, "%-16s %.6g (relative %.6g, corrected %.6g)\n", "LOO error", in.loo_mse,
+            in.loo_relative, in.loo_corrected);
+    fprintf(e, "%-16s %.6g\n", "mean", in.mean);
+    fprintf(e, "%-16s %.6g\n", "variance", in.variance);
+    fprintf(e, "%-16s %.3f s\n", "time", seconds);
+    fprintf(e, "%-16s %s\n", "model", path);
+}
+
+/* pce: rfx_pce_fit on the marginals given, or uniform ones over the
+ * training range of each column, then a model of the expansion. */
+static int fit_pce(const fit_opts *o, const rfx_data *data, const char *path)
+{
+    rfx_cmat X = rfx_data_x(data), Y = rfx_data_y(data);
+    const size_t n = X.rows, d = X.cols;
+    rfx_pce_params p = rfx_pce_params_default();
+    rfx_marginal *mg = malloc((d ? d : 1) * sizeof *mg);
+    double *y = malloc((n ? n : 1) * sizeof *y);
+    rfx_pce *pce = NULL;
+    rfx_model *model = NULL;
+    int rc;
+    if (!mg || !y) {
+        free(mg);
+        free(y);
+        cli_say("out of memory for %zu rows", n);
+        return RC_INTERNAL;
+    }
+    for (size_t j = 0; j < d; j++) {
+        if (o->given[O_UNIFORM]) {
+            mg[j] = rfx_marginal_uniform(o->dist_a, o->dist_b);
+        } else if (o->given[O_NORMAL]) {
+            mg[j] = rfx_marginal_normal(o->dist_a, o->dist_b);
+        } else {
+            double lo = X.data[j], hi = X.data[j];
+            for (size_t i = 1; i < n; i++) {
+                double v = X.data[i * X.stride + j];
+                lo = v < lo ? v : lo;
+                hi = v > hi ? v : hi;
+            }
+            if (!(hi > lo)) { /* a constant column */
+                lo -= 0.5;
+                hi += 0.5;
+            }
+            mg[j] = rfx_marginal_uniform(lo, hi);
+        }
+    }
+    for (size_t i = 0; i < n; i++) y[i] = Y.data[i * Y.stride];
+    p.marginals = mg;
+    p.method = o->pce_method;
+    p.degree_min = o->given[O_DEGREE_MIN] ? o->degree_min : 1;
+    if (o->given[O_DEGREE]) {
+        p.degree = o->degree;
+    } else {
+        p.degree = pce_default_degree(d);
+        if (p.degree < p.degree_min) p.degree = p.degree_min;
+    }
+    if (o->given[O_Q_NORM]) p.q_norm = o->q_norm;
+    if (o->given[O_MAX_INTERACTION]) p.max_interaction = o->max_interaction;
+    if (o->given[O_THREADS]) p.n_threads = o->fit.features.n_threads;
+    double t0 = cli_now_seconds();
+    rfx_status st = rfx_pce_fit(&p, X, y, &pce);
+    /* no basis given: also the pairwise basis of a higher degree, and keep
+       the fit of lower corrected leave-one-out error */
+    const size_t p2 = pce_pairwise_degree(d, n);
+    if (st == RFX_OK && d >= 3 && !o->given[O_DEGREE] && !o->given[O_Q_NORM] &&
+        !o->given[O_MAX_INTERACTION] && p2 > p.degree) {
+        rfx_pce_params q = p;
+        rfx_pce *pce2 = NULL;
+        rfx_pce_info a, b;
+        q.max_interaction = 2;
+        q.degree = p2;
+        st = rfx_pce_fit(&q, X, y, &pce2);
+        if (st == RFX_OK) st = rfx_pce_get_info(pce, &a);
+        if (st == RFX_OK) st = rfx_pce_get_info(pce2, &b);
+        if (st == RFX_OK && b.loo_corrected < a.loo_corrected) {
+            rfx_pce_free(pce);
+            pce = pce2;
+            pce2 = NULL;
+            p = q;
+        }
+        rfx_pce_free(pce2);
+    }
+    double seconds = cli_now_seconds() - t0;
+    if (st == RFX_OK) st = rfx_model_from_pce(pce, &model);
+    rc = save_fitted(st, model, path);
+    if (rc == RC_OK) print_pce_report(o, &p, pce, data, seconds, path);
+    rfx_model_free(model);
+    rfx_pce_free(pce);
+    free(mg);
+    free(y);
+    return rc;
+}
+
+typedef struct pso_progress {
+    size_t iterations; /* the swarm's maximum */
+    double t0;         /* when the fit started */
+} pso_progress;
+
+/* rfx_progress_fn of a projected fit, on a terminal: one line per swarm
+ * iteration (the library calls it after the initial swarm and after each
+ * iteration with iteration / iterations). */
+static int pso_progress_show(void *user, const char *stage, double fraction)
+{
+    const pso_progress *p = user;
+    size_t t = (size_t)(fraction * (double)p->iterations + 0.5);
+    if (t == 0)
+        fprintf(stderr, "%s: initial swarm evaluated (%.1f s)\n", stage ? stage : "",
+                cli_now_seconds() - p->t0);
+    else
+        fprintf(stderr, "%s: iteration %zu of at most %zu (%.1f s)\n", stage ? stage : "", t,
+                p->iterations, cli_now_seconds() - p->t0);
+    fflush(stderr);
+    return 0;
+}
+
+/* What the loss of a projected fit measures. */
+static const char *projected_loss_name(const rfx_projected_params *p, char *buf, size_t size)
+{
+    if (p->n_folds >= 2)
+        snprintf(buf, size, "%zu-fold cross-validation of the surrogate", p->n_folds);
+    else if (!p->theta)
+        snprintf(buf, size, "the fast score (GCV of a ridge on 128 random features of the "
+                            "scores)");
+    else if (p->surrogate == RFX_METHOD_RIDGE)
+        snprintf(buf, size, "the ridge surrogate's GCV score");
+    else if (p->surrogate == RFX_METHOD_SRFE)
+        snprintf(buf, size, "the srfe surrogate's GCV score");
+    else if (p->surrogate == RFX_METHOD_PCE)
+        snprintf(buf, size, "the pce surrogate's corrected leave-one-out error");
+    else
+        snprintf(buf, size, "5-fold cross-validation (bayes has no score of its own)");
+    return buf;
+}
+
+/* projected: the fit, on stderr. */
+static void print_projected_report(const rfx_projected_params *p, const rfx_projected_report *r,
+                                   const rfx_model *model, const rfx_data *data, double seconds,
+                                   const char *path)
+{
+    FILE *e = stderr;
+    rfx_cmat X = rfx_data_x(data);
+    rfx_projected_info in;
+    char what[96];
+    if (rfx_model_projected_info(model, &in) != RFX_OK) return;
+    fprintf(e, "%-16s projected (a %s surrogate on k = %zu kernel PCA scores)\n", "method",
+            rfx_method_name(p->surrogate), in.n_components);
+    fprintf(e, "%-16s %zu rows x %zu inputs, target '%s'\n", "data", X.rows, X.cols,
+            rfx_data_name(data, SIZE_MAX));
+    fprintf(e, "%-16s gamma %.6g (%s), %s\n", "kernel PCA", in.gamma,
+            p->gamma > 0 ? "given" : "chosen", in.standardized ? "standardised inputs"
+                                                            : "inputs as they are");
+    fprintf(e, "%-16s relative MSE: %s\n", "loss", projected_loss_name(p, what, sizeof what));
+    if (p->theta) {
+        fprintf(e, "%-16s none: theta given\n", "swarm");
+    } else {
+        fprintf(e, "%-16s %zu particles, at most %zu iterations, patience %zu, seed %llu\n",
+                "swarm", p->n_particles, p->iterations, p->patience,
+                (unsigned long long)p->seed);
+        fprintf(e, "%-16s %.6g\n", "theta_0 loss", r->theta0_loss);
+        for (size_t t = 0; t <= r->n_iterations; t++)
+            fprintf(e, "%-16s %zu %.6g\n", "iteration", t, r->history[t]);
+    }
+    for (size_t j = 0; j < in.n_inputs; j++)
+        fprintf(e, "%-16s %s %.6g\n", "theta", rfx_data_name(data, j), in.theta[j]);
+    if (!p->theta) fprintf(e, "%-16s %.6g\n", "search loss", r->search_loss);
+    if (r->finalists > 0)
+        fprintf(e, "%-16s %zu candidates (theta, gamma, k) by the %s surrogate's own %s\n",
+                "finalists", r->finalists, rfx_method_name(p->surrogate),
+                p->surrogate == RFX_METHOD_PCE ? "corrected leave-one-out error" : "GCV score");
+    fprintf(e, "%-16s %.6g\n", "final loss", r->loss);
+    fprintf(e, "%-16s %zu in %zu iterations\n", "evaluations", r->evaluations, r->n_iterations);
+    fprintf(e, "%-16s %.3f s\n", "time", seconds);
+    fprintf(e, "%-16s %s\n", "model", path);
+}
+
+/* projected: rfx_projected_fit from its defaults and what was given. */
+static int fit_projected(const fit_opts *o, const rfx_data *data, const char *path)
+{
+    rfx_cmat X = rfx_data_x(data);
+    const size_t d = X.cols;
+    rfx_projected_params p = o->proj;
+    rfx_projected_report report;
+    rfx_fit_params fp = rfx_fit_params_default();
+    rfx_srfe_params sp = rfx_srfe_params_default();
+    rfx_model *model = NULL;
+    pso_progress progress;
+    int rc;
+    if (o->theta && o->n_theta != d) {
+        cli_say("--theta: %zu values for %zu inputs; give one weight per input", o->n_theta, d);
+        return RC_USAGE;
+    }
+    double *theta = malloc((d ? d : 1) * sizeof *theta);
+    double *hist = malloc((p.iterations + 1) * sizeof *hist);
+    double *given = o->theta ? malloc((d ? d : 1) * sizeof *given) : NULL;
+    if (!theta || !hist || (o->theta && !given)) {
+        free(theta);
+        free(hist);
+        free(given);
+        cli_say("out of memory for %zu inputs", d);
+        return RC_INTERNAL;
+    }
+    if (o->theta) { /* checked by parse_theta: d numbers separated by commas */
+        const char *q = o->theta;
+        for (size_t j = 0; j < d; j++) {
+            char *end;
+            given[j] = strtod(q, &end);
+            q = *end ? end + 1 : end;
+        }
+        p.theta = given;
+    }
+    if (o->given[O_FOLDS]) p.n_folds = o->folds;
+    if (o->given[O_SEED]) p.seed = o->fit.features.seed;
+    if (o->given[O_GAMMA]) p.gamma = o->ko.gamma;
+    if (o->given[O_NO_STANDARDIZE]) p.standardize = 0;
+    p.n_threads = o->fit.features.n_threads;
+    if (o->given[O_FEATURES]) {
+        fp.features.n_features = o->fit.features.n_features;
+        sp.features.n_features = o->fit.features.n_features;
+        p.fit = &fp;
+        p.srfe = &sp;
+    }
+    memset(&progress, 0, sizeof progress);
+    progress.iterations = p.iterations;
+    if (isatty(STDERR_FILENO)) {
+        p.progress = pso_progress_show;
+        p.progress_user = &progress;
+    }
+    memset(&report, 0, sizeof report);
+    report.theta = theta;
+    report.history = hist;
+    double t0 = cli_now_seconds();
+    progress.t0 = t0;
+    rfx_status st = rfx_projected_fit(&p, X, rfx_data_y(data), &model, &report);
+    double seconds = cli_now_seconds() - t0;
+    rc = save_fitted(st, model, path);
+    if (rc == RC_OK) print_projected_report(&p, &report, model, data, seconds, path);
+    if (rc == RC_OK && o->plot_path) {
+        char title[128];
+        rfx_projected_info in;
+        size_t k = rfx_model_projected_info(model, &in) == RFX_OK ? in.n_components
+                                                                   : p.n_components;
+        snprintf(title, sizeof title, "projected surrogate (%s, k = %zu): best loss",
+                 rfx_method_name(p.surrogate), k);
+        rc = cli_plot_history(o->plot_path, hist, report.n_iterations, title);
+        if (rc == RC_OK) fprintf(stderr, "%-16s %s\n", "plot", o->plot_path);
+    }
+    rfx_model_free(model);
+    free(theta);
+    free(hist);
+    free(given);
+    return rc;
+}
+
+/* The sorted distinct values of y (n, stride ys) into a malloc'd array. */
+static double *distinct_labels(const double *y, size_t ys, size_t n, size_t *count)
+{
+    double *v = malloc((n ? n : 1) * sizeof *v);
+    size_t k = 0;
+    if (!v) return NULL;
+    for (size_t i = 0; i < n; i++) v[i] = y[i * ys];
+    qsort(v, n, sizeof *v, cli_compare_doubles);
+    for (size_t i = 0; i < n; i++)
+        if (k == 0 || v[i] != v[k - 1]) v[k++] = v[i];
+    *count = k;
+    return v;
+}
+
+/* classify: what was used and chosen, on stderr. */
+static void print_classify_report(const fit_opts *o, const rfx_model *m, const rfx_fit_report *r,
+                                  const rfx_data *data, double seconds, const char *path)
+{
+    FILE *e = stderr;
+    rfx_model_info info;
+    rfx_classifier_info ci;
+    const double *classes;
+    size_t C;
+    rfx_cmat X = rfx_data_x(data);
+    if (rfx_model_get_info(m, &info) || rfx_model_classifier_info(m, &ci) ||
+        rfx_model_classes(m, &classes, &C))
+        return;
+    const int lchosen = !(o->ko.have_gamma || o->ko.have_length_scale);
+    const int lambda_chosen = !o->given[O_LAMBDA];
+    char how[64];
+    if (o->given[O_FOLDS]) snprintf(how, sizeof how, "chosen by %zu-fold cross-validation", o->folds);
+    else snprintf(how, sizeof how, "chosen on a holdout of a quarter of the rows");
+    fprintf(e, "%-16s classify (%s loss", "method", rfx_loss_name(ci.loss));
+    if (C > 2) fprintf(e, ", %s", ci.multiclass == RFX_MULTICLASS_SOFTMAX ? "softmax" : "one-vs-rest");
+    fprintf(e, ", optimizer %s)\n", rfx_optimizer_name(o->cls.optimizer));
+    fprintf(e, "%-16s %s", "kernel", rfx_kernel_name(info.features.kernel));
+    if (info.features.kernel == RFX_KERNEL_MATERN) fprintf(e, " (nu = %g)", info.features.nu);
+    fprintf(e, ", %s features, D = %zu, seed %llu\n", rfx_form_name(info.features.form),
+            info.features.n_features, (unsigned long long)info.features.seed);
+    fprintf(e, "%-16s %zu rows x %zu inputs, target '%s'\n", "data", X.rows, X.cols,
+            rfx_data_name(data, SIZE_MAX));
+    fprintf(e, "%-16s %zu: ", "classes", C);
+    cli_print_label_list(e, classes, C, 20);
+    fputc('\n', e);
+    if (o->class_weight) fprintf(e, "%-16s %s\n", "class weights", o->class_weight);
+    fprintf(e, "%-16s %.6g (%s%s)\n", "length scale", r->length_scale, lchosen ? how : "given",
+            info.standardized ? ", standardised units" : "");
+    fprintf(e, "%-16s %.6g (%s)\n", "lambda", r->lambda, lambda_chosen ? how : "given");
+    if (r->n_candidates > 0) {
+        fprintf(e, "%-16s %zu candidates\n", "", r->n_candidates);
+        fprintf(e, "%-16s %.6g (%s)\n", "validation", r->score,
+                ci.loss == RFX_LOSS_LOGISTIC ? "mean log-loss" : "error rate");
+    }
+    fprintf(e, "%-16s %.3f s\n", "time", seconds);
+    fprintf(e, "%-16s %s\n", "model", path);
+}
+
+/* classify: rfx_model_fit with RFX_METHOD_CLASSIFY; --class-weight LABEL:W
+ * pairs are placed on the sorted labels of the data. */
+static int fit_classify(fit_opts *o, const rfx_data *data, const char *path)
+{
+    rfx_model *model = NULL;
+    rfx_fit_report report;
+    progress_state progress;
+    rfx_cmat Y = rfx_data_y(data);
+    double *classes = NULL, *cw = NULL, *pl = NULL, *pw = NULL;
+    size_t C = 0, np = 0;
+    int rc = RC_OK;
+    memset(&report, 0, sizeof report);
+    memset(&progress, 0, sizeof progress);
+    classes = distinct_labels(Y.data, Y.stride, Y.rows, &C);
+    if (!classes) {
+        cli_say("out of memory for %zu labels", Y.rows);
+        return RC_INTERNAL;
+    }
+    if (C < 2) {
+        char b[40];
+        cli_format_label(Y.rows ? Y.data[0] : 0, b, sizeof b);
+        cli_say("%s: every row of the target '%s' has the label %s; a classifier needs at least 2 "
+                "classes", "fit", rfx_data_name(data, SIZE_MAX), b);
+        free(classes);
+        return RC_DATA;
+    }
+    if (o->class_weight && strcmp(o->class_weight, "balanced") == 0) {
+        o->cls.balanced = 1;
+    } else if (o->class_weight) {
+        opt_iter it = cli_opt_begin(&cli_fit_command, 0, NULL);
+        snprintf(it.name, sizeof it.name, "--class-weight");
+        parse_class_weights(&it, o->class_weight, NULL, NULL, &np); /* checked: counts */
+        cw = malloc(C * sizeof *cw);
+        pl = malloc(np * sizeof *pl);
+        pw = malloc(np * sizeof *pw);
+        if (!cw || !pl || !pw) {
+            cli_say("out of memory for %zu class weights", C);
+            rc = RC_INTERNAL;
+            goto done;
+        }
+        if (parse_class_weights(&it, o->class_weight, pl, pw, &np)) {
+            rc = RC_USAGE;
+            goto done;
+        }
+        for (size_t k = 0; k < C; k++) cw[k] = 1.0;
+        for (size_t j = 0; j < np; j++) {
+            size_t k = 0;
+            while (k < C && classes[k] != pl[j]) k++;
+            if (k == C) {
+                char b[40];
+                cli_format_label(pl[j], b, sizeof b);
+                fprintf(stderr, "rfx: --class-weight: %s is not a label of the target '%s' "
+                        "(its classes: ", b, rfx_data_name(data, SIZE_MAX));
+                cli_print_label_list(stderr, classes, C, 20);
+                fputs(")\nTry 'rfx fit --help'.\n", stderr);
+                rc = RC_USAGE;
+                goto done;
+            }
+            cw[k] = pw[j];
+        }
+        o->cls.class_weights = cw;
+        o->cls.n_class_weights = C;
+    }
+    o->fit.method = RFX_METHOD_CLASSIFY;
+    o->fit.classify = &o->cls;
+    if (o->given[O_FOLDS]) o->fit.classify_folds = o->folds;
+    if (isatty(STDERR_FILENO)) {
+        o->fit.progress = cli_progress_show;
+        o->fit.progress_user = &progress;
+    }
+    double t0 = cli_now_seconds();
+    rfx_status st = rfx_model_fit(&o->fit, rfx_data_x(data), Y, &model, &report);
+    double seconds = cli_now_seconds() - t0;
+    cli_progress_end(&progress);
+    rc = save_fitted(st, model, path);
+    if (rc == RC_OK) print_classify_report(o, model, &report, data, seconds, path);
+done:
+    rfx_model_free(model);
+    free(classes);
+    free(cw);
+    free(pl);
+    free(pw);
+    return rc;
+}
+
+static int cmd_fit(const command *c, int argc, char **argv)
+{
+    fit_opts o;
+    rfx_read_params rp = rfx_read_params_default();
+    const char *data_path = NULL, *model_path = NULL;
+    opt_iter it = cli_opt_begin(c, argc, argv);
+    const char *v;
+    int id;
+
+    memset(&o, 0, sizeof o);
+    o.method = FM_BAYES;
+    o.fit = rfx_fit_params_default();
+    o.q_norm = 1.0;
+    o.pce_method = RFX_PCE_METHOD_LARS;
+    o.proj = rfx_projected_params_default();
+    o.cls = rfx_classify_params_default();
+    rp.target = "-1";
+    int task_classify = 0;
+    while ((id = cli_opt_next(&it, &v)) != OPT_DONE) {
+        int bad = 0;
+        switch (id) {
+        case OPT_ERROR: return RC_USAGE;
+        case OPT_HELP: return cli_print_command_help(c);
+        case OPT_POSITIONAL:
+            if (data_path) return cli_usage_error(c, "unexpected argument '%s' (one DATA file)", v);
+            data_path = v;
+            break;
+        case O_TARGET: rp.target = v; break;
+        case O_OUTPUT: model_path = v; break;
+        case O_METHOD: bad = parse_fit_method(&it, v, &o.method); break;
+        case O_TASK:
+            if (strcmp(v, "classify") == 0) task_classify = 1;
+            else if (strcmp(v, "regression") == 0) task_classify = 0;
+            else bad = cli_value_error(&it, "unknown task '%s' (regression or classify)", v);
+            break;
+        case O_LOSS: bad = parse_loss(&it, v, &o.cls.loss); break;
+        case O_MULTICLASS: bad = parse_multiclass(&it, v, &o.cls.multiclass); break;
+        case O_OPTIMIZER: bad = parse_optimizer(&it, v, &o.cls.optimizer); break;
+        case O_CLASS_WEIGHT: {
+            size_t k = 0;
+            bad = parse_class_weights(&it, v, NULL, NULL, &k);
+            o.class_weight = v;
+            break;
+        }
+        case O_KERNEL: bad = cli_parse_kernel(&it, v, &o.fit.features.kernel); break;
+        case O_NU: bad = cli_parse_nu(&it, v, &o.fit.features.nu); o.ko.have_nu = 1; break;
+        case O_FORM: bad = cli_parse_form(&it, v, &o.fit.features.form); break;
+        case O_STRUCTURE: bad = cli_parse_structure(&it, v, &o.fit.features.structure); break;
+        case O_FEATURES: bad = cli_parse_size(&it, v, 1, &o.fit.features.n_features); break;
+        case O_SEED: bad = cli_parse_seed(&it, v, &o.fit.features.seed); break;
+        case O_LENGTH_SCALE:
+            bad = cli_parse_positive(&it, v, &o.fit.features.length_scale);
+            o.ko.have_length_scale = 1;
+            break;
+        case O_GAMMA: bad = cli_parse_positive(&it, v, &o.ko.gamma); o.ko.have_gamma = 1; break;
+        case O_LENGTH_SCALES:
+            if (strcmp(v, "learn") == 0) o.fit.learn_length_scales = 1;
+            else bad = cli_value_error(&it, "expected 'learn', got '%s'", v);
+            break;
+        case O_LEARN_ITERATIONS: bad = cli_parse_size(&it, v, 1, &o.fit.learn_iterations); break;
+        case O_LAMBDA: bad = cli_parse_nonnegative(&it, v, &o.fit.lambda); break;
+        case O_NOISE_VAR: bad = cli_parse_positive(&it, v, &o.fit.noise_var); break;
+        case O_PRIOR_VAR: bad = cli_parse_positive(&it, v, &o.fit.prior_var); break;
+        case O_NO_STANDARDIZE: o.fit.standardize = 0; break;
+        case O_NO_INTERCEPT: o.fit.fit_intercept = 0; break;
+        case O_THREADS: bad = cli_parse_threads(&it, v, &o.fit.features.n_threads); break;
+        case O_SPARSITY: bad = cli_parse_size(&it, v, 1, &o.sparsity); break;
+        case O_ACTIVATION: bad = parse_activation(&it, v, &o.activation); break;
+        case O_WEIGHTS: bad = parse_weight_dist(&it, v, &o.weights); break;
+        case O_WEIGHT_SCALE: bad = cli_parse_positive(&it, v, &o.weight_scale); break;
+        case O_ETA: bad = cli_parse_positive(&it, v, &o.eta); break;
+        case O_TERMS: bad = cli_parse_size(&it, v, 1, &o.terms); break;
+        case O_FOLDS: bad = cli_parse_size(&it, v, 2, &o.folds); break;
+        case O_DEGREE: bad = cli_parse_size(&it, v, 1, &o.degree); break;
+        case O_DEGREE_MIN: bad = cli_parse_size(&it, v, 1, &o.degree_min); break;
+        case O_Q_NORM:
+            bad = cli_parse_positive(&it, v, &o.q_norm);
+            if (!bad && o.q_norm > 1) bad = cli_value_error(&it, "must be in (0, 1], got %s", v);
+            break;
+        case O_MAX_INTERACTION: bad = cli_parse_size(&it, v, 1, &o.max_interaction); break;
+        case O_PCE_METHOD: bad = parse_pce_method(&it, v, &o.pce_method); break;
+        case O_K: bad = cli_parse_size(&it, v, 1, &o.proj.n_components); break;
+        case O_SURROGATE: bad = parse_surrogate(&it, v, &o.proj.surrogate); break;
+        case O_ITERATIONS: bad = cli_parse_size(&it, v, 1, &o.proj.iterations); break;
+        case O_PARTICLES: bad = cli_parse_size(&it, v, 1, &o.proj.n_particles); break;
+        case O_PATIENCE: bad = cli_parse_size(&it, v, 0, &o.proj.patience); break;
+        case O_THETA: bad = parse_theta(&it, v, NULL, &o.n_theta); o.theta = v; break;
+        case O_PLOT: o.plot_path = v; break;
+        case O_UNIFORM:
+            bad = cli_parse_pair(&it, v, &o.dist_a, &o.dist_b);
+            if (!bad && !(o.dist_a < o.dist_b))
+                bad = cli_value_error(&it, "expected A < B, got '%s'", v);
+            break;
+        case O_NORMAL:
+            bad = cli_parse_pair(&it, v, &o.dist_a, &o.dist_b);
+            if (!bad && !(o.dist_b > 0)) bad = cli_value_error(&it, "expected SD > 0, got '%s'", v);
+            break;
+        case O_DELIMITER:
+        case O_NO_HEADER: bad = cli_parse_read_option(&it, id, v, &rp); break;
+        default: return cli_usage_error(c, "internal: unhandled option %s", it.name);
+        }
+        if (bad) return RC_USAGE;
+        if (id > 0 && id < O_COUNT) o.given[id] = 1;
+    }
+    if (!data_path) return cli_usage_error(c, "missing DATA, the CSV or .npy file to fit");
+    if (!model_path) return cli_usage_error(c, "missing -o MODEL, where to write the model");
+    if (task_classify && o.given[O_METHOD] && o.method != FM_CLASSIFY)
+        return cli_usage_error(c, "--task classify fits --method classify, not %s",
+                               FIT_METHODS[o.method]);
+    if (o.given[O_TASK] && !task_classify && o.method == FM_CLASSIFY)
+        return cli_usage_error(c, "--method classify is not a regression (--task regression)");
+    if (task_classify) o.method = FM_CLASSIFY;
+    if (fit_check_methods(c, &o)) return RC_USAGE;
+    if (o.given[O_LEARN_ITERATIONS] && !o.fit.learn_length_scales)
+        return cli_usage_error(c, "--learn-iterations needs --length-scales learn");
+    const int sparse = (FM(o.method) & FM_SPARSE) != 0;
+    if (o.method == FM_BAYES || o.method == FM_RIDGE || o.method == FM_CLASSIFY) {
+        if (cli_kernel_opts_apply(c, &o.ko, &o.fit.features)) return RC_USAGE;
+        if (o.fit.features.form == RFX_FORM_COS_SIN && o.fit.features.n_features % 2 != 0)
+            return cli_usage_error(c, "-D must be even with --form cos-sin, got %zu",
+                                   o.fit.features.n_features);
+    }
+    if (o.method == FM_CLASSIFY && o.given[O_LAMBDA] && !(o.fit.lambda > 0))
+        return cli_usage_error(c, "--lambda must be > 0 for --task classify (leave it out to "
+                                  "choose it)");
+    if (o.method == FM_CLASSIFY && o.cls.multiclass == RFX_MULTICLASS_SOFTMAX &&
+        o.cls.loss != RFX_LOSS_LOGISTIC)
+        return cli_usage_error(c, "--multiclass softmax takes --loss logistic, not %s",
+                               rfx_loss_name(o.cls.loss));
+    if (o.method == FM_CLASSIFY && o.cls.optimizer == RFX_OPTIMIZER_LBFGS &&
+        o.cls.loss == RFX_LOSS_HINGE)
+        return cli_usage_error(c, "--optimizer lbfgs needs a differentiable loss; --loss hinge "
+                                  "takes dual-cd or sgd");
+    if (o.method == FM_CLASSIFY && o.cls.optimizer == RFX_OPTIMIZER_DUAL_CD &&
+        o.cls.loss == RFX_LOSS_LOGISTIC)
+        return cli_usage_error(c, "--optimizer dual-cd is for --loss hinge or squared-hinge");
+    if (sparse && o.given[O_LAMBDA] && !(o.fit.lambda > 0))
+        return cli_usage_error(c, "--lambda must be > 0 for --method %s (leave it out to choose it "
+                                  "by cross-validation)", FIT_METHODS[o.method]);
+    if (o.given[O_ETA] && o.given[O_LAMBDA])
+        return cli_usage_error(c, "give --eta (basis pursuit denoising) or --lambda (the lasso), "
+                                  "not both");
+    if (o.given[O_UNIFORM] && o.given[O_NORMAL])
+        return cli_usage_error(c, "give --uniform or --normal, not both");
+    if (o.given[O_DEGREE] && o.given[O_DEGREE_MIN] && o.degree_min > o.degree)
+        return cli_usage_error(c, "--degree-min %zu exceeds --degree %zu", o.degree_min, o.degree);
+    if (o.theta) {
+        static const int SWARM[] = { O_ITERATIONS, O_PARTICLES, O_PATIENCE, O_PLOT };
+        for (size_t i = 0; i < sizeof SWARM / sizeof *SWARM; i++) {
+            char name[48];
+            if (o.given[SWARM[i]])
+                return cli_usage_error(c, "%s sets the particle swarm, which --theta replaces",
+                                       option_name(c, SWARM[i], name, sizeof name));
+        }
+    }
+    if (o.method == FM_PROJECTED && o.given[O_FEATURES] && o.proj.surrogate == RFX_METHOD_PCE)
+        return cli_usage_error(c, "-D applies to --surrogate ridge, bayes or srfe, not pce");
+    if (o.plot_path && !cli_program_in_path("gnuplot")) {
+        cli_say("--plot: gnuplot is not installed (not found in PATH); install it or leave out "
+                "--plot");
+        return RC_IO;
+    }
+
+    rfx_data *data = NULL;
+    int rc;
+    rfx_status st = rfx_data_read(data_path, &rp, &data);
+    if (st != RFX_OK) return cli_fail(st);
+    if (o.method == FM_PCE)
+        rc = fit_pce(&o, data, model_path);
+    else if (o.method == FM_PROJECTED)
+        rc = fit_projected(&o, data, model_path);
+    else if (sparse)
+        rc = fit_sparse(&o, data, model_path);
+    else if (o.method == FM_CLASSIFY)
+        rc = fit_classify(&o, data, model_path);
+    else
+        rc = fit_rff(&o, data, model_path);
+    rfx_data_free(data);
+    return rc;
+}

@@ -1,0 +1,191 @@
+/*
+ * cmd_sobol.c - rfx sobol: its options and help, and the Sobol indices of a
+ * model: Monte Carlo estimates with bootstrap intervals under given input
+ * distributions, beside the exact indices of a benchmark function, of a
+ * polynomial chaos model or of a sine / cosine feature model.
+ */
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static int cmd_sobol(const command *c, int argc, char **argv);
+
+static const opt_spec SOBOL_OPTS[] = {
+    { O_LIKE, 0, "like", "FUNCTION",
+      "inputs distributed as those of a benchmark function (rfx sample --list), whose "
+      "exact indices are printed beside the estimates" },
+    { O_UNIFORM, 0, "uniform", "A,B", "every input uniform on [A, B]" },
+    { O_POINTS, 'n', "samples", "N", "base samples N >= 2 (default 10000; N (d + 2) predictions)" },
+    { O_SEED, 0, "seed", "S", "random seed of the design (default 0)" },
+    { O_BOOTSTRAP, 0, "bootstrap", "B", "bootstrap resamples for the intervals (default 200)" },
+    { O_END, 0, NULL, NULL, NULL }
+};
+
+/* rfx sobol: its synopsis, help text and options (main.c lists it). */
+const command cli_sobol_command = {
+    "sobol", "rfx sobol MODEL (--like FUNCTION | --uniform A,B) [-n N] [--seed S]\n"
+             "                 [--bootstrap B]\n"
+             "       rfx sobol PCE_MODEL",
+    "Sobol sensitivity indices of a model",
+    "Estimate the first-order and total Sobol indices of the model's prediction by\n"
+    "Monte Carlo (Saltelli 2010 first order, Jansen 1999 total) with 95% bootstrap\n"
+    "intervals, for independent inputs distributed as given. One line per input:\n"
+    "index, first order [interval], total [interval], and with --like the exact\n"
+    "indices of that function when it has them.\n"
+    "\n"
+    "A polynomial chaos model (rfx fit --method pce) has exact indices of its own,\n"
+    "from its coefficients under its input marginals (Sudret 2008): without\n"
+    "--like or --uniform they are printed alone (input, first, total); with them,\n"
+    "as the columns pce_first and pce_total beside the Monte Carlo estimates.\n",
+    SOBOL_OPTS, cmd_sobol
+};
+
+/* ------------------------------------------------------------------------ */
+/* rfx sobol                                                                 */
+/* ------------------------------------------------------------------------ */
+
+static int cmd_sobol(const command *c, int argc, char **argv)
+{
+    const char *model_path = NULL, *like = NULL;
+    double lo = 0, hi = 0;
+    int have_uniform = 0, mc_options = 0;
+    rfx_sobol_params sp = rfx_sobol_params_default();
+    opt_iter it = cli_opt_begin(c, argc, argv);
+    const char *v;
+    int id;
+
+    while ((id = cli_opt_next(&it, &v)) != OPT_DONE) {
+        int bad = 0;
+        switch (id) {
+        case OPT_ERROR: return RC_USAGE;
+        case OPT_HELP: return cli_print_command_help(c);
+        case OPT_POSITIONAL:
+            if (model_path) return cli_usage_error(c, "unexpected argument '%s' (one MODEL)", v);
+            model_path = v;
+            break;
+        case O_LIKE: like = v; break;
+        case O_UNIFORM:
+            bad = cli_parse_pair(&it, v, &lo, &hi);
+            if (!bad && !(lo < hi))
+                bad = cli_value_error(&it, "expected finite A < B, got '%s'", v);
+            have_uniform = 1;
+            break;
+        case O_POINTS: bad = cli_parse_size(&it, v, 2, &sp.n); mc_options = 1; break;
+        case O_SEED: bad = cli_parse_seed(&it, v, &sp.seed); mc_options = 1; break;
+        case O_BOOTSTRAP: bad = cli_parse_size(&it, v, 0, &sp.n_bootstrap); mc_options = 1; break;
+        default: return cli_usage_error(c, "internal: unhandled option %s", it.name);
+        }
+        if (bad) return RC_USAGE;
+    }
+    if (!model_path) return cli_usage_error(c, "missing MODEL");
+    if (like && have_uniform)
+        return cli_usage_error(c, "give the input distribution once: --like FUNCTION or "
+                                  "--uniform A,B");
+
+    rfx_model *m = NULL;
+    rfx_testfn *fn = NULL;
+    rfx_marginal *marg = NULL;
+    double *buf = NULL, *exact = NULL, *pce_idx = NULL;
+    int rc = RC_OK, have_exact = 0;
+    rfx_status st = rfx_model_load(model_path, &m);
+    if (st != RFX_OK) return cli_fail(st);
+    rfx_model_info info;
+    rfx_model_get_info(m, &info);
+    const size_t d = info.n_inputs;
+    const rfx_pce *pce = rfx_model_pce(m);
+    const int mc = like || have_uniform; /* Monte Carlo, under a given distribution */
+    if (!mc && !pce) {
+        rc = cli_usage_error(c, "give the input distribution: --like FUNCTION or --uniform A,B");
+        goto done;
+    }
+    if (!mc && mc_options) {
+        rc = cli_usage_error(c, "-n, --seed and --bootstrap set the Monte Carlo estimate: give "
+                                "--like FUNCTION or --uniform A,B too");
+        goto done;
+    }
+    if (like) {
+        rfx_testfn_kind kind;
+        rfx_testfn_params tp = rfx_testfn_params_default();
+        tp.d = d;
+        if (rfx_testfn_from_name(like, &kind) != RFX_OK) {
+            rc = cli_usage_error(c, "%s", rfx_last_error());
+            goto done;
+        }
+        if ((st = rfx_testfn_create(kind, &tp, &fn)) != RFX_OK) {
+            /* a function that cannot take the model's inputs: a data mismatch */
+            cli_say("the model has %zu inputs: %s", d, rfx_last_error());
+            rc = st == RFX_EINVAL ? RC_DATA : cli_fail(st);
+            goto done;
+        }
+        if (rfx_testfn_dim(fn) != d) {
+            cli_say("%s has %zu inputs, the model %zu", like, rfx_testfn_dim(fn), d);
+            rc = RC_DATA;
+            goto done;
+        }
+    }
+    if (!(marg = malloc(d * sizeof *marg)) || !(buf = malloc(8 * d * sizeof *buf)) ||
+        !(exact = malloc(2 * d * sizeof *exact)) || !(pce_idx = malloc(2 * d * sizeof *pce_idx))) {
+        cli_say("out of memory");
+        rc = RC_INTERNAL;
+        goto done;
+    }
+    if (fn) have_exact = rfx_testfn_sobol(fn, exact, exact + d) == RFX_OK;
+    if (pce && (st = rfx_pce_sobol(pce, pce_idx, pce_idx + d)) != RFX_OK) {
+        rc = cli_fail(st);
+        goto done;
+    }
+    if (!mc) { /* the expansion's own indices only */
+        double mean = 0, var = 0;
+        rfx_pce_moments(pce, &mean, &var);
+        printf("# Sobol indices of %s from its polynomial chaos coefficients (exact for the "
+               "expansion under its input marginals): output mean %.6g, variance %.6g\n",
+               model_path, mean, var);
+        printf("%-6s %9s %9s\n", "input", "first", "total");
+        for (size_t j = 0; j < d; j++)
+            printf("x%-5zu %9.4f %9.4f\n", j, pce_idx[j], pce_idx[d + j]);
+        goto done;
+    }
+    for (size_t j = 0; j < d; j++)
+        marg[j] = fn ? rfx_testfn_marginals(fn)[j] : rfx_marginal_uniform(lo, hi);
+    rfx_sobol_result res = { buf, buf + d, buf + 2 * d, buf + 3 * d, buf + 4 * d, buf + 5 * d,
+                             0, 0, 0 };
+    if ((st = rfx_sobol_model(m, 0, marg, d, &sp, &res)) != RFX_OK) {
+        rc = cli_fail(st);
+        goto done;
+    }
+    /* sine / cosine feature models also have closed-form indices */
+    double *rf = buf + 6 * d, rf_mean = 0, rf_var = 0;
+    const int have_rf =
+        !pce && rfx_sobol_model_exact(m, marg, d, &rf_mean, &rf_var, rf, rf + d, NULL) == RFX_OK;
+    printf("# Sobol indices of %s: %zu model evaluations, output mean %.6g, variance %.6g\n",
+           model_path, res.n_evaluations, res.mean, res.variance);
+    if (have_rf)
+        printf("# model_first, model_total: the model's indices in closed form (its mean %.6g, "
+               "variance %.6g); the Monte Carlo columns estimate the same numbers\n",
+               rf_mean, rf_var);
+    printf("# intervals: %g%% bootstrap percentile (lo, hi)\n", 100 * sp.confidence);
+    if (pce)
+        printf("# pce_first, pce_total: from the polynomial chaos coefficients, under the "
+               "model's own input marginals\n");
+    printf("%-6s %9s %9s %9s %9s %9s %9s%s%s%s\n", "input", "first", "lo", "hi", "total", "lo",
+           "hi", pce ? "  pce_first  pce_total" : "",
+           have_rf ? "  model_first  model_total" : "",
+           have_exact ? "  exact_first  exact_total" : "");
+    for (size_t j = 0; j < d; j++) {
+        printf("x%-5zu %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f", j, res.first[j], res.first_lo[j],
+               res.first_hi[j], res.total[j], res.total_lo[j], res.total_hi[j]);
+        if (pce) printf("  %9.4f  %9.4f", pce_idx[j], pce_idx[d + j]);
+        if (have_rf) printf("  %11.4f  %11.4f", rf[j], rf[d + j]);
+        if (have_exact) printf("  %11.4f  %11.4f", exact[j], exact[d + j]);
+        putchar('\n');
+    }
+done:
+    free(marg);
+    free(buf);
+    free(exact);
+    free(pce_idx);
+    rfx_testfn_free(fn);
+    rfx_model_free(m);
+    return rc;
+}

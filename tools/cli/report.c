@@ -1,0 +1,196 @@
+/*
+ * report.c - how the rfx command-line tool reports: library statuses mapped
+ * to exit codes, the "rfx: <message>" lines of errors and usage errors,
+ * progress and timing on a terminal, the output helpers (CSV on stdout,
+ * column names, file extensions), and class labels as text.
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ------------------------------------------------------------------------ */
+/* Exit codes and messages                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* The one place where library statuses become exit codes. */
+static int exit_code_of(rfx_status st)
+{
+    switch (st) {
+    case RFX_OK: return RC_OK;
+    case RFX_EINVAL: return RC_USAGE; /* a parameter from an option is bad */
+    case RFX_EDIM:
+    case RFX_EPARSE: return RC_DATA;
+    case RFX_EFORMAT:
+    case RFX_EVERSION: return RC_MODEL;
+    case RFX_ENUMERIC: return RC_NUMERIC;
+    case RFX_EIO: return RC_IO;
+    case RFX_ENOMEM:
+    case RFX_EOVERFLOW:
+    case RFX_ECANCELLED:
+    case RFX_EINTERNAL: return RC_INTERNAL;
+    }
+    return RC_INTERNAL;
+}
+
+/* "rfx: <message>" on stderr. */
+void cli_say(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("rfx: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+/* Report a library failure and return its exit code. */
+int cli_fail(rfx_status st)
+{
+    const char *m = rfx_last_error();
+    cli_say("%s", (m && m[0]) ? m : rfx_strerror(st));
+    return exit_code_of(st);
+}
+
+/* "rfx: <message>" and a pointer to the help; returns RC_USAGE. */
+int cli_usage_error(const command *c, const char *fmt, ...)
+{
+    va_list ap;
+    fputs("rfx: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    if (c)
+        fprintf(stderr, "\nTry 'rfx %s --help'.\n", c->name);
+    else
+        fputs("\nTry 'rfx --help'.\n", stderr);
+    return RC_USAGE;
+}
+
+/* "rfx: <option>: <message>" and the help pointer; returns RC_USAGE. */
+int cli_value_error(const opt_iter *it, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "rfx: %s: ", it->name);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry 'rfx %s --help'.\n", it->cmd->name);
+    return RC_USAGE;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Progress on a terminal                                                    */
+/* ------------------------------------------------------------------------ */
+
+double cli_now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* rfx_progress_fn: "\r<stage> NN%" on stderr when something changed. */
+int cli_progress_show(void *user, const char *stage, double fraction)
+{
+    progress_state *p = user;
+    int pct = fraction <= 0 ? 0 : fraction >= 1 ? 100 : (int)(100.0 * fraction);
+    if (!stage) stage = "";
+    if (p->shown && pct == p->percent && strncmp(p->stage, stage, sizeof p->stage - 1) == 0)
+        return 0;
+    snprintf(p->stage, sizeof p->stage, "%s", stage);
+    p->percent = pct;
+    p->shown = 1;
+    fprintf(stderr, "\r%-28s %3d%%", p->stage, pct);
+    fflush(stderr);
+    return 0;
+}
+
+void cli_progress_end(const progress_state *p)
+{
+    if (p->shown) fputc('\n', stderr);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Output helpers                                                            */
+/* ------------------------------------------------------------------------ */
+
+/* Column names "prediction" (and "std"), or "prediction_j" (and "std_j") for
+ * several targets: one malloc block (pointers, then the strings). */
+char **cli_output_names(size_t ny, int with_std)
+{
+    enum { NAME_MAX_LEN = 40 };
+    size_t w = with_std ? 2 * ny : ny;
+    if (ny == 0 || ny > SIZE_MAX / 2 / (sizeof(char *) + NAME_MAX_LEN)) return NULL;
+    char **names = malloc(w * (sizeof(char *) + NAME_MAX_LEN));
+    if (!names) return NULL;
+    char *text = (char *)(names + w);
+    for (size_t j = 0; j < w; ++j) {
+        const char *base = j < ny ? "prediction" : "std";
+        names[j] = text + j * NAME_MAX_LEN;
+        if (ny == 1)
+            snprintf(names[j], NAME_MAX_LEN, "%s", base);
+        else
+            snprintf(names[j], NAME_MAX_LEN, "%s_%zu", base, j % ny);
+    }
+    return names;
+}
+
+/* M as CSV on stdout, 17 significant digits (what rfx_csv_write writes). */
+int cli_write_csv_stdout(rfx_cmat M, const char *const *names)
+{
+    for (size_t j = 0; j < M.cols; ++j) printf(j ? ",%s" : "%s", names[j]);
+    putchar('\n');
+    for (size_t i = 0; i < M.rows; ++i) {
+        const double *row = M.data + i * M.stride;
+        for (size_t j = 0; j < M.cols; ++j) printf(j ? ",%.17g" : "%.17g", row[j]);
+        putchar('\n');
+    }
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        cli_say("cannot write to standard output: %s", strerror(errno));
+        return RC_IO;
+    }
+    return RC_OK;
+}
+
+int cli_ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Class labels                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* A class label as text: the shortest of %.15g, %.16g, %.17g that reads
+ * back as the same number. */
+void cli_format_label(double v, char *buf, size_t size)
+{
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(buf, size, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v) return;
+    }
+}
+
+/* At most max labels of a list, then "... (N in all)". */
+void cli_print_label_list(FILE *out, const double *v, size_t n, size_t max)
+{
+    char b[40];
+    for (size_t k = 0; k < n && k < max; k++) {
+        cli_format_label(v[k], b, sizeof b);
+        fprintf(out, "%s%s", k ? " " : "", b);
+    }
+    if (n > max) fprintf(out, " ... (%zu in all)", n);
+}
+
+int cli_compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
