@@ -49,10 +49,11 @@ from ._lib import (CancelledError, isa, library_path, native_isa, progress_callb
 from .attention import SoftmaxFeatures, exact_attention
 from .kernel_approximation import RandomFourierFeatures
 from .kernels import GaussianProcessRegressor, Kernel, KernelRidge, Nystroem
-from .models import BayesianRFFRegressor, RFFClassifier, RFFRegressor, load_model
+from .models import BayesianRFFRegressor, RFFClassifier, RFFRegressor
 from .projection import KernelPCA, ProjectedRegressor
 from .surrogate import (ExactSobolResult, PCERegressor, SobolResult, SparseRFERegressor,
                         exact_sobol_indices, sobol_indices)
+from ._load import load_model
 
 __version__ = "0.1.0"
 

@@ -7,7 +7,7 @@ import os
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ._lib import check, ffi, lib
+from ._lib import c_string, check, ffi, lib
 
 # The largest seed drawn from a RandomState (as scikit-learn draws them).
 _SEED_DRAW_MAX = np.iinfo(np.int32).max
@@ -187,7 +187,6 @@ def features_params(est, seed, scale, threads):
 def features_info(fp, d):
     """The estimator parameters of the map a C rfx_features_params describes
     (for models read from files)."""
-    from ._lib import c_string
     return dict(kernel=c_string(lib.rfx_kernel_name(fp.kernel)), nu=float(fp.nu),
                 form=c_string(lib.rfx_form_name(fp.form)), n_components=int(fp.n_features),
                 random_state=int(fp.seed), gamma=None, length_scale=length_scale_of(fp, d),

@@ -3,18 +3,17 @@ C library (rfx_model_fit: optional standardisation, the feature map, ridge
 or Bayesian regression, the length scale and regularisation chosen when not
 given)."""
 import numbers
-import os
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin, RegressorMixin
+from sklearn.base import ClassifierMixin, MultiOutputMixin, RegressorMixin
 from sklearn.preprocessing import LabelBinarizer
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from . import _common
-from ._lib import (as_rows, c_string, call_with_progress, check, check_verbose, cmat,
-                   cmat_to_array, double_array, ffi, lib, mat, mat_none, serial_blas)
+from ._lib import as_rows, c_string, check, cmat, double_array, ffi, lib, mat, serial_blas
+from ._model import _RFXModel
 
 _COMMON_PARAMS_DOC = """\
     n_components : int, default=1024
@@ -125,155 +124,6 @@ def _doc(cls):
         "%(attrs)s", _COMMON_ATTRS_DOC).replace("%(learn)s", _LEARN_PARAMS_DOC).replace(
         "%(learn_attrs)s", _LEARN_ATTRS_DOC)
     return cls
-
-
-class _RFXModel(BaseEstimator):
-    """What the estimators over an rfx_model share: the fit through
-    rfx_model_fit, predictions, model files, pickling by the model format."""
-
-    _method = None  # lib.RFX_METHOD_RIDGE or lib.RFX_METHOD_BAYES
-    _can_learn = False  # length_scale="learn" (rfx_fit_params.learn_length_scales)
-
-    def _fit_model(self, X, Y, lam=-1.0, noise_var=0.0, prior_var=0.0, classify=None):
-        n, d = X.shape
-        if n < 2:
-            raise ValueError("n_samples=%d: at least 2 samples are needed to fit" % n)
-        verbose = check_verbose(getattr(self, "verbose", 0))
-        scale_X = X
-        if isinstance(self.gamma, str) and self.standardize:
-            scale_X = (X - X.mean(axis=0)) / np.where(X.std(axis=0) > 0, X.std(axis=0), 1.0)
-        scale = _common.resolve_scale(self, scale_X, d, allow_auto=True,
-                                      allow_learn=self._can_learn)
-        learn = _common.is_learn(self.length_scale)
-        seed = _common.resolve_seed(self.random_state)
-        threads = _common.resolve_threads(self.n_jobs)
-        fp, keep = _common.features_params(self, seed, scale, threads)
-        p = ffi.new("rfx_fit_params *", lib.rfx_fit_params_default())
-        p.method = self._method
-        p.features = fp[0]
-        if scale[3]:
-            p.features.length_scale = 0.0  # choose
-        if learn:
-            p.learn_length_scales = 1
-            p.learn_iterations = _common.check_count(self.learn_iterations, "learn_iterations", 1)
-            p.learn_particles = _common.check_count(self.learn_particles, "learn_particles", 1,
-                                                    allow_none=True) or 0
-        p.standardize = int(bool(self.standardize))
-        p.fit_intercept = int(bool(self.fit_intercept))
-        setattr(p, "lambda", lam)
-        p.noise_var = noise_var
-        p.prior_var = prior_var
-        if classify is not None:
-            p.classify = classify
-        X = as_rows(X)
-        Y = as_rows(Y)
-        out = ffi.new("rfx_model **")
-        report = ffi.new("rfx_fit_report *")
-        call_with_progress(lib.rfx_model_fit, p, cmat(X), cmat(Y), out, report,
-                           label=type(self).__name__, verbose=verbose, out=out)
-        del keep
-        self._model = ffi.gc(out[0], lib.rfx_model_free)
-        self.seed_ = seed
-        for name in ("learn_score_", "learn_evaluations_"):  # of an earlier fit
-            self.__dict__.pop(name, None)
-        if learn:
-            self.learn_score_ = (float(report.learn_score_before),
-                                 float(report.learn_score_after))
-            self.learn_evaluations_ = int(report.learn_evaluations)
-        self._read_info()
-        return report
-
-    def _read_info(self):
-        info = ffi.new("rfx_model_info *")
-        check(lib.rfx_model_get_info(self._model, info))
-        self.n_features_in_ = int(info.n_inputs)
-        self.length_scale_ = _common.length_scale_of(info.features, int(info.n_inputs))
-        self._n_targets = int(info.n_targets)
-        if info.method == lib.RFX_METHOD_RIDGE:
-            self.alpha_ = float(getattr(info, "lambda"))
-        return info
-
-    def _set_threads(self):
-        # the map belongs to the model; its thread count never changes results
-        f = ffi.cast("rfx_features *", lib.rfx_model_features(self._model))
-        lib.rfx_features_set_threads(f, _common.resolve_threads(self.n_jobs))
-
-    def _predict_raw(self, X, std=None):
-        """Predictions (n x ny) and, with std = "noisy" / "latent", standard
-        deviations (n x ny)."""
-        check_is_fitted(self)
-        X = as_rows(self._validate_data(X, dtype=np.float64, reset=False))
-        n = X.shape[0]
-        Yhat = np.empty((n, self._n_targets))
-        if std is None:
-            with serial_blas:
-                check(lib.rfx_model_predict(self._model, cmat(X), mat(Yhat), mat_none()))
-            return Yhat, None
-        S = np.empty((n, self._n_targets))
-        fn = lib.rfx_model_predict_latent if std == "latent" else lib.rfx_model_predict
-        with serial_blas:
-            check(fn(self._model, cmat(X), mat(Yhat), mat(S)))
-        return Yhat, S
-
-    @property
-    def coef_(self):
-        """The weights, of shape (n_components,) for one target, else
-        (n_targets, n_components) (as Ridge's coef_)."""
-        check_is_fitted(self)
-        W = cmat_to_array(lib.rfx_model_weights(self._model)).T
-        return W[0] if self._one_target() else W
-
-    @property
-    def intercept_(self):
-        check_is_fitted(self)
-        b = double_array(lib.rfx_model_intercepts(self._model), self._n_targets)
-        return float(b[0]) if self._one_target() else b
-
-    def _one_target(self):
-        return self._n_targets == 1
-
-    def save(self, path):
-        """Write the fitted model to an rfx model file (the C library's
-        checked binary format), readable by ``rfx.load_model``, the ``rfx``
-        command line and the C API."""
-        check_is_fitted(self)
-        check(lib.rfx_model_save(self._model, os.fsencode(path)))
-
-    def to_bytes(self):
-        """The fitted model in the rfx model format, as bytes."""
-        check_is_fitted(self)
-        return _model_bytes(self._model)
-
-    def __getstate__(self):
-        state = dict(super().__getstate__())  # a copy: it may be __dict__ itself
-        state.pop("_model", None)
-        if hasattr(self, "_model"):
-            state["_model_bytes"] = self.to_bytes()
-        return state
-
-    def __setstate__(self, state):
-        data = state.pop("_model_bytes", None)
-        super().__setstate__(state)
-        if data is not None:
-            self._model = _load_buffer(data)
-            self._set_threads()
-
-
-def _model_bytes(model):
-    """The bytes of an rfx model in the model file format."""
-    buf = ffi.new("void **")
-    n = ffi.new("size_t *")
-    check(lib.rfx_model_save_buffer(model, buf, n))
-    try:
-        return bytes(ffi.buffer(buf[0], n[0]))
-    finally:
-        lib.rfx_buffer_free(buf[0])
-
-
-def _load_buffer(data):
-    out = ffi.new("rfx_model **")
-    check(lib.rfx_model_load_buffer(data, len(data), out))
-    return ffi.gc(out[0], lib.rfx_model_free)
 
 
 def _alpha(alpha):
@@ -393,6 +243,12 @@ class RFFRegressor(MultiOutputMixin, RegressorMixin, _RFXModel):
 
     def _one_target(self):
         return self._y_1d
+
+    @classmethod
+    def _from_model_info(cls, model, info, params):
+        est = cls(alpha=float(getattr(info, "lambda")), **params)
+        est._y_1d = info.n_targets == 1
+        return est
 
     def predict(self, X):
         """Predictions, of shape (n_samples,) when y was 1-D, else
@@ -520,6 +376,10 @@ class BayesianRFFRegressor(RegressorMixin, _RFXModel):
         self.prior_var_ = float(info.prior_var)
         self.log_evidence_ = float(info.log_evidence)
         return info
+
+    @classmethod
+    def _from_model_info(cls, model, info, params):
+        return cls(noise_var=float(info.noise_var), prior_var=float(info.prior_var), **params)
 
     def predict(self, X, return_std=False, latent=False):
         """The predictive mean, and with return_std=True its standard
@@ -705,6 +565,20 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
             self.alpha_ = float(getattr(ci, "lambda"))
         return info
 
+    @classmethod
+    def _from_model_info(cls, model, info, params):
+        # the class labels are the model's numbers
+        ci = ffi.new("rfx_classifier_info *")
+        check(lib.rfx_model_classifier_info(model, ci))
+        classes = ffi.new("const double **")
+        n = ffi.new("size_t *")
+        check(lib.rfx_model_classes(model, classes, n))
+        est = cls(loss=c_string(lib.rfx_loss_name(ci.loss)).replace("-", "_"),
+                  multi_class=c_string(lib.rfx_multiclass_name(ci.multiclass)),
+                  alpha=float(getattr(ci, "lambda")), **params)
+        est.classes_ = double_array(classes[0], n[0])
+        return est
+
     def _one_target(self):
         return False  # coef_ is (1, n_components) for two classes, as scikit-learn's
 
@@ -750,74 +624,3 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
     def _more_tags(self):
         return {"binary_only": False}
 
-
-def load_model(path, n_jobs=None):
-    """Read an rfx model file (written by ``rfx fit``, the C API's
-    rfx_model_save, or an estimator's ``save``) as a fitted
-    :class:`RFFRegressor` (ridge, kitchen-sink and greedy models),
-    :class:`BayesianRFFRegressor` (Bayesian models), :class:`RFFClassifier`
-    (classifiers: the class labels are the model's numbers),
-    :class:`SparseRFERegressor` (srfe / harfe models) or
-    :class:`PCERegressor` (pce models). Its parameters are those
-    the model was fitted with; its predictions are bitwise those of the C
-    library.
-
-    Examples
-    --------
-    >>> import numpy as np, os, tempfile
-    >>> import rfx
-    >>> X = np.random.RandomState(0).normal(size=(50, 3))
-    >>> reg = rfx.RFFRegressor(n_components=64, alpha=1e-3, random_state=0).fit(X, X[:, 0])
-    >>> path = os.path.join(tempfile.mkdtemp(), "model.rfx")
-    >>> reg.save(path)
-    >>> again = rfx.load_model(path)
-    >>> bool((again.predict(X) == reg.predict(X)).all())
-    True
-    """
-    out = ffi.new("rfx_model **")
-    check(lib.rfx_model_load(os.fsencode(path), out))
-    return _estimator_from_model(ffi.gc(out[0], lib.rfx_model_free), n_jobs)
-
-
-def _estimator_from_model(model, n_jobs=None):
-    info = ffi.new("rfx_model_info *")
-    check(lib.rfx_model_get_info(model, info))
-    if info.method == lib.RFX_METHOD_PCE:  # no feature map
-        from .surrogate import PCERegressor
-        return PCERegressor._from_model(model, n_jobs)
-    if info.method == lib.RFX_METHOD_PROJECTED:  # a projection, then a surrogate
-        from .projection import ProjectedRegressor
-        return ProjectedRegressor._from_model(model, n_jobs)
-    params = _common.features_info(info.features, int(info.n_inputs))
-    seed = params["random_state"]
-    params.update(fit_intercept=bool(info.fit_intercept), standardize=bool(info.standardized),
-                  n_jobs=n_jobs)
-    if info.method in (lib.RFX_METHOD_SRFE, lib.RFX_METHOD_HARFE):
-        from .surrogate import SparseRFERegressor
-        est = SparseRFERegressor(
-            n_components=params["n_components"], sparsity=params["sparsity"],
-            activation=params["activation"], weight_scale=params["weight_scale"],
-            method="htp" if info.method == lib.RFX_METHOD_HARFE else "lasso",
-            standardize=bool(info.standardized), random_state=seed, n_jobs=n_jobs)
-    elif info.method == lib.RFX_METHOD_CLASSIFY:
-        ci = ffi.new("rfx_classifier_info *")
-        check(lib.rfx_model_classifier_info(model, ci))
-        cls = ffi.new("const double **")
-        n = ffi.new("size_t *")
-        check(lib.rfx_model_classes(model, cls, n))
-        est = RFFClassifier(
-            loss=c_string(lib.rfx_loss_name(ci.loss)).replace("-", "_"),
-            multi_class=c_string(lib.rfx_multiclass_name(ci.multiclass)),
-            alpha=float(getattr(ci, "lambda")), **params)
-        est.classes_ = double_array(cls[0], n[0])
-    elif info.method == lib.RFX_METHOD_BAYES:
-        est = BayesianRFFRegressor(noise_var=float(info.noise_var),
-                                   prior_var=float(info.prior_var), **params)
-    else:
-        est = RFFRegressor(alpha=float(getattr(info, "lambda")), **params)
-        est._y_1d = info.n_targets == 1
-    est._model = model
-    est.seed_ = seed
-    est._read_info()
-    est._set_threads()
-    return est

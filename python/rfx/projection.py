@@ -3,7 +3,6 @@
 random features), and :class:`ProjectedRegressor`, a surrogate on a kernel
 PCA whose input weights a particle swarm learns (rfx_projected_fit)."""
 import numbers
-import os
 
 import numpy as np
 from sklearn.base import (BaseEstimator, ClassNamePrefixFeaturesOutMixin, RegressorMixin,
@@ -13,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 from . import _common
 from ._lib import (as_rows, call_with_progress, check, check_verbose, cmat, cmat_to_array, ffi,
                    lib, mat, mat_none, serial_blas)
-from .models import _load_buffer, _model_bytes
+from ._model import _ModelFile
 
 _METHODS = {"exact": 0, "random_features": 1}
 
@@ -179,7 +178,7 @@ def _opt_count(v, name, minimum):
     return _common.check_count(v, name, minimum)
 
 
-class ProjectedRegressor(RegressorMixin, BaseEstimator):
+class ProjectedRegressor(RegressorMixin, _ModelFile):
     """A surrogate on a learned kernel PCA of the inputs (the
     self-supervised projection, Algorithm 1 of the talk rfx started from),
     fitted by the rfx C library (rfx_projected_fit, rfx/projection.h).
@@ -425,26 +424,3 @@ class ProjectedRegressor(RegressorMixin, BaseEstimator):
             check(lib.rfx_model_predict(self._model, cmat(X), mat(y),
                                         mat(s) if return_std else mat_none()))
         return (y[:, 0], s[:, 0]) if return_std else y[:, 0]
-
-    def save(self, path):
-        """Write the fitted model to an rfx model file (method "projected")."""
-        check_is_fitted(self)
-        check(lib.rfx_model_save(self._model, os.fsencode(path)))
-
-    def to_bytes(self):
-        """The fitted model in the rfx model format, as bytes."""
-        check_is_fitted(self)
-        return _model_bytes(self._model)
-
-    def __getstate__(self):
-        state = dict(super().__getstate__())  # a copy: it may be __dict__ itself
-        state.pop("_model", None)
-        if "_model" in self.__dict__:
-            state["_model_bytes"] = self.to_bytes()
-        return state
-
-    def __setstate__(self, state):
-        data = state.pop("_model_bytes", None)
-        super().__setstate__(state)
-        if data is not None:
-            self._model = _load_buffer(data)

@@ -9,15 +9,14 @@
 """
 import dataclasses
 import numbers
-import os
 
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.base import RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from . import _common
 from ._lib import as_rows, call_with_progress, check, check_verbose, cmat, ffi, lib, serial_blas
-from .models import _RFXModel, _load_buffer, _model_bytes
+from ._model import _ModelFile, _RFXModel
 
 _MARGINAL_KINDS = {"uniform": 0, "normal": 1, "lognormal": 2}
 _MARGINAL_NAMES = {v: k for k, v in _MARGINAL_KINDS.items()}
@@ -210,6 +209,14 @@ class SparseRFERegressor(RegressorMixin, _RFXModel):
         self._read_info()
         return self
 
+    @classmethod
+    def _from_model_info(cls, model, info, params):
+        return cls(n_components=params["n_components"], sparsity=params["sparsity"],
+                   activation=params["activation"], weight_scale=params["weight_scale"],
+                   method="htp" if info.method == lib.RFX_METHOD_HARFE else "lasso",
+                   standardize=bool(info.standardized), random_state=params["random_state"],
+                   n_jobs=params["n_jobs"])
+
     def predict(self, X):
         """Predictions, of shape (n_samples,)."""
         Yhat, _ = self._predict_raw(X)
@@ -223,7 +230,7 @@ class SparseRFERegressor(RegressorMixin, _RFXModel):
 _PCE_METHODS = {"lsq": 0, "lars": 1}
 
 
-class PCERegressor(RegressorMixin, BaseEstimator):
+class PCERegressor(RegressorMixin, _ModelFile):
     """Polynomial chaos expansion (Legendre / Hermite polynomials orthonormal
     under independent uniform / normal inputs), fitted by the rfx C library
     (rfx_pce_fit). Its mean, variance and Sobol indices follow from the
@@ -357,16 +364,6 @@ class PCERegressor(RegressorMixin, BaseEstimator):
         est._read_report()
         return est
 
-    def save(self, path):
-        """Write the fitted expansion to an rfx model file (method "pce")."""
-        check_is_fitted(self)
-        check(lib.rfx_model_save(self._model, os.fsencode(path)))
-
-    def to_bytes(self):
-        """The fitted expansion in the rfx model format, as bytes."""
-        check_is_fitted(self)
-        return _model_bytes(self._model)
-
     def _terms(self):
         n_terms = int(lib.rfx_pce_n_terms(self._pce))
         d = self.n_features_in_
@@ -417,21 +414,13 @@ class PCERegressor(RegressorMixin, BaseEstimator):
                                 ffi.cast("double *", total.ctypes.data)))
         return first, total
 
-    def __getstate__(self):
-        # the model file's bytes: the expansion and its fit report, bitwise
-        state = dict(super().__getstate__())  # a copy: it may be __dict__ itself
-        state.pop("_model", None)
-        if "_model" in self.__dict__:
-            state["_model_bytes"] = self.to_bytes()
-        return state
-
     def __setstate__(self, state):
-        data = state.pop("_model_bytes", None)
-        terms = state.pop("_pce_terms", None)  # pickles of earlier versions: the terms
+        # pickles hold the model file's bytes (the expansion and its fit
+        # report, bitwise); those of earlier versions the terms instead
+        terms = state.pop("_pce_terms", None)
+        had_bytes = state.get("_model_bytes") is not None
         super().__setstate__(state)
-        if data is not None:
-            self._model = _load_buffer(data)
-        elif terms is not None:
+        if terms is not None and not had_bytes:
             coef, alpha = terms
             coef = np.ascontiguousarray(coef, dtype=np.float64)
             alpha = np.ascontiguousarray(alpha, dtype=np.uintc)

@@ -21,6 +21,7 @@ from sklearn.preprocessing import StandardScaler
 
 import rfx
 import rfx._lib
+import rfx._load
 import rfx.kernel_approximation
 import rfx.models
 from conftest import make_data
@@ -227,7 +228,8 @@ def test_n_jobs_values():
         rfx.RandomFourierFeatures(32, n_jobs=0).fit(X)
 
 
-@pytest.mark.parametrize("module", [rfx.kernel_approximation, rfx.models, rfx.kernels, rfx._lib])
+@pytest.mark.parametrize("module", [rfx.kernel_approximation, rfx.models, rfx.kernels, rfx._lib,
+                                    rfx._load])
 def test_docstring_examples(module):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -313,7 +315,7 @@ def test_learned_length_scales_equal_the_c_api(learn_files):
     model = ffi.gc(out[0], lib.rfx_model_free)
     est = rfx.RFFRegressor(48, gamma=0.3, length_scale="learn", learn_iterations=3,
                            learn_particles=5, standardize=False, random_state=11).fit(X, y)
-    ref = rfx.models._estimator_from_model(model)
+    ref = rfx._load._estimator_from_model(model)
     assert np.array_equal(est.length_scale_, ref.length_scale_)
     assert np.array_equal(est.coef_, ref.coef_) and est.intercept_ == ref.intercept_
     assert est.learn_score_ == (rep.learn_score_before, rep.learn_score_after)

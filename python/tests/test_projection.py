@@ -10,7 +10,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import rfx
 from rfx._lib import as_rows, check, cmat, ffi, lib
-from rfx.models import _model_bytes
+from rfx._model import _load_buffer, _model_bytes
 from rfx.projection import ProjectedRegressor
 
 
@@ -172,7 +172,7 @@ def test_thread_count_and_pickles(sparse_data, tmp_path):
     assert isinstance(loaded, rfx.ProjectedRegressor)
     assert np.array_equal(loaded.predict(Xt), a.predict(Xt))
     assert np.array_equal(loaded.theta_, a.theta_) and loaded.loss_ == a.loss_
-    c = ProjectedRegressor._from_model(rfx.models._load_buffer(a.to_bytes()))
+    c = ProjectedRegressor._from_model(_load_buffer(a.to_bytes()))
     assert np.array_equal(c.predict(Xt), a.predict(Xt))
     assert c.n_components == a.n_components_ and c.gamma == a.gamma_
     assert np.array_equal(c.theta, a.theta_)
