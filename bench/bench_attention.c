@@ -19,6 +19,7 @@
  *                        [--threads T] [--repeats R] [--out FILE]
  */
 #include "rfx.h"
+#include "helpers.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -26,26 +27,9 @@
 #include <string.h>
 #include <time.h>
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
+/* the data's generator (tests/helpers.h) */
 static unsigned long long rng_state = 0x2021ULL;
-static double uniform01(void)
-{
-    unsigned long long z = (rng_state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    z ^= z >> 31;
-    return ((double)(z >> 11) + 0.5) * 0x1.0p-53;
-}
-static double normal01(void)
-{
-    return sqrt(-2.0 * log(uniform01())) * cos(6.283185307179586 * uniform01());
-}
+static double normal01(void) { return rfx_helper_normal(&rng_state); }
 
 static double rel_frob(const double *A, const double *B, size_t n)
 {
@@ -120,12 +104,12 @@ int main(int argc, char **argv)
         for (int causal = 0; causal < 2; causal++) {
             double te = INFINITY, tl = INFINITY;
             for (int r = 0; r < repeats; r++) {
-                double t0 = now();
+                double t0 = rfx_helper_seconds();
                 if (rfx_attention_exact(q, k, v, rfx_mat_of(E, L, d), causal, threads)) goto fail;
-                double t1 = now();
+                double t1 = rfx_helper_seconds();
                 if (rfx_attention_linear(sf, q, k, v, rfx_mat_of(O, L, d), causal, threads))
                     goto fail;
-                double t2 = now();
+                double t2 = rfx_helper_seconds();
                 te = t1 - t0 < te ? t1 - t0 : te;
                 tl = t2 - t1 < tl ? t2 - t1 : tl;
             }

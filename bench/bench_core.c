@@ -38,6 +38,7 @@
 #define _DEFAULT_SOURCE /* madvise(MADV_HUGEPAGE), a Linux extension */
 
 #include "rfx.h"
+#include "helpers.h"
 
 #include <omp.h>
 
@@ -192,13 +193,6 @@ static void *xmalloc(size_t count, size_t size)
     return p;
 }
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* The time-stamp counter: reference cycles at the CPU's nominal rate,
  * whatever its clock does (0 where there is none). */
 static unsigned long long tsc(void)
@@ -340,7 +334,7 @@ static int bench_transform(const options *o, int f32)
     memset(Z, 0, n * D * esize);
     double best = INFINITY, best_ticks = INFINITY;
     for (int r = 0; r < o->repeats; r++) {
-        double t0 = now();
+        double t0 = rfx_helper_seconds();
         unsigned long long c0 = tsc();
         if (f32)
             check(rfx_features_transform_f32(f, rfx_cmatf_of(X32, n, d), rfx_matf_of(Z, n, D)),
@@ -349,7 +343,7 @@ static int bench_transform(const options *o, int f32)
             check(rfx_features_transform(f, rfx_cmat_of(X, n, d), rfx_mat_of(Z, n, D)),
                   "rfx_features_transform");
         double ticks = (double)(tsc() - c0);
-        double t = now() - t0;
+        double t = rfx_helper_seconds() - t0;
         if (t < best) best = t;
         if (ticks < best_ticks) best_ticks = ticks;
     }
@@ -398,9 +392,9 @@ static int bench_transform(const options *o, int f32)
      * (after the accuracy check, which reads Z) */
     best = INFINITY;
     for (int r = 0; r < o->repeats; r++) {
-        double t0 = now();
+        double t0 = rfx_helper_seconds();
         write_floor(Z, n * D * esize, o->threads);
-        double t = now() - t0;
+        double t = rfx_helper_seconds() - t0;
         if (t < best) best = t;
     }
     printf("%s_write_floor_seconds %.6f\n", tag, best);
@@ -410,7 +404,7 @@ static int bench_transform(const options *o, int f32)
     for (int huge = 0; huge < 2; huge++) {
         best = INFINITY;
         for (int r = 0; r < o->repeats; r++) {
-            double t0 = now();
+            double t0 = rfx_helper_seconds();
             void *Zf = fresh_buffer(n, D, esize, huge);
             if (f32)
                 check(rfx_features_transform_f32(f, rfx_cmatf_of(X32, n, d), rfx_matf_of(Zf, n, D)),
@@ -418,7 +412,7 @@ static int bench_transform(const options *o, int f32)
             else
                 check(rfx_features_transform(f, rfx_cmat_of(X, n, d), rfx_mat_of(Zf, n, D)),
                       "rfx_features_transform");
-            double t = now() - t0;
+            double t = rfx_helper_seconds() - t0;
             free(Zf);
             if (t < best) best = t;
         }
@@ -444,10 +438,10 @@ static int bench_fit(const options *o)
     double best = INFINITY;
     for (int r = 0; r < o->repeats; r++) {
         rfx_model_free(m);
-        double t0 = now();
+        double t0 = rfx_helper_seconds();
         check(rfx_ridge_fit(f, rfx_cmat_of(X, n, d), rfx_cmat_of(y, n, 1), &p, &m),
               "rfx_ridge_fit");
-        double t = now() - t0;
+        double t = rfx_helper_seconds() - t0;
         if (t < best) best = t;
     }
     printf("fit_f64_seconds %.6f\n", best);
@@ -459,12 +453,12 @@ static int bench_fit(const options *o)
     for (int r = 0; r < o->repeats; r++) {
         rfx_stats *s;
         rfx_model *m2;
-        double t0 = now();
+        double t0 = rfx_helper_seconds();
         check(rfx_stats_create(o->D, 1, &s), "rfx_stats_create");
         check(rfx_stats_add(s, f, rfx_cmat_of(X, n, d), rfx_cmat_of(y, n, 1)), "rfx_stats_add");
-        double t1 = now();
+        double t1 = rfx_helper_seconds();
         check(rfx_ridge_solve(f, s, &p, &m2), "rfx_ridge_solve");
-        double t2 = now();
+        double t2 = rfx_helper_seconds();
         rfx_model_free(m2);
         rfx_stats_free(s);
         if (t1 - t0 < best_acc) best_acc = t1 - t0;
@@ -499,12 +493,12 @@ static int bench_fit32(const options *o)
         rfx_stats *s;
         rfx_model_free(m);
         m = NULL;
-        double t0 = now();
+        double t0 = rfx_helper_seconds();
         check(rfx_stats_create(o->D, 1, &s), "rfx_stats_create");
         check(rfx_stats_add_f32(s, f, rfx_cmatf_of(X32, n, d), rfx_cmatf_of(y32, n, 1)),
               "rfx_stats_add_f32");
         check(rfx_ridge_solve(f, s, &p, &m), "rfx_ridge_solve");
-        double t = now() - t0;
+        double t = rfx_helper_seconds() - t0;
         rfx_stats_free(s);
         if (t < best) best = t;
     }
@@ -577,13 +571,13 @@ static int bench_memory(const options *o, int in_memory)
     double best = INFINITY;
     for (int r = 0; r < o->repeats; r++) {
         rfx_model_free(m);
-        double t0 = now();
+        double t0 = rfx_helper_seconds();
         if (in_memory)
             check(rfx_ridge_fit(f, rfx_cmat_of(X, n, d), rfx_cmat_of(y, n, 1), &p, &m),
                   "rfx_ridge_fit");
         else
             check(rfx_ridge_fit_source(f, &src, &p, &m), "rfx_ridge_fit_source");
-        double t = now() - t0;
+        double t = rfx_helper_seconds() - t0;
         if (t < best) best = t;
     }
     printf("%s_seconds %.6f\n", tag, best);

@@ -30,6 +30,7 @@
  *                    [--threads T] [--out FILE]
  */
 #include "rfx.h"
+#include "helpers.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -37,27 +38,10 @@
 #include <string.h>
 #include <time.h>
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* splitmix64 uniforms in (0, 1) and Box-Muller normals */
+/* the data's generator (tests/helpers.h) */
 static unsigned long long rng_state = 0x2008ULL;
-static double uniform01(void)
-{
-    unsigned long long z = (rng_state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    z ^= z >> 31;
-    return ((double)(z >> 11) + 0.5) * 0x1.0p-53;
-}
-static double normal01(void)
-{
-    return sqrt(-2.0 * log(uniform01())) * cos(6.283185307179586 * uniform01());
-}
+static double uniform01(void) { return rfx_helper_uniform_open(&rng_state); }
+static double normal01(void) { return rfx_helper_normal(&rng_state); }
 
 static void friedman1(size_t n, double *X, double *y)
 {
@@ -160,17 +144,17 @@ int main(int argc, char **argv)
         sp.n_threads = threads;
         rfx_sinks_report rep;
         rfx_model *ms, *mr, *mg;
-        double t0 = now();
+        double t0 = rfx_helper_seconds();
         if (rfx_sinks_fit(f, rfx_cmat_of(X, n, 10), y, &sp, &ms, &rep)) return fail("sinks");
-        double ts = now() - t0;
+        double ts = rfx_helper_seconds() - t0;
 
         rfx_ridge_params rp = rfx_ridge_params_default();
         rp.select = RFX_SELECT_GCV;
         rp.n_threads = threads;
-        t0 = now();
+        t0 = rfx_helper_seconds();
         if (rfx_ridge_fit(f, rfx_cmat_of(X, n, 10), rfx_cmat_of(y, n, 1), &rp, &mr))
             return fail("ridge");
-        double tr = now() - t0;
+        double tr = rfx_helper_seconds() - t0;
 
         rfx_greedy_params gp = rfx_greedy_params_default();
         gp.features = fp;
@@ -178,9 +162,9 @@ int main(int argc, char **argv)
         gp.n_candidates = M;
         gp.refine_steps = refine;
         gp.n_threads = threads;
-        t0 = now();
+        t0 = rfx_helper_seconds();
         if (rfx_greedy_fit(rfx_cmat_of(X, n, 10), y, &gp, &mg, NULL, NULL)) return fail("greedy");
-        double tg = now() - t0;
+        double tg = rfx_helper_seconds() - t0;
 
         size_t l0 = len;
         len += (size_t)snprintf(buf + len, sizeof buf - len,

@@ -27,6 +27,7 @@
  * failed.
  */
 #include "rfx.h"
+#include "helpers.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -50,13 +51,6 @@ static const char USAGE[] =
     "  --rows-error M    rows of the kernel approximation error (default 500)\n"
     "  --seeds S         seeds the error is averaged over (default 3)\n"
     "  --out FILE        also write the table to FILE\n";
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static int parse_size(const char *s, size_t *out)
 {
@@ -185,9 +179,9 @@ int main(int argc, char **argv)
             p.structure = order[k];
             p.seed = (uint64_t)(1000 + s);
             rfx_features *f;
-            double t0 = now();
+            double t0 = rfx_helper_seconds();
             if (rfx_features_create(&p, d, &f)) return fail("rfx_features_create");
-            double t1 = now() - t0;
+            double t1 = rfx_helper_seconds() - t0;
             if (t1 < res[k].create) res[k].create = t1;
             if (s == 0 && k == 0 &&
                 rfx_features_exact_kernel(f, rfx_cmat_of(X, m, d), rfx_cmat_of(X, m, d),
@@ -202,10 +196,10 @@ int main(int argc, char **argv)
     }
     for (int rep = 0; rep < o.repeats; rep++) {
         for (int k = 0; k < 5; k++) {
-            double a = now();
+            double a = rfx_helper_seconds();
             if (rfx_features_transform(maps[k], rfx_cmat_of(X, n, d), rfx_mat_of(Z, n, D)))
                 return fail("rfx_features_transform");
-            double b = now() - a;
+            double b = rfx_helper_seconds() - a;
             if (b < res[k].transform) res[k].transform = b;
         }
     }

@@ -2,6 +2,7 @@
  * every error names the file and the place, and no input crashes. .npy
  * inputs are generated here byte by byte rather than stored as binaries. */
 #include "internal.h"
+#include "helpers.h"
 #include "testlib.h"
 
 #include <math.h>
@@ -125,15 +126,9 @@ static void le_f4(unsigned char *out, const float *v, size_t n)
     }
 }
 
-/* A deterministic generator (xorshift64*). */
-static uint64_t rnd_state = 0x9E3779B97F4A7C15ull;
-static uint64_t rnd(void)
-{
-    rnd_state ^= rnd_state >> 12;
-    rnd_state ^= rnd_state << 25;
-    rnd_state ^= rnd_state >> 27;
-    return rnd_state * 2685821657736338717ull;
-}
+/* A deterministic generator (splitmix64, tests/helpers.h). */
+static unsigned long long rnd_state = 0x9E3779B97F4A7C15ull;
+static uint64_t rnd(void) { return rfx_helper_bits(&rnd_state); }
 
 /* Values that a careless writer or reader gets wrong. */
 static double tricky(size_t i)
@@ -460,17 +455,15 @@ static void test_csv_large(void)
     const char *path = rfx_test_tmp("large.csv");
     double *M = malloc(sizeof(double) * N * D);
     rfx_data *d = NULL;
-    struct timespec t0, t1;
     if (!M) return;
     for (size_t i = 0; i < (size_t)N * D; i++)
         M[i] = ((double)(rnd() >> 11) * 0x1.0p-53 - 0.5) * 1e3;
     CHECK_OK(rfx_csv_write(path, rfx_cmat_of(M, N, D), NULL));
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double t0 = rfx_helper_seconds();
     rfx_read_params p = rfx_read_params_default();
     p.target = "-1";
     CHECK_OK(rfx_data_read(path, &p, &d));
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    double secs = rfx_helper_seconds() - t0;
     printf("read a %d x %d CSV in %.3f s\n", N, D, secs); /* information: bench/ times it */
     if (d) {
         rfx_cmat X = rfx_data_x(d), Y = rfx_data_y(d);

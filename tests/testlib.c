@@ -1,4 +1,5 @@
 #include "testlib.h"
+#include "helpers.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -47,14 +48,7 @@ const char *rfx_test_tmp(const char *tag)
 #include <math.h>
 #include <stdlib.h>
 
-double rfx_test_uniform(rfx_test_rng *r)
-{
-    unsigned long long z = (r->s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    z ^= z >> 31;
-    return (double)(z >> 11) * 0x1.0p-53;
-}
+double rfx_test_uniform(rfx_test_rng *r) { return rfx_helper_uniform(&r->s); }
 
 double rfx_test_normal(rfx_test_rng *r)
 {
@@ -69,12 +63,7 @@ double *rfx_test_matrix(rfx_test_rng *r, size_t rows, size_t cols, double lo, do
     return m;
 }
 
-double rfx_test_seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
+double rfx_test_seconds(void) { return rfx_helper_seconds(); }
 
 #include "rfx.h"
 
