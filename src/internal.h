@@ -274,7 +274,35 @@ void rfx__stats_normal(const rfx_stats *s, int intercept, double *C, double *c, 
 
 /* ---- models ------------------------------------------------------------- */
 
+/* What a model of a kind other than the feature models (ridge, Bayes,
+ * SRFE, HARFE, classifiers, sinks) does differently, defined next to its
+ * algorithm: PCE models in src/surrogate/pce_model.c, projected models in
+ * src/projection/projected_model.c. The model object (src/solvers/model.c)
+ * calls through it, so it depends on no kind above it. */
+typedef struct rfx__model_kind {
+    /* free what the kind owns (the generic fields are freed by the caller) */
+    void (*free_parts)(rfx_model *m);
+    /* RFX_OK when the kind gives predictive standard deviations, else
+     * RFX_EINVAL with a message saying why */
+    rfx_status (*check_std)(const rfx_model *m);
+    /* Yhat (and Ystd unless its data is NULL) of rows X, checked by the
+     * caller for shapes and finite values; noisy: add the noise variance */
+    rfx_status (*predict)(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_mat Ystd,
+                          int noisy);
+    /* the kind's fields of rfx_model_info after the generic ones */
+    rfx_status (*info)(const rfx_model *m, rfx_model_info *info);
+} rfx__model_kind;
+extern const rfx__model_kind rfx__pce_kind;
+extern const rfx__model_kind rfx__projected_kind;
+
+/* Predictions of any model, on the calling layer's side of the kinds: the
+ * checks and the dispatch of rfx_model_predict (noisy 1) and
+ * rfx_model_predict_latent (noisy 0). */
+rfx_status rfx__model_predict(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_mat Ystd,
+                              int noisy);
+
 struct rfx_model {
+    const rfx__model_kind *kind; /* NULL for the feature models               */
     rfx_method method;
     rfx_features *features; /* owned                                        */
     size_t d, D, ny;

@@ -1087,6 +1087,7 @@ static rfx_status build_projected_model(const record *rec, const char *name, rfx
         st = rfx__error(RFX_ENOMEM, "%s: cannot allocate the model", name);
         goto done;
     }
+    mod->kind = &rfx__projected_kind;
     mod->method = RFX_METHOD_PROJECTED;
     mod->d = d;
     mod->D = 0;

@@ -926,6 +926,7 @@ static rfx_status make_model(const ctx *c, rfx_kpca *fitted, rfx_model *inner, d
         rfx_kpca_free(kp);
         return rfx__error(RFX_ENOMEM, "projected: cannot allocate the model");
     }
+    m->kind = &rfx__projected_kind;
     m->method = RFX_METHOD_PROJECTED;
     m->d = c->d;
     m->D = 0;

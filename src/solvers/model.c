@@ -44,44 +44,9 @@ void rfx_model_free(rfx_model *m)
     free(m->intercept);
     free(m->chol);
     free(m->zmean);
-    rfx_pce_free(m->pce);
-    rfx_kpca_free(m->kpca);
-    rfx_model_free(m->inner);
     free(m->classes);
+    if (m->kind) m->kind->free_parts(m);
     free(m);
-}
-
-/* A PCE model: the expansion (copied, with its fit report), d inputs, one
- * target; no feature map, weights or intercepts. */
-rfx_status rfx_model_from_pce(const rfx_pce *pce, rfx_model **out)
-{
-    rfx_pce_info info;
-    if (!pce) return rfx__error(RFX_EINVAL, "model_from_pce: pce is NULL");
-    if (!out) return rfx__error(RFX_EINVAL, "model_from_pce: out is NULL");
-    RFX__TRY(rfx_pce_get_info(pce, &info));
-    if (info.dim < 1 || info.dim > 2147483647u) /* the range model files take */
-        return rfx__error(RFX_EINVAL, "model_from_pce: %zu inputs, expected 1 .. 2147483647",
-                          info.dim);
-    rfx_model *m = calloc(1, sizeof *m);
-    if (!m) return rfx__error(RFX_ENOMEM, "model_from_pce: cannot allocate");
-    rfx_status st = rfx__pce_copy(pce, &m->pce);
-    if (st) {
-        free(m);
-        return st;
-    }
-    m->method = RFX_METHOD_PCE;
-    m->d = info.dim;
-    m->D = 0;
-    m->ny = 1;
-    m->n_train = info.n_train;
-    m->fit_intercept = 0; /* the constant is the term of multi-index 0 */
-    *out = m;
-    return RFX_OK;
-}
-
-const rfx_pce *rfx_model_pce(const rfx_model *m)
-{
-    return m && m->method == RFX_METHOD_PCE ? m->pce : NULL;
 }
 
 const rfx_features *rfx_model_features(const rfx_model *m) { return m ? m->features : NULL; }
@@ -101,16 +66,7 @@ rfx_status rfx_model_get_info(const rfx_model *m, rfx_model_info *info)
     info->n_inputs = m->d;
     info->n_targets = m->classes ? 1 : m->ny; /* a classifier predicts one label */
     info->n_train = m->n_train;
-    if (m->pce) return RFX_OK; /* no feature map, scaler or penalty */
-    if (m->inner) { /* the surrogate's details: rfx_model_projected_info */
-        rfx_model_info in;
-        rfx__kpca_arrays a;
-        RFX__TRY(rfx_model_get_info(m->inner, &in));
-        RFX__TRY(rfx__kpca_get_arrays(m->kpca, &a));
-        info->standardized = a.x_mean != NULL;
-        info->has_std = in.has_std;
-        return RFX_OK;
-    }
+    if (m->kind) return m->kind->info(m, info);
     info->features = m->features->params;
     info->standardized = m->x_mean != NULL;
     info->fit_intercept = m->fit_intercept;
@@ -158,44 +114,15 @@ static void predict_tile(const rfx_model *m, const double *X, size_t ldx, size_t
     }
 }
 
-/* Yhat (n x 1, any stride) of a PCE model; rfx_pce_predict writes a
- * contiguous vector. */
-static rfx_status predict_pce(const rfx_model *m, rfx_cmat X, rfx_mat Yhat)
-{
-    if (Yhat.stride == 1 || X.rows <= 1) return rfx_pce_predict(m->pce, X, Yhat.data);
-    double *y;
-    RFX__TRY(rfx__alloc(X.rows, sizeof *y, (void **)&y, "predict: workspace"));
-    rfx_status st = rfx_pce_predict(m->pce, X, y);
-    if (!st)
-        for (size_t i = 0; i < X.rows; i++) Yhat.data[i * Yhat.stride] = y[i];
-    free(y);
-    return st;
-}
-
-static rfx_status predict(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_mat Ystd, int noisy);
 
 /* What classify_apply writes. */
 enum apply_mode { APPLY_SCORES, APPLY_LABELS, APPLY_PROBA };
 
-/* A projected model: the k kernel PCA scores of the rows (n x k), then the
- * surrogate's prediction on them. */
-static rfx_status predict_projected(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_mat Ystd,
-                                    int noisy)
-{
-    const size_t k = m->inner->d;
-    double *T;
-    if (X.rows == 0) return RFX_OK;
-    RFX__TRY(rfx__alloc(X.rows, k * sizeof(double), (void **)&T, "predict: scores"));
-    rfx_status st = rfx_kpca_transform(m->kpca, X, rfx_mat_of(T, X.rows, k));
-    if (!st) st = predict(m->inner, rfx_cmat_of(T, X.rows, k), Yhat, Ystd, noisy);
-    free(T);
-    return st;
-}
-
 static rfx_status classify_apply(const rfx_model *m, rfx_cmat X, rfx_mat out, int mode,
                                  const char *what);
 
-static rfx_status predict(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_mat Ystd, int noisy)
+rfx_status rfx__model_predict(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_mat Ystd,
+                              int noisy)
 {
     if (!m) return rfx__error(RFX_EINVAL, "predict: model is NULL");
     if (m->classes) {
@@ -215,15 +142,11 @@ static rfx_status predict(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_mat 
         return rfx__error(RFX_EDIM, "predict: Yhat is %zu x %zu, expected %zu x %zu", Yhat.rows,
                           Yhat.cols, X.rows, m->ny);
     int want_std = Ystd.data != NULL;
-    const rfx_model *sm = m->inner ? m->inner : m; /* whose posterior */
-    if (want_std && m->pce)
-        return rfx__error(RFX_EINVAL, "predict: a polynomial chaos (pce) model has no "
-                                      "predictive standard deviation");
-    if (want_std && !sm->chol)
+    if (want_std && m->kind) RFX__TRY(m->kind->check_std(m));
+    if (want_std && !m->kind && !m->chol)
         return rfx__error(RFX_EINVAL,
-                          "predict: standard deviations need a Bayesian model (this one is %s%s%s)",
-                          rfx_method_name(m->method), m->inner ? " over " : "",
-                          m->inner ? rfx_method_name(m->inner->method) : "");
+                          "predict: standard deviations need a Bayesian model (this one is %s)",
+                          rfx_method_name(m->method));
     if (want_std && (Ystd.rows != X.rows || Ystd.cols != m->ny))
         return rfx__error(RFX_EDIM, "predict: Ystd is %zu x %zu, expected %zu x %zu", Ystd.rows,
                           Ystd.cols, X.rows, m->ny);
@@ -231,8 +154,7 @@ static rfx_status predict(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_mat 
     if (!rfx__all_finite(X, &r, &c))
         return rfx__error(RFX_EPARSE, "predict: X row %zu, column %zu: %g is not finite", r, c,
                           X.data[r * X.stride + c]);
-    if (m->pce) return predict_pce(m, X, Yhat);
-    if (m->inner) return predict_projected(m, X, Yhat, Ystd, noisy);
+    if (m->kind) return m->kind->predict(m, X, Yhat, Ystd, noisy);
     /* the intercept's own variance under a flat prior: noise_var / n */
     double add_var = 0;
     if (m->zmean && m->n_train > 0) add_var += m->noise_var / (double)m->n_train;
@@ -268,12 +190,12 @@ static rfx_status predict(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_mat 
 
 rfx_status rfx_model_predict(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_mat Ystd)
 {
-    return predict(m, X, Yhat, Ystd, 1);
+    return rfx__model_predict(m, X, Yhat, Ystd, 1);
 }
 
 rfx_status rfx_model_predict_latent(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_mat Fstd)
 {
-    return predict(m, X, Yhat, Fstd, 0);
+    return rfx__model_predict(m, X, Yhat, Fstd, 0);
 }
 
 /* ---- classifiers (rfx/classify.h) --------------------------------------- */
