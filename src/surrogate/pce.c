@@ -1314,7 +1314,7 @@ rfx_status rfx_pce_get_info(const rfx_pce *pce, rfx_pce_info *info)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Internals for PCE models (src/model)                                      */
+/* Internals for PCE models (pce_model.c, model/modelio.c)                    */
 /* ------------------------------------------------------------------------ */
 
 rfx_status rfx__pce_copy(const rfx_pce *pce, rfx_pce **out)
