@@ -1002,8 +1002,95 @@ static void test_errors(void)
     free(y);
 }
 
+/* The automatic basis and the marginals from the data (rfx_pce_params
+ * auto_basis, marginals_from_data) are exactly the better of the two fits
+ * they stand for: total degree 7 (the largest with C(8 + P, P) <= 10000 at
+ * d = 8) and the pairwise basis of degree 9 (the largest with 1 + 8 P + 28
+ * C(P, 2) <= 4 n = 1200), on uniform marginals over each column's range;
+ * and the info names the chosen basis. */
+static void test_auto_basis(void)
+{
+    const size_t n = 300, d = 8;
+    rfx_test_rng r = {77};
+    double *X = malloc(n * d * sizeof *X), *y = malloc(n * sizeof *y);
+    for (size_t i = 0; i < n; i++) {
+        double s = 0;
+        for (size_t j = 0; j < d; j++) {
+            X[i * d + j] = 2 + 3 * rfx_test_uniform(&r);
+            s += sin(X[i * d + j]) * (j < 3 ? X[i * d + j + 1] : 0.3);
+        }
+        y[i] = s;
+    }
+    X[5 * d + 2] = 5.0; /* column ranges from the data */
+    rfx_marginal mg[8];
+    for (size_t j = 0; j < d; j++) {
+        double lo = X[j], hi = X[j];
+        for (size_t i = 1; i < n; i++) {
+            lo = fmin(lo, X[i * d + j]);
+            hi = fmax(hi, X[i * d + j]);
+        }
+        mg[j] = uni(lo, hi);
+    }
+    rfx_pce_params p = rfx_pce_params_default();
+    p.method = RFX_PCE_METHOD_LARS;
+    p.degree_min = 1;
+    rfx_pce *a = NULL, *b = NULL, *c = NULL;
+    p.marginals = mg;
+    p.degree = 7;
+    CHECK_OK(rfx_pce_fit(&p, rfx_cmat_of(X, n, d), y, &a));
+    p.degree = 9;
+    p.max_interaction = 2;
+    CHECK_OK(rfx_pce_fit(&p, rfx_cmat_of(X, n, d), y, &b));
+    p.marginals = NULL;
+    p.marginals_from_data = 1;
+    p.auto_basis = 1;
+    p.degree = 1234; /* not read */
+    p.max_interaction = 0;
+    CHECK_OK(rfx_pce_fit(&p, rfx_cmat_of(X, n, d), y, &c));
+    if (a && b && c) {
+        rfx_pce_info ia, ib, ic;
+        CHECK_OK(rfx_pce_get_info(a, &ia));
+        CHECK_OK(rfx_pce_get_info(b, &ib));
+        CHECK_OK(rfx_pce_get_info(c, &ic));
+        const rfx_pce *best = ib.loo_corrected < ia.loo_corrected ? b : a;
+        const rfx_pce_info *ib_ = ib.loo_corrected < ia.loo_corrected ? &ib : &ia;
+        printf("auto basis: total degree 7 LOO %.3g, pairwise degree 9 LOO %.3g, chose %s\n",
+               ia.loo_corrected, ib.loo_corrected, best == b ? "pairwise" : "total");
+        CHECK(ic.n_terms == ib_->n_terms && ic.loo_corrected == ib_->loo_corrected);
+        CHECK(ic.degree_max == (best == b ? 9u : 7u) && ic.degree_min == 1);
+        CHECK(ic.max_interaction == (best == b ? 2u : 0u) && ic.q_norm == 1.0);
+        for (size_t k = 0; k < ic.n_terms && k < ib_->n_terms; k++) {
+            double c1 = 0, c2 = 1;
+            CHECK_OK(rfx_pce_term(c, k, &c1, NULL));
+            CHECK_OK(rfx_pce_term(best, k, &c2, NULL));
+            CHECK(c1 == c2);
+        }
+        const rfx_marginal *m = rfx_pce_marginals(c);
+        for (size_t j = 0; j < d; j++) CHECK(m[j].a == mg[j].a && m[j].b == mg[j].b);
+    }
+    /* a constant column gets [x - 1/2, x + 1/2]; NULL marginals without the
+     * flag stay an error */
+    for (size_t i = 0; i < n; i++) X[i * d + 4] = 1.5;
+    rfx_pce_free(c);
+    c = NULL;
+    p.auto_basis = 0;
+    p.degree = 2;
+    CHECK_OK(rfx_pce_fit(&p, rfx_cmat_of(X, n, d), y, &c));
+    if (c) CHECK(rfx_pce_marginals(c)[4].a == 1.0 && rfx_pce_marginals(c)[4].b == 2.0);
+    p.marginals_from_data = 0;
+    rfx_pce *e = NULL;
+    CHECK_STATUS(rfx_pce_fit(&p, rfx_cmat_of(X, n, d), y, &e), RFX_EINVAL);
+    CHECK(e == NULL);
+    rfx_pce_free(a);
+    rfx_pce_free(b);
+    rfx_pce_free(c);
+    free(X);
+    free(y);
+}
+
 int main(void)
 {
+    test_auto_basis();
     test_orthonormality();
     test_exact_polynomial();
     test_sobol_assembled();

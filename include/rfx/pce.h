@@ -125,6 +125,20 @@ typedef struct rfx_pce_params {
     int n_threads;          /* design matrix, LARS correlations and predict;
                                0 = OpenMP default. Results do not depend on
                                it                                            */
+    int auto_basis;         /* 1: choose the candidate basis (degree is then
+                               not read), as rfx fit --method pce does: the
+                               largest total degree P <= 10 whose C(d + P, P)
+                               terms are at most 10000 (at least degree_min);
+                               and for d >= 3, q_norm 1 and no
+                               max_interaction, also the pairwise basis
+                               (terms of at most two inputs) of the largest
+                               degree P2 <= 10 with 1 + d P2 + C(d, 2)
+                               C(P2, 2) <= min(4 n, 10000) terms, when P2 >
+                               P; the fit of lower corrected leave-one-out
+                               error is kept. Default 0                     */
+    int marginals_from_data; /* 1 with marginals NULL: every input uniform
+                               on its training [min, max] (a constant
+                               column: [x - 1/2, x + 1/2]). Default 0        */
 } rfx_pce_params;
 
 /* The defaults documented in the struct (marginals NULL: they must be set). */
@@ -180,6 +194,13 @@ typedef struct rfx_pce_info {
     double loo_relative;  /* +INFINITY when a point has leverage 1 (e.g.    */
     double loo_corrected; /* n == P)                                         */
     double mean, variance; /* as rfx_pce_moments                             */
+    /* the fit's candidate basis: the degree range swept (degree_min 0: one
+       degree, degree_max), the hyperbolic truncation and the interaction
+       limit (0: none). For an expansion not fitted in this process
+       (rfx_pce_create, a model file): 0, degree, 1, 0 */
+    size_t degree_min, degree_max;
+    double q_norm;
+    size_t max_interaction;
 } rfx_pce_info;
 
 RFX_API rfx_status rfx_pce_get_info(const rfx_pce *pce, rfx_pce_info *info);

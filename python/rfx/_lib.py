@@ -319,6 +319,8 @@ typedef struct rfx_pce_params {
     double lars_error_factor;
     size_t lars_max_terms;
     int n_threads;
+    int auto_basis;
+    int marginals_from_data;
 } rfx_pce_params;
 
 rfx_pce_params rfx_pce_params_default(void);
@@ -343,6 +345,9 @@ typedef struct rfx_pce_info {
     double loo_relative;
     double loo_corrected;
     double mean, variance;
+    size_t degree_min, degree_max;
+    double q_norm;
+    size_t max_interaction;
 } rfx_pce_info;
 
 rfx_status rfx_pce_get_info(const rfx_pce *pce, rfx_pce_info *info);

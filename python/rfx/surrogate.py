@@ -243,8 +243,12 @@ class PCERegressor(RegressorMixin, _ModelFile):
         The input distribution, one per column; None (default) is uniform on
         each column's training [min, max] (a constant column: [x - 1/2,
         x + 1/2]).
-    degree : int, default=3
-        The maximal total degree p.
+    degree : int or "auto", default=3
+        The maximal total degree p; "auto" chooses the basis as
+        ``rfx fit --method pce`` does (rfx_pce_params.auto_basis): the
+        largest degree <= 10 with at most 10000 terms, and for three or more
+        inputs also a pairwise basis of higher degree, keeping the fit of
+        lower corrected leave-one-out error.
     degree_min : int or None, default=None
         With an int, every degree in degree_min..degree is fitted and the
         one of least corrected leave-one-out error kept.
@@ -290,20 +294,20 @@ class PCERegressor(RegressorMixin, _ModelFile):
         n, d = X.shape
         if n < 2:
             raise ValueError("n_samples=%d: at least 2 samples are needed to fit" % n)
+        p = ffi.new("rfx_pce_params *", lib.rfx_pce_params_default())
         if self.marginals is None:
-            lo, hi = X.min(axis=0), X.max(axis=0)
-            same = ~(hi > lo)
-            lo = np.where(same, lo - 0.5, lo)
-            hi = np.where(same, hi + 0.5, hi)
-            margs = [("uniform", float(a), float(b)) for a, b in zip(lo, hi)]
+            p.marginals_from_data = 1  # the library's: uniform on the training range
         else:
-            margs = [tuple(m) for m in self.marginals]
-        c_margs = _marginals(margs, d)
+            c_margs = _marginals([tuple(m) for m in self.marginals], d)
+            p.marginals = c_margs
         if self.method not in _PCE_METHODS:
             raise ValueError("method must be 'lars' or 'lsq', got %r" % (self.method,))
-        p = ffi.new("rfx_pce_params *", lib.rfx_pce_params_default())
-        p.marginals = c_margs
-        p.degree = _opt_int(self.degree, "degree", 1) or 3
+        if isinstance(self.degree, str):
+            if self.degree != "auto":
+                raise ValueError("degree must be an int >= 1 or 'auto', got %r" % (self.degree,))
+            p.auto_basis = 1
+        else:
+            p.degree = _opt_int(self.degree, "degree", 1) or 3
         p.degree_min = _opt_int(self.degree_min, "degree_min", 1)
         if not isinstance(self.q_norm, numbers.Real) or isinstance(self.q_norm, bool):
             raise TypeError("q_norm must be a number in (0, 1], got %r" % (self.q_norm,))
@@ -317,7 +321,9 @@ class PCERegressor(RegressorMixin, _ModelFile):
             check(lib.rfx_pce_fit(p, cmat(X), ffi.cast("const double *", y.ctypes.data), out))
         pce = ffi.gc(out[0], lib.rfx_pce_free)
         self._model = self._model_of(pce)
-        self.marginals_ = [(m[0].lower(), float(m[1]), float(m[2])) for m in margs]
+        mg = lib.rfx_pce_marginals(pce)
+        self.marginals_ = [(_MARGINAL_NAMES[int(mg[i].kind)], float(mg[i].a), float(mg[i].b))
+                           for i in range(d)]
         self.n_features_in_ = d
         self._read_report()
         return self

@@ -163,6 +163,25 @@ def test_automatic_bayes_agrees_with_the_cli(cli, data_files):
     assert np.array_equal(m2, mean) and np.array_equal(s2, std)
 
 
+def test_automatic_pce_is_the_clis(cli, tmp_path):
+    """PCERegressor(degree="auto", degree_min=1) with marginals from the data
+    and `rfx fit --method pce` with no basis options: the library makes the
+    one choice of basis and marginals for both, so the model files agree
+    byte for byte (d = 4: the pairwise basis of degree 10 is tried beside the
+    total degree 10)."""
+    rng = np.random.RandomState(6)
+    X = rng.uniform(-1, 2, size=(200, 4))
+    y = np.sin(2 * X[:, 0]) * X[:, 1] + 0.5 * X[:, 2] ** 3 + 0.1 * X[:, 3]
+    np.save(str(tmp_path / "train.npy"), np.column_stack([X, y]))
+    m = tmp_path / "pce.rfx"
+    _cli(cli, "fit", tmp_path / "train.npy", "--method", "pce", "-o", m)
+    reg = rfx.PCERegressor(degree="auto", degree_min=1).fit(X, y)
+    assert reg.to_bytes() == m.read_bytes()
+    assert reg.marginals_ == [("uniform", X[:, j].min(), X[:, j].max()) for j in range(4)]
+    with pytest.raises(ValueError, match="degree must be an int >= 1 or 'auto'"):
+        rfx.PCERegressor(degree="many").fit(X, y)
+
+
 def test_python_models_are_read_by_the_cli(cli, data_files):
     d, X, y, Xt = data_files
     reg = rfx.RFFRegressor(96, kernel="matern", nu=2.5, form="cos-sin", random_state=1).fit(X, y)

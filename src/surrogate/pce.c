@@ -47,6 +47,8 @@ struct rfx_pce {
     rfx_pce_method method;
     size_t n_train, n_candidates;
     double loo_mse, loo_relative, loo_corrected;
+    size_t degree_min, degree_max, max_interaction; /* the fit's basis     */
+    double q_norm;
     int n_threads;
 };
 
@@ -984,7 +986,9 @@ static rfx_status pce_alloc(size_t d, const rfx_marginal *marginals, size_t P,
     return RFX_OK;
 }
 
-rfx_status rfx_pce_fit(const rfx_pce_params *params, rfx_cmat X, const double *y, rfx_pce **out)
+/* One fit on the candidate basis params describes (marginals set). */
+static rfx_status fit_basis(const rfx_pce_params *params, rfx_cmat X, const double *y,
+                            rfx_pce **out)
 {
     if (!out) return rfx__error(RFX_EINVAL, "pce_fit: out is NULL");
     if (!y && X.rows > 0) return rfx__error(RFX_EINVAL, "pce_fit: y is NULL");
@@ -1308,6 +1312,10 @@ rfx_status rfx_pce_get_info(const rfx_pce *pce, rfx_pce_info *info)
     r.loo_mse = pce->loo_mse;
     r.loo_relative = pce->loo_relative;
     r.loo_corrected = pce->loo_corrected;
+    r.degree_min = pce->degree_min;
+    r.degree_max = pce->degree_max ? pce->degree_max : pce->degree;
+    r.q_norm = pce->q_norm > 0 ? pce->q_norm : 1.0;
+    r.max_interaction = pce->max_interaction;
     moments(pce, &r.mean, &r.variance);
     *info = r;
     return RFX_OK;
@@ -1328,6 +1336,10 @@ rfx_status rfx__pce_copy(const rfx_pce *pce, rfx_pce **out)
     c->loo_mse = pce->loo_mse;
     c->loo_relative = pce->loo_relative;
     c->loo_corrected = pce->loo_corrected;
+    c->degree_min = pce->degree_min;
+    c->degree_max = pce->degree_max;
+    c->q_norm = pce->q_norm;
+    c->max_interaction = pce->max_interaction;
     c->n_threads = pce->n_threads;
     *out = c;
     return RFX_OK;
@@ -1348,4 +1360,117 @@ void rfx__pce_arrays(const rfx_pce *pce, const unsigned **alpha, const double **
 {
     *alpha = pce->alpha;
     *coef = pce->coef;
+}
+
+/* ---- the automatic basis and marginals ---------------------------------- */
+
+enum { AUTO_MAX_DEGREE = 10, AUTO_MAX_TERMS = 10000 };
+
+/* The largest p <= AUTO_MAX_DEGREE whose total-degree basis, C(d + p, p)
+ * terms, has at most AUTO_MAX_TERMS of them (1 when even p = 1 has more). */
+static size_t auto_degree(size_t d)
+{
+    size_t p = 1;
+    double terms = (double)d + 1.0; /* C(d + 1, 1) */
+    for (size_t k = 2; k <= AUTO_MAX_DEGREE; k++) {
+        terms = terms * (double)(d + k) / (double)k; /* C(d + k, k), exact below 2^53 */
+        if (terms > AUTO_MAX_TERMS) break;
+        p = k;
+    }
+    return p;
+}
+
+/* The pairwise basis's degree: the largest P <= AUTO_MAX_DEGREE whose 1 +
+ * d P + C(d, 2) C(P, 2) terms are at most min(4 n, AUTO_MAX_TERMS)
+ * (pairwise interactions of high degree suit many engineering functions of
+ * several inputs; the corrected LOO error decides); 0 when not even degree
+ * 2 fits. */
+static size_t auto_pairwise_degree(size_t d, size_t n)
+{
+    double budget = 4.0 * (double)n < AUTO_MAX_TERMS ? 4.0 * (double)n : AUTO_MAX_TERMS;
+    double pairs = (double)d * (double)(d - 1) / 2.0;
+    size_t best = 0;
+    for (size_t k = 2; k <= AUTO_MAX_DEGREE; k++) {
+        double terms = 1.0 + (double)d * (double)k + pairs * (double)k * (double)(k - 1) / 2.0;
+        if (terms > budget) break;
+        best = k;
+    }
+    return best;
+}
+
+/* Uniform marginals over each column's training range (n >= 1 finite rows). */
+static void range_marginals(rfx_cmat X, rfx_marginal *mg)
+{
+    for (size_t j = 0; j < X.cols; j++) {
+        double lo = X.data[j], hi = X.data[j];
+        for (size_t i = 1; i < X.rows; i++) {
+            double v = X.data[i * X.stride + j];
+            lo = v < lo ? v : lo;
+            hi = v > hi ? v : hi;
+        }
+        if (!(hi > lo)) { /* a constant column */
+            lo -= 0.5;
+            hi += 0.5;
+        }
+        mg[j] = rfx_marginal_uniform(lo, hi);
+    }
+}
+
+/* The fit's basis, for rfx_pce_info. */
+static void note_basis(rfx_pce *pce, const rfx_pce_params *p)
+{
+    pce->degree_min = p->basis ? 0 : p->degree_min;
+    pce->degree_max = p->basis ? pce->degree : p->degree;
+    pce->q_norm = p->basis ? 1.0 : p->q_norm;
+    pce->max_interaction = p->basis ? 0 : p->max_interaction;
+}
+
+rfx_status rfx_pce_fit(const rfx_pce_params *params, rfx_cmat X, const double *y, rfx_pce **out)
+{
+    if (!out) return rfx__error(RFX_EINVAL, "pce_fit: out is NULL");
+    if (!params) return rfx__error(RFX_EINVAL, "pce: params is NULL");
+    rfx_pce_params p = *params;
+    rfx_marginal *mg = NULL;
+    rfx_pce *pce = NULL, *pce2 = NULL;
+    if (p.marginals_from_data && !p.marginals) {
+        size_t bi = 0, bj = 0;
+        RFX__TRY(rfx__check_cmat(X, "pce_fit: X"));
+        if (X.cols == 0) return rfx__error(RFX_EDIM, "pce_fit: X has no columns");
+        if (X.rows < 2)
+            return rfx__error(RFX_EINVAL, "pce_fit: %zu rows; at least 2 are needed", X.rows);
+        if (!rfx__all_finite(X, &bi, &bj))
+            return rfx__error(RFX_EPARSE, "pce_fit: X row %zu, column %zu: value is not finite",
+                              bi, bj);
+        RFX__TRY(rfx__alloc(X.cols, sizeof *mg, (void **)&mg, "pce: marginals"));
+        range_marginals(X, mg);
+        p.marginals = mg;
+    }
+    const int automatic = p.auto_basis && !p.basis;
+    if (automatic) {
+        p.degree = auto_degree(X.cols);
+        if (p.degree < p.degree_min) p.degree = p.degree_min;
+    }
+    rfx_status st = fit_basis(&p, X, y, &pce);
+    if (!st) note_basis(pce, &p);
+    const size_t d = X.cols, p2 = automatic && d >= 3 ? auto_pairwise_degree(d, X.rows) : 0;
+    if (!st && p.q_norm == 1.0 && p.max_interaction == 0 && p2 > p.degree) {
+        rfx_pce_params q = p;
+        q.max_interaction = 2;
+        q.degree = p2;
+        st = fit_basis(&q, X, y, &pce2);
+        if (!st) note_basis(pce2, &q);
+        if (!st && pce2->loo_corrected < pce->loo_corrected) {
+            rfx_pce *t = pce;
+            pce = pce2;
+            pce2 = t;
+        }
+    }
+    free(mg);
+    rfx_pce_free(pce2);
+    if (st) {
+        rfx_pce_free(pce);
+        return st;
+    }
+    *out = pce;
+    return RFX_OK;
 }

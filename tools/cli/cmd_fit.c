@@ -419,41 +419,6 @@ typedef struct fit_opts {
     const char *class_weight;     /* --class-weight, syntax checked           */
 } fit_opts;
 
-/* The largest degree rfx fit --method pce tries by default: the largest
- * p <= PCE_DEFAULT_DEGREE whose total-degree basis, C(d + p, p) terms, has
- * at most PCE_DEFAULT_TERMS of them (1 when even p = 1 has more). */
-enum { PCE_DEFAULT_DEGREE = 10, PCE_DEFAULT_TERMS = 10000 };
-
-static size_t pce_default_degree(size_t d)
-{
-    size_t p = 1;
-    double terms = (double)d + 1.0; /* C(d + 1, 1) */
-    for (size_t k = 2; k <= PCE_DEFAULT_DEGREE; k++) {
-        terms = terms * (double)(d + k) / (double)k; /* C(d + k, k), exact below 2^53 */
-        if (terms > PCE_DEFAULT_TERMS) break;
-        p = k;
-    }
-    return p;
-}
-
-/* The default's second candidate basis: terms of at most two inputs, to
- * the largest degree P <= PCE_DEFAULT_DEGREE whose 1 + d P + C(d, 2) C(P, 2)
- * terms are at most min(4 n, PCE_DEFAULT_TERMS) (pairwise interactions of
- * high degree suit many engineering functions of several inputs; the
- * corrected LOO error decides). 0 when not even degree 2 fits. */
-static size_t pce_pairwise_degree(size_t d, size_t n)
-{
-    double budget = 4.0 * (double)n < PCE_DEFAULT_TERMS ? 4.0 * (double)n : PCE_DEFAULT_TERMS;
-    double pairs = (double)d * (double)(d - 1) / 2.0;
-    size_t best = 0;
-    for (size_t k = 2; k <= PCE_DEFAULT_DEGREE; k++) {
-        double terms = 1.0 + (double)d * (double)k + pairs * (double)k * (double)(k - 1) / 2.0;
-        if (terms > budget) break;
-        best = k;
-    }
-    return best;
-}
-
 /* "--name" (or "-x") of option id of c. */
 static const char *option_name(const command *c, int id, char *buf, size_t size)
 {
@@ -674,14 +639,14 @@ static void print_pce_report(const fit_opts *o, const rfx_pce_params *p, const r
                 o->dist_b);
     else
         fprintf(e, "%-16s uniform on each column's training [min, max]\n", "marginals");
-    if (p->degree_min > 0 && p->degree_min < p->degree)
+    if (in.degree_min > 0 && in.degree_min < in.degree_max)
         fprintf(e, "%-16s %zu (chosen by the corrected leave-one-out error from %zu..%zu)\n",
-                "degree", in.degree, p->degree_min, p->degree);
+                "degree", in.degree, in.degree_min, in.degree_max);
     else
         fprintf(e, "%-16s %zu\n", "degree", in.degree);
-    if (p->q_norm < 1 || p->max_interaction > 0)
-        fprintf(e, "%-16s q-norm %g, at most %zu inputs per term\n", "truncation", p->q_norm,
-                p->max_interaction ? p->max_interaction : X.cols);
+    if (in.q_norm < 1 || in.max_interaction > 0)
+        fprintf(e, "%-16s q-norm %g, at most %zu inputs per term\n", "truncation", in.q_norm,
+                in.max_interaction ? in.max_interaction : X.cols);
     fprintf(e, "%-16s %zu of %zu candidates\n", "terms", in.n_terms, in.n_candidates);
     fprintf(e, "%-16s %.6g (relative %.6g, corrected %.6g)\n", "LOO error", in.loo_mse,
             in.loo_relative, in.loo_corrected);
@@ -691,8 +656,9 @@ static void print_pce_report(const fit_opts *o, const rfx_pce_params *p, const r
     fprintf(e, "%-16s %s\n", "model", path);
 }
 
-/* pce: rfx_pce_fit on the marginals given, or uniform ones over the
- * training range of each column, then a model of the expansion. */
+/* pce: rfx_pce_fit on the marginals given, or (the library's choice)
+ * uniform ones over the training range of each column; the basis given,
+ * or the library's automatic one; then a model of the expansion. */
 static int fit_pce(const fit_opts *o, const rfx_data *data, const char *path)
 {
     rfx_cmat X = rfx_data_x(data), Y = rfx_data_y(data);
@@ -710,60 +676,27 @@ static int fit_pce(const fit_opts *o, const rfx_data *data, const char *path)
         return RC_INTERNAL;
     }
     for (size_t j = 0; j < d; j++) {
-        if (o->given[O_UNIFORM]) {
+        if (o->given[O_UNIFORM])
             mg[j] = rfx_marginal_uniform(o->dist_a, o->dist_b);
-        } else if (o->given[O_NORMAL]) {
+        else if (o->given[O_NORMAL])
             mg[j] = rfx_marginal_normal(o->dist_a, o->dist_b);
-        } else {
-            double lo = X.data[j], hi = X.data[j];
-            for (size_t i = 1; i < n; i++) {
-                double v = X.data[i * X.stride + j];
-                lo = v < lo ? v : lo;
-                hi = v > hi ? v : hi;
-            }
-            if (!(hi > lo)) { /* a constant column */
-                lo -= 0.5;
-                hi += 0.5;
-            }
-            mg[j] = rfx_marginal_uniform(lo, hi);
-        }
     }
     for (size_t i = 0; i < n; i++) y[i] = Y.data[i * Y.stride];
-    p.marginals = mg;
+    if (o->given[O_UNIFORM] || o->given[O_NORMAL])
+        p.marginals = mg;
+    else
+        p.marginals_from_data = 1;
     p.method = o->pce_method;
     p.degree_min = o->given[O_DEGREE_MIN] ? o->degree_min : 1;
-    if (o->given[O_DEGREE]) {
+    if (o->given[O_DEGREE])
         p.degree = o->degree;
-    } else {
-        p.degree = pce_default_degree(d);
-        if (p.degree < p.degree_min) p.degree = p.degree_min;
-    }
+    else
+        p.auto_basis = 1;
     if (o->given[O_Q_NORM]) p.q_norm = o->q_norm;
     if (o->given[O_MAX_INTERACTION]) p.max_interaction = o->max_interaction;
     if (o->given[O_THREADS]) p.n_threads = o->fit.features.n_threads;
     double t0 = cli_now_seconds();
     rfx_status st = rfx_pce_fit(&p, X, y, &pce);
-    /* no basis given: also the pairwise basis of a higher degree, and keep
-       the fit of lower corrected leave-one-out error */
-    const size_t p2 = pce_pairwise_degree(d, n);
-    if (st == RFX_OK && d >= 3 && !o->given[O_DEGREE] && !o->given[O_Q_NORM] &&
-        !o->given[O_MAX_INTERACTION] && p2 > p.degree) {
-        rfx_pce_params q = p;
-        rfx_pce *pce2 = NULL;
-        rfx_pce_info a, b;
-        q.max_interaction = 2;
-        q.degree = p2;
-        st = rfx_pce_fit(&q, X, y, &pce2);
-        if (st == RFX_OK) st = rfx_pce_get_info(pce, &a);
-        if (st == RFX_OK) st = rfx_pce_get_info(pce2, &b);
-        if (st == RFX_OK && b.loo_corrected < a.loo_corrected) {
-            rfx_pce_free(pce);
-            pce = pce2;
-            pce2 = NULL;
-            p = q;
-        }
-        rfx_pce_free(pce2);
-    }
     double seconds = cli_now_seconds() - t0;
     if (st == RFX_OK) st = rfx_model_from_pce(pce, &model);
     rc = save_fitted(st, model, path);
