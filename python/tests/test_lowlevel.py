@@ -339,3 +339,42 @@ def test_progress_calls_are_skipped_off_the_main_thread_when_nobody_listens():
     th.join()
     assert out == [False, True, True]
     assert _lib._Progress("X", 0).wanted()  # the main thread: for Ctrl-C
+
+
+def test_the_package_imports_form_no_cycle():
+    """The modules of python/rfx import each other only at module level and
+    without a cycle (the estimator modules sit on _lib, _common and _model;
+    _load's table sits above them)."""
+    import ast
+    pkg = os.path.dirname(rfx.__file__)
+    edges = {}
+    for name in sorted(os.listdir(pkg)):
+        if not name.endswith(".py"):
+            continue
+        mod = name[:-3]
+        with open(os.path.join(pkg, name)) as f:
+            tree = ast.parse(f.read())
+        inner = set()  # nodes inside a function or class body
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                inner.update(id(n) for n in ast.walk(node) if n is not node)
+        deps = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                names = [node.module] if node.module else [a.name for a in node.names]
+                assert id(node) not in inner, "%s imports .%s inside a function" % (mod, names)
+                deps.update(names)
+        edges[mod] = deps
+    state = {}
+
+    def visit(m, path):
+        if state.get(m) == "done":
+            return
+        assert state.get(m) != "open", "import cycle: " + " -> ".join(path + [m])
+        state[m] = "open"
+        for n in sorted(edges.get(m, ())):
+            visit(n, path + [m])
+        state[m] = "done"
+
+    for m in sorted(edges):
+        visit(m, [])
