@@ -102,11 +102,15 @@ int rfx__threads(int requested);
  * function of the feature count alone, never of the thread count. */
 size_t rfx__chunk_rows(size_t D);
 
-/* Column means and population standard deviations of X (n >= 1 rows):
- * mean[j] = sum_i x_ij / n and scale[j] = sqrt(sum_i (x_ij - mean[j])^2 /
- * n), or 1 for a constant column, every sum in row order; then, when Xs is
- * not NULL, Xs (n x d, row stride ldxs; may be X itself) = (X - mean) /
- * scale. The one standardisation of the fits (src/core/columns.c). */
+/* Column means and population standard deviations of X (n >= 1 finite
+ * rows): mean[j] = sum_i x_ij / n and scale[j] = sqrt(sum_i (x_ij -
+ * mean[j])^2 / n), or 1 for a constant column, every sum in row order; a
+ * column whose magnitudes reach past 1e100 or stay below 1e-100 is summed
+ * divided by its largest magnitude, so that no square overflows or
+ * underflows: every finite column gets a finite mean and a positive finite
+ * scale. Then, when Xs is not NULL, Xs (n x d, row stride ldxs; may be X
+ * itself) = (X - mean) / scale. The one standardisation of the fits
+ * (src/core/columns.c). */
 void rfx__standardize(rfx_cmat X, double *mean, double *scale, double *Xs, size_t ldxs);
 
 /* ---- counter-based random numbers (src/core/rng.c) ---------------------- */

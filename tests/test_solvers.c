@@ -786,8 +786,56 @@ static void test_errors(void)
     free(Y);
 }
 
+/* Standardisation never overflows or underflows: inputs scaled by 1e200 or
+ * 1e-170 (squares far out of range) give the model of the unscaled inputs,
+ * predictions equal to rounding, and the model saves and loads (its
+ * scaler is finite and positive). */
+static void test_extreme_scales(void)
+{
+    const size_t n = 120, d = 2;
+    rfx_test_rng r = {91};
+    double *X = rfx_test_matrix(&r, n, d, -1.0, 2.0), *y = malloc(n * sizeof *y);
+    double *Xs = malloc(n * d * sizeof *Xs), *p0 = malloc(n * sizeof *p0), *p1 = malloc(n * sizeof *p1);
+    for (size_t i = 0; i < n; i++) y[i] = sin(2 * X[i * d]) + X[i * d + 1];
+    rfx_fit_params fp = rfx_fit_params_default();
+    fp.method = RFX_METHOD_RIDGE;
+    fp.features.n_features = 64;
+    fp.features.length_scale = 1.0;
+    fp.features.seed = 3;
+    fp.lambda = 1e-3;
+    rfx_model *m0 = NULL;
+    CHECK_OK(rfx_model_fit(&fp, rfx_cmat_of(X, n, d), rfx_cmat_of(y, n, 1), &m0, NULL));
+    if (m0) CHECK_OK(rfx_model_predict(m0, rfx_cmat_of(X, n, d), rfx_mat_of(p0, n, 1), rfx_mat_none()));
+    const double scales[3] = {1e200, 1e-170, 3e-320};
+    for (int k = 0; k < 3; k++) {
+        for (size_t i = 0; i < n * d; i++) Xs[i] = X[i] * scales[k];
+        rfx_model *m1 = NULL, *m2 = NULL;
+        CHECK_OK(rfx_model_fit(&fp, rfx_cmat_of(Xs, n, d), rfx_cmat_of(y, n, 1), &m1, NULL));
+        if (!m0 || !m1) continue;
+        CHECK_OK(rfx_model_predict(m1, rfx_cmat_of(Xs, n, d), rfx_mat_of(p1, n, 1), rfx_mat_none()));
+        double worst = 0;
+        for (size_t i = 0; i < n; i++) worst = fmax(worst, fabs(p1[i] - p0[i]));
+        /* 3e-320 is subnormal: the inputs themselves keep only a few digits */
+        CHECK_MSG(worst < (k < 2 ? 1e-8 : 0.1), "scale %g: predictions differ by %.3g", scales[k], worst);
+        void *buf = NULL;
+        size_t len = 0;
+        CHECK_OK(rfx_model_save_buffer(m1, &buf, &len));
+        CHECK_OK(rfx_model_load_buffer(buf, len, &m2));
+        rfx_buffer_free(buf);
+        rfx_model_free(m1);
+        rfx_model_free(m2);
+    }
+    rfx_model_free(m0);
+    free(X);
+    free(Xs);
+    free(y);
+    free(p0);
+    free(p1);
+}
+
 int main(void)
 {
+    test_extreme_scales();
     test_normal_equations();
     test_primal_dual();
     test_streaming();

@@ -4,6 +4,13 @@
 
 #include <math.h>
 
+/* Columns whose largest magnitude lies in [SAFE_LO, SAFE_HI] are summed as
+ * they are: their squares can neither overflow nor underflow. Others are
+ * summed divided by that magnitude (in [-1, 1]) and scaled back, so every
+ * finite column gets a finite mean and a positive finite scale. */
+#define SAFE_LO 1e-100
+#define SAFE_HI 1e100
+
 void rfx__standardize(rfx_cmat X, double *mean, double *scale, double *Xs, size_t ldxs)
 {
     const size_t n = X.rows, d = X.cols;
@@ -17,7 +24,22 @@ void rfx__standardize(rfx_cmat X, double *mean, double *scale, double *Xs, size_
             scale[j] += v * v;
         }
     for (size_t j = 0; j < d; j++) {
-        scale[j] = sqrt(scale[j] / (double)n);
+        double top = 0;
+        for (size_t i = 0; i < n; i++) top = fmax(top, fabs(X.data[i * X.stride + j]));
+        if (top > 0 && (top < SAFE_LO || top > SAFE_HI)) {
+            /* the same sums on x / top, then scaled back */
+            double m = 0, s2 = 0;
+            for (size_t i = 0; i < n; i++) m += X.data[i * X.stride + j] / top;
+            m /= (double)n;
+            for (size_t i = 0; i < n; i++) {
+                double v = X.data[i * X.stride + j] / top - m;
+                s2 += v * v;
+            }
+            mean[j] = m * top;
+            scale[j] = sqrt(s2 / (double)n) * top;
+        } else {
+            scale[j] = sqrt(scale[j] / (double)n);
+        }
         if (!(scale[j] > 0)) scale[j] = 1.0; /* a constant column stays constant */
     }
     if (Xs)
