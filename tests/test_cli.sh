@@ -84,6 +84,11 @@ field() { awk -v k="$1" '$1 == k { print $2; exit }' "$2"; }
 # ---- help, version, usage errors ---------------------------------------
 expect 0 "rfx --help" "$RFX" --help
 check "rfx --help lists the exit codes" grep -q "Exit codes" "$T/stdout"
+printf 'a,y\n1,1\n2,2\n3,3\n4,5\n5,4\n' >"$T/small.csv"
+printf 'a\n0.5\n1.7e308\n' >"$T/far.csv"
+expect 0 "fit on five rows" "$RFX" fit "$T/small.csv" --method ridge -o "$T/small.rfx"
+expect 4 "predict a row far outside the training scale" "$RFX" predict "$T/small.rfx" "$T/far.csv"
+stderr_has "a non-finite prediction names its row" "row 1: the prediction is (nan|-?inf)"
 expect 0 "rfx --version" "$RFX" --version
 check "rfx --version names the instruction set and the CPU's best" \
     grep -Eq '^instruction set (generic|avx2|avx512) \(this CPU: (generic|avx2|avx512)\)$' "$T/stdout"

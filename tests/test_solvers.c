@@ -825,6 +825,16 @@ static void test_extreme_scales(void)
         rfx_model_free(m1);
         rfx_model_free(m2);
     }
+    /* a finite row far outside the training scale gives no inf or NaN for
+     * an answer: a numerical error naming the row */
+    if (m0) {
+        double far[4] = {0.5, 0.5, 1.7e308, -1.7e308}, out[2];
+        CHECK_STATUS(rfx_model_predict(m0, rfx_cmat_of(far, 2, d), rfx_mat_of(out, 2, 1),
+                                       rfx_mat_none()),
+                     RFX_ENUMERIC);
+        CHECK_MSG(strstr(rfx_last_error(), "row 1: the prediction is") != NULL, "%s",
+                  rfx_last_error());
+    }
     rfx_model_free(m0);
     free(X);
     free(Xs);

@@ -188,14 +188,36 @@ rfx_status rfx__model_predict(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_
     return RFX_OK;
 }
 
+/* A prediction (or its standard deviation) that is not finite: finite
+ * rows far outside the training scale can overflow the features' argument
+ * or the polynomials. RFX_ENUMERIC naming the first such row, so that no
+ * caller takes inf or NaN for an answer. */
+static rfx_status check_finite_output(rfx_mat M, const char *what)
+{
+    for (size_t i = 0; M.data && i < M.rows; i++)
+        for (size_t j = 0; j < M.cols; j++) {
+            double v = M.data[i * M.stride + j];
+            if (!isfinite(v))
+                return rfx__error(RFX_ENUMERIC,
+                                  "predict: row %zu: the %s is %g (the row is far outside the "
+                                  "scale of the training rows?)",
+                                  i, what, v);
+        }
+    return RFX_OK;
+}
+
 rfx_status rfx_model_predict(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_mat Ystd)
 {
-    return rfx__model_predict(m, X, Yhat, Ystd, 1);
+    RFX__TRY(rfx__model_predict(m, X, Yhat, Ystd, 1));
+    RFX__TRY(check_finite_output(Yhat, "prediction"));
+    return check_finite_output(Ystd, "predictive standard deviation");
 }
 
 rfx_status rfx_model_predict_latent(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_mat Fstd)
 {
-    return rfx__model_predict(m, X, Yhat, Fstd, 0);
+    RFX__TRY(rfx__model_predict(m, X, Yhat, Fstd, 0));
+    RFX__TRY(check_finite_output(Yhat, "prediction"));
+    return check_finite_output(Fstd, "standard deviation");
 }
 
 /* ---- classifiers (rfx/classify.h) --------------------------------------- */
