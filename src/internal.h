@@ -9,6 +9,7 @@
 #include "rfx.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #ifdef _OPENMP
@@ -101,6 +102,23 @@ int rfx__threads(int requested);
 /* Rows per chunk when featurising into a workspace (src/core/mem.c): a
  * function of the feature count alone, never of the thread count. */
 size_t rfx__chunk_rows(size_t D);
+
+/* The one output path of the library's writers (src/core/output.c): a
+ * regular file through a temporary file beside it, fsync and rename,
+ * keeping its mode (a new file: 0666 less the umask); a symbolic link's
+ * target in its place; a device, FIFO or socket directly, every write
+ * error reported. Messages name the path as given. Write to fp between
+ * open and commit; abort drops the temporary file (and frees the names). */
+typedef struct rfx__output {
+    const char *shown; /* the path as given, for messages */
+    char *target;      /* the file written: the path, or a link's target */
+    char *tmp;         /* the temporary file, NULL when written directly */
+    FILE *fp;
+    int direct;        /* 1: not a regular file, no rename */
+} rfx__output;
+rfx_status rfx__output_open(const char *path, rfx__output *o);
+rfx_status rfx__output_commit(rfx__output *o);
+void rfx__output_abort(rfx__output *o);
 
 /* Column means and population standard deviations of X (n >= 1 finite
  * rows): mean[j] = sum_i x_ij / n and scale[j] = sqrt(sum_i (x_ij -

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <time.h>
 
 #define DATA(name) RFX_TEST_DATA "/" name
@@ -819,8 +820,77 @@ static void test_fuzz(void)
     remove(path);
 }
 
+/* The one output path (src/core/output.c), through both writers: a
+ * symbolic link stays a link and its target gets the data; a replaced file
+ * keeps its mode and a new one gets 0666 less the umask; a device is
+ * written in place (it stays a device) and its write errors are reported
+ * (ENOSPC from /dev/full); a directory is refused. */
+static void test_output_targets(void)
+{
+    double M[4] = {1, 2, 3, 4};
+    char target[4096], link[4096];
+    struct stat sb;
+    snprintf(target, sizeof target, "%s", rfx_test_tmp("out_target.csv"));
+    snprintf(link, sizeof link, "%s", rfx_test_tmp("out_link.csv"));
+    remove(target);
+    remove(link);
+    mode_t mask = umask(022);
+    umask(mask);
+    CHECK_OK(rfx_csv_write(target, rfx_cmat_of(M, 2, 2), NULL));
+    CHECK(stat(target, &sb) == 0 && (sb.st_mode & 0777) == (0666 & ~mask));
+    chmod(target, 0640);
+    CHECK(symlink(target, link) == 0);
+    CHECK_OK(rfx_csv_write(link, rfx_cmat_of(M, 1, 4), NULL));
+    CHECK(lstat(link, &sb) == 0 && S_ISLNK(sb.st_mode));
+    CHECK(stat(target, &sb) == 0 && (sb.st_mode & 0777) == 0640);
+    rfx_data *d = NULL;
+    rfx_read_params rp = rfx_read_params_default();
+    rp.has_header = 0;
+    CHECK_OK(rfx_data_read(target, &rp, &d));
+    if (d) CHECK(rfx_data_x(d).rows == 1 && rfx_data_x(d).cols == 4);
+    rfx_data_free(d);
+    /* a model file over the link: the same */
+    rfx_features_params fp = rfx_features_params_default();
+    fp.n_features = 8;
+    rfx_fit_params pp = rfx_fit_params_default();
+    pp.method = RFX_METHOD_RIDGE;
+    pp.features = fp;
+    pp.lambda = 1e-3;
+    pp.features.length_scale = 1.0;
+    double X[8] = {0, 1, 2, 3, 4, 5, 6, 7}, y[8] = {0, 1, 0, 1, 0, 1, 0, 1};
+    rfx_model *m = NULL;
+    CHECK_OK(rfx_model_fit(&pp, rfx_cmat_of(X, 8, 1), rfx_cmat_of(y, 8, 1), &m, NULL));
+    if (m) {
+        CHECK_OK(rfx_model_save(m, link));
+        CHECK(lstat(link, &sb) == 0 && S_ISLNK(sb.st_mode));
+        CHECK(stat(target, &sb) == 0 && (sb.st_mode & 0777) == 0640);
+        rfx_model *back = NULL;
+        CHECK_OK(rfx_model_load(target, &back));
+        rfx_model_free(back);
+        /* devices: written in place, errors reported */
+        if (stat("/dev/null", &sb) == 0 && S_ISCHR(sb.st_mode)) {
+            CHECK_OK(rfx_model_save(m, "/dev/null"));
+            CHECK_OK(rfx_csv_write("/dev/null", rfx_cmat_of(M, 2, 2), NULL));
+            CHECK(stat("/dev/null", &sb) == 0 && S_ISCHR(sb.st_mode));
+        }
+        if (stat("/dev/full", &sb) == 0 && S_ISCHR(sb.st_mode)) {
+            CHECK_STATUS(rfx_model_save(m, "/dev/full"), RFX_EIO);
+            CHECK_MSG(strstr(rfx_last_error(), "No space left") != NULL, "%s", rfx_last_error());
+            CHECK_STATUS(rfx_npy_write("/dev/full", rfx_cmat_of(M, 2, 2)), RFX_EIO);
+            CHECK(stat("/dev/full", &sb) == 0 && S_ISCHR(sb.st_mode));
+        }
+        /* a directory is refused, untouched */
+        CHECK_STATUS(rfx_model_save(m, RFX_BINARY_DIR), RFX_EIO);
+        CHECK(stat(RFX_BINARY_DIR, &sb) == 0 && S_ISDIR(sb.st_mode));
+    }
+    rfx_model_free(m);
+    remove(link);
+    remove(target);
+}
+
 int main(void)
 {
+    test_output_targets();
     test_defaults();
     test_csv_small();
     test_csv_noheader();

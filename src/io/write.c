@@ -1,10 +1,11 @@
 /*
  * Writing matrices as CSV or .npy.
  *
- * Both writers go through a temporary file beside the destination
- * (path + ".tmp.XXXXXX", mkstemp), flush and fsync it, and rename it over
- * the destination: a reader never sees a half-written file, and on any
- * error the destination is left as it was and the temporary file removed.
+ * Both writers go through rfx__output (src/core/output.c): a temporary
+ * file beside a regular destination, fsync'd and renamed over it (a reader
+ * never sees a half-written file; on any error the destination is left as
+ * it was), its mode kept; a symbolic link's target; a device or FIFO
+ * written directly.
  */
 #include "internal.h"
 
@@ -14,103 +15,6 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
-
-/* A file being written: the stream on the temporary file, and both names. */
-typedef struct out_file {
-    const char *path;
-    char *tmp;
-    FILE *fp;
-} out_file;
-
-static const char *errno_text(int err, char *buf, size_t size)
-{
-    if (strerror_r(err, buf, size) != 0) snprintf(buf, size, "error %d", err);
-    return buf;
-}
-
-static rfx_status io_error(const char *path, const char *what, int err)
-{
-    char buf[128];
-    return rfx__error(RFX_EIO, "%s: cannot %s: %s", path, what,
-                      errno_text(err ? err : EIO, buf, sizeof buf));
-}
-
-/* Drop the temporary file after an error (errors here change nothing). */
-static void out_abort(out_file *o)
-{
-    if (o->fp) fclose(o->fp);
-    if (o->tmp) {
-        remove(o->tmp);
-        free(o->tmp);
-    }
-    o->fp = NULL;
-    o->tmp = NULL;
-}
-
-static rfx_status out_open(const char *path, out_file *o)
-{
-    size_t len = strlen(path);
-    struct stat sb;
-    mode_t mode;
-    int fd;
-    o->path = path;
-    o->fp = NULL;
-    o->tmp = malloc(len + sizeof ".tmp.XXXXXX");
-    if (!o->tmp) return rfx__error(RFX_ENOMEM, "%s: cannot allocate a file name", path);
-    memcpy(o->tmp, path, len);
-    memcpy(o->tmp + len, ".tmp.XXXXXX", sizeof ".tmp.XXXXXX");
-    fd = mkstemp(o->tmp);
-    if (fd < 0) {
-        rfx_status st = io_error(path, "create a temporary file beside it", errno);
-        free(o->tmp);
-        o->tmp = NULL;
-        return st;
-    }
-    /* mkstemp creates the file 0600. Keep the mode of a file we replace;
-     * a new file gets 0644, the usual mode of a new file (reading the umask
-     * would mean setting it, a process-wide change). */
-    mode = stat(path, &sb) == 0 ? (sb.st_mode & 07777) : 0644;
-    if (fchmod(fd, mode) != 0) {
-        rfx_status st = io_error(path, "set the mode of the temporary file", errno);
-        close(fd);
-        out_abort(o);
-        return st;
-    }
-    o->fp = fdopen(fd, "wb");
-    if (!o->fp) {
-        rfx_status st = io_error(path, "open the temporary file", errno);
-        close(fd);
-        out_abort(o);
-        return st;
-    }
-    return RFX_OK;
-}
-
-/* Flush everything to the disk, then put the file in place. */
-static rfx_status out_commit(out_file *o)
-{
-    int err;
-    if (ferror(o->fp) || fflush(o->fp) != 0 || fsync(fileno(o->fp)) != 0) {
-        err = errno;
-        out_abort(o);
-        return io_error(o->path, "write", err);
-    }
-    err = fclose(o->fp);
-    o->fp = NULL;
-    if (err != 0) {
-        err = errno;
-        out_abort(o);
-        return io_error(o->path, "write", err);
-    }
-    if (rename(o->tmp, o->path) != 0) {
-        err = errno;
-        out_abort(o);
-        return io_error(o->path, "rename the temporary file to it", err);
-    }
-    free(o->tmp);
-    o->tmp = NULL;
-    return RFX_OK;
-}
 
 /* ---- CSV ------------------------------------------------------------------ */
 
@@ -144,7 +48,7 @@ static void csv_put_name(FILE *fp, const char *s)
  * double; the decimal point is the C locale's, as in the reader. */
 rfx_status rfx_csv_write(const char *path, rfx_cmat M, const char *const *names)
 {
-    out_file o;
+    rfx__output o;
     if (!path) return rfx__error(RFX_EINVAL, "rfx_csv_write: path is NULL");
     RFX__TRY(rfx__check_cmat(M, "rfx_csv_write: M"));
     if (names) {
@@ -152,7 +56,7 @@ rfx_status rfx_csv_write(const char *path, rfx_cmat M, const char *const *names)
             if (!names[j])
                 return rfx__error(RFX_EINVAL, "rfx_csv_write: names[%zu] is NULL", j);
     }
-    RFX__TRY(out_open(path, &o));
+    RFX__TRY(rfx__output_open(path, &o));
     if (names) {
         for (size_t j = 0; j < M.cols; j++) {
             if (j) fputc(',', o.fp);
@@ -165,7 +69,7 @@ rfx_status rfx_csv_write(const char *path, rfx_cmat M, const char *const *names)
         for (size_t j = 0; j < M.cols; j++) fprintf(o.fp, j ? ",%.17g" : "%.17g", r[j]);
         fputc('\n', o.fp);
     }
-    return out_commit(&o);
+    return rfx__output_commit(&o);
 }
 
 /* ---- .npy ----------------------------------------------------------------- */
@@ -195,10 +99,10 @@ rfx_status rfx_npy_write(const char *path, rfx_cmat M)
 {
     enum { CHUNK = 1024 };
     unsigned char buf[CHUNK * 8];
-    out_file o;
+    rfx__output o;
     if (!path) return rfx__error(RFX_EINVAL, "rfx_npy_write: path is NULL");
     RFX__TRY(rfx__check_cmat(M, "rfx_npy_write: M"));
-    RFX__TRY(out_open(path, &o));
+    RFX__TRY(rfx__output_open(path, &o));
     npy_put_header(o.fp, M.rows, M.cols);
     /* Encode byte by byte so the file is little-endian on any host. */
     for (size_t i = 0; i < M.rows && !ferror(o.fp); i++) {
@@ -213,5 +117,5 @@ rfx_status rfx_npy_write(const char *path, rfx_cmat M)
             fwrite(buf, 8, m, o.fp);
         }
     }
-    return out_commit(&o);
+    return rfx__output_commit(&o);
 }

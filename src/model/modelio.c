@@ -303,7 +303,7 @@ static void sink_flush(sink *s)
     size_t n = s->staged;
     s->staged = 0;
     if (n == 0 || s->err) return;
-    if (s->mem || s->fp) s->crc = crc_update(s->crc, s->stage, n);
+    s->crc = crc_update(s->crc, s->stage, n);
     if (s->mem) memcpy(s->mem + s->total, s->stage, n);
     if (s->fp && fwrite(s->stage, 1, n, s->fp) != n) s->err = errno ? errno : EIO;
     s->total += n;
@@ -558,74 +558,47 @@ rfx_status rfx_model_save_buffer(const rfx_model *m, void **buf, size_t *len)
     return RFX_OK;
 }
 
-/* Write to a temporary file beside path, make it durable, then rename it
- * over path: readers see the old file or the new one, never half of one.
- * The header goes last (its payload CRC is known only then). */
+/* Through rfx__output (src/core/output.c): a temporary file beside path,
+ * made durable and renamed over it, so readers see the old file or the new
+ * one, never half of one; a device or FIFO written directly. A measuring
+ * pass gives the payload's size and CRC first, so the header goes first and
+ * the file is written in one sequential pass (no seek: a pipe will do). */
 rfx_status rfx_model_save(const rfx_model *m, const char *path)
 {
-    static const char suffix[] = ".tmp.XXXXXX";
     unsigned char hdr[HEADER_SIZE] = {0};
-    FILE *fp = NULL;
     sink sk, *s = &sk;
-    int e = 0;
     void *nb = NULL;
     size_t nl = 0;
+    rfx__output out;
     RFX__TRY(check_savable(m, "save model"));
     if (!path || !*path) return rfx__error(RFX_EINVAL, "save model: path is NULL or empty");
-    size_t plen = strlen(path);
-    char *tmp = malloc(plen + sizeof suffix);
-    if (!tmp) return rfx__error(RFX_ENOMEM, "%s: cannot allocate", path);
-    rfx_status nst = nested_bytes(m, path, &nb, &nl);
-    if (nst) {
-        free(tmp);
-        return nst;
-    }
-    memcpy(tmp, path, plen);
-    memcpy(tmp + plen, suffix, sizeof suffix);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        e = errno;
-        free(tmp);
-        free(nb);
-        return rfx__error(RFX_EIO, "%s: cannot create a temporary file beside it: %s", path,
-                          strerror(e));
-    }
-    fp = fdopen(fd, "wb");
-    if (!fp) {
-        e = errno;
-        close(fd);
-        goto fail;
-    }
-    if (fwrite(hdr, 1, sizeof hdr, fp) != sizeof hdr) goto fail_errno;
-    sink_init(s, NULL, fp);
-    write_payload(s, m, nb, nl);
-    if (s->err) {
-        e = s->err;
-        goto fail;
-    }
+    RFX__TRY(nested_bytes(m, path, &nb, &nl));
+    sink_init(s, NULL, NULL);
+    write_payload(s, m, nb, nl); /* measure: size and CRC */
     encode_header(hdr, s->total, s->crc);
-    if (fseek(fp, 0, SEEK_SET) != 0) goto fail_errno;
-    if (fwrite(hdr, 1, sizeof hdr, fp) != sizeof hdr) goto fail_errno;
-    if (fflush(fp) != 0) goto fail_errno;
-    if (fsync(fileno(fp)) != 0) goto fail_errno;
-    if (fclose(fp) != 0) {
-        fp = NULL;
-        goto fail_errno;
+    const uint64_t total = s->total;
+    const uint32_t crc = s->crc;
+    rfx_status st = rfx__output_open(path, &out);
+    if (st) {
+        free(nb);
+        return st;
     }
-    fp = NULL;
-    if (rename(tmp, path) != 0) goto fail_errno;
-    free(tmp);
+    int e = 0;
+    if (fwrite(hdr, 1, sizeof hdr, out.fp) != sizeof hdr) e = errno ? errno : EIO;
+    if (!e) {
+        sink_init(s, NULL, out.fp);
+        write_payload(s, m, nb, nl);
+        e = s->err;
+        if (!e && (s->total != total || s->crc != crc)) e = EIO; /* cannot happen */
+    }
     free(nb);
-    return RFX_OK;
-
-fail_errno:
-    e = errno ? errno : EIO;
-fail:
-    if (fp) fclose(fp);
-    remove(tmp);
-    free(tmp);
-    free(nb);
-    return rfx__error(RFX_EIO, "%s: cannot write the model: %s", path, strerror(e));
+    if (e) {
+        char buf[128];
+        if (strerror_r(e, buf, sizeof buf) != 0) snprintf(buf, sizeof buf, "error %d", e);
+        rfx__output_abort(&out);
+        return rfx__error(RFX_EIO, "%s: cannot write the model: %s", path, buf);
+    }
+    return rfx__output_commit(&out);
 }
 
 /* ---- reading ------------------------------------------------------------ */

@@ -1,0 +1,150 @@
+/*
+ * The one way the library writes a file (model files, CSV, .npy).
+ *
+ * - A regular file (or a new one) is written to a temporary file beside it,
+ *   flushed, fsync'd and renamed over it: a reader sees the old file or the
+ *   new one, never half of one, and on any error the old file stays. The
+ *   new file keeps the mode of the one it replaces; a new file gets 0666
+ *   less the umask, as any program's new file (the temporary file is
+ *   opened with that mode, so the kernel applies the umask).
+ * - A symbolic link is followed: the file it points to is replaced and the
+ *   link stays.
+ * - Anything else that exists (a device such as /dev/null or /dev/full, a
+ *   FIFO, a socket) is written directly, since renaming over it would
+ *   replace it with a regular file; every write error is reported (ENOSPC
+ *   from a full device), and there is no atomicity to promise.
+ */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+static rfx_status output_error(const rfx__output *o, const char *what, int err)
+{
+    char buf[128];
+    if (strerror_r(err ? err : EIO, buf, sizeof buf) != 0)
+        snprintf(buf, sizeof buf, "error %d", err);
+    return rfx__error(RFX_EIO, "%s: cannot %s: %s", o->shown, what, buf);
+}
+
+/* A fresh temporary name beside target: target.tmp.PID.N, opened with
+ * O_EXCL (so a name taken by another process or thread is skipped). */
+static int open_temporary(const char *target, char **name)
+{
+    static unsigned long counter; /* distinct names; a race only retries */
+    size_t len = strlen(target) + 64;
+    char *t = malloc(len);
+    if (!t) return -ENOMEM;
+    for (int tries = 0; tries < 1000; tries++) {
+        unsigned long k = __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
+        snprintf(t, len, "%s.tmp.%ld.%lu", target, (long)getpid(), k);
+        int fd = open(t, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0) {
+            *name = t;
+            return fd;
+        }
+        if (errno != EEXIST) {
+            int e = errno;
+            free(t);
+            return -e;
+        }
+    }
+    free(t);
+    return -EEXIST;
+}
+
+rfx_status rfx__output_open(const char *path, rfx__output *o)
+{
+    memset(o, 0, sizeof *o);
+    o->shown = path;
+    struct stat lsb, sb;
+    /* a symbolic link: write the file it names, keep the link */
+    if (lstat(path, &lsb) == 0 && S_ISLNK(lsb.st_mode)) {
+        char *real = realpath(path, NULL);
+        if (real) o->target = real;
+    }
+    if (!o->target) {
+        o->target = strdup(path);
+        if (!o->target) return rfx__error(RFX_ENOMEM, "%s: cannot allocate a file name", path);
+    }
+    int exists = stat(o->target, &sb) == 0;
+    if (exists && S_ISDIR(sb.st_mode)) {
+        rfx_status st = output_error(o, "write it", EISDIR);
+        rfx__output_abort(o);
+        return st;
+    }
+    if (exists && !S_ISREG(sb.st_mode)) { /* a device, FIFO or socket: directly */
+        o->fp = fopen(o->target, "wb");
+        if (!o->fp) {
+            rfx_status st = output_error(o, "open it for writing", errno);
+            rfx__output_abort(o);
+            return st;
+        }
+        o->direct = 1;
+        return RFX_OK;
+    }
+    int fd = open_temporary(o->target, &o->tmp);
+    if (fd < 0) {
+        rfx_status st = fd == -ENOMEM
+                            ? rfx__error(RFX_ENOMEM, "%s: cannot allocate a file name", path)
+                            : output_error(o, "create a temporary file beside it", -fd);
+        rfx__output_abort(o);
+        return st;
+    }
+    if (exists && fchmod(fd, sb.st_mode & 07777) != 0) {
+        rfx_status st = output_error(o, "set the mode of the temporary file", errno);
+        close(fd);
+        rfx__output_abort(o);
+        return st;
+    }
+    o->fp = fdopen(fd, "wb");
+    if (!o->fp) {
+        rfx_status st = output_error(o, "open the temporary file", errno);
+        close(fd);
+        rfx__output_abort(o);
+        return st;
+    }
+    return RFX_OK;
+}
+
+rfx_status rfx__output_commit(rfx__output *o)
+{
+    int err = 0;
+    if (ferror(o->fp) || fflush(o->fp) != 0) err = errno ? errno : EIO;
+    /* durable before the rename; a device or FIFO may not sync (EINVAL) */
+    if (!err && fsync(fileno(o->fp)) != 0 && !(o->direct && (errno == EINVAL || errno == EROFS)))
+        err = errno;
+    if (fclose(o->fp) != 0 && !err) err = errno ? errno : EIO;
+    o->fp = NULL;
+    if (err) {
+        rfx_status st = output_error(o, "write", err);
+        rfx__output_abort(o);
+        return st;
+    }
+    if (!o->direct && rename(o->tmp, o->target) != 0) {
+        rfx_status st = output_error(o, "rename the temporary file to it", errno);
+        rfx__output_abort(o);
+        return st;
+    }
+    free(o->tmp);
+    free(o->target);
+    o->tmp = o->target = NULL;
+    return RFX_OK;
+}
+
+void rfx__output_abort(rfx__output *o)
+{
+    if (o->fp) fclose(o->fp);
+    if (o->tmp) remove(o->tmp);
+    free(o->tmp);
+    free(o->target);
+    o->fp = NULL;
+    o->tmp = o->target = NULL;
+}
