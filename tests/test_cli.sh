@@ -89,6 +89,16 @@ printf 'a\n0.5\n1.7e308\n' >"$T/far.csv"
 expect 0 "fit on five rows" "$RFX" fit "$T/small.csv" --method ridge -o "$T/small.rfx"
 expect 4 "predict a row far outside the training scale" "$RFX" predict "$T/small.rfx" "$T/far.csv"
 stderr_has "a non-finite prediction names its row" "row 1: the prediction is (nan|-?inf)"
+expect 1 "fit -o ''" "$RFX" fit "$T/small.csv" -o ''
+stderr_has "fit -o ''" "the output path is empty"
+expect 1 "fit -o the data file" "$RFX" fit "$T/small.csv" -o "$T/small.csv"
+stderr_has "fit -o DATA" "is the input file"
+check "fit -o DATA leaves the data" grep -q '^a,y$' "$T/small.csv"
+expect 5 "fit -o into a missing folder, before the fit" "$RFX" fit "$T/small.csv" \
+    -o "$T/no/such/m.rfx"
+stderr_has "fit -o missing folder" "cannot write into"
+expect 0 "predict -o /dev/null" "$RFX" predict "$T/small.rfx" "$T/small.csv" -o /dev/null
+check "/dev/null is still a device" test -c /dev/null
 expect 0 "rfx --version" "$RFX" --version
 check "rfx --version names the instruction set and the CPU's best" \
     grep -Eq '^instruction set (generic|avx2|avx512) \(this CPU: (generic|avx2|avx512)\)$' "$T/stdout"

@@ -146,6 +146,11 @@ int cli_print_main_help(void);
 void cli_say(const char *fmt, ...) PRINTF_LIKE(1, 2);
 int cli_fail(rfx_status st);
 int cli_usage_error(const command *c, const char *fmt, ...) PRINTF_LIKE(2, 3);
+/* Before any work: the output path out (of -o; NULL: none) is not empty,
+ * not one of the inputs, and can be written (its folder takes a new file,
+ * or an existing device or FIFO is writable). RC_OK, or the exit code after
+ * the message. "-" (stdout) passes. */
+int cli_check_output(const command *c, const char *out, const char *const *inputs, size_t n_in);
 int cli_value_error(const opt_iter *it, const char *fmt, ...) PRINTF_LIKE(2, 3);
 
 typedef struct progress_state {

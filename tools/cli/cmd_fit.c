@@ -1173,8 +1173,10 @@ static int cmd_fit(const command *c, int argc, char **argv)
         return RC_IO;
     }
 
+    const char *inputs[1] = {data_path};
+    int rc = cli_check_output(c, model_path, inputs, 1);
+    if (rc != RC_OK) return rc;
     rfx_data *data = NULL;
-    int rc;
     rfx_status st = rfx_data_read(data_path, &rp, &data);
     if (st != RFX_OK) return cli_fail(st);
     if (o.method == FM_PCE)

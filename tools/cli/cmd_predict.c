@@ -157,6 +157,8 @@ static int cmd_predict(const command *c, int argc, char **argv)
         if (bad) return RC_USAGE;
     }
     if (n_pos < 2) return cli_usage_error(c, n_pos ? "missing DATA" : "missing MODEL and DATA");
+    int checked = cli_check_output(c, out_path, pos, 2);
+    if (checked != RC_OK) return checked;
 
     rfx_model *model = NULL;
     rfx_data *data = NULL;

@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------------------------ */
 /* Exit codes and messages                                                   */
@@ -193,4 +195,48 @@ int cli_compare_doubles(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+int cli_check_output(const command *c, const char *out, const char *const *inputs, size_t n_in)
+{
+    struct stat so, si;
+    if (!out) return RC_OK;
+    if (!out[0]) return cli_usage_error(c, "-o: the output path is empty");
+    if (strcmp(out, "-") == 0) return RC_OK;
+    int exists = stat(out, &so) == 0;
+    for (size_t k = 0; exists && k < n_in; k++)
+        if (inputs[k] && stat(inputs[k], &si) == 0 && si.st_dev == so.st_dev &&
+            si.st_ino == so.st_ino && S_ISREG(so.st_mode))
+            return cli_usage_error(c, "-o %s is the input file %s: it would be overwritten", out,
+                                   inputs[k]);
+    if (exists && !S_ISDIR(so.st_mode)) {
+        if (access(out, W_OK) != 0) {
+            cli_say("%s: cannot write: %s", out, strerror(errno));
+            return RC_IO;
+        }
+        if (!S_ISREG(so.st_mode)) return RC_OK; /* a device or FIFO: written in place */
+    }
+    if (exists && S_ISDIR(so.st_mode)) {
+        cli_say("%s: is a directory", out);
+        return RC_IO;
+    }
+    /* a new or replaced regular file: its folder must take a new file */
+    size_t len = strlen(out);
+    char *dir = malloc(len + 2);
+    if (!dir) {
+        cli_say("out of memory");
+        return RC_INTERNAL;
+    }
+    memcpy(dir, out, len + 1);
+    char *slash = strrchr(dir, '/');
+    if (!slash) strcpy(dir, ".");
+    else if (slash == dir) dir[1] = '\0';
+    else *slash = '\0';
+    int rc = RC_OK;
+    if (access(dir, W_OK | X_OK) != 0) {
+        cli_say("%s: cannot write into %s: %s", out, dir, strerror(errno));
+        rc = RC_IO;
+    }
+    free(dir);
+    return rc;
 }
