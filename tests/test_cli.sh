@@ -97,6 +97,8 @@ check "fit -o DATA leaves the data" grep -q '^a,y$' "$T/small.csv"
 expect 5 "fit -o into a missing folder, before the fit" "$RFX" fit "$T/small.csv" \
     -o "$T/no/such/m.rfx"
 stderr_has "fit -o missing folder" "cannot write into"
+expect 5 "sample -o into a missing folder" "$RFX" sample ishigami -n 5 -o "$T/no/such/s.csv"
+stderr_has "sample -o missing folder" "cannot write into"
 expect 0 "predict -o /dev/null" "$RFX" predict "$T/small.rfx" "$T/small.csv" -o /dev/null
 check "/dev/null is still a device" test -c /dev/null
 expect 0 "rfx --version" "$RFX" --version

@@ -1175,6 +1175,7 @@ static int cmd_fit(const command *c, int argc, char **argv)
 
     const char *inputs[1] = {data_path};
     int rc = cli_check_output(c, model_path, inputs, 1);
+    if (rc == RC_OK) rc = cli_check_output(c, o.plot_path, inputs, 1);
     if (rc != RC_OK) return rc;
     rfx_data *data = NULL;
     rfx_status st = rfx_data_read(data_path, &rp, &data);

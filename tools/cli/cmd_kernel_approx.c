@@ -243,6 +243,8 @@ static int cmd_kernel_approx(const command *c, int argc, char **argv)
                 "--plot");
         return RC_IO;
     }
+    int checked = cli_check_output(c, plot_path, NULL, 0);
+    if (checked != RC_OK) return checked;
 
     rfx_data *data = NULL;
     rfx_features *f = NULL;

@@ -109,6 +109,8 @@ static int cmd_sample(const command *c, int argc, char **argv)
     if (rfx_testfn_from_name(name, &kind) != RFX_OK)
         return cli_usage_error(c, "%s", rfx_last_error());
     if (n == 0) return cli_usage_error(c, "missing -n N, the number of rows");
+    int checked = cli_check_output(c, out_path, NULL, 0);
+    if (checked != RC_OK) return checked;
 
     rfx_testfn *f = NULL;
     double *M = NULL, *y = NULL;
