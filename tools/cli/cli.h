@@ -151,6 +151,9 @@ int cli_usage_error(const command *c, const char *fmt, ...) PRINTF_LIKE(2, 3);
  * or an existing device or FIFO is writable). RC_OK, or the exit code after
  * the message. "-" (stdout) passes. */
 int cli_check_output(const command *c, const char *out, const char *const *inputs, size_t n_in);
+/* Write M (with a header of names) to out_path: CSV, .npy by extension, or
+ * stdout for NULL or "-". RC_OK, or the exit code after the message. */
+int cli_write_output(const char *out_path, rfx_cmat M, const char *const *names);
 int cli_value_error(const opt_iter *it, const char *fmt, ...) PRINTF_LIKE(2, 3);
 
 typedef struct progress_state {

@@ -64,16 +64,6 @@ static rfx_status read_inputs(const char *path, rfx_read_params rp, const char *
     return RFX_OK;
 }
 
-/* Write M (with a header of names) to out_path: CSV, .npy, or stdout. */
-static int write_output(const char *out_path, rfx_cmat M, const char *const *names)
-{
-    rfx_status st;
-    if (!out_path || strcmp(out_path, "-") == 0) return cli_write_csv_stdout(M, names);
-    if (cli_ends_with(out_path, ".npy")) st = rfx_npy_write(out_path, M);
-    else st = rfx_csv_write(out_path, M, names);
-    return st == RFX_OK ? RC_OK : cli_fail(st);
-}
-
 /* rfx predict with a classifier: the column 'label' and, with --proba, one
  * column of probabilities per class named by its label. */
 static int predict_classes(const command *c, const rfx_model *model, const char *data_path,
@@ -119,7 +109,7 @@ static int predict_classes(const command *c, const rfx_model *model, const char 
         rc = cli_fail(st);
         goto done;
     }
-    rc = write_output(out_path, (rfx_cmat){ out, X.rows, w, w }, (const char *const *)names);
+    rc = cli_write_output(out_path, (rfx_cmat){ out, X.rows, w, w }, (const char *const *)names);
 done:
     free(out);
     free(names);
@@ -214,14 +204,7 @@ static int cmd_predict(const command *c, int argc, char **argv)
         rc = cli_fail(st);
         goto done;
     }
-    rfx_cmat M = { out, X.rows, w, w };
-    if (!out_path || strcmp(out_path, "-") == 0)
-        rc = cli_write_csv_stdout(M, (const char *const *)names);
-    else if (cli_ends_with(out_path, ".npy") && (st = rfx_npy_write(out_path, M)) != RFX_OK)
-        rc = cli_fail(st);
-    else if (!cli_ends_with(out_path, ".npy") &&
-             (st = rfx_csv_write(out_path, M, (const char *const *)names)) != RFX_OK)
-        rc = cli_fail(st);
+    rc = cli_write_output(out_path, (rfx_cmat){ out, X.rows, w, w }, (const char *const *)names);
 done:
     free(names);
     free(out);

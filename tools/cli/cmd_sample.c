@@ -132,14 +132,7 @@ static int cmd_sample(const command *c, int argc, char **argv)
         goto done;
     }
     for (size_t i = 0; i < n; ++i) M[i * w + d] = y[i];
-    rfx_cmat out = rfx_cmat_of(M, n, w);
-    if (!out_path || strcmp(out_path, "-") == 0)
-        rc = cli_write_csv_stdout(out, (const char *const *)names);
-    else if (cli_ends_with(out_path, ".npy") && (st = rfx_npy_write(out_path, out)) != RFX_OK)
-        rc = cli_fail(st);
-    else if (!cli_ends_with(out_path, ".npy") &&
-             (st = rfx_csv_write(out_path, out, (const char *const *)names)) != RFX_OK)
-        rc = cli_fail(st);
+    rc = cli_write_output(out_path, rfx_cmat_of(M, n, w), (const char *const *)names);
 done:
     free(names);
     free(y);

@@ -240,3 +240,12 @@ int cli_check_output(const command *c, const char *out, const char *const *input
     free(dir);
     return rc;
 }
+
+int cli_write_output(const char *out_path, rfx_cmat M, const char *const *names)
+{
+    rfx_status st;
+    if (!out_path || strcmp(out_path, "-") == 0) return cli_write_csv_stdout(M, names);
+    if (cli_ends_with(out_path, ".npy")) st = rfx_npy_write(out_path, M);
+    else st = rfx_csv_write(out_path, M, names);
+    return st == RFX_OK ? RC_OK : cli_fail(st);
+}
