@@ -48,8 +48,9 @@ RFX_API rfx_cmat rfx_data_y(const rfx_data *data);  /* rfx_cmat_none() if none *
 RFX_API const char *rfx_data_name(const rfx_data *data, size_t j);
 
 /* Write M as CSV (with a header line when names is not NULL: M.cols names)
- * with 17 significant digits, or as a float64 .npy file. Both go through a
- * temporary file and a rename. */
+ * with 17 significant digits, or as a float64 .npy file. Both write files
+ * as rfx_model_save does: a temporary file and a rename for a regular file
+ * (its mode kept, a symbolic link followed), a device or FIFO in place. */
 RFX_API rfx_status rfx_csv_write(const char *path, rfx_cmat M, const char *const *names);
 RFX_API rfx_status rfx_npy_write(const char *path, rfx_cmat M);
 

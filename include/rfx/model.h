@@ -312,7 +312,9 @@ RFX_API void rfx_model_free(rfx_model *m);
  * classify, ...) is RFX_EINVAL. A classifier (RFX_METHOD_CLASSIFY) writes
  * the predicted class label of each row into Yhat (n x 1); its scores and
  * probabilities come from rfx_model_decision and rfx_model_predict_proba
- * (rfx/classify.h). */
+ * (rfx/classify.h). A prediction or standard deviation that comes out inf
+ * or NaN (a finite row far outside the training scale) is RFX_ENUMERIC
+ * naming the first such row, never a result. */
 RFX_API rfx_status rfx_model_predict(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_mat Ystd);
 
 /* The same with the standard deviation of the latent f(x*) (no noise). */
@@ -426,9 +428,12 @@ RFX_API const double *rfx_model_intercepts(const rfx_model *m);
  * RFX_EFORMAT (RFX_EVERSION for a newer file, RFX_EIO when the file cannot
  * be read or written) with a message naming the file, or "buffer". The
  * weights and frequencies are stored, not re-derived from the seed, so a
- * loaded model predicts bitwise identically to the saved one. Saving writes
- * a temporary file beside path (path.tmp.XXXXXX), syncs it and renames it
- * over path, so path is never left half-written. */
+ * loaded model predicts bitwise identically to the saved one. Saving a
+ * regular file writes a temporary file beside it (path.tmp.PID.N), syncs
+ * it and renames it over path, so path is never left half-written; the
+ * file keeps its mode (a new one: 0666 less the umask), a symbolic link
+ * keeps its link, and a device or FIFO (/dev/null, a pipe) is written in
+ * place with its write errors reported. */
 RFX_API rfx_status rfx_model_save(const rfx_model *m, const char *path);
 RFX_API rfx_status rfx_model_load(const char *path, rfx_model **out);
 
