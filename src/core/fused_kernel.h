@@ -15,8 +15,11 @@
  * compile-time constant (rows_1 .. rows_MR below), so the accumulators stay
  * in registers through the k loop: per k, NV aligned loads of WT, MR
  * broadcasts of X, MR NV FMAs. AVX2 (16 registers): 6 x 2 = 12
- * accumulators, 2 W vectors, 1 broadcast. SSE2: 4 x 2. AVX-512 (32
- * registers): 4 x 4. tests/check_kernel_asm.py checks the k loop of the
+ * accumulators, 2 W vectors, 1 broadcast. SSE2: 6 x 2 with a product
+ * temporary, the broadcasts made once per block (no FMA, and a broadcast
+ * is a load and a shuffle). AVX-512 (32 registers): 4 x 4. The cosines of
+ * a block are then evaluated in lockstep (cos_vn, sincos_vn), so their
+ * polynomial chains overlap. tests/check_kernel_asm.py checks the k loop of the
  * full block for stack accesses on each path.
  * WT is d x ldw and b has ldw entries, 64-byte aligned, zero-padded past
  * F; ldw is a multiple of NV FL (64 serves every path and precision).
@@ -43,7 +46,7 @@ static inline void F_NAME(store_part)(FT *p, FV v, size_t m)
 __attribute__((always_inline)) static inline void F_NAME(sums)(const FT *X, size_t ldx, size_t i,
                                                                int nr, size_t d, const FT *WT,
                                                                size_t ldw, const FT *b, size_t j,
-                                                               FV acc[MR][NV])
+                                                               const FV *xb, FV acc[MR][NV])
 {
     for (int r = 0; r < nr; r++)
         for (int c = 0; c < NV; c++) acc[r][c] = (FV){0};
@@ -52,7 +55,7 @@ __attribute__((always_inline)) static inline void F_NAME(sums)(const FT *X, size
         FV w[NV];
         for (int c = 0; c < NV; c++) w[c] = F_LOADA(WT + k * ldw + j + (size_t)c * FL);
         for (int r = 0; r < nr; r++) {
-            FV xv = F_BCAST(x[(size_t)r * ldx + k]);
+            FV xv = xb ? xb[k * MR + (size_t)r] : F_BCAST(x[(size_t)r * ldx + k]);
             for (int c = 0; c < NV; c++) acc[r][c] = acc[r][c] + xv * w[c];
         }
     }
@@ -70,14 +73,34 @@ __attribute__((always_inline)) static inline void F_NAME(sums)(const FT *X, size
 __attribute__((always_inline)) static inline int F_NAME(rows)(const FT *X, size_t ldx, size_t i,
                                                               int nr, size_t d, const FT *WT,
                                                               size_t ldw, const FT *b, size_t F,
-                                                              FT s, int paired, FT *Z, size_t ldz)
+                                                              FT s, int paired, int pre,
+                                                              FT *Z, size_t ldz)
 {
+    /* pre: the rows' inputs broadcast once into xb, for the paths whose
+     * broadcast is not a plain load (SSE2: a load and a shuffle) */
+    FV xbuf[F_XB_MAX_D * MR + 1];
+    const FV *xb = NULL;
+    if (pre) {
+        for (size_t k = 0; k < d; k++)
+            for (int r = 0; r < nr; r++) xbuf[k * MR + (size_t)r] = F_BCAST(X[(i + (size_t)r) * ldx + k]);
+        xb = xbuf;
+    }
     const FVI absmask = (FVI){0} + F_SIGNMASK;
     const FV lim = F_BCAST(F_LIMIT);
     FVI big[MR] = {{0}};
     for (size_t j = 0; j < F; j += NV * FL) {
         FV acc[MR][NV];
-        F_NAME(sums)(X, ldx, i, nr, d, WT, ldw, b, j, acc);
+        F_NAME(sums)(X, ldx, i, nr, d, WT, ldw, b, j, xb, acc);
+        if (!paired) {
+            /* all of the block's cosines in lockstep; lanes past F hold
+             * cos(0) of the zero padding, never stored */
+#pragma GCC unroll 8
+            for (int r = 0; r < nr; r++)
+#pragma GCC unroll 4
+                for (int c = 0; c < NV; c++)
+                    big[r] |= (FVI)((FV)((FVI)acc[r][c] & absmask) >= lim);
+            F_COSN(&acc[0][0], nr * NV);
+        }
 #pragma GCC unroll 8
         for (int r = 0; r < nr; r++) {
             FT *z = Z + (i + (size_t)r) * ldz;
@@ -85,14 +108,14 @@ __attribute__((always_inline)) static inline int F_NAME(rows)(const FT *X, size_
             for (int c = 0; c < NV; c++) {
                 size_t jj = j + (size_t)c * FL;
                 if (jj >= F) break;
-                big[r] |= (FVI)((FV)((FVI)acc[r][c] & absmask) >= lim);
                 if (paired) {
                     FV co, si;
+                    big[r] |= (FVI)((FV)((FVI)acc[r][c] & absmask) >= lim);
                     F_SINCOS(acc[r][c], &co, &si);
                     F_NAME(store_part)(z + jj, s * co, F - jj);
                     F_NAME(store_part)(z + F + jj, s * si, F - jj);
                 } else {
-                    F_NAME(store_part)(z + jj, s * F_COS(acc[r][c]), F - jj);
+                    F_NAME(store_part)(z + jj, s * acc[r][c], F - jj);
                 }
             }
         }
@@ -112,8 +135,11 @@ __attribute__((always_inline)) static inline int F_NAME(rows)(const FT *X, size_
                                  size_t ldw, const FT *b, size_t F, FT s, int paired, FT *Z,     \
                                  size_t ldz)                                                     \
     {                                                                                            \
-        return paired ? F_NAME(rows)(X, ldx, i, NR, d, WT, ldw, b, F, s, 1, Z, ldz)              \
-                      : F_NAME(rows)(X, ldx, i, NR, d, WT, ldw, b, F, s, 0, Z, ldz);             \
+        if (F_XB_MAX_D && d <= F_XB_MAX_D)                                                       \
+            return paired ? F_NAME(rows)(X, ldx, i, NR, d, WT, ldw, b, F, s, 1, 1, Z, ldz)       \
+                          : F_NAME(rows)(X, ldx, i, NR, d, WT, ldw, b, F, s, 0, 1, Z, ldz);      \
+        return paired ? F_NAME(rows)(X, ldx, i, NR, d, WT, ldw, b, F, s, 1, 0, Z, ldz)           \
+                      : F_NAME(rows)(X, ldx, i, NR, d, WT, ldw, b, F, s, 0, 0, Z, ldz);          \
     }
 F_ROWS_N(1)
 F_ROWS_N(2)
@@ -134,7 +160,7 @@ __attribute__((noinline)) static void F_NAME(rows_exact)(const FT *X, size_t ldx
     FT *z = Z + i * ldz;
     for (size_t j = 0; j < F; j += NV * FL) {
         FV acc[MR][NV];
-        F_NAME(sums)(X, ldx, i, 1, d, WT, ldw, b, j, acc);
+        F_NAME(sums)(X, ldx, i, 1, d, WT, ldw, b, j, NULL, acc);
         for (int c = 0; c < NV; c++) {
             size_t jj = j + (size_t)c * FL;
             if (jj >= F) break;
@@ -178,7 +204,7 @@ void F_ENTRY(const FT *X, size_t ldx, size_t rows, size_t d, const FT *WT, size_
 #undef F_LOADA
 #undef F_LOADU
 #undef F_STOREU
-#undef F_COS
+#undef F_COSN
 #undef F_SINCOS
 #undef F_EXACT
 #undef F_SIGNMASK

@@ -18,6 +18,8 @@
  */
 #if VB >= 32
 #include <immintrin.h>
+#elif defined(__SSE2__)
+#include <emmintrin.h>
 #endif
 #include <math.h>
 #include <stdint.h>
@@ -38,39 +40,97 @@ typedef int32_t vif __attribute__((vector_size(VB), aligned(4)));
 #define LIMIT 1.0e5
 #define LIMIT_F 1.0e4f
 
+/* cos(x[i]) and sin(x[i]) of n vectors in lockstep (see cos_vn below). */
+#define COS_MAXN 32
+__attribute__((always_inline)) static inline void sincos_vn(const vd *x, vd *c_out, vd *s_out,
+                                                            int n)
+{
+    const vd two_over_pi = (vd){0} + 0.63661977236758134308;
+    const vd shifter = (vd){0} + 0x1.8p52;
+    vd r[COS_MAXN], z[COS_MAXN], ps[COS_MAXN], pc[COS_MAXN];
+    vi q[COS_MAXN];
+#pragma GCC unroll 32
+    for (int i = 0; i < n; i++) {
+        vd t = x[i] * two_over_pi + shifter;
+        vd k = t - shifter;
+        q[i] = (vi)t; /* the low bits of the mantissa hold k (two's complement) */
+        /* r = x - k pi/2 in three parts (fdlibm's pio2_1, pio2_1t split) */
+        r[i] = x[i] - k * 1.57079632673412561417e+00; /* pio2_1: 33 bits, k pio2_1 exact */
+        r[i] = r[i] - k * 6.07710050630396597660e-11; /* pio2_2: the next 33 bits      */
+        r[i] = r[i] - k * 2.02226624879595063154e-21; /* pio2_2t: the rest              */
+        z[i] = r[i] * r[i];
+        ps[i] = (vd){0} + 1.58969099521155010221e-10;
+        pc[i] = (vd){0} - 1.13596475577881948265e-11;
+    }
+    /* fdlibm's __kernel_sin and __kernel_cos polynomials, by Horner */
+    static const double sc[5] = {-2.50507602534068634195e-08, 2.75573137070700676789e-06,
+                                 -1.98412698298579493134e-04, 8.33333333332248946124e-03,
+                                 -1.66666666666666324348e-01};
+    static const double cc[5] = {2.08757232129817482790e-09, -2.75573143513906633035e-07,
+                                 2.48015872894767294178e-05, -1.38888888888741095749e-03,
+                                 4.16666666666666019037e-02};
+#pragma GCC unroll 5
+    for (int m = 0; m < 5; m++)
+#pragma GCC unroll 32
+        for (int i = 0; i < n; i++) {
+            ps[i] = sc[m] + z[i] * ps[i];
+            pc[i] = cc[m] + z[i] * pc[i];
+        }
+#pragma GCC unroll 32
+    for (int i = 0; i < n; i++) {
+        vd s = r[i] + r[i] * z[i] * ps[i];
+        vd c = 1.0 - 0.5 * z[i] + z[i] * z[i] * pc[i];
+        vi odd = -(q[i] & 1); /* all ones where k is odd */
+        vi ci = (vi)c, si = (vi)s;
+        vi cos_bits = (si & odd) | (ci & ~odd);
+        vi sin_bits = (ci & odd) | (si & ~odd);
+        cos_bits ^= ((q[i] + 1) & 2) << 62; /* negative for k mod 4 in {1, 2} */
+        sin_bits ^= (q[i] & 2) << 62;       /* negative for k mod 4 in {2, 3} */
+        c_out[i] = (vd)cos_bits;
+        s_out[i] = (vd)sin_bits;
+    }
+}
+
 /* cos(x) and sin(x) of one vector. */
 static inline void sincos_v(vd x, vd *c_out, vd *s_out)
 {
-    const vd two_over_pi = x * 0 + 0.63661977236758134308;
-    const vd shifter = x * 0 + 0x1.8p52;
-    vd t = x * two_over_pi + shifter;
-    vd k = t - shifter;
-    vi q = (vi)t; /* the low bits of the mantissa hold k (two's complement) */
-    /* r = x - k pi/2 in three parts (fdlibm's pio2_1, pio2_1t split) */
-    vd r = x - k * 1.57079632673412561417e+00; /* pio2_1: 33 bits, k pio2_1 exact */
-    r = r - k * 6.07710050630396597660e-11;    /* pio2_2: the next 33 bits      */
-    r = r - k * 2.02226624879595063154e-21;    /* pio2_2t: the rest              */
-    vd z = r * r;
-    vd ps = -1.66666666666666324348e-01 +
-            z * (8.33333333332248946124e-03 +
-                 z * (-1.98412698298579493134e-04 +
-                      z * (2.75573137070700676789e-06 +
-                           z * (-2.50507602534068634195e-08 + z * 1.58969099521155010221e-10))));
-    vd s = r + r * z * ps;
-    vd pc = 4.16666666666666019037e-02 +
-            z * (-1.38888888888741095749e-03 +
-                 z * (2.48015872894767294178e-05 +
-                      z * (-2.75573143513906633035e-07 +
-                           z * (2.08757232129817482790e-09 + z * -1.13596475577881948265e-11))));
-    vd c = 1.0 - 0.5 * z + z * z * pc;
-    vi odd = -(q & 1); /* all ones where k is odd */
-    vi ci = (vi)c, si = (vi)s;
-    vi cos_bits = (si & odd) | (ci & ~odd);
-    vi sin_bits = (ci & odd) | (si & ~odd);
-    cos_bits ^= ((q + 1) & 2) << 62; /* negative for k mod 4 in {1, 2} */
-    sin_bits ^= (q & 2) << 62;       /* negative for k mod 4 in {2, 3} */
-    *c_out = (vd)cos_bits;
-    *s_out = (vd)sin_bits;
+    sincos_vn(&x, c_out, s_out, 1);
+}
+
+/* cos of n vectors in lockstep (n a compile-time constant after
+ * inlining): each step runs over all n before the next, so the n
+ * dependency chains of the polynomial overlap instead of queueing. The
+ * same operations in the same order as for one vector: the same bits. */
+__attribute__((always_inline)) static inline void cos_vn(vd *x, int n)
+{
+    const vd one_over_pi = (vd){0} + 0.31830988618379067154;
+    const vd shifter = (vd){0} + 0x1.8p52;
+    vd r[COS_MAXN], z[COS_MAXN], c[COS_MAXN];
+    vi q[COS_MAXN];
+#pragma GCC unroll 32
+    for (int i = 0; i < n; i++) {
+        vd t = x[i] * one_over_pi + shifter;
+        vd k = t - shifter;
+        q[i] = (vi)t;
+        r[i] = x[i] - k * 3.14159265346825122834e+00;
+        r[i] = r[i] - k * 1.21542010126079319532e-10;
+        r[i] = r[i] - k * 4.04453249759190126308e-21;
+        z[i] = r[i] * r[i];
+        c[i] = (vd){0} - 1.0 / 1124000727777607680000.0;
+    }
+    /* (-1)^n / (2n)!, n = 11 .. 1, by Horner */
+    static const double coef[11] = {1.0 / 2432902008176640000.0, -1.0 / 6402373705728000.0,
+                                    1.0 / 20922789888000.0,      -1.0 / 87178291200.0,
+                                    1.0 / 479001600.0,           -1.0 / 3628800.0,
+                                    1.0 / 40320.0,               -1.0 / 720.0,
+                                    1.0 / 24.0,                  -0.5,
+                                    1.0};
+#pragma GCC unroll 11
+    for (int m = 0; m < 11; m++)
+#pragma GCC unroll 32
+        for (int i = 0; i < n; i++) c[i] = c[i] * z[i] + coef[m];
+#pragma GCC unroll 32
+    for (int i = 0; i < n; i++) x[i] = (vd)((vi)c[i] ^ ((q[i] & 1) << 63));
 }
 
 /* cos(x) alone: k = round(x / pi), r = x - k pi in [-pi/2, pi/2] (pi in the
@@ -80,29 +140,8 @@ static inline void sincos_v(vd x, vd *c_out, vd *s_out)
  * polynomials and a quadrant select: the cos-bias form's kernel. */
 static inline vd cos_v(vd x)
 {
-    const vd one_over_pi = x * 0 + 0.31830988618379067154;
-    const vd shifter = x * 0 + 0x1.8p52;
-    vd t = x * one_over_pi + shifter;
-    vd k = t - shifter;
-    vi q = (vi)t;
-    vd r = x - k * 3.14159265346825122834e+00;
-    r = r - k * 1.21542010126079319532e-10;
-    r = r - k * 4.04453249759190126308e-21;
-    vd z = r * r;
-    /* (-1)^n / (2n)!, n = 11 .. 1, by Horner */
-    vd c = z * 0 - 1.0 / 1124000727777607680000.0;
-    c = c * z + 1.0 / 2432902008176640000.0;
-    c = c * z - 1.0 / 6402373705728000.0;
-    c = c * z + 1.0 / 20922789888000.0;
-    c = c * z - 1.0 / 87178291200.0;
-    c = c * z + 1.0 / 479001600.0;
-    c = c * z - 1.0 / 3628800.0;
-    c = c * z + 1.0 / 40320.0;
-    c = c * z - 1.0 / 720.0;
-    c = c * z + 1.0 / 24.0;
-    c = c * z - 0.5;
-    c = c * z + 1.0;
-    return (vd)((vi)c ^ ((q & 1) << 63));
+    cos_vn(&x, 1);
+    return x;
 }
 
 static inline vd loadu(const double *p)
@@ -194,7 +233,7 @@ void CAT(rfx__vsincos_, SUFFIX)(const double *x, double *co, double *so, double 
  * __kernel_sindf / __kernel_cosdf). Exact enough for |x| < 1e4. */
 static inline void sincos_vf(vf x, vf *c_out, vf *s_out)
 {
-    const vf shifter = x * 0 + 0x1.8p23f;
+    const vf shifter = (vf){0} + 0x1.8p23f;
     vf t = x * 0.636619772367581343f + shifter;
     vf k = t - shifter;
     vif q = (vif)t;
@@ -223,24 +262,36 @@ static inline void sincos_vf(vf x, vf *c_out, vf *s_out)
  * |k| < 2^16), cos x = (-1)^k cos r, and cos r by its Taylor series to
  * z^6 (z = r^2 <= 2.47: the first term left out is below 6.5e-9, a tenth
  * of an ulp of 1). */
+__attribute__((always_inline)) static inline void cos_vfn(vf *x, int n)
+{
+    const vf shifter = (vf){0} + 0x1.8p23f;
+    vf r[COS_MAXN], z[COS_MAXN], c[COS_MAXN];
+    vif q[COS_MAXN];
+#pragma GCC unroll 32
+    for (int i = 0; i < n; i++) {
+        vf t = x[i] * 0.318309886183790671538f + shifter;
+        vf k = t - shifter;
+        q[i] = (vif)t;
+        r[i] = x[i] - k * 3.140625f;
+        r[i] = r[i] - k * 9.67502593994140625e-4f;
+        r[i] = r[i] - k * 1.509957990978376432e-7f;
+        z[i] = r[i] * r[i];
+        c[i] = (vf){0} + 1.0f / 479001600.0f;
+    }
+    static const float coef[6] = {-1.0f / 3628800.0f, 1.0f / 40320.0f, -1.0f / 720.0f,
+                                  1.0f / 24.0f,       -0.5f,           1.0f};
+#pragma GCC unroll 6
+    for (int m = 0; m < 6; m++)
+#pragma GCC unroll 32
+        for (int i = 0; i < n; i++) c[i] = c[i] * z[i] + coef[m];
+#pragma GCC unroll 32
+    for (int i = 0; i < n; i++) x[i] = (vf)((vif)c[i] ^ ((q[i] & 1) << 31));
+}
+
 static inline vf cos_vf(vf x)
 {
-    const vf shifter = x * 0 + 0x1.8p23f;
-    vf t = x * 0.318309886183790671538f + shifter;
-    vf k = t - shifter;
-    vif q = (vif)t;
-    vf r = x - k * 3.140625f;
-    r = r - k * 9.67502593994140625e-4f;
-    r = r - k * 1.509957990978376432e-7f;
-    vf z = r * r;
-    vf c = z * 0 + 1.0f / 479001600.0f;
-    c = c * z - 1.0f / 3628800.0f;
-    c = c * z + 1.0f / 40320.0f;
-    c = c * z - 1.0f / 720.0f;
-    c = c * z + 1.0f / 24.0f;
-    c = c * z - 0.5f;
-    c = c * z + 1.0f;
-    return (vf)((vif)c ^ ((q & 1) << 31));
+    cos_vfn(&x, 1);
+    return x;
 }
 
 static inline vf loaduf(const float *p)
@@ -337,12 +388,14 @@ void CAT(rfx__vsincos_f32_, SUFFIX)(const float *x, float *co, float *so, float 
 #else
 #define NV 2
 #endif
-/* Rows per register block: AVX2's 16 registers hold 6 x 2 accumulators,
- * 2 W vectors and a broadcast (6 rows: 8-11% fewer cycles than 4 on one
- * core here, bench_core --threads 1); SSE2, without FMA, needs temporaries
- * for the products and spills at 6 rows (tests/check_kernel_asm.py); for
- * AVX-512 4 x 4 is the choice, not measured against others. */
-#if VB == 32
+/* Rows per register block: 16 registers (AVX2, SSE2) hold 6 x 2
+ * accumulators, 2 W vectors and a broadcast or product temporary (6 rows:
+ * 8-11% fewer cycles than 4 on one core, bench_core --threads 1; SSE2 fits
+ * 6 rows only with the inputs broadcast beforehand, F_XB_MAX_D, so that a
+ * product reads its broadcast from memory); for AVX-512 4 x 4 is the
+ * choice, not measured against others. tests/check_kernel_asm.py checks
+ * that no path spills. */
+#if VB <= 32
 #define MR 6
 #else
 #define MR 4
@@ -354,8 +407,12 @@ static inline vd bcast(double v)
     return (vd)_mm512_set1_pd(v);
 #elif VB == 32
     return (vd)_mm256_set1_pd(v);
+#elif defined(__SSE2__)
+    return (vd)_mm_set1_pd(v); /* not (vd){0} + v: an add that -0.0 keeps */
 #else
-    return (vd){0} + v;
+    vd r;
+    for (int l = 0; l < NL; l++) r[l] = v;
+    return r;
 #endif
 }
 
@@ -365,8 +422,12 @@ static inline vf bcastf(float v)
     return (vf)_mm512_set1_ps(v);
 #elif VB == 32
     return (vf)_mm256_set1_ps(v);
+#elif defined(__SSE2__)
+    return (vf)_mm_set1_ps(v);
 #else
-    return (vf){0} + v;
+    vf r;
+    for (int l = 0; l < NLF; l++) r[l] = v;
+    return r;
 #endif
 }
 
@@ -393,12 +454,19 @@ static inline void sleef_sincosf(float t, float *c, float *s)
 #define FV vd
 #define FVI vi
 #define FL NL
+/* Up to this input dimension the fused kernel broadcasts a register
+ * block's inputs once (0: broadcast from memory in the k loop, one load). */
+#if VB == 16
+#define F_XB_MAX_D 64
+#else
+#define F_XB_MAX_D 0
+#endif
 #define F_LIMIT LIMIT
 #define F_BCAST bcast
 #define F_LOADA loada
 #define F_LOADU loadu
 #define F_STOREU storeu
-#define F_COS cos_v
+#define F_COSN cos_vn
 #define F_SINCOS sincos_v
 #define F_EXACT sleef_sincos
 #define F_SIGNMASK INT64_MAX
@@ -416,7 +484,7 @@ static inline void sleef_sincosf(float t, float *c, float *s)
 #define F_LOADA loadaf
 #define F_LOADU loaduf
 #define F_STOREU storeuf
-#define F_COS cos_vf
+#define F_COSN cos_vfn
 #define F_SINCOS sincos_vf
 #define F_EXACT sleef_sincosf
 #define F_SIGNMASK INT32_MAX
