@@ -185,6 +185,15 @@ void CAT(rfx__vcos_bias_, SUFFIX)(double *x, const double *b, double s, size_t n
         return;
     }
     size_t i = 0;
+    for (; i + 4 * NL <= n; i += 4 * NL) { /* 4 vectors in lockstep */
+        vd v[4];
+        for (int u = 0; u < 4; u++) {
+            v[u] = loadu(x + i + (size_t)u * NL);
+            if (b) v[u] += loadu(b + i + (size_t)u * NL);
+        }
+        cos_vn(v, 4);
+        for (int u = 0; u < 4; u++) storeu(x + i + (size_t)u * NL, s * v[u]);
+    }
     for (; i + NL <= n; i += NL) {
         vd v = loadu(x + i);
         if (b) v += loadu(b + i);
@@ -210,6 +219,15 @@ void CAT(rfx__vsincos_, SUFFIX)(const double *x, double *co, double *so, double 
         return;
     }
     size_t i = 0;
+    for (; i + 4 * NL <= n; i += 4 * NL) { /* 4 vectors in lockstep */
+        vd v[4], c[4], sn[4];
+        for (int u = 0; u < 4; u++) v[u] = loadu(x + i + (size_t)u * NL);
+        sincos_vn(v, c, sn, 4);
+        for (int u = 0; u < 4; u++) {
+            storeu(co + i + (size_t)u * NL, s * c[u]);
+            storeu(so + i + (size_t)u * NL, s * sn[u]);
+        }
+    }
     for (; i + NL <= n; i += NL) {
         vd c, sn;
         sincos_v(loadu(x + i), &c, &sn);
