@@ -1,6 +1,7 @@
 /* quickstart.c - the C API in one page: features, a Bayesian fit with
  * predictive standard deviations, a model file, and the error model.
- * Build: cc quickstart.c $(pkg-config --cflags --libs rfx) -o quickstart */
+ * Build: cc quickstart.c $(pkg-config --cflags --libs rfx) -lm -o quickstart
+ * (-lm for its own sin), or find_package(rfx) and rfx::rfx in CMake. */
 #include <rfx.h>
 
 #include <math.h>

@@ -139,6 +139,21 @@ int cli_print_command_help(const command *c);
 void cli_print_main_usage(FILE *out);
 int cli_print_main_help(void);
 
+/* What --help and the manual page (man.c) both say. */
+typedef struct cli_exit_code_doc {
+    int code;
+    const char *text;
+} cli_exit_code_doc;
+typedef struct cli_env_doc {
+    const char *name, *text;
+} cli_env_doc;
+extern const cli_exit_code_doc cli_exit_codes[]; /* ends with text NULL */
+extern const cli_env_doc cli_environment[];      /* ends with name NULL */
+extern const char cli_description[];
+
+/* The manual page rfx(1) in roff (man.c), from the same tables. */
+int cli_print_man(FILE *out);
+
 /* ------------------------------------------------------------------------ */
 /* Messages, progress and output (report.c)                                  */
 /* ------------------------------------------------------------------------ */

@@ -75,6 +75,7 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], "help") == 0) {
         if (argc < 3) return cli_print_main_help();
         if (argc > 3) return cli_usage_error(NULL, "help takes one COMMAND");
+        if (strcmp(argv[2], "--man") == 0) return cli_print_man(stdout);
         c = command_find(argv[2]);
         if (!c) return cli_usage_error(NULL, "unknown command '%s'", argv[2]);
         return cli_print_command_help(c);

@@ -23,26 +23,48 @@
 
 enum { HELP_INDENT = 28, HELP_WIDTH = 79 };
 
-static const char EXIT_CODES_HELP[] =
-    "Exit codes:\n"
-    "  0  success\n"
-    "  1  usage error: unknown option, missing argument, bad option value\n"
-    "  2  input data error: CSV/.npy parse error, NaN/Inf, wrong dimensions\n"
-    "  3  model file error: corrupt, truncated, or written by a newer rfx\n"
-    "  4  numerical failure\n"
-    "  5  I/O error: a file cannot be opened, read or written\n"
-    "  6  out of memory, or an internal error\n";
+const cli_exit_code_doc cli_exit_codes[] = {
+    { RC_OK, "success" },
+    { RC_USAGE, "usage error: unknown option, missing argument, bad option value" },
+    { RC_DATA, "input data error: CSV/.npy parse error, NaN/Inf, wrong dimensions" },
+    { RC_MODEL, "model file error: corrupt, truncated, or written by a newer rfx" },
+    { RC_NUMERIC, "numerical failure" },
+    { RC_IO, "I/O error: a file cannot be opened, read or written" },
+    { RC_INTERNAL, "out of memory, or an internal error" },
+    { -1, NULL }
+};
+
+const char cli_description[] =
+    "Random feature expansions: kernel regression with random Fourier features,\n"
+    "with predictive uncertainty, for surrogate models and large data; sparse\n"
+    "random feature expansions and polynomial chaos for surrogates from few\n"
+    "samples.\n";
+
+const cli_env_doc cli_environment[] = {
+    { "OMP_NUM_THREADS", "threads, where --threads is 0 (the default)" },
+    { "RFX_ISA", "the instruction-set path of the kernels: generic, avx2 or avx512 "
+                 "(default: the best this CPU has; a path above it is capped). "
+                 "rfx --version shows the path in use." },
+    { NULL, NULL }
+};
+
+static void print_exit_codes(FILE *out)
+{
+    fputs("Exit codes:\n", out);
+    for (const cli_exit_code_doc *e = cli_exit_codes; e->text; ++e)
+        fprintf(out, "  %d  %s\n", e->code, e->text);
+}
 
 /* Print text word-wrapped, continuing from column col, wrapping to indent. */
-static void print_wrapped(FILE *out, const char *text, size_t col)
+static void print_wrapped_at(FILE *out, const char *text, size_t col, size_t indent)
 {
     const char *p = text;
     while (*p) {
         size_t len = strcspn(p, " ");
-        if (col > HELP_INDENT && col + 1 + len > HELP_WIDTH) {
-            fprintf(out, "\n%*s", HELP_INDENT, "");
-            col = HELP_INDENT;
-        } else if (col > HELP_INDENT) {
+        if (col > indent && col + 1 + len > HELP_WIDTH) {
+            fprintf(out, "\n%*s", (int)indent, "");
+            col = indent;
+        } else if (col > indent) {
             fputc(' ', out);
             col++;
         }
@@ -52,6 +74,11 @@ static void print_wrapped(FILE *out, const char *text, size_t col)
         while (*p == ' ') p++;
     }
     fputc('\n', out);
+}
+
+static void print_wrapped(FILE *out, const char *text, size_t col)
+{
+    print_wrapped_at(out, text, col, HELP_INDENT);
 }
 
 static void print_option(FILE *out, const opt_spec *o)
@@ -84,7 +111,8 @@ int cli_print_command_help(const command *c)
     for (const opt_spec *o = c->opts; o->id != O_END; ++o) print_option(stdout, o);
     opt_spec help = { O_END, 'h', "help", NULL, "print this help and exit" };
     print_option(stdout, &help);
-    printf("\n%s", EXIT_CODES_HELP);
+    putchar('\n');
+    print_exit_codes(stdout);
     return RC_OK;
 }
 
@@ -98,23 +126,22 @@ void cli_print_main_usage(FILE *out)
 int cli_print_main_help(void)
 {
     cli_print_main_usage(stdout);
-    printf("\nRandom feature expansions: kernel regression with random Fourier features,\n"
-           "with predictive uncertainty, for surrogate models and large data; sparse\n"
-           "random feature expansions and polynomial chaos for surrogates from few\n"
-           "samples.\n\nCommands:\n");
+    printf("\n%s\nCommands:\n", cli_description);
     for (size_t i = 0; cli_commands[i]; ++i)
         printf("  %-15s %s\n", cli_commands[i]->name, cli_commands[i]->summary);
-    printf("\nRun 'rfx help COMMAND' or 'rfx COMMAND --help' for its options.\n"
+    printf("\nRun 'rfx help COMMAND' or 'rfx COMMAND --help' for its options,\n"
+           "'rfx help --man' for the manual page (roff).\n"
            "Example:\n"
            "  rfx fit train.csv --target y -o model.rfx\n"
            "  rfx predict model.rfx test.csv --std -o pred.csv\n"
            "  rfx eval model.rfx test.csv --target y\n\n"
-           "Environment:\n"
-           "  OMP_NUM_THREADS  threads, where --threads is 0 (the default)\n"
-           "  RFX_ISA          the instruction-set path of the kernels: generic, avx2 or\n"
-           "                   avx512 (default: the best this CPU has; a path above it is\n"
-           "                   capped). rfx --version shows the path in use.\n\n%s",
-           EXIT_CODES_HELP);
+           "Environment:\n");
+    for (const cli_env_doc *e = cli_environment; e->name; ++e) {
+        int n = printf("  %-16s ", e->name);
+        print_wrapped_at(stdout, e->text, n > 0 ? (size_t)n : 0, 19);
+    }
+    putchar('\n');
+    print_exit_codes(stdout);
     return RC_OK;
 }
 
