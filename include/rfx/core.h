@@ -30,6 +30,15 @@
  *    any number of threads.
  *  - n_threads fields: 0 means the OpenMP default (OMP_NUM_THREADS or the
  *    number of cores); results never depend on the value.
+ *  - Threads: an object passed as a const pointer is only read, so any
+ *    number of threads may use it at once (one rfx_features transforming,
+ *    one rfx_model predicting, saving or describing itself, from every
+ *    thread: the results are those of a serial run, bitwise). A call that
+ *    takes a non-const pointer (rfx_stats_add, a _free, a fit's *out) needs
+ *    the object to itself. Distinct objects never share state; the one
+ *    process-wide setting is the instruction-set path (rfx_isa_set), read
+ *    atomically. Callbacks (progress, row sources) run on the thread that
+ *    made the call.
  */
 #ifndef RFX_CORE_H
 #define RFX_CORE_H
