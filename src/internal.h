@@ -204,6 +204,26 @@ struct rfx_features {
 #define RFX__STREAM_FASTFOOD 3
 #define RFX__STREAM_HALTON 4
 
+/* Scrambled Halton points (src/features/qmc.c): coordinate c (base the
+ * c-th prime) of the points 1 .. n, each in (0, 1), the digits permuted
+ * at random (Owen-type, one permutation per coordinate and digit, from
+ * (seed, RFX__STREAM_HALTON)) or, without scramble, the radical inverse
+ * (plus half its last step). The generator holds the primes and the
+ * workspace of n points; one thread at a time. */
+typedef struct rfx__halton_ws {
+    uint32_t *swap; /* largest prime: the identity between uses            */
+    uint32_t *hit;  /* n + 1: positions a partial shuffle moved             */
+    uint32_t *tab;  /* 2 n + 64: the permutation values digit by digit      */
+} rfx__halton_ws;
+typedef struct rfx__halton {
+    size_t dims, n;
+    uint32_t *primes; /* dims                                               */
+    rfx__halton_ws ws;
+} rfx__halton;
+rfx_status rfx__halton_init(rfx__halton *h, size_t dims, size_t n);
+void rfx__halton_coord(rfx__halton *h, uint64_t seed, int scramble, size_t c, double *u);
+void rfx__halton_free(rfx__halton *h);
+
 /* Rows per group of the fast structured transform (one vector of doubles
  * per element: the rows are interleaved). */
 #define RFX__FAST_ROWS 4

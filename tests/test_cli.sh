@@ -264,6 +264,27 @@ expect 0 "sample gfunction -d 4" "$RFX" sample gfunction -n 5 -d 4
 check "sample -d sets the inputs" sh -c "head -n 1 '$T/stdout' | grep -qx 'x0,x1,x2,x3,y'"
 expect 0 "sample borehole .npy" "$RFX" sample borehole -n 20 -o "$T/bh.npy"
 check "sample .npy has the numpy magic" sh -c "od -An -c -N6 '$T/bh.npy' | grep -q 'N   U   M   P   Y'"
+# designs: a plain Sobol sequence's first points in closed form, and one point
+# per stratum of each input for a Latin hypercube and a scrambled Sobol net
+expect 0 "sample --design sobol --no-scramble" "$RFX" sample gfunction -n 4 -d 2 --design sobol --no-scramble
+check "sobol: the first points are 0, 1/2, (3/4, 1/4), (1/4, 3/4) (cell midpoints)" awk -F, '
+    NR == 2 { ok = $1 < 1e-9 && $2 < 1e-9 }
+    NR == 3 { ok = ok && $1 - 0.5 < 1e-9 && $2 - 0.5 < 1e-9 }
+    NR == 4 { ok = ok && $1 - 0.75 < 1e-9 && $2 - 0.25 < 1e-9 }
+    NR == 5 { ok = ok && $1 - 0.25 < 1e-9 && $2 - 0.75 < 1e-9 }
+    END { exit !(ok && NR == 5) }' "$T/stdout"
+for design in lhs sobol; do
+    expect 0 "sample --design $design" "$RFX" sample gfunction -n 64 -d 3 --design $design --seed 5
+    check "$design: one point per stratum of 1/64 in every input" awk -F, '
+        NR > 1 { for (j = 1; j <= 3; j++) { k = int($j * 64); if (seen[j, k]++) bad = 1 } }
+        END { exit bad || NR != 65 }' "$T/stdout"
+done
+expect 0 "sample --design halton" "$RFX" sample ishigami -n 16 --design halton
+check "halton: ishigami inputs in [-pi, pi]" awk -F, 'NR > 1 && ($1 < -3.1416 || $1 > 3.1416) { bad = 1 } END { exit bad }' "$T/stdout"
+expect 1 "sample --design grid" "$RFX" sample ishigami -n 4 --design grid
+stderr_has "sample --design grid" "unknown design 'grid' \\(expected random, lhs, sobol or halton\\)"
+expect 1 "sample --no-scramble without sobol or halton" "$RFX" sample ishigami -n 4 --no-scramble
+expect 1 "sample sobol beyond its 1024 inputs" "$RFX" sample gfunction -n 4 -d 1100 --design sobol
 expect 0 "sample friedman1 for a fit" "$RFX" sample friedman1 -n 300 --seed 1 -o "$T/fr.csv"
 expect 0 "fit on a sample" "$RFX" fit "$T/fr.csv" --target y --method ridge -D 128 \
     --length-scale 1 --lambda 1e-3 -o "$T/fr.rfx"

@@ -78,6 +78,54 @@ RFX_API rfx_status rfx_marginals_sample(const rfx_marginal *marginals, size_t d,
                                         rfx_mat X);
 
 /* ------------------------------------------------------------------------ */
+/* Designs: where to run an expensive simulation                             */
+/* ------------------------------------------------------------------------ */
+
+/* Space-filling designs of n points in the unit cube (0, 1)^d, for the
+ * training runs of a surrogate:
+ *   RANDOM  independent uniforms (Philox); row i depends only on (seed, i).
+ *   LHS     Latin hypercube (McKay, Beckman & Conover, Technometrics 1979):
+ *           in each column every stratum [k/n, (k+1)/n) holds one point, at
+ *           a uniform place inside it; the strata of each column in a random
+ *           order. Depends on n as a whole.
+ *   SOBOL   the Sobol sequence (Sobol' 1967) with the direction numbers of
+ *           Joe & Kuo (2008, new-joe-kuo-6.21201) for d <= 1024, in Gray-code
+ *           order (Antonov & Saleev 1979), 32 bits: the first 2^m points are
+ *           a (t, m, d)-net (every 1-D stratum of width 2^-m holds one
+ *           point). Scrambled: a random linear matrix scramble and digital
+ *           shift per coordinate (Matousek 1998), which keeps the net
+ *           property; unscrambled: the first point is the origin's cell.
+ *           Each value is the midpoint of its 2^-32 cell, so none is 0 or 1.
+ *           Row i depends only on (seed, i); n <= 2^32.
+ *   HALTON  the Halton sequence (points 1 .. n, bases the first d primes),
+ *           scrambled by random digit permutations (Owen-type), else the
+ *           radical inverse. Row i depends on (seed, i) and the digit count
+ *           of n.
+ * scramble: 0 for the plain sequence (SOBOL, HALTON; ignored by RANDOM and
+ * LHS, which are random by nature). A sample of a distribution: the
+ * quantiles of a design, rfx_marginals_quantile. */
+typedef enum rfx_design_kind {
+    RFX_DESIGN_RANDOM = 0,
+    RFX_DESIGN_LHS = 1,
+    RFX_DESIGN_SOBOL = 2,
+    RFX_DESIGN_HALTON = 3
+} rfx_design_kind;
+
+RFX_API const char *rfx_design_name(rfx_design_kind kind);
+/* "random", "lhs", "sobol", "halton" */
+RFX_API rfx_status rfx_design_from_name(const char *name, rfx_design_kind *out);
+
+/* Fill U (n x d, any stride, n = U.rows, d = U.cols >= 1) with the design.
+ * RFX_EINVAL for SOBOL with d > 1024 or n > 2^32, naming the limit. */
+RFX_API rfx_status rfx_design_sample(rfx_design_kind kind, uint64_t seed, int scramble, rfx_mat U);
+
+/* X(i, j) = the U(i, j) quantile of marginals[j] (U and X n x d; X may be
+ * U): a design or any uniforms mapped to the input distribution. U must
+ * lie in (0, 1): anything else is RFX_EINVAL, naming the entry. */
+RFX_API rfx_status rfx_marginals_quantile(const rfx_marginal *marginals, size_t d, rfx_cmat U,
+                                          rfx_mat X);
+
+/* ------------------------------------------------------------------------ */
 /* Test functions                                                            */
 /* ------------------------------------------------------------------------ */
 

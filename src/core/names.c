@@ -31,6 +31,7 @@ static const names OPTIMIZER = NAMES("optimizer", "auto", "lbfgs", "dual-cd", "s
 static const names STRATEGY = NAMES("sgd strategy", "features-on-the-fly", "features-cached",
                                     "kernel-on-the-fly", "gram-cached");
 static const names ISA = NAMES("instruction set", "generic", "avx2", "avx512");
+static const names DESIGN = NAMES("design", "random", "lhs", "sobol", "halton");
 
 static const char *name_of(const names *t, int v)
 {
@@ -74,6 +75,7 @@ NAME_PAIR(rfx_multiclass, rfx_multiclass, MULTICLASS)
 NAME_PAIR(rfx_optimizer, rfx_optimizer, OPTIMIZER)
 NAME_PAIR(rfx_sgd_strategy, rfx_sgd_strategy, STRATEGY)
 NAME_PAIR(rfx_isa, rfx_isa, ISA)
+NAME_PAIR(rfx_design_kind, rfx_design, DESIGN)
 
 /* kernels: scikit-learn's "rbf" is also the Gaussian */
 const char *rfx_kernel_name(rfx_kernel v) { return name_of(&KERNEL, (int)v); }

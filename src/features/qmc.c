@@ -266,13 +266,7 @@ static rfx_status first_primes(size_t n, uint32_t *p)
     return RFX_OK;
 }
 
-/* Workspace of one Halton generation (sized for F points and the largest
- * base). */
-typedef struct halton_ws {
-    uint32_t *swap;  /* pmax entries, the identity between uses          */
-    uint32_t *hit;   /* F + 1: positions a partial shuffle moved         */
-    uint32_t *tab;   /* 2 F + 64: the permutation values digit by digit  */
-} halton_ws;
+typedef rfx__halton_ws halton_ws;
 
 /* The first K values of a uniformly random permutation of {0 .. p-1}
  * (forward Fisher-Yates, which fixes position i after i draws, so they do
@@ -301,8 +295,8 @@ static void partial_permutation(rfx__rng *r, uint32_t p, size_t K, uint32_t *out
  * first K_m = min(p, F / p^m + 1) values of pi_{c,m} are needed. The value
  * is sum_m pi_{c,m}(a_m) p^-(m+1) plus half the last step (the cell's
  * midpoint), summed from the last digit by Horner's rule. */
-static void halton_coordinate(uint64_t seed, size_t c, uint32_t p, size_t F, double *u,
-                              halton_ws *ws)
+static void halton_coordinate(uint64_t seed, int scramble, size_t c, uint32_t p, size_t F,
+                              double *u, halton_ws *ws)
 {
     size_t M = 0, off[64], pm = 1;
     double pw = 1.0;
@@ -312,7 +306,10 @@ static void halton_coordinate(uint64_t seed, size_t c, uint32_t p, size_t F, dou
         rfx__rng r;
         rfx__rng_init(&r, seed, RFX__STREAM_HALTON, (uint64_t)(c * 64 + M));
         off[M] = used;
-        partial_permutation(&r, p, K, ws->tab + used, ws);
+        if (scramble)
+            partial_permutation(&r, p, K, ws->tab + used, ws);
+        else
+            for (size_t i = 0; i < K; i++) ws->tab[used + i] = (uint32_t)i;
         used += K;
         pm = pm > F / p ? F + 1 : pm * p;
         pw *= (double)p;
@@ -329,6 +326,43 @@ static void halton_coordinate(uint64_t seed, size_t c, uint32_t p, size_t F, dou
         for (size_t m = M; m-- > 0;) v = ((double)ws->tab[off[m] + dig[m]] + v) / (double)p;
         u[j] = v < 1.0 ? v : 1.0 - 0x1p-53;
     }
+}
+
+rfx_status rfx__halton_init(rfx__halton *h, size_t dims, size_t n)
+{
+    memset(h, 0, sizeof *h);
+    h->dims = dims;
+    h->n = n;
+    halton_ws *ws = &h->ws;
+    size_t tab_len = 0;
+    rfx_status st = rfx__mul(n, 2, &tab_len, "halton: workspace");
+    if (!st) st = rfx__add(tab_len, 64, &tab_len, "halton: workspace");
+    if (!st) st = rfx__alloc(dims, sizeof *h->primes, (void **)&h->primes, "halton: primes");
+    if (!st) st = first_primes(dims, h->primes);
+    if (!st) st = rfx__alloc((size_t)h->primes[dims - 1], sizeof(uint32_t), (void **)&ws->swap,
+                             "halton: workspace");
+    if (!st) st = rfx__alloc(n + 1, sizeof(uint32_t), (void **)&ws->hit, "halton: workspace");
+    if (!st) st = rfx__alloc(tab_len, sizeof(uint32_t), (void **)&ws->tab, "halton: workspace");
+    if (st) {
+        rfx__halton_free(h);
+        return st;
+    }
+    for (uint32_t i = 0; i < h->primes[dims - 1]; i++) ws->swap[i] = i;
+    return RFX_OK;
+}
+
+void rfx__halton_coord(rfx__halton *h, uint64_t seed, int scramble, size_t c, double *u)
+{
+    halton_coordinate(seed, scramble, c, h->primes[c], h->n, u, &h->ws);
+}
+
+void rfx__halton_free(rfx__halton *h)
+{
+    free(h->primes);
+    free(h->ws.swap);
+    free(h->ws.hit);
+    free(h->ws.tab);
+    memset(h, 0, sizeof *h);
 }
 
 /* The inverse CDF of one coordinate of the spectral density (before the
@@ -357,30 +391,19 @@ rfx_status rfx__halton_sample(rfx_features *f)
     const int matern = f->params.kernel == RFX_KERNEL_MATERN;
     const size_t dims = d + (size_t)phase + (size_t)matern;
     const double nu = f->params.nu;
-    uint32_t *primes = NULL;
-    halton_ws ws = {NULL, NULL, NULL};
+    rfx__halton h;
     double *u = NULL, *tscale = NULL;
-    size_t tab_len = 0;
-    rfx_status st = rfx__mul(F, 2, &tab_len, "features: halton workspace");
-    if (!st) st = rfx__add(tab_len, 64, &tab_len, "features: halton workspace");
-    if (!st) st = rfx__alloc(dims, sizeof *primes, (void **)&primes, "features: halton primes");
-    if (!st) st = first_primes(dims, primes);
-    if (!st) st = rfx__alloc((size_t)primes[dims - 1], sizeof(uint32_t), (void **)&ws.swap,
-                             "features: halton workspace");
-    if (!st) st = rfx__alloc(F + 1, sizeof(uint32_t), (void **)&ws.hit,
-                             "features: halton workspace");
-    if (!st) st = rfx__alloc(tab_len, sizeof(uint32_t), (void **)&ws.tab,
-                             "features: halton workspace");
-    if (!st) st = rfx__alloc(F, sizeof *u, (void **)&u, "features: halton workspace");
+    rfx_status st = rfx__halton_init(&h, dims, F);
+    if (st) return st;
+    st = rfx__alloc(F, sizeof *u, (void **)&u, "features: halton workspace");
     if (!st) st = rfx__alloc(F, sizeof *tscale, (void **)&tscale, "features: halton workspace");
     if (st) goto done;
-    for (uint32_t i = 0; i < primes[dims - 1]; i++) ws.swap[i] = i;
     for (size_t j = 0; j < F; j++) {
         tscale[j] = 1.0;
         f->b[j] = 0.0;
     }
     for (size_t c = 0; c < dims; c++) {
-        halton_coordinate(f->params.seed, c, primes[c], F, u, &ws);
+        rfx__halton_coord(&h, f->params.seed, 1, c, u);
         if (phase && c == 0) {
             for (size_t j = 0; j < F; j++) f->b[j] = TWO_PI * u[j];
         } else if (matern && c == (size_t)phase) {
@@ -395,10 +418,7 @@ rfx_status rfx__halton_sample(rfx_features *f)
     for (size_t j = 0; j < F; j++)
         for (size_t k = 0; k < d; k++) f->W[j * d + k] = tscale[j] * f->W[j * d + k] / f->ls[k];
 done:
-    free(primes);
-    free(ws.swap);
-    free(ws.hit);
-    free(ws.tab);
+    rfx__halton_free(&h);
     free(u);
     free(tscale);
     return st;

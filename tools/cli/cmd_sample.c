@@ -17,6 +17,13 @@ static const opt_spec SAMPLE_OPTS[] = {
       "number of inputs (default: the function's, see --list; ishigami has 3 and "
       "borehole 8)" },
     { O_SEED, 0, "seed", "S", "random seed of the inputs (default 0)" },
+    { O_DESIGN, 0, "design", "KIND",
+      "where the inputs go: random (independent draws, the default), lhs (Latin "
+      "hypercube), sobol or halton (scrambled low-discrepancy sequences; sobol for up "
+      "to 1024 inputs, best with N a power of 2), mapped to each input's distribution "
+      "by its quantiles" },
+    { O_NO_SCRAMBLE, 0, "no-scramble", NULL,
+      "sobol and halton: the plain sequence (the seed is then unused)" },
     { O_OUTPUT, 'o', "output", "OUT",
       "write the sample to OUT (.csv, or .npy by extension); '-' or absent: stdout" },
     { O_LIST, 0, "list", NULL, "list the functions with their inputs and exit" },
@@ -25,15 +32,16 @@ static const opt_spec SAMPLE_OPTS[] = {
 
 /* rfx sample: its synopsis, help text and options (main.c lists it). */
 const command cli_sample_command = {
-    "sample", "rfx sample FUNCTION -n N [-d D] [--seed S] [-o OUT.csv]\n"
+    "sample", "rfx sample FUNCTION -n N [-d D] [--seed S] [--design KIND] [-o OUT.csv]\n"
               "       rfx sample --list",
     "draw a sample of a benchmark function (G-function, Ishigami, ...)",
     "Draw N rows of inputs from the input distribution of a benchmark function of\n"
     "surrogate modelling and evaluate it: gfunction, ishigami, friedman1, borehole\n"
     "or srfe (rfx sample --list describes them; rfx/surrogate.h has the formulas).\n"
-    "The output has a header line and the columns x0 .. x<d-1>, y. Row i depends\n"
-    "only on the seed and i, so the first k rows of a larger sample are the\n"
-    "sample of k rows.\n",
+    "The output has a header line and the columns x0 .. x<d-1>, y. With the\n"
+    "random and sobol designs row i depends only on the seed and i, so the first k\n"
+    "rows of a larger sample are the sample of k rows; a Latin hypercube depends\n"
+    "on N as a whole.\n",
     SAMPLE_OPTS, cmd_sample
 };
 
@@ -80,7 +88,8 @@ static int cmd_sample(const command *c, int argc, char **argv)
     const char *name = NULL, *out_path = NULL;
     size_t n = 0;
     uint64_t seed = 0;
-    int list = 0;
+    int list = 0, scramble = 1, have_design = 0;
+    rfx_design_kind design = RFX_DESIGN_RANDOM;
     opt_iter it = cli_opt_begin(c, argc, argv);
     const char *v;
     int id;
@@ -99,6 +108,12 @@ static int cmd_sample(const command *c, int argc, char **argv)
         case O_SEED: bad = cli_parse_seed(&it, v, &seed); break;
         case O_OUTPUT: out_path = v; break;
         case O_LIST: list = 1; break;
+        case O_DESIGN:
+            if (rfx_design_from_name(v, &design) != RFX_OK)
+                return cli_usage_error(c, "--design: %s", rfx_last_error());
+            have_design = 1;
+            break;
+        case O_NO_SCRAMBLE: scramble = 0; break;
         default: return cli_usage_error(c, "internal: unhandled option %s", it.name);
         }
         if (bad) return RC_USAGE;
@@ -109,6 +124,8 @@ static int cmd_sample(const command *c, int argc, char **argv)
     if (rfx_testfn_from_name(name, &kind) != RFX_OK)
         return cli_usage_error(c, "%s", rfx_last_error());
     if (n == 0) return cli_usage_error(c, "missing -n N, the number of rows");
+    if (!scramble && (!have_design || design == RFX_DESIGN_RANDOM || design == RFX_DESIGN_LHS))
+        return cli_usage_error(c, "--no-scramble applies to --design sobol or halton");
     int checked = cli_check_output(c, out_path, NULL, 0);
     if (checked != RC_OK) return checked;
 
@@ -126,7 +143,14 @@ static int cmd_sample(const command *c, int argc, char **argv)
         goto done;
     }
     rfx_mat X = { M, n, d, w };
-    st = rfx_testfn_sample(f, seed, X, y);
+    if (design == RFX_DESIGN_RANDOM) {
+        st = rfx_testfn_sample(f, seed, X, y);
+    } else {
+        st = rfx_design_sample(design, seed, scramble, X);
+        if (st == RFX_OK)
+            st = rfx_marginals_quantile(rfx_testfn_marginals(f), d, rfx_cmat_from(X), X);
+        if (st == RFX_OK) st = rfx_testfn_eval(f, rfx_cmat_from(X), y);
+    }
     if (st != RFX_OK) {
         rc = cli_fail(st);
         goto done;
