@@ -53,6 +53,7 @@ from .models import BayesianRFFRegressor, RFFClassifier, RFFRegressor
 from .projection import KernelPCA, ProjectedRegressor
 from .surrogate import (ExactSobolResult, PCERegressor, SobolResult, SparseRFERegressor,
                         exact_sobol_indices, sobol_indices)
+from .design import design
 from ._load import load_model
 
 __version__ = "0.1.0"
@@ -74,6 +75,7 @@ __all__ = [
     "exact_attention",
     "sobol_indices",
     "exact_sobol_indices",
+    "design",
     "ExactSobolResult",
     "SobolResult",
     "load_model",

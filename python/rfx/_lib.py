@@ -260,6 +260,19 @@ typedef struct rfx_marginal {
 
 rfx_status rfx_marginals_check(const rfx_marginal *marginals, size_t d);
 
+typedef enum rfx_design_kind {
+    RFX_DESIGN_RANDOM = 0,
+    RFX_DESIGN_LHS = 1,
+    RFX_DESIGN_SOBOL = 2,
+    RFX_DESIGN_HALTON = 3
+} rfx_design_kind;
+
+const char *rfx_design_name(rfx_design_kind kind);
+rfx_status rfx_design_from_name(const char *name, rfx_design_kind *out);
+rfx_status rfx_design_sample(rfx_design_kind kind, uint64_t seed, int scramble, rfx_mat U);
+rfx_status rfx_marginals_quantile(const rfx_marginal *marginals, size_t d, rfx_cmat U,
+                                          rfx_mat X);
+
 typedef rfx_status (*rfx_function_fn)(void *user, rfx_cmat X, double *y);
 
 typedef struct rfx_sobol_params {
