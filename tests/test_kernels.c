@@ -116,7 +116,7 @@ static double nan_weight(void *user, const double *x, size_t d)
 }
 
 /* The kernels the property tests run over. */
-#define NK 25
+#define NK 29
 typedef struct kset {
     rfx_kern *k[NK];
     const char *name[NK];
@@ -209,6 +209,26 @@ static void kset_make(kset *s, size_t d)
     rfx_kern_free(c);
     CHECK_OK(rfx_kern_polynomial(1.0, 0.0, 0, &k));
     kset_add(s, k, "constant (degree 0)", 0);
+    CHECK_OK(rfx_kern_arccos(0, 1.3, 0.0, &k));
+    kset_add(s, k, "arccos 0", 0);
+    CHECK_OK(rfx_kern_arccos(1, 0.8, 0.5, &k));
+    kset_add(s, k, "arccos 1 with bias", 0);
+    CHECK_OK(rfx_kern_arccos(2, 1.1, 0.3, &k));
+    kset_add(s, k, "arccos 2 with bias", 0);
+    {
+        /* A = B B^T: positive semi-definite, of rank d - 1 */
+        double *A = malloc(d * d * sizeof *A);
+        for (size_t i = 0; i < d; i++)
+            for (size_t j = 0; j < d; j++) {
+                double a = 0;
+                for (size_t m = 0; m + 1 < d; m++)
+                    a += sin(1.0 + (double)(i * d + m)) * sin(1.0 + (double)(j * d + m));
+                A[i * d + j] = a;
+            }
+        CHECK_OK(rfx_kern_bilinear(A, d, &k));
+        kset_add(s, k, "bilinear", 0);
+        free(A);
+    }
     /* operands may go: the combinations hold them */
     rfx_kern_free(a);
     rfx_kern_free(b);
@@ -662,6 +682,63 @@ static void test_algebra(void)
     free(X);
 }
 
+/* The arc-cosine kernel is the mean of 2 step(u) u^n step(v) v^n over
+ * u = w.x + b, v = w.y + b, w ~ N(0, sigma^2 I), b ~ N(0, bias^2) (the ReLU
+ * features of order 1): agreement within 5 standard errors of the Monte Carlo
+ * mean, and the closed forms at x = y (|x'|^(2n) (2n - 1)!!). */
+static void test_arccos(void)
+{
+    const size_t d = 3, M = 400000;
+    const double sigma = 0.9, bias = 0.6;
+    const double x[3] = {0.7, -0.4, 1.1}, y[3] = {-0.2, 0.5, 0.9};
+    for (unsigned n = 0; n <= 2; n++) {
+        rfx_kern *k;
+        CHECK_OK(rfx_kern_arccos(n, sigma, bias, &k));
+        rfx_test_rng st = {1234 + n};
+        double sum = 0, sum2 = 0;
+        for (size_t m = 0; m < M; m++) {
+            double u = bias * rfx_test_normal(&st), v = u;
+            for (size_t i = 0; i < d; i++) {
+                double w = sigma * rfx_test_normal(&st);
+                u += w * x[i];
+                v += w * y[i];
+            }
+            double f = (u > 0 && v > 0) ? 2.0 * pow(u * v, (double)n) : 0.0;
+            sum += f;
+            sum2 += f * f;
+        }
+        double mean = sum / (double)M, se = sqrt((sum2 / (double)M - mean * mean) / (double)M);
+        double kv = rfx_kern_eval(k, x, y, d);
+        printf("arccos %u: kernel %.6f, Monte Carlo %.6f +- %.6f\n", n, kv, mean, se);
+        CHECK_NEAR(kv, mean, 5.0 * se);
+        double xx = bias * bias;
+        for (size_t i = 0; i < d; i++) xx += sigma * sigma * x[i] * x[i];
+        double dfact = n == 0 ? 1.0 : n == 1 ? 1.0 : 3.0;
+        CHECK_NEAR(rfx_kern_eval(k, x, x, d), pow(xx, (double)n) * dfact, 1e-13 * pow(xx, (double)n));
+        rfx_kern_free(k);
+    }
+    /* the bilinear kernel: x^T A y, and A that is not PSD or not symmetric */
+    const double A[9] = {2, 1, 0, 1, 2, 0, 0, 0, 0.5};
+    rfx_kern *b;
+    CHECK_OK(rfx_kern_bilinear(A, 3, &b));
+    double want = 0;
+    for (size_t i = 0; i < 3; i++)
+        for (size_t j = 0; j < 3; j++) want += x[i] * A[i * 3 + j] * y[j];
+    CHECK_NEAR(rfx_kern_eval(b, x, y, 3), want, 1e-15);
+    rfx_kern_free(b);
+    const double notpsd[4] = {1, 2, 2, 1}, notsym[4] = {1, 0.5, 0.2, 1};
+    CHECK_STATUS(rfx_kern_bilinear(notpsd, 2, &b), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "least eigenvalue is -1") != NULL);
+    CHECK_STATUS(rfx_kern_bilinear(notsym, 2, &b), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "not symmetric") != NULL);
+    /* polynomial with coef0 < 0 (as scikit-learn): accepted, not PSD */
+    rfx_kern *p;
+    CHECK_OK(rfx_kern_polynomial(1.0, -0.5, 1, &p));
+    const double z[3] = {0, 0, 0};
+    CHECK_NEAR(rfx_kern_eval(p, z, z, 3), -0.5, 0.0);
+    rfx_kern_free(p);
+}
+
 static void test_errors(void)
 {
     rfx_kern *k = NULL, *a, *b;
@@ -670,7 +747,11 @@ static void test_errors(void)
     CHECK_STATUS(rfx_kern_rbf(NAN, &k), RFX_EINVAL);
     CHECK_STATUS(rfx_kern_rbf(1.0, NULL), RFX_EINVAL);
     CHECK_STATUS(rfx_kern_laplacian(-1.0, &k), RFX_EINVAL);
-    CHECK_STATUS(rfx_kern_polynomial(1.0, -0.5, 2, &k), RFX_EINVAL);
+    CHECK_STATUS(rfx_kern_polynomial(1.0, NAN, 2, &k), RFX_EINVAL);
+    CHECK_STATUS(rfx_kern_arccos(3, 1.0, 0.0, &k), RFX_EINVAL);
+    CHECK_STATUS(rfx_kern_arccos(1, 0.0, 0.0, &k), RFX_EINVAL);
+    CHECK_STATUS(rfx_kern_arccos(1, 1.0, -1.0, &k), RFX_EINVAL);
+    CHECK_STATUS(rfx_kern_bilinear(NULL, 2, &k), RFX_EINVAL);
     CHECK_STATUS(rfx_kern_polynomial(0.0, 0.5, 2, &k), RFX_EINVAL);
     CHECK_STATUS(rfx_kern_polynomial(1.0, 0.5, 2, NULL), RFX_EINVAL);
     CHECK_STATUS(rfx_kern_sigmoid(1.0, INFINITY, &k), RFX_EINVAL);
@@ -810,6 +891,7 @@ int main(void)
     RFX_TEST_RUN(test_features_agree);
     RFX_TEST_RUN(test_bessel);
     RFX_TEST_RUN(test_algebra);
+    RFX_TEST_RUN(test_arccos);
     RFX_TEST_RUN(test_errors);
     return rfx_test_finish("test_kernels");
 }

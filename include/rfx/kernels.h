@@ -80,9 +80,11 @@ RFX_API rfx_status rfx_kern_rbf(double gamma, rfx_kern **out);
 RFX_API rfx_status rfx_kern_laplacian(double gamma, rfx_kern **out);
 
 /* scikit-learn's polynomial_kernel: (gamma x.y + coef0)^degree, with
- * gamma > 0 and coef0 >= 0 (both finite) so that it is positive
- * semi-definite (a polynomial with non-negative coefficients in x.y: Schur's
- * product theorem); degree 0 is the constant 1. Any d. */
+ * gamma > 0 and coef0 finite; degree 0 is the constant 1. Any d. With
+ * coef0 >= 0 it is positive semi-definite (a polynomial with non-negative
+ * coefficients in x.y: Schur's product theorem); coef0 < 0, which
+ * scikit-learn also takes, is not in general (degree 1 with coef0 < 0 gives
+ * a negative k(0, 0)), like the sigmoid kernel below. */
 RFX_API rfx_status rfx_kern_polynomial(double gamma, double coef0, unsigned degree,
                                        rfx_kern **out);
 
@@ -99,6 +101,24 @@ RFX_API rfx_status rfx_kern_linear(rfx_kern **out);
 /* The Kronecker delta: 1 when x == y in every coordinate, else 0 (white
  * noise as a kernel). Any d. */
 RFX_API rfx_status rfx_kern_delta(rfx_kern **out);
+
+/* The arc-cosine kernel of order n (Cho & Saul, "Kernel Methods for Deep
+ * Learning", NIPS 2009): the kernel of the features
+ *   sqrt(2 / D) step(w.x + b) (w.x + b)^n,  w ~ N(0, sigma^2 I), b ~ N(0, bias^2)
+ * (order 1: ReLU features, order 0: step features), with x' = (sigma x, bias):
+ *   k_n(x, y) = |x'|^n |y'|^n J_n(theta) / pi,  cos theta = x'.y' / (|x'| |y'|),
+ *   J_0 = pi - theta,  J_1 = sin theta + (pi - theta) cos theta,
+ *   J_2 = 3 sin theta cos theta + (pi - theta) (1 + 2 cos^2 theta).
+ * order 0, 1 or 2; sigma > 0; bias >= 0 (0: no bias). Positive definite.
+ * Any d. RFX_EINVAL naming a bad argument. */
+RFX_API rfx_status rfx_kern_arccos(unsigned order, double sigma, double bias, rfx_kern **out);
+
+/* The bilinear kernel x^T A y of a symmetric positive semi-definite d x d A
+ * (row-major, copied): the linear kernel in the metric A (a Mahalanobis
+ * inner product). RFX_EINVAL when A is not symmetric (to 1e-12 of its
+ * largest entry) or has an eigenvalue below -1e-12 times its largest,
+ * naming the eigenvalue; tied to d. */
+RFX_API rfx_status rfx_kern_bilinear(const double *A, size_t d, rfx_kern **out);
 
 /* The kernel z(x).z(y) of a feature map (any activation, structure or
  * sparsity): the kernel that random features realise, for comparing them

@@ -643,6 +643,8 @@ rfx_status rfx_kern_sigmoid(double gamma, double coef0, rfx_kern **out);
 rfx_status rfx_kern_linear(rfx_kern **out);
 
 rfx_status rfx_kern_delta(rfx_kern **out);
+rfx_status rfx_kern_arccos(unsigned order, double sigma, double bias, rfx_kern **out);
+rfx_status rfx_kern_bilinear(const double *A, size_t d, rfx_kern **out);
 
 rfx_status rfx_kern_features(const rfx_features *f, rfx_kern **out);
 

@@ -80,6 +80,11 @@ class Kernel:
             check(lib.rfx_kern_linear(out))
         elif kind == "delta":
             check(lib.rfx_kern_delta(out))
+        elif kind == "arccos":
+            check(lib.rfx_kern_arccos(r[1], r[2], r[3], out))
+        elif kind == "bilinear":
+            a = np.ascontiguousarray(r[1], dtype=np.float64)
+            check(lib.rfx_kern_bilinear(_dptr(a), a.shape[0], out))
         elif kind in ("sum", "product"):
             a, b = Kernel(r[1]), Kernel(r[2])
             fn = lib.rfx_kern_sum if kind == "sum" else lib.rfx_kern_product
@@ -162,6 +167,23 @@ class Kernel:
     def delta(cls):
         """1 when x == y exactly, else 0 (white noise)."""
         return cls(("delta",))
+
+    @classmethod
+    def arccos(cls, order=1, sigma=1.0, bias=0.0):
+        """The arc-cosine kernel of Cho & Saul (2009): the kernel of the
+        features sqrt(2/D) step(w.x + b) (w.x + b)^order, w ~ N(0, sigma^2 I),
+        b ~ N(0, bias^2) (order 1: ReLU features; 0: step; 2: squared ReLU)."""
+        if order not in (0, 1, 2) or isinstance(order, bool):
+            raise ValueError("order must be 0, 1 or 2, got %r" % (order,))
+        return cls(("arccos", int(order), _real(sigma, "sigma"), _real(bias, "bias")))
+
+    @classmethod
+    def bilinear(cls, A):
+        """x^T A y for a symmetric positive semi-definite A (d x d)."""
+        A = np.array(A, dtype=np.float64)
+        if A.ndim != 2 or A.shape[0] != A.shape[1] or A.shape[0] == 0:
+            raise ValueError("A must be a square matrix, got shape %r" % (A.shape,))
+        return cls(("bilinear", A))
 
     # -- algebra -------------------------------------------------------
     def __add__(self, other):

@@ -152,3 +152,31 @@ def test_nystroem_equals_scikit_learn_on_the_same_landmarks():
         ny = rfx.Nystroem(gamma=0.1, n_components=m, random_state=0).fit(X)
         errs.append(np.linalg.norm(ny.transform(Xt) @ ny.transform(X).T - K) / np.linalg.norm(K))
     assert errs[0] > errs[1] > errs[2]
+
+
+def test_arccos_kernel_is_the_mean_of_relu_features():
+    # the order-1 arc-cosine kernel against ReLU features sqrt(2/D) relu(W x + b)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(6, 3))
+    sigma, bias, D = 0.8, 0.5, 400000
+    W = sigma * rng.normal(size=(D, 3))
+    b = bias * rng.normal(size=D)
+    Z = np.sqrt(2.0 / D) * np.maximum(X @ W.T + b, 0.0)
+    K = rfx.Kernel.arccos(1, sigma=sigma, bias=bias)(X)
+    np.testing.assert_allclose(K, Z @ Z.T, rtol=0.02, atol=0.01)
+    # Cho & Saul's closed form at theta = 0: k(x, x) = |x'|^2
+    np.testing.assert_allclose(np.diag(K), sigma**2 * (X**2).sum(1) + bias**2, rtol=1e-13)
+
+
+def test_bilinear_kernel_and_polynomial_with_negative_coef0():
+    from sklearn.metrics.pairwise import polynomial_kernel
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(5, 3))
+    B = rng.normal(size=(3, 2))
+    A = B @ B.T
+    np.testing.assert_allclose(rfx.Kernel.bilinear(A)(X), X @ A @ X.T, rtol=1e-13, atol=1e-13)
+    with pytest.raises(ValueError, match="not positive semi-definite"):
+        rfx.Kernel.bilinear(-A)
+    K = rfx.Kernel.polynomial(degree=3, gamma=0.5, coef0=-0.7)(X)
+    np.testing.assert_allclose(K, polynomial_kernel(X, degree=3, gamma=0.5, coef0=-0.7),
+                               rtol=1e-13, atol=1e-13)

@@ -210,6 +210,8 @@ static void tile(const gnode *g, const gdata *gd, size_t i0, size_t ni, size_t j
     case RFX__KERN_LAPLACE_GAMMA:
     case RFX__KERN_CAUCHY:
     case RFX__KERN_DELTA:
+    case RFX__KERN_ARCCOS:
+    case RFX__KERN_BILINEAR:
         for (size_t i = 0; i < ni; i++) {
             const double *x = gd->X.data + (i0 + i) * gd->X.stride;
             for (size_t j = 0; j < nj; j++)

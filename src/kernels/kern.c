@@ -41,12 +41,15 @@ void rfx_kern_free(rfx_kern *k)
         if (atomic_fetch_sub_explicit(&k->refs, 1, memory_order_acq_rel) != 1) return;
         rfx_kern *a = k->a, *b = k->b;
         free(k->ls);
+        free(k->A);
         rfx_features_free(k->f);
         free(k);
         rfx_kern_free(b);
         k = a; /* the left operand by iteration: long chains of sums */
     }
 }
+
+#define KERN_PI 3.14159265358979323846
 
 static int finite_pos(double v) { return v > 0 && isfinite(v); }
 
@@ -120,9 +123,8 @@ rfx_status rfx_kern_laplacian(double gamma, rfx_kern **out)
 rfx_status rfx_kern_polynomial(double gamma, double coef0, unsigned degree, rfx_kern **out)
 {
     if (!out) return rfx__error(RFX_EINVAL, "kern_polynomial: out is NULL");
-    if (!(coef0 >= 0 && isfinite(coef0)))
-        return rfx__error(RFX_EINVAL, "kern_polynomial: coef0 must be >= 0 and finite, got %g",
-                          coef0);
+    if (!isfinite(coef0))
+        return rfx__error(RFX_EINVAL, "kern_polynomial: coef0 must be finite, got %g", coef0);
     RFX__TRY(kern_gamma(RFX__KERN_POLYNOMIAL, gamma, "kern_polynomial", out));
     (*out)->coef0 = coef0;
     (*out)->degree = degree;
@@ -149,6 +151,76 @@ rfx_status rfx_kern_delta(rfx_kern **out)
 {
     if (!out) return rfx__error(RFX_EINVAL, "kern_delta: out is NULL");
     return kern_new(RFX__KERN_DELTA, out, "kern_delta");
+}
+
+rfx_status rfx_kern_arccos(unsigned order, double sigma, double bias, rfx_kern **out)
+{
+    if (!out) return rfx__error(RFX_EINVAL, "kern_arccos: out is NULL");
+    if (order > 2) return rfx__error(RFX_EINVAL, "kern_arccos: order must be 0, 1 or 2, got %u", order);
+    if (!finite_pos(sigma))
+        return rfx__error(RFX_EINVAL, "kern_arccos: sigma must be > 0 and finite, got %g", sigma);
+    if (!(bias >= 0 && isfinite(bias)))
+        return rfx__error(RFX_EINVAL, "kern_arccos: bias must be >= 0 and finite, got %g", bias);
+    rfx_kern *k;
+    RFX__TRY(kern_new(RFX__KERN_ARCCOS, &k, "kern_arccos"));
+    k->degree = order;
+    k->gamma = sigma * sigma;
+    k->coef0 = bias * bias;
+    *out = k;
+    return RFX_OK;
+}
+
+rfx_status rfx_kern_bilinear(const double *A, size_t d, rfx_kern **out)
+{
+    if (!out) return rfx__error(RFX_EINVAL, "kern_bilinear: out is NULL");
+    if (!A || d == 0) return rfx__error(RFX_EINVAL, "kern_bilinear: A is NULL or d is 0");
+    size_t dd;
+    RFX__TRY(rfx__mul(d, d, &dd, "kern_bilinear: d x d"));
+    double amax = 0;
+    for (size_t i = 0; i < dd; i++) {
+        if (!isfinite(A[i]))
+            return rfx__error(RFX_EINVAL, "kern_bilinear: A(%zu, %zu) = %g is not finite", i / d,
+                              i % d, A[i]);
+        amax = fmax(amax, fabs(A[i]));
+    }
+    for (size_t i = 0; i < d; i++)
+        for (size_t j = 0; j < i; j++)
+            if (fabs(A[i * d + j] - A[j * d + i]) > 1e-12 * amax)
+                return rfx__error(RFX_EINVAL, "kern_bilinear: A is not symmetric: A(%zu, %zu) = %g, "
+                                  "A(%zu, %zu) = %g", i, j, A[i * d + j], j, i, A[j * d + i]);
+    double *E = NULL, *w = NULL;
+    rfx_status st = rfx__alloc(dd, sizeof *E, (void **)&E, "kern_bilinear: workspace");
+    if (!st) st = rfx__alloc(d, sizeof *w, (void **)&w, "kern_bilinear: workspace");
+    if (!st) {
+        memcpy(E, A, dd * sizeof *E);
+        st = rfx__eig_sym(E, d, w, 1, "kern_bilinear");
+    }
+    if (!st && w[0] < -1e-12 * fmax(fabs(w[d - 1]), amax))
+        st = rfx__error(RFX_EINVAL, "kern_bilinear: A is not positive semi-definite: its least "
+                        "eigenvalue is %g (largest %g)", w[0], w[d - 1]);
+    free(w);
+    rfx_kern *k = NULL;
+    if (!st) st = kern_new(RFX__KERN_BILINEAR, &k, "kern_bilinear");
+    if (!st) {
+        memcpy(E, A, dd * sizeof *E); /* the workspace becomes the kernel's copy */
+        k->A = E;
+        k->d = d;
+        *out = k;
+        return RFX_OK;
+    }
+    free(E);
+    return st;
+}
+
+/* J_n(theta) of the arc-cosine kernel (Cho & Saul 2009, eq. 6). */
+static double arccos_j(unsigned n, double c)
+{
+    double t = acos(c), s = sqrt(fmax(0.0, 1.0 - c * c));
+    switch (n) {
+    case 0: return KERN_PI - t;
+    case 1: return s + (KERN_PI - t) * c;
+    default: return 3.0 * s * c + (KERN_PI - t) * (1.0 + 2.0 * c * c);
+    }
 }
 
 rfx_status rfx_kern_features(const rfx_features *f, rfx_kern **out)
@@ -292,6 +364,30 @@ double rfx__kern_elementwise(const rfx_kern *k, const double *x, const double *y
         for (size_t i = 0; i < d; i++)
             if (x[i] != y[i]) return 0.0;
         return 1.0;
+    case RFX__KERN_ARCCOS: {
+        /* x' = (sigma x, bias): its norms and inner product */
+        double xx = 0, yy = 0, xy = 0;
+        for (size_t i = 0; i < d; i++) {
+            xx += x[i] * x[i];
+            yy += y[i] * y[i];
+            xy += x[i] * y[i];
+        }
+        double nx = sqrt(k->gamma * xx + k->coef0), ny = sqrt(k->gamma * yy + k->coef0);
+        if (nx == 0 || ny == 0) return k->degree == 0 ? 0.5 : 0.0; /* theta = pi / 2 */
+        double c = (k->gamma * xy + k->coef0) / (nx * ny);
+        c = c > 1 ? 1 : c < -1 ? -1 : c;
+        double scale = k->degree == 0 ? 1.0 : k->degree == 1 ? nx * ny : nx * nx * ny * ny;
+        return scale * arccos_j(k->degree, c) / KERN_PI;
+    }
+    case RFX__KERN_BILINEAR: {
+        double s = 0;
+        for (size_t i = 0; i < d; i++) {
+            double t = 0;
+            for (size_t j = 0; j < d; j++) t += k->A[i * d + j] * y[j];
+            s += x[i] * t;
+        }
+        return s;
+    }
     default: return NAN;
     }
 }
@@ -330,7 +426,9 @@ static double eval_node(const rfx_kern *k, const double *x, const double *y, siz
     case RFX__KERN_LAPLACE_SHIFT:
     case RFX__KERN_LAPLACE_GAMMA:
     case RFX__KERN_CAUCHY:
-    case RFX__KERN_DELTA: return rfx__kern_elementwise(k, x, y, d);
+    case RFX__KERN_DELTA:
+    case RFX__KERN_ARCCOS:
+    case RFX__KERN_BILINEAR: return rfx__kern_elementwise(k, x, y, d);
     case RFX__KERN_FEATURES: return eval_features(k->f, x, y, d);
     case RFX__KERN_SUM: return eval_node(k->a, x, y, d) + eval_node(k->b, x, y, d);
     case RFX__KERN_PRODUCT: return eval_node(k->a, x, y, d) * eval_node(k->b, x, y, d);

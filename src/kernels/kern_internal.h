@@ -24,6 +24,8 @@ typedef enum rfx__kern_kind {
     RFX__KERN_LAPLACE_GAMMA, /* exp(-gamma sum |x_i - y_i|)                  */
     RFX__KERN_CAUCHY,
     RFX__KERN_DELTA,
+    RFX__KERN_ARCCOS,   /* order degree, sigma^2 gamma, bias^2 coef0        */
+    RFX__KERN_BILINEAR, /* x^T A y                                          */
     /* a feature map                                                         */
     RFX__KERN_FEATURES,
     /* algebra                                                               */
@@ -46,6 +48,7 @@ struct rfx_kern {
     rfx_features *f;       /* FEATURES (owned copy)                         */
     rfx_kern *a, *b;       /* operands (referenced)                         */
     double c;              /* SCALE                                         */
+    double *A;             /* BILINEAR: d x d                               */
     rfx_kern_weight_fn w;  /* WARP                                          */
     void *user;
 };
@@ -78,7 +81,8 @@ static inline double rfx__kern_r2(const rfx_kern *k, const double *x, const doub
     return r2;
 }
 
-/* An entry-by-entry leaf (LAPLACE_*, CAUCHY, DELTA) at two points. */
+/* An entry-by-entry leaf (LAPLACE_*, CAUCHY, DELTA, ARCCOS, BILINEAR) at
+ * two points. */
 double rfx__kern_elementwise(const rfx_kern *k, const double *x, const double *y, size_t d);
 
 /* Check an n_threads argument (>= 0). */
