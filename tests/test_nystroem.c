@@ -14,6 +14,7 @@
  *    frequencies;
  *  - bitwise identical transforms for 1 and 2 threads; every error path. */
 #include "internal.h"
+#include "kernels/kern_internal.h"
 #include "rfx/nystroem.h"
 #include "testlib.h"
 
@@ -325,6 +326,194 @@ static void test_error_falls(void)
     free(X);
 }
 
+/* ---- landmark strategies ---------------------------------------------------------- */
+
+/* |K - Z Z^T|_F / |K|_F of a fitted map on X. */
+static double kernel_error(const rfx_nystroem *ny, const double *K, const double *X, size_t n,
+                           size_t d)
+{
+    size_t m = rfx_nystroem_output_dim(ny);
+    double *Z = transform(ny, X, n, d), *G = abt(Z, n, Z, n, m), e = 0, nk = 0;
+    for (size_t i = 0; i < n * n; i++) {
+        e += (K[i] - G[i]) * (K[i] - G[i]);
+        nk += K[i] * K[i];
+    }
+    free(Z);
+    free(G);
+    return sqrt(e / nk);
+}
+
+/* Imbalanced data: a dense blob of 570 rows and 30 rows spread far out.
+ * Uniform landmarks mostly land in the blob; leverage scores and k-means
+ * also cover the spread rows. Mean error over 5 seeds. */
+static void test_landmark_strategies(void)
+{
+    const size_t n = 600, d = 2, m = 30;
+    const double gamma = 2.0;
+    rfx_test_rng rng = {21};
+    double *X = malloc(n * d * sizeof *X);
+    for (size_t i = 0; i < n; i++)
+        for (size_t c = 0; c < d; c++)
+            X[i * d + c] = i < 570 ? 0.15 * rfx_test_normal(&rng) : 6.0 * rfx_test_uniform(&rng) - 3.0;
+    double *K = kref_matrix(0, gamma, X, n, X, n, d);
+    rfx_kern *k = NULL;
+    CHECK_OK(rfx_kern_rbf(gamma, &k));
+    double mean_err[3] = {0, 0, 0};
+    for (uint64_t seed = 0; seed < 5; seed++)
+        for (int strat = 0; strat < 3; strat++) {
+            rfx_nystroem_params p = rfx_nystroem_params_default();
+            p.n_components = m;
+            p.seed = seed;
+            p.landmarks = (rfx_landmarks)strat;
+            rfx_nystroem *ny = NULL;
+            CHECK_OK(rfx_nystroem_fit_params(k, rfx_cmat_of(X, n, d), &p, &ny));
+            if (!ny) continue;
+            CHECK(rfx_nystroem_n_components(ny) == m);
+            CHECK((rfx_nystroem_landmark_indices(ny) == NULL) == (strat == RFX_LANDMARKS_KMEANS));
+            mean_err[strat] += kernel_error(ny, K, X, n, d) / 5.0;
+            rfx_nystroem_free(ny);
+        }
+    printf("  imbalanced data, m = %zu: |K - Z Z^T|_F / |K|_F uniform %.3f, k-means %.3f, "
+           "leverage %.3f (mean of 5 seeds)\n", m, mean_err[0], mean_err[1], mean_err[2]);
+    CHECK(mean_err[1] < 0.7 * mean_err[0]);
+    CHECK(mean_err[2] < 0.7 * mean_err[0]);
+
+    /* uniform through the params is rfx_nystroem_fit, bit for bit */
+    rfx_nystroem_params p = rfx_nystroem_params_default();
+    p.n_components = m;
+    p.seed = 3;
+    rfx_nystroem *a = NULL, *b = NULL;
+    CHECK_OK(rfx_nystroem_fit_params(k, rfx_cmat_of(X, n, d), &p, &a));
+    CHECK_OK(rfx_nystroem_fit(k, rfx_cmat_of(X, n, d), m, 3, 0, &b));
+    if (a && b) CHECK(memcmp(rfx_nystroem_landmarks(a).data, rfx_nystroem_landmarks(b).data,
+                             m * d * sizeof(double)) == 0);
+    rfx_nystroem_free(a);
+    rfx_nystroem_free(b);
+
+    /* the same bits for any thread count (k-means and leverage) */
+    for (int strat = 1; strat < 3; strat++) {
+        p.landmarks = (rfx_landmarks)strat;
+        p.n_threads = 1;
+        CHECK_OK(rfx_nystroem_fit_params(k, rfx_cmat_of(X, n, d), &p, &a));
+        p.n_threads = 2;
+        CHECK_OK(rfx_nystroem_fit_params(k, rfx_cmat_of(X, n, d), &p, &b));
+        if (a && b) CHECK(memcmp(rfx_nystroem_normalization(a).data, rfx_nystroem_normalization(b).data,
+                                 m * m * sizeof(double)) == 0);
+        rfx_nystroem_free(a);
+        rfx_nystroem_free(b);
+        a = b = NULL;
+    }
+    rfx_kern_free(k);
+    free(K);
+    free(X);
+}
+
+/* k-means landmarks of three well-separated clusters are their centres. */
+static void test_kmeans_centres(void)
+{
+    const size_t n = 300, d = 2;
+    const double centre[3][2] = {{-4, 0}, {4, 1}, {0, 5}};
+    rfx_test_rng rng = {8};
+    double *X = malloc(n * d * sizeof *X);
+    for (size_t i = 0; i < n; i++)
+        for (size_t c = 0; c < d; c++) X[i * d + c] = centre[i % 3][c] + 0.1 * rfx_test_normal(&rng);
+    rfx_kern *k = NULL;
+    CHECK_OK(rfx_kern_rbf(0.5, &k));
+    rfx_nystroem_params p = rfx_nystroem_params_default();
+    p.n_components = 3;
+    p.landmarks = RFX_LANDMARKS_KMEANS;
+    rfx_nystroem *ny = NULL;
+    CHECK_OK(rfx_nystroem_fit_params(k, rfx_cmat_of(X, n, d), &p, &ny));
+    if (ny) {
+        rfx_cmat L = rfx_nystroem_landmarks(ny);
+        for (int c = 0; c < 3; c++) {
+            double best = INFINITY;
+            for (size_t a = 0; a < 3; a++)
+                best = fmin(best, hypot(L.data[a * d] - centre[c][0], L.data[a * d + 1] - centre[c][1]));
+            CHECK_MSG(best < 0.05, "cluster %d: nearest landmark at %.3f", c, best);
+        }
+    }
+    rfx_nystroem_free(ny);
+    rfx_kern_free(k);
+    free(X);
+}
+
+/* The approximate ridge leverage scores against the exact ones,
+ * diag(K (K + n lam I)^-1) by LAPACK, on a problem where the uniform map
+ * holds every row (s = n: exact up to the pseudo-inverse cutoff) and one
+ * where it holds a fifth; the size rule m = ceil(d_eff ln n). */
+static void test_leverage_scores(void)
+{
+    const size_t n = 200, d = 3;
+    const double gamma = 1.5, lambda = 1e-3;
+    rfx_test_rng rng = {13};
+    double *X = rfx_test_matrix(&rng, n, d, -1, 1);
+    double *K = kref_matrix(0, gamma, X, n, X, n, d);
+    /* exact: H = K (K + n lam I)^-1 = I - n lam (K + n lam I)^-1 */
+    double *A = malloc(n * n * sizeof *A), *E = malloc(n * n * sizeof *E);
+    const double nlam = (double)n * lambda; /* mean k(x, x) = 1 */
+    memcpy(A, K, n * n * sizeof *A);
+    for (size_t i = 0; i < n; i++) A[i * n + i] += nlam;
+    CHECK_OK(rfx__chol(A, n, 1, "test"));
+    memset(E, 0, n * n * sizeof *E);
+    for (size_t i = 0; i < n; i++) E[i * n + i] = 1.0;
+    CHECK_OK(rfx__chol_solve(A, n, E, n));
+    double deff = 0;
+    double *exact = malloc(n * sizeof *exact), *approx = malloc(n * sizeof *approx);
+    for (size_t i = 0; i < n; i++) {
+        exact[i] = 1.0 - nlam * E[i * n + i];
+        deff += exact[i];
+    }
+    rfx_kern *k = NULL;
+    CHECK_OK(rfx_kern_rbf(gamma, &k));
+    CHECK_OK(rfx__nystroem_leverage(k, rfx_cmat_of(X, n, d), lambda, n, 0, 0, approx));
+    double worst = 0;
+    for (size_t i = 0; i < n; i++) worst = fmax(worst, fabs(approx[i] - exact[i]));
+    printf("  leverage scores with s = n: worst |error| %.2e (d_eff %.2f)\n", worst, deff);
+    CHECK(worst < 1e-6);
+    /* with s = 40 rows the scores are upper bounds (leverage is subadditive
+     * over K = Z Z^T + R, and that of R is at most R_ii / (n lam)) */
+    CHECK_OK(rfx__nystroem_leverage(k, rfx_cmat_of(X, n, d), lambda, 40, 0, 0, approx));
+    double sum = 0, below = 0;
+    for (size_t i = 0; i < n; i++) {
+        sum += approx[i];
+        below = fmax(below, exact[i] - approx[i]);
+    }
+    printf("  leverage scores with s = 40: sum %.2f >= d_eff %.2f, most below %.2e\n", sum, deff,
+           below);
+    CHECK(below < 1e-9);
+    /* the size rule */
+    rfx_nystroem_params p = rfx_nystroem_params_default();
+    p.n_components = 0;
+    p.landmarks = RFX_LANDMARKS_LEVERAGE;
+    rfx_nystroem *ny = NULL;
+    CHECK_OK(rfx_nystroem_fit_params(k, rfx_cmat_of(X, n, d), &p, &ny));
+    if (ny) {
+        size_t m = rfx_nystroem_n_components(ny);
+        printf("  size rule: m = %zu for d_eff %.2f, n = %zu\n", m, deff, n);
+        CHECK((double)m >= 0.75 * deff * log((double)n) && (double)m <= 1.25 * deff * log((double)n) + 1);
+    }
+    rfx_nystroem_free(ny);
+    /* parameter errors name the field */
+    p.lambda = 0;
+    CHECK_STATUS(rfx_nystroem_fit_params(k, rfx_cmat_of(X, n, d), &p, &ny), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "lambda") != NULL);
+    p = rfx_nystroem_params_default();
+    p.landmarks = (rfx_landmarks)7;
+    CHECK_STATUS(rfx_nystroem_params_check(&p), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "landmarks") != NULL);
+    p = rfx_nystroem_params_default();
+    p.n_components = n + 1;
+    CHECK_STATUS(rfx_nystroem_fit_params(k, rfx_cmat_of(X, n, d), &p, &ny), RFX_EINVAL);
+    rfx_kern_free(k);
+    free(exact);
+    free(approx);
+    free(A);
+    free(E);
+    free(K);
+    free(X);
+}
+
 /* ---- the landmark draw ------------------------------------------------------------ */
 
 static void test_sampling(void)
@@ -496,6 +685,9 @@ int main(void)
     RFX_TEST_RUN(test_sklearn);
     RFX_TEST_RUN(test_error_falls);
     RFX_TEST_RUN(test_sampling);
+    RFX_TEST_RUN(test_landmark_strategies);
+    RFX_TEST_RUN(test_kmeans_centres);
+    RFX_TEST_RUN(test_leverage_scores);
     RFX_TEST_RUN(test_threads);
     RFX_TEST_RUN(test_errors);
     return rfx_test_finish("test_nystroem");

@@ -68,6 +68,53 @@ typedef struct rfx_nystroem rfx_nystroem;
 RFX_API rfx_status rfx_nystroem_fit(const rfx_kern *k, rfx_cmat X, size_t n_components,
                                     uint64_t seed, int n_threads, rfx_nystroem **out);
 
+/* How the landmarks are chosen:
+ *   UNIFORM   rows drawn uniformly without replacement (as rfx_nystroem_fit).
+ *   KMEANS    the centres of k-means on X (k-means++ seeding, Arthur &
+ *             Vassilvitskii 2007, then Lloyd's iterations; Zhang, Tsang &
+ *             Kwok, ICML 2008), in the Euclidean distance of the inputs as
+ *             given (standardise them first, as the kernel sees them). Not
+ *             rows of X: rfx_nystroem_landmark_indices gives NULL.
+ *   LEVERAGE  rows drawn without replacement with probabilities proportional
+ *             to their ridge leverage scores [K (K + n lam I)^-1]_ii
+ *             (Alaoui & Mahoney, NIPS 2015), estimated from s = max(512, 2m)
+ *             uniform rows by the regularised Nystroem bound of Musco &
+ *             Musco (NIPS 2017); lam = lambda times the mean k(x, x). Rows
+ *             the others miss (outliers, small clusters) get landmarks.
+ * Extra cost over UNIFORM: KMEANS O(n m d) per iteration; LEVERAGE
+ * O(n s (d + s)). */
+typedef enum rfx_landmarks {
+    RFX_LANDMARKS_UNIFORM = 0,
+    RFX_LANDMARKS_KMEANS = 1,
+    RFX_LANDMARKS_LEVERAGE = 2
+} rfx_landmarks;
+
+typedef struct rfx_nystroem_params {
+    size_t n_components;       /* m landmarks, <= n; 0: the size rule
+                                  m = ceil(d_eff ln n), d_eff the sum of the
+                                  estimated leverage scores (an upper bound
+                                  of the effective dimension at lambda; the
+                                  O(d_eff log n) of leverage sampling's
+                                  guarantee), at most n. Default 100      */
+    rfx_landmarks landmarks;   /* default RFX_LANDMARKS_UNIFORM              */
+    uint64_t seed;             /* default 0                                  */
+    int n_threads;             /* 0 = OpenMP default                         */
+    double lambda;             /* LEVERAGE and the size rule: the ridge,
+                                  relative to the mean k(x, x); default 1e-3 */
+    size_t kmeans_iterations;  /* KMEANS: Lloyd iterations at most; default 10 */
+} rfx_nystroem_params;
+
+RFX_API rfx_nystroem_params rfx_nystroem_params_default(void);
+/* RFX_EINVAL naming the bad field. */
+RFX_API rfx_status rfx_nystroem_params_check(const rfx_nystroem_params *p);
+
+/* Fit on data X (n x d) with the landmarks p asks for. The errors of
+ * rfx_nystroem_fit, and of rfx_nystroem_params_check. With UNIFORM and the
+ * same n_components and seed, the map of rfx_nystroem_fit, bit for bit.
+ * Each strategy depends only on (seed, X, p), never on the thread count. */
+RFX_API rfx_status rfx_nystroem_fit_params(const rfx_kern *k, rfx_cmat X,
+                                           const rfx_nystroem_params *p, rfx_nystroem **out);
+
 /* Fit with the given landmarks L (m x d, m >= 1; all of them used, in
  * order). The errors of rfx_nystroem_fit, with L for X. */
 RFX_API rfx_status rfx_nystroem_fit_landmarks(const rfx_kern *k, rfx_cmat L, int n_threads,

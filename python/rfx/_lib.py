@@ -728,6 +728,26 @@ typedef struct rfx_nystroem rfx_nystroem;
 rfx_status rfx_nystroem_fit(const rfx_kern *k, rfx_cmat X, size_t n_components,
                                     uint64_t seed, int n_threads, rfx_nystroem **out);
 
+typedef enum rfx_landmarks {
+    RFX_LANDMARKS_UNIFORM = 0,
+    RFX_LANDMARKS_KMEANS = 1,
+    RFX_LANDMARKS_LEVERAGE = 2
+} rfx_landmarks;
+
+typedef struct rfx_nystroem_params {
+    size_t n_components;
+    rfx_landmarks landmarks;
+    uint64_t seed;
+    int n_threads;
+    double lambda;
+    size_t kmeans_iterations;
+} rfx_nystroem_params;
+
+rfx_nystroem_params rfx_nystroem_params_default(void);
+rfx_status rfx_nystroem_params_check(const rfx_nystroem_params *p);
+rfx_status rfx_nystroem_fit_params(const rfx_kern *k, rfx_cmat X,
+                                           const rfx_nystroem_params *p, rfx_nystroem **out);
+
 rfx_status rfx_nystroem_fit_landmarks(const rfx_kern *k, rfx_cmat L, int n_threads,
                                               rfx_nystroem **out);
 

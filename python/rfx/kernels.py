@@ -471,6 +471,9 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
 
 
 
+_LANDMARKS = {"uniform": 0, "kmeans": 1, "leverage": 2}
+
+
 class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Nystroem features of any exact kernel (Williams & Seeger 2001), by the
     C library: ``z(x) = k(x, L) N`` with ``n_components`` landmark rows L
@@ -486,8 +489,17 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
     kernel : str or rfx.Kernel, default="rbf"
         As ``KernelRidge``'s (gamma None = 1 / n_features).
     gamma, coef0, degree, kernel_params
-    n_components : int, default=100
-        Landmarks (at most n_samples).
+    n_components : int or "auto", default=100
+        Landmarks (at most n_samples). "auto": ``ceil(d_eff ln n)`` with
+        d_eff the effective dimension at ``reg`` (an upper bound from the
+        leverage scores of 512 rows).
+    landmarks : {"uniform", "kmeans", "leverage"}, default="uniform"
+        Uniform rows; k-means centres (Zhang, Tsang & Kwok 2008; standardise
+        X first); or rows drawn by their ridge leverage scores (Alaoui &
+        Mahoney 2015), which covers outliers and small clusters.
+    reg : float, default=1e-3
+        The ridge of the leverage scores and of "auto", relative to the mean
+        k(x, x).
     random_state : int, RandomState instance or None, default=None
     n_jobs : int or None, default=None
 
@@ -495,7 +507,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
     ----------
     components_ : ndarray of shape (n_components, n_features_in_)
         The landmarks.
-    component_indices_ : ndarray of shape (n_components,)
+    component_indices_ : ndarray of shape (n_components,), or None for k-means
     normalization_ : ndarray of shape (n_components, n_components)
     rank_ : int
 
@@ -510,8 +522,11 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
     """
 
     def __init__(self, kernel="rbf", *, gamma=None, coef0=None, degree=None,
-                 kernel_params=None, n_components=100, random_state=None, n_jobs=None):
+                 kernel_params=None, n_components=100, landmarks="uniform", reg=1e-3,
+                 random_state=None, n_jobs=None):
         self.kernel = kernel
+        self.landmarks = landmarks
+        self.reg = reg
         self.gamma = gamma
         self.coef0 = coef0
         self.degree = degree
@@ -527,15 +542,28 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
     def fit(self, X, y=None):
         """Draw the landmarks from the rows of X and factor K(L, L)."""
         X = as_rows(self._validate_data(X, dtype=np.float64))
-        if not isinstance(self.n_components, numbers.Integral) or self.n_components < 1:
-            raise ValueError("n_components must be an int >= 1, got %r" % (self.n_components,))
-        m = min(int(self.n_components), X.shape[0])
+        if self.n_components == "auto":
+            m = 0
+        elif (not isinstance(self.n_components, numbers.Integral)
+              or isinstance(self.n_components, bool) or self.n_components < 1):
+            raise ValueError("n_components must be an int >= 1 or 'auto', got %r"
+                             % (self.n_components,))
+        else:
+            m = min(int(self.n_components), X.shape[0])
+        if self.landmarks not in _LANDMARKS:
+            raise ValueError("landmarks must be one of %s, got %r"
+                             % (", ".join(_LANDMARKS), self.landmarks))
         k = self._kernel(X.shape[1])
+        p = lib.rfx_nystroem_params_default()
+        p.n_components = m
+        p.landmarks = _LANDMARKS[self.landmarks]
+        setattr(p, "lambda", _real(self.reg, "reg", positive=True))
+        p.seed = _common.resolve_seed(self.random_state)
+        p.n_threads = _common.resolve_threads(self.n_jobs)
         out = ffi.new("rfx_nystroem **")
         with serial_blas:
-            check(lib.rfx_nystroem_fit(k._handle, cmat(X), m,
-                                       _common.resolve_seed(self.random_state),
-                                       _common.resolve_threads(self.n_jobs), out))
+            check(lib.rfx_nystroem_fit_params(k._handle, cmat(X), ffi.new("rfx_nystroem_params *", p),
+                                              out))
         self._set(k, ffi.gc(out[0], lib.rfx_nystroem_free))
         return self
 

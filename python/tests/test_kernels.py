@@ -180,3 +180,28 @@ def test_bilinear_kernel_and_polynomial_with_negative_coef0():
     K = rfx.Kernel.polynomial(degree=3, gamma=0.5, coef0=-0.7)(X)
     np.testing.assert_allclose(K, polynomial_kernel(X, degree=3, gamma=0.5, coef0=-0.7),
                                rtol=1e-13, atol=1e-13)
+
+
+@pytest.mark.parametrize("landmarks", ["kmeans", "leverage"])
+def test_nystroem_landmarks_beat_uniform_on_imbalanced_data(landmarks):
+    # a dense blob and a few far rows: uniform landmarks miss the far rows
+    rng = np.random.default_rng(3)
+    X = np.vstack([0.15 * rng.normal(size=(570, 2)), rng.uniform(-3, 3, size=(30, 2))])
+    K = rfx.Kernel.rbf(2.0)(X)
+
+    def err(kind, seed):
+        ny = rfx.Nystroem(gamma=2.0, n_components=30, landmarks=kind, random_state=seed).fit(X)
+        Z = ny.transform(X)
+        return np.linalg.norm(K - Z @ Z.T) / np.linalg.norm(K)
+
+    e_uni = np.median([err("uniform", s) for s in range(5)])
+    e_new = np.median([err(landmarks, s) for s in range(5)])
+    assert e_new < 0.7 * e_uni
+
+
+def test_nystroem_auto_size_and_bad_landmarks():
+    X = np.random.default_rng(0).uniform(-1, 1, size=(300, 2))
+    ny = rfx.Nystroem(gamma=1.0, n_components="auto", landmarks="leverage", random_state=0).fit(X)
+    assert 1 <= ny.normalization_.shape[0] <= 300
+    with pytest.raises(ValueError, match="landmarks must be one of"):
+        rfx.Nystroem(landmarks="grid").fit(X)

@@ -85,6 +85,11 @@ static inline double rfx__kern_r2(const rfx_kern *k, const double *x, const doub
  * two points. */
 double rfx__kern_elementwise(const rfx_kern *k, const double *x, const double *y, size_t d);
 
+/* Upper bounds of the ridge leverage scores of the n rows of X
+ * (nystroem.c; see RFX_LANDMARKS_LEVERAGE), from s uniform rows. */
+rfx_status rfx__nystroem_leverage(const rfx_kern *k, rfx_cmat X, double lambda, size_t s,
+                                  uint64_t seed, int n_threads, double *scores);
+
 /* Check an n_threads argument (>= 0). */
 rfx_status rfx__kern_check_threads(int n_threads, const char *what);
 

@@ -7,6 +7,7 @@
  * eigensolver runs on one thread; the products k(X, L) N run in fixed tiles
  * of rows, each a single-threaded DGEMM. */
 #include "internal.h"
+#include "kernels/kern_internal.h"
 #include "rfx/nystroem.h"
 
 #include <math.h>
@@ -154,32 +155,16 @@ rfx_status rfx_nystroem_fit_landmarks(const rfx_kern *k, rfx_cmat L, int n_threa
     return fit(k, L, NULL, n_threads, out);
 }
 
-rfx_status rfx_nystroem_fit(const rfx_kern *k, rfx_cmat X, size_t n_components, uint64_t seed,
-                            int n_threads, rfx_nystroem **out)
+/* m rows of 0..n-1 drawn uniformly without replacement, in the order drawn
+ * (a partial Fisher-Yates shuffle: position a takes a uniform pick of the
+ * rows not yet drawn), from (seed, substream). */
+static rfx_status uniform_rows(size_t n, size_t m, uint64_t seed, uint64_t substream, size_t *idx)
 {
-    if (!out) return rfx__error(RFX_EINVAL, "nystroem: out is NULL");
-    RFX__TRY(check_input(k, X, "nystroem: X"));
-    const size_t n = X.rows, d = X.cols, m = n_components;
-    if (m == 0 || m > n)
-        return rfx__error(RFX_EINVAL, "nystroem: n_components must be in 1..%zu (the rows of X), "
-                                      "got %zu", n, m);
-    if (n_threads < 0)
-        return rfx__error(RFX_EINVAL, "nystroem: n_threads must be >= 0, got %d", n_threads);
-    RFX__TRY(check_m(m));
-    RFX__TRY(check_finite(X, "nystroem: X"));
-    /* a partial Fisher-Yates shuffle: position a takes a uniform pick of
-       the rows not yet drawn */
-    size_t *perm, *idx;
-    double *L;
+    size_t *perm;
     RFX__TRY(rfx__alloc(n, sizeof(size_t), (void **)&perm, "nystroem: row permutation"));
-    rfx_status st = rfx__alloc(m, sizeof(size_t), (void **)&idx, "nystroem: landmark rows");
-    if (st) {
-        free(perm);
-        return st;
-    }
     for (size_t i = 0; i < n; i++) perm[i] = i;
     rfx__rng r;
-    rfx__rng_init(&r, seed, NYSTROEM_STREAM, 0);
+    rfx__rng_init(&r, seed, NYSTROEM_STREAM, substream);
     for (size_t a = 0; a < m; a++) {
         size_t span = n - a, j = a + (size_t)(rfx__rng_uniform(&r) * (double)span);
         if (j >= n) j = n - 1;
@@ -189,7 +174,16 @@ rfx_status rfx_nystroem_fit(const rfx_kern *k, rfx_cmat X, size_t n_components, 
         idx[a] = perm[a];
     }
     free(perm);
-    st = rfx__alloc(m * d, sizeof(double), (void **)&L, "nystroem: landmarks");
+    return RFX_OK;
+}
+
+/* The map of the rows idx (m of them) of X; takes idx (freed on error). */
+static rfx_status fit_rows(const rfx_kern *k, rfx_cmat X, size_t *idx, size_t m, int n_threads,
+                           rfx_nystroem **out)
+{
+    const size_t d = X.cols;
+    double *L;
+    rfx_status st = rfx__alloc(m * d, sizeof(double), (void **)&L, "nystroem: landmarks");
     if (st) {
         free(idx);
         return st;
@@ -200,6 +194,296 @@ rfx_status rfx_nystroem_fit(const rfx_kern *k, rfx_cmat X, size_t n_components, 
     free(L);
     if (st) free(idx);
     return st;
+}
+
+rfx_nystroem_params rfx_nystroem_params_default(void)
+{
+    rfx_nystroem_params p;
+    memset(&p, 0, sizeof p);
+    p.n_components = 100;
+    p.landmarks = RFX_LANDMARKS_UNIFORM;
+    p.seed = 0;
+    p.n_threads = 0;
+    p.lambda = 1e-3;
+    p.kmeans_iterations = 10;
+    return p;
+}
+
+rfx_status rfx_nystroem_params_check(const rfx_nystroem_params *p)
+{
+    if (!p) return rfx__error(RFX_EINVAL, "nystroem: params is NULL");
+    if (p->landmarks != RFX_LANDMARKS_UNIFORM && p->landmarks != RFX_LANDMARKS_KMEANS &&
+        p->landmarks != RFX_LANDMARKS_LEVERAGE)
+        return rfx__error(RFX_EINVAL, "nystroem: landmarks: unknown strategy %d", (int)p->landmarks);
+    if (p->n_threads < 0)
+        return rfx__error(RFX_EINVAL, "nystroem: n_threads must be >= 0, got %d", p->n_threads);
+    if (!(p->lambda > 0 && isfinite(p->lambda)))
+        return rfx__error(RFX_EINVAL, "nystroem: lambda must be > 0 and finite, got %g", p->lambda);
+    return RFX_OK;
+}
+
+/* ---- ridge leverage scores ------------------------------------------------ */
+
+/* Approximate ridge leverage scores l_i = [K (K + n lam I)^-1]_ii of the n
+ * rows (Alaoui & Mahoney, "Fast randomized kernel ridge regression with
+ * statistical guarantees", NIPS 2015), lam = lambda times the mean k(x, x),
+ * by the regularised Nystroem estimate of Musco & Musco ("Recursive
+ * sampling for the Nystroem method", NIPS 2017) on s uniform rows S:
+ *   l_i ~ (k(x_i, x_i) - k_iS (K_SS + n lam I)^-1 k_Si) / (n lam),
+ * an upper bound of l_i for any S, exact when S holds every row. One pass
+ * of kernel rows: O(n s d + n s^2). The sum of the l_i is the effective
+ * dimension d_eff = tr K (K + n lam I)^-1 (over-estimated by the bound). */
+rfx_status rfx__nystroem_leverage(const rfx_kern *k, rfx_cmat X, double lambda, size_t s,
+                                  uint64_t seed, int n_threads, double *scores)
+{
+    const size_t n = X.rows, d = X.cols, tile = 256;
+    if (s > n) s = n;
+    size_t *idx = NULL;
+    double *L = NULL, *C = NULL, *Kx = NULL, *V = NULL, *diag = NULL;
+    rfx_status st = rfx__alloc(s, sizeof *idx, (void **)&idx, "nystroem: leverage");
+    if (!st) st = rfx__alloc(s * d, sizeof *L, (void **)&L, "nystroem: leverage");
+    if (!st) st = rfx__alloc(s * s, sizeof *C, (void **)&C, "nystroem: leverage");
+    if (!st) st = rfx__alloc(tile * s, sizeof *Kx, (void **)&Kx, "nystroem: leverage");
+    if (!st) st = rfx__alloc(tile * s, sizeof *V, (void **)&V, "nystroem: leverage");
+    if (!st) st = rfx__alloc(n, sizeof *diag, (void **)&diag, "nystroem: leverage");
+    if (!st) st = uniform_rows(n, s, seed, 1, idx);
+    if (!st) st = rfx_kern_diag(k, X, diag);
+    double mean = 0;
+    for (size_t i = 0; !st && i < n; i++) mean += diag[i];
+    const double nlam = (double)n * lambda * (mean > 0 ? mean / (double)n : 1.0);
+    if (!st) {
+        for (size_t a = 0; a < s; a++) memcpy(L + a * d, X.data + idx[a] * X.stride, d * sizeof *L);
+        st = rfx_kern_gram_sym(k, rfx_cmat_of(L, s, d), rfx_mat_of(C, s, s), n_threads);
+    }
+    if (!st) {
+        for (size_t a = 0; a < s; a++) C[a * s + a] += nlam;
+        st = rfx__chol(C, s, 1, "nystroem: leverage scores (K_SS + n lambda I)");
+    }
+    for (size_t r0 = 0; !st && r0 < n; r0 += tile) {
+        size_t nr = n - r0 < tile ? n - r0 : tile;
+        rfx_cmat Xt = {X.data + r0 * X.stride, nr, d, X.stride};
+        st = rfx_kern_gram(k, Xt, rfx_cmat_of(L, s, d), rfx_mat_of(Kx, nr, s), n_threads);
+        if (st) break;
+        memcpy(V, Kx, nr * s * sizeof *V);
+        for (size_t i = 0; i < nr && !st; i++) st = rfx__chol_solve(C, s, V + i * s, 1);
+        for (size_t i = 0; i < nr && !st; i++) {
+            double r = diag[r0 + i] - rfx__dot(Kx + i * s, V + i * s, s);
+            scores[r0 + i] = (r > 0 ? r : 0.0) / nlam;
+        }
+    }
+    free(idx);
+    free(L);
+    free(C);
+    free(Kx);
+    free(V);
+    free(diag);
+    return st;
+}
+
+/* m rows drawn without replacement with probabilities proportional to w
+ * (Efraimidis & Spirakis 2006: the m largest keys log(u_i) / w_i), in
+ * decreasing key order. */
+static rfx_status weighted_rows(const double *w, size_t n, size_t m, uint64_t seed, size_t *idx)
+{
+    double *key;
+    size_t *order;
+    RFX__TRY(rfx__alloc(n, sizeof *key, (void **)&key, "nystroem: sampling keys"));
+    rfx_status st = rfx__alloc(n, sizeof *order, (void **)&order, "nystroem: sampling keys");
+    if (st) {
+        free(key);
+        return st;
+    }
+    for (size_t i = 0; i < n; i++) {
+        rfx__rng r;
+        rfx__rng_init(&r, seed, NYSTROEM_STREAM, 2 + (uint64_t)i);
+        double u = rfx__rng_uniform(&r);
+        key[i] = w[i] > 0 ? log(u) / w[i] : -INFINITY;
+        order[i] = i;
+    }
+    /* partial selection: the m largest keys by repeated maximum (m << n is
+     * typical; ties by the lower row) */
+    for (size_t a = 0; a < m; a++) {
+        size_t best = a;
+        for (size_t i = a + 1; i < n; i++)
+            if (key[order[i]] > key[order[best]] ||
+                (key[order[i]] == key[order[best]] && order[i] < order[best]))
+                best = i;
+        size_t t = order[a];
+        order[a] = order[best];
+        order[best] = t;
+        idx[a] = order[a];
+    }
+    free(key);
+    free(order);
+    return RFX_OK;
+}
+
+/* ---- k-means landmarks ------------------------------------------------------ */
+
+static double sq_dist(const double *a, const double *b, size_t d)
+{
+    double s = 0;
+    for (size_t j = 0; j < d; j++) {
+        double t = a[j] - b[j];
+        s += t * t;
+    }
+    return s;
+}
+
+/* m centres of X by k-means++ seeding (Arthur & Vassilvitskii 2007) and
+ * Lloyd's iterations (Zhang, Tsang & Kwok, "Improved Nystroem low-rank
+ * approximation and error analysis", ICML 2008: the k-means centres as
+ * landmarks), in the Euclidean distance of the inputs as given. The
+ * assignment runs in parallel over rows (each row's nearest centre, ties
+ * to the lower index); the centres are sums in row order: the same bits
+ * for any thread count. An empty cluster keeps its centre. */
+static rfx_status kmeans_centres(rfx_cmat X, size_t m, size_t iterations, uint64_t seed,
+                                 int n_threads, double *L)
+{
+    const size_t n = X.rows, d = X.cols;
+    double *dmin = NULL, *sum = NULL;
+    size_t *assign = NULL, *count = NULL;
+    rfx_status st = rfx__alloc(n, sizeof *dmin, (void **)&dmin, "nystroem: k-means");
+    if (!st) st = rfx__alloc(n, sizeof *assign, (void **)&assign, "nystroem: k-means");
+    if (!st) st = rfx__alloc(m * d, sizeof *sum, (void **)&sum, "nystroem: k-means");
+    if (!st) st = rfx__alloc(m, sizeof *count, (void **)&count, "nystroem: k-means");
+    if (st) goto done;
+    rfx__rng r;
+    rfx__rng_init(&r, seed, NYSTROEM_STREAM, ((uint64_t)1 << 62));
+    size_t first = (size_t)(rfx__rng_uniform(&r) * (double)n);
+    if (first >= n) first = n - 1;
+    memcpy(L, X.data + first * X.stride, d * sizeof *L);
+    for (size_t i = 0; i < n; i++) dmin[i] = sq_dist(X.data + i * X.stride, L, d);
+    for (size_t c = 1; c < m; c++) {
+        double total = 0;
+        for (size_t i = 0; i < n; i++) total += dmin[i];
+        size_t pick = n - 1;
+        if (total > 0) {
+            double t = rfx__rng_uniform(&r) * total, acc = 0;
+            for (size_t i = 0; i < n; i++) {
+                acc += dmin[i];
+                if (acc >= t && dmin[i] > 0) {
+                    pick = i;
+                    break;
+                }
+            }
+        } else {
+            pick = (size_t)(rfx__rng_uniform(&r) * (double)n) % n; /* all points chosen */
+        }
+        memcpy(L + c * d, X.data + pick * X.stride, d * sizeof *L);
+        for (size_t i = 0; i < n; i++) {
+            double t = sq_dist(X.data + i * X.stride, L + c * d, d);
+            if (t < dmin[i]) dmin[i] = t;
+        }
+    }
+    const int nt = rfx__threads(n_threads);
+    for (size_t it = 0; it < iterations; it++) {
+        size_t changed = 0;
+#pragma omp parallel for num_threads(nt) schedule(static) reduction(+ : changed) if (n * m * d > 100000)
+        for (size_t i = 0; i < n; i++) {
+            const double *x = X.data + i * X.stride;
+            size_t best = 0;
+            double bd = sq_dist(x, L, d);
+            for (size_t c = 1; c < m; c++) {
+                double t = sq_dist(x, L + c * d, d);
+                if (t < bd) {
+                    bd = t;
+                    best = c;
+                }
+            }
+            if (it == 0 || assign[i] != best) changed++;
+            assign[i] = best;
+        }
+        if (changed == 0) break;
+        memset(sum, 0, m * d * sizeof *sum);
+        memset(count, 0, m * sizeof *count);
+        for (size_t i = 0; i < n; i++) {
+            const double *x = X.data + i * X.stride;
+            for (size_t j = 0; j < d; j++) sum[assign[i] * d + j] += x[j];
+            count[assign[i]]++;
+        }
+        for (size_t c = 0; c < m; c++)
+            if (count[c])
+                for (size_t j = 0; j < d; j++) L[c * d + j] = sum[c * d + j] / (double)count[c];
+    }
+done:
+    free(dmin);
+    free(assign);
+    free(sum);
+    free(count);
+    return st;
+}
+
+rfx_status rfx_nystroem_fit_params(const rfx_kern *k, rfx_cmat X, const rfx_nystroem_params *p,
+                                   rfx_nystroem **out)
+{
+    if (!out) return rfx__error(RFX_EINVAL, "nystroem: out is NULL");
+    RFX__TRY(rfx_nystroem_params_check(p));
+    RFX__TRY(check_input(k, X, "nystroem: X"));
+    const size_t n = X.rows, d = X.cols;
+    size_t m = p->n_components;
+    if (m > n)
+        return rfx__error(RFX_EINVAL, "nystroem: n_components must be in 0..%zu (the rows of X; "
+                                      "0: the size rule), got %zu", n, m);
+    if (m > 0) RFX__TRY(check_m(m));
+    RFX__TRY(check_finite(X, "nystroem: X"));
+    double *scores = NULL;
+    rfx_status st = RFX_OK;
+    if (m == 0 || p->landmarks == RFX_LANDMARKS_LEVERAGE) {
+        /* the scores from max(512, 2 m) uniform rows */
+        size_t s = m == 0 ? 512 : (2 * m > 512 ? 2 * m : 512);
+        RFX__TRY(rfx__alloc(n, sizeof *scores, (void **)&scores, "nystroem: leverage scores"));
+        st = rfx__nystroem_leverage(k, X, p->lambda, s, p->seed, p->n_threads, scores);
+        if (!st && m == 0) {
+            /* the size rule: m = d_eff ln n, d_eff the sum of the scores */
+            double deff = 0;
+            for (size_t i = 0; i < n; i++) deff += scores[i];
+            double want = ceil(deff * log((double)(n > 2 ? n : 2)));
+            m = want < 1 ? 1 : want > (double)n ? n : (size_t)want;
+        }
+    }
+    if (!st) st = check_m(m);
+    if (st) {
+        free(scores);
+        return st;
+    }
+    if (p->landmarks == RFX_LANDMARKS_KMEANS) {
+        free(scores);
+        double *L;
+        RFX__TRY(rfx__alloc(m * d, sizeof *L, (void **)&L, "nystroem: k-means centres"));
+        st = kmeans_centres(X, m, p->kmeans_iterations, p->seed, p->n_threads, L);
+        if (!st) st = fit(k, rfx_cmat_of(L, m, d), NULL, p->n_threads, out);
+        free(L);
+        return st;
+    }
+    size_t *idx;
+    st = rfx__alloc(m, sizeof(size_t), (void **)&idx, "nystroem: landmark rows");
+    if (!st)
+        st = p->landmarks == RFX_LANDMARKS_LEVERAGE ? weighted_rows(scores, n, m, p->seed, idx)
+                                                    : uniform_rows(n, m, p->seed, 0, idx);
+    free(scores);
+    if (st) {
+        free(idx);
+        return st;
+    }
+    return fit_rows(k, X, idx, m, p->n_threads, out);
+}
+
+rfx_status rfx_nystroem_fit(const rfx_kern *k, rfx_cmat X, size_t n_components, uint64_t seed,
+                            int n_threads, rfx_nystroem **out)
+{
+    if (!out) return rfx__error(RFX_EINVAL, "nystroem: out is NULL");
+    RFX__TRY(check_input(k, X, "nystroem: X"));
+    if (n_components == 0 || n_components > X.rows)
+        return rfx__error(RFX_EINVAL, "nystroem: n_components must be in 1..%zu (the rows of X), "
+                                      "got %zu", X.rows, n_components);
+    if (n_threads < 0)
+        return rfx__error(RFX_EINVAL, "nystroem: n_threads must be >= 0, got %d", n_threads);
+    rfx_nystroem_params p = rfx_nystroem_params_default();
+    p.n_components = n_components;
+    p.seed = seed;
+    p.n_threads = n_threads;
+    return rfx_nystroem_fit_params(k, X, &p, out);
 }
 
 rfx_status rfx_nystroem_transform(const rfx_nystroem *ny, rfx_cmat X, rfx_mat Z)
