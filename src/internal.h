@@ -115,6 +115,7 @@ typedef struct rfx__output {
     char *tmp;         /* the temporary file, NULL when written directly */
     FILE *fp;
     int direct;        /* 1: not a regular file, no rename */
+    int slot;          /* tmp's entry in the table of rfx_temporaries_remove, or -1 */
 } rfx__output;
 rfx_status rfx__output_open(const char *path, rfx__output *o);
 rfx_status rfx__output_commit(rfx__output *o);

@@ -770,5 +770,70 @@ expect 1 "--structure for srfe" "$RFX" fit "$T/ctrain.csv" --method srfe --struc
 expect 0 "kernel-approx --structure halton" "$RFX" kernel-approx --structure halton -D 16,64 -n 200
 check "no model written by the structure errors" test ! -e "$T/bad.rfx"
 
+# ---- interrupts --------------------------------------------------------------
+# interrupted SIG STATUS NAME [WRAPPER...]: start a sample whose CSV takes a
+# while to write, over an old output; once its temporary file s.csv.tmp.*
+# exists, send SIG. Then the exit status is STATUS, no temporary file is
+# left and the old output is intact (STATUS 0: the signal was ignored and
+# the new output is complete). A run that ends before its temporary file is
+# seen is retried with twice the rows, up to four times. WRAPPER runs rfx
+# (to set a signal's disposition). Polls, with no assumption on speed.
+temporary_left() {
+    for f in "$T/int/"*.tmp.*; do [ -e "$f" ] && return 0; done
+    return 1
+}
+interrupted() {
+    sig=$1 want=$2 name=$3
+    shift 3
+    rows=100000
+    for attempt in 1 2 3 4; do
+        rm -rf "$T/int"
+        mkdir "$T/int"
+        printf 'x0,y\n1,2\n' >"$T/int/s.csv"
+        "$@" "$RFX" sample gfunction -n "$rows" -o "$T/int/s.csv" 2>"$T/stderr" &
+        pid=$!
+        seen=0
+        polls=0
+        while [ "$polls" -lt 60000 ]; do
+            if temporary_left; then
+                seen=1
+                break
+            fi
+            st=
+            [ -r "/proc/$pid/stat" ] && read -r st <"/proc/$pid/stat"
+            case $st in '' | *') Z '*) break ;; esac
+            polls=$((polls + 1))
+            sleep 0.01
+        done
+        [ "$seen" -eq 1 ] && kill "-$sig" "$pid"
+        wait "$pid"
+        got=$?
+        [ "$seen" -eq 1 ] && break
+        rows=$((rows * 2))
+    done
+    if [ "$seen" -ne 1 ]; then
+        fail "$name: the temporary file was never seen (exit $got)"
+    elif [ "$got" -ne "$want" ]; then
+        fail "$name: exit status $got, expected $want"
+    elif temporary_left; then
+        fail "$name: a temporary file is left: $(ls "$T/int")"
+    elif [ "$want" -ne 0 ] && [ "$(cat "$T/int/s.csv")" != "$(printf 'x0,y\n1,2')" ]; then
+        fail "$name: the old output changed"
+    elif [ "$want" -eq 0 ] && [ "$(wc -l <"$T/int/s.csv" | tr -d ' ')" -ne $((rows + 1)) ]; then
+        fail "$name: the output is not complete"
+    else
+        pass
+    fi
+    rm -rf "$T/int"
+}
+
+# sh starts background jobs with SIGINT ignored: the wrapper restores it.
+interrupted TERM 143 "SIGTERM while writing -o"
+interrupted HUP 129 "SIGHUP while writing -o"
+if command -v perl >/dev/null 2>&1; then
+    interrupted INT 130 "SIGINT while writing -o" perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV or die'
+fi
+interrupted INT 0 "an ignored SIGINT stays ignored" sh -c 'trap "" INT; exec "$@"' sh
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

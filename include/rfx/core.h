@@ -86,6 +86,21 @@ RFX_API const char *rfx_last_error(void);
 RFX_API void rfx_clear_error(void);
 
 /* ------------------------------------------------------------------------ */
+/* Interrupted writes                                                        */
+/* ------------------------------------------------------------------------ */
+
+/* Remove the temporary files of the writes in progress. rfx_model_save,
+ * rfx_csv_write and rfx_npy_write write a regular file as PATH.tmp.PID.N
+ * beside it and rename that over PATH at the end; a program killed in
+ * between would leave the temporary file. This call is async-signal-safe:
+ * a program's handler of SIGINT, SIGTERM or SIGHUP calls it and then ends
+ * the program (the library installs no handler; the rfx tool does this).
+ * A write that goes on after its temporary file was removed fails with
+ * RFX_EIO, and the old PATH stays. Up to 16 writes at once are tracked,
+ * with temporary names shorter than 4096 bytes. */
+RFX_API void rfx_temporaries_remove(void);
+
+/* ------------------------------------------------------------------------ */
 /* Instruction sets                                                          */
 /* ------------------------------------------------------------------------ */
 
