@@ -208,6 +208,30 @@ printf 'x0,x1,x2,y\n1,2,3,4\n5,nan,7,8\n1,2,3,4\n' >"$T/nan.csv"
 expect 2 "NaN cell" "$RFX" fit "$T/nan.csv" -o "$T/bad.rfx"
 check "no model written for bad data" test ! -e "$T/bad.rfx"
 
+# A .npy header that claims (10^11, 4) float64 values before 8 values: from
+# a pipe it is read as the data come (no allocation of what it claims), and
+# either way it is a data error naming what was claimed and what came.
+npy_header() {
+    printf '\223NUMPY\001\000\166\000'
+    printf "%-117s\n" "{'descr': '<f8', 'fortran_order': False, 'shape': ($1, $2), }"
+}
+{ npy_header 100000000000 4; head -c 64 /dev/zero; } >"$T/lie.npy"
+expect 2 "a .npy file whose header claims more than it holds" "$RFX" predict "$T/model.rfx" \
+    "$T/lie.npy"
+stderr_has "lying .npy file" "lie.npy: truncated .npy file: shape \(100000000000, 4\) needs 3200000000000 data bytes, the file has 64$"
+expect 2 "the same .npy from a pipe" sh -c "cat '$T/lie.npy' | '$RFX' predict '$T/model.rfx' /dev/stdin"
+stderr_has "lying .npy from a pipe" "^rfx: /dev/stdin: truncated .npy data: shape \(100000000000, 4\) needs 400000000000 values, the input ended after 8$"
+{ npy_header 3 4; head -c 95 /dev/zero; } >"$T/short.npy"
+expect 2 "a .npy from a pipe cut inside a value" sh -c "cat '$T/short.npy' | '$RFX' predict '$T/model.rfx' /dev/stdin"
+stderr_has "a .npy cut inside a value" "needs 12 values, the input ended after 11$"
+expect 0 "rfx writes the inputs as .npy" "$RFX" sample ishigami -n 300 --seed 5 -o "$T/ish.npy"
+expect 0 "fit on a .npy file" "$RFX" fit "$T/ish.npy" --method ridge -D 64 --length-scale 1 \
+    -o "$T/ish.rfx"
+{ npy_header 5 3; head -c 120 /dev/zero; } >"$T/zeros.npy"
+expect 0 "predict on a .npy file" "$RFX" predict "$T/ish.rfx" "$T/zeros.npy" -o "$T/pred/ish1.csv"
+expect 0 "predict on a .npy from a pipe" sh -c "cat '$T/zeros.npy' | '$RFX' predict '$T/ish.rfx' /dev/stdin -o '$T/pred/ish2.csv'"
+check "a .npy from a pipe gives the file's predictions" cmp -s "$T/pred/ish1.csv" "$T/pred/ish2.csv"
+
 expect 5 "missing data file" "$RFX" fit "$T/no-such-file.csv" -o "$T/bad.rfx"
 expect 5 "missing model file" "$RFX" predict "$T/no-such-model.rfx" "$T/test.csv"
 expect 5 "unwritable model path" "$RFX" fit "$T/train.csv" -D 64 --length-scale 1 \

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <time.h>
 
@@ -766,6 +767,82 @@ static void test_npy(void)
     EXPECT_ERROR(path, NULL, RFX_EPARSE, NULL, NULL);
 }
 
+/* Read the bytes of the file src through a pipe, as "/dev/fd/N": a child
+ * process writes them. */
+static rfx_status read_through_pipe(const char *src, const rfx_read_params *p, rfx_data **out,
+                                    char *shown, size_t size)
+{
+    int fds[2];
+    rfx_status st;
+    if (pipe(fds) != 0) return RFX_EIO;
+    pid_t pid = fork();
+    if (pid == 0) {
+        FILE *fp = fopen(src, "rb");
+        char buf[4096];
+        size_t got;
+        close(fds[0]);
+        while (fp && (got = fread(buf, 1, sizeof buf, fp)) > 0)
+            if (write(fds[1], buf, got) != (ssize_t)got) break;
+        _exit(0);
+    }
+    close(fds[1]);
+    snprintf(shown, size, "/dev/fd/%d", fds[0]);
+    st = rfx_data_read(shown, p, out);
+    close(fds[0]);
+    if (pid > 0) waitpid(pid, NULL, 0);
+    return st;
+}
+
+/* A .npy from a pipe: its values are read as they come, in blocks, with no
+ * allocation of what the header claims; a header that claims more than
+ * comes is a data error naming the values claimed and received. */
+static void test_npy_pipe(void)
+{
+    enum { N = 100000, C = 3 };
+    char path[512], shown[64], want[256];
+    double *v = malloc(N * C * sizeof *v);
+    unsigned char *b = malloc(N * C * 8);
+    rfx_read_params p = rfx_read_params_default();
+    rfx_data *d = NULL;
+    CHECK(v && b);
+    if (!v || !b) goto done;
+    snprintf(path, sizeof path, "%s", rfx_test_tmp("pipe.npy"));
+    for (size_t i = 0; i < (size_t)N * C; i++) v[i] = tricky(i);
+    le_f8(b, v, (size_t)N * C);
+    write_npy(path, 1, "<f8", "False", "(100000, 3)", b, (size_t)N * C * 8);
+    p.target = "1";
+    CHECK_OK(read_through_pipe(path, &p, &d, shown, sizeof shown));
+    if (d) {
+        rfx_cmat X = rfx_data_x(d), Y = rfx_data_y(d);
+        int same = X.rows == N && X.cols == 2 && Y.rows == N;
+        for (size_t i = 0; same && i < N; i++)
+            same = memcmp(&X.data[2 * i], &v[C * i], 8) == 0 &&
+                   memcmp(&X.data[2 * i + 1], &v[C * i + 2], 8) == 0 &&
+                   memcmp(&Y.data[i], &v[C * i + 1], 8) == 0;
+        CHECK_MSG(same, "a .npy read from a pipe differs from its values");
+        rfx_data_free(d);
+        d = NULL;
+    }
+    /* a header claiming 4 * 10^11 values, then 8 values */
+    write_npy(path, 1, "<f8", "False", "(100000000000, 4)", b, 64);
+    CHECK_STATUS(read_through_pipe(path, NULL, &d, shown, sizeof shown), RFX_EPARSE);
+    snprintf(want, sizeof want, "%s: truncated .npy data: shape (100000000000, 4) needs "
+             "400000000000 values, the input ended after 8", shown);
+    CHECK_MSG(strcmp(rfx_last_error(), want) == 0, "message '%s', expected '%s'",
+              rfx_last_error(), want);
+    /* cut inside a value, and short by a row */
+    write_npy(path, 1, "<f8", "False", "(4, 3)", b, 95);
+    CHECK_STATUS(read_through_pipe(path, NULL, &d, shown, sizeof shown), RFX_EPARSE);
+    CHECK(contains(rfx_last_error(), "needs 12 values, the input ended after 11"));
+    write_npy(path, 1, "<f8", "False", "(100000, 3)", b, (size_t)(N - 1) * C * 8);
+    CHECK_STATUS(read_through_pipe(path, NULL, &d, shown, sizeof shown), RFX_EPARSE);
+    CHECK(contains(rfx_last_error(), "needs 300000 values, the input ended after 299997"));
+    CHECK(d == NULL);
+done:
+    free(v);
+    free(b);
+}
+
 /* Mangled inputs: any status is fine, a crash or a leak is not (run under
  * the sanitizers). */
 static void test_fuzz(void)
@@ -901,6 +978,7 @@ int main(void)
     test_round_trips();
     test_write_errors();
     test_npy();
+    test_npy_pipe();
     test_fuzz();
     return rfx_test_finish("test_io");
 }

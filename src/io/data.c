@@ -803,36 +803,79 @@ static rfx_status npy_read_error(const char *path, FILE *fp, const char *what)
     return rfx__error(RFX_EPARSE, "%s: truncated .npy file (the %s is cut short)", path, what);
 }
 
-/* The data, read in blocks of rows and decoded into X and Y. */
-static rfx_status npy_read_rows(const char *path, FILE *fp, const npy_header *h, size_t ncols,
-                                size_t target, rfx_data *data)
+/* Where the values of a .npy file go: X (cells of n x d) and Y (n), with
+ * room for cap_x and cap_y values. */
+typedef struct npy_sink {
+    double *x, *y;
+    size_t cap_x, cap_y;
+} npy_sink;
+
+/* Room for value index need (< total) in *p, of capacity *cap: at least
+ * doubled, at most total, so that n values cost O(n) copies in all. */
+static rfx_status npy_grow(const char *path, double **p, size_t *cap, size_t need, size_t total)
 {
-    size_t row_bytes = ncols * h->itemsize; /* bounded by the checked total */
-    size_t block = row_bytes >= ((size_t)1 << 20) ? 1 : ((size_t)1 << 20) / row_bytes;
-    unsigned char *buf;
+    size_t cap2;
+    double *q;
+    if (need < *cap) return RFX_OK;
+    cap2 = *cap > total / 2 ? total : 2 * *cap;
+    if (cap2 < ((size_t)1 << 16)) cap2 = total < ((size_t)1 << 16) ? total : (size_t)1 << 16;
+    if (cap2 <= need) cap2 = need + 1;
+    q = realloc(*p, cap2 * sizeof *q); /* cap2 <= total, whose bytes were checked */
+    if (!q) return rfx__error(RFX_ENOMEM, "%s: cannot allocate %zu values", path, cap2);
+    *p = q;
+    *cap = cap2;
+    return RFX_OK;
+}
+
+/* The n x ncols values, read in blocks of bytes and decoded into the sink.
+ * With grow, the sink starts empty and grows as values arrive, capped at
+ * the shape's size: a pipe's header alone never makes us allocate what its
+ * shape claims. A short input is a data error naming the values the shape
+ * needs and those that came. */
+static rfx_status npy_read_values(const char *path, FILE *fp, const npy_header *h, size_t n,
+                                  size_t ncols, size_t target, int grow, npy_sink *sk)
+{
+    enum { BLOCK = 1 << 20 }; /* bytes, a multiple of 8 */
+    const size_t total = n * ncols, d = ncols - (target != NO_TARGET);
+    const size_t total_x = n * d;
+    size_t k = 0, row = 0, col = 0, xi = 0;
+    unsigned char *buf = malloc(BLOCK);
     rfx_status st = RFX_OK;
-    if (block > data->n) block = data->n;
-    RFX__TRY(rfx__alloc(block, row_bytes, (void **)&buf, "npy read buffer"));
-    for (size_t i0 = 0; i0 < data->n && st == RFX_OK; i0 += block) {
-        size_t rows = data->n - i0 < block ? data->n - i0 : block;
+    if (!buf) return rfx__error(RFX_ENOMEM, "%s: cannot allocate a read buffer", path);
+    while (k < total && st == RFX_OK) {
+        size_t want = (total - k) * h->itemsize, got;
+        if (want > BLOCK) want = BLOCK;
         errno = 0;
-        if (fread(buf, row_bytes, rows, fp) != rows) {
-            st = npy_read_error(path, fp, "data");
-            break;
-        }
-        for (size_t r = 0; r < rows && st == RFX_OK; r++) {
-            const unsigned char *src = buf + r * row_bytes;
-            double *xr = data->x + (i0 + r) * data->d;
-            for (size_t c = 0, j = 0; c < ncols; c++) {
-                double v = npy_value(src + c * h->itemsize, h);
-                if (!isfinite(v)) {
-                    st = rfx__error(RFX_EPARSE, "%s: row %zu, column %zu: %s is not allowed",
-                                    path, i0 + r, c, isnan(v) ? "NaN" : "Inf");
-                    break;
-                }
-                if (c == target) data->y[i0 + r] = v;
-                else xr[j++] = v;
+        got = fread(buf, 1, want, fp);
+        for (size_t b = 0; b + h->itemsize <= got && st == RFX_OK; b += h->itemsize, k++) {
+            double v = npy_value(buf + b, h);
+            if (!isfinite(v)) {
+                st = rfx__error(RFX_EPARSE, "%s: row %zu, column %zu: %s is not allowed", path,
+                                row, col, isnan(v) ? "NaN" : "Inf");
+                break;
             }
+            if (col == target) {
+                if (grow) st = npy_grow(path, &sk->y, &sk->cap_y, row, n);
+                if (st == RFX_OK) sk->y[row] = v;
+            } else {
+                if (grow) st = npy_grow(path, &sk->x, &sk->cap_x, xi, total_x);
+                if (st == RFX_OK) sk->x[xi++] = v;
+            }
+            if (++col == ncols) {
+                col = 0;
+                row++;
+            }
+        }
+        if (st == RFX_OK && got < want) {
+            char ebuf[128];
+            if (ferror(fp))
+                st = rfx__error(RFX_EIO, "%s: cannot read the data: %s", path,
+                                errno_text(errno ? errno : EIO, ebuf, sizeof ebuf));
+            else
+                st = rfx__error(RFX_EPARSE,
+                                "%s: truncated .npy data: shape (%zu, %zu) needs %zu values, "
+                                "the input ended after %zu",
+                                path, n, ncols, total, k);
         }
     }
     free(buf);
@@ -847,9 +890,11 @@ static rfx_status npy_read(const char *path, FILE *fp, const rfx_read_params *pa
     size_t hlen, prelen, n, ncols, cells, bytes, target = 0;
     char *text;
     npy_header h;
-    rfx_data *data;
+    rfx_data *data = NULL;
+    npy_sink sink = { NULL, NULL, 0, 0 };
     rfx_status st;
     struct stat sb;
+    int regular;
 
     errno = 0;
     if (fread(pre, 1, 2, fp) != 2) return npy_read_error(path, fp, "header");
@@ -893,8 +938,9 @@ static rfx_status npy_read(const char *path, FILE *fp, const rfx_read_params *pa
     if (rfx__mul(n, ncols, &cells, path) != RFX_OK || rfx__mul(cells, h.itemsize, &bytes, path))
         return rfx__error(RFX_EPARSE, "%s: shape (%zu, %zu) is too large", path, n, ncols);
     /* Check the size before allocating anything: a hostile shape must not
-     * make us allocate (pipes are checked as they are read). */
-    if (fstat(fileno(fp), &sb) == 0 && S_ISREG(sb.st_mode)) {
+     * make us allocate (a pipe's values are counted as they come). */
+    regular = fstat(fileno(fp), &sb) == 0 && S_ISREG(sb.st_mode);
+    if (regular) {
         uint64_t have = sb.st_size > (off_t)(prelen + hlen) ? (uint64_t)sb.st_size - prelen - hlen : 0;
         if (have < (uint64_t)bytes)
             return rfx__error(RFX_EPARSE, "%s: truncated .npy file: shape (%zu, %zu) needs %zu "
@@ -911,8 +957,24 @@ static rfx_status npy_read(const char *path, FILE *fp, const rfx_read_params *pa
         return rfx__error(RFX_EPARSE, "%s: no input columns: the only column is the target",
                           path);
 
-    RFX__TRY(data_alloc(n, ncols - (target != NO_TARGET), target != NO_TARGET, &data));
-    st = npy_read_rows(path, fp, &h, ncols, target, data);
+    if (regular) {
+        /* the file holds what the shape claims: allocate it at once */
+        RFX__TRY(data_alloc(n, ncols - (target != NO_TARGET), target != NO_TARGET, &data));
+        sink.x = data->x;
+        sink.y = data->y;
+        st = npy_read_values(path, fp, &h, n, ncols, target, 0, &sink);
+    } else {
+        /* a pipe: the values first, as they come; then the table */
+        st = npy_read_values(path, fp, &h, n, ncols, target, 1, &sink);
+        if (st == RFX_OK)
+            st = data_alloc(n, ncols - (target != NO_TARGET), target != NO_TARGET, &data);
+        if (st == RFX_OK) {
+            memcpy(data->x, sink.x, n * data->d * sizeof(double));
+            if (data->y) memcpy(data->y, sink.y, n * sizeof(double));
+        }
+        free(sink.x);
+        free(sink.y);
+    }
     if (st == RFX_OK && fgetc(fp) != EOF)
         st = rfx__error(RFX_EPARSE, "%s: trailing bytes after the .npy data", path);
     if (st == RFX_OK) st = data_name(data, NULL, ncols, target);
