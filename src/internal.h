@@ -42,6 +42,15 @@ void rfx__failure_init(rfx__failure *f);
 void rfx__failure_note(rfx__failure *f, size_t index, rfx_status status);
 rfx_status rfx__failure_raise(const rfx__failure *f);
 
+/* Bytes from an input (a CSV cell, a column name, a file name) as text that
+ * is safe on a terminal, for messages: at most max bytes of s[0..len),
+ * then "..." when cut; tab, line feed and carriage return as \t \n \r,
+ * other control bytes (C0, DEL), C1 controls and bytes that are not well
+ * formed UTF-8 as \xHH; the rest (printable ASCII and UTF-8) as is. buf
+ * holds RFX__QUOTE_SIZE(max) bytes; returns buf. */
+#define RFX__QUOTE_SIZE(max) (4 * (size_t)(max) + 4)
+const char *rfx__quote(const char *s, size_t len, size_t max, char *buf, size_t size);
+
 /* Prefix the current message with "<prefix>: " (context added on the way up). */
 void rfx__error_prefix(const char *fmt, ...) RFX__PRINTF(1, 2);
 

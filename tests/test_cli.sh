@@ -232,6 +232,21 @@ expect 0 "predict on a .npy file" "$RFX" predict "$T/ish.rfx" "$T/zeros.npy" -o 
 expect 0 "predict on a .npy from a pipe" sh -c "cat '$T/zeros.npy' | '$RFX' predict '$T/ish.rfx' /dev/stdin -o '$T/pred/ish2.csv'"
 check "a .npy from a pipe gives the file's predictions" cmp -s "$T/pred/ish1.csv" "$T/pred/ish2.csv"
 
+# Control bytes of the input are quoted in messages as \xHH, never sent raw
+# to the terminal: ESC [ 2 J (clear screen) in a cell and in a header name.
+ESC=$(printf '\033')
+printf 'x0,x1%s[2J,y\n1,2,3\n4,5%s[2J,6\n' "$ESC" "$ESC" >"$T/esc.csv"
+expect 2 "a cell with control bytes" "$RFX" fit "$T/esc.csv" -o "$T/bad.rfx"
+stderr_has "the cell is quoted" "esc.csv:3:2: '5\\\\x1b\[2J' is not a number$"
+check "no raw ESC on stderr (cell)" sh -c "! grep -q '$ESC' '$T/stderr'"
+expect 2 "a header name with control bytes" "$RFX" fit "$T/esc.csv" --target z -o "$T/bad.rfx"
+stderr_has "the header name is quoted" "target column 'z' not found \(columns: x0, x1\\\\x1b\[2J, y\)$"
+check "no raw ESC on stderr (header)" sh -c "! grep -q '$ESC' '$T/stderr'"
+cp "$T/esc.csv" "$T/esc$ESC[2J.csv"
+expect 2 "a file name with control bytes" "$RFX" fit "$T/esc$ESC[2J.csv" -o "$T/bad.rfx"
+stderr_has "the file name is quoted" "esc\\\\x1b\[2J.csv:3:2: "
+check "no raw ESC on stderr (file name)" sh -c "! grep -q '$ESC' '$T/stderr'"
+
 expect 5 "missing data file" "$RFX" fit "$T/no-such-file.csv" -o "$T/bad.rfx"
 expect 5 "missing model file" "$RFX" predict "$T/no-such-model.rfx" "$T/test.csv"
 expect 5 "unwritable model path" "$RFX" fit "$T/train.csv" -D 64 --length-scale 1 \

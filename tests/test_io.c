@@ -767,6 +767,56 @@ static void test_npy(void)
     EXPECT_ERROR(path, NULL, RFX_EPARSE, NULL, NULL);
 }
 
+/* Messages quote input bytes safely for a terminal: control bytes, DEL, C1
+ * controls and bytes that are not well-formed UTF-8 as \xHH (\t \n \r by
+ * name); printable ASCII and UTF-8 as they are. */
+static void test_quote(void)
+{
+    static const struct {
+        const char *in;
+        size_t max;
+        const char *out;
+    } cases[] = {
+        { "plain", 40, "plain" },
+        { "\x1b[2J", 40, "\\x1b[2J" },
+        { "a\tb\nc\rd", 40, "a\\tb\\nc\\rd" },
+        { "\x7f\x01", 40, "\\x7f\\x01" },
+        { "gr\xc3\xb6\xc3\x9f" "e \xe2\x82\xac \xf0\x9f\x99\x82", 40,
+          "gr\xc3\xb6\xc3\x9f" "e \xe2\x82\xac \xf0\x9f\x99\x82" },
+        { "\xc2\x9b" "1m", 40, "\\xc2\\x9b1m" },      /* C1 CSI */
+        { "\xc0\xaf", 40, "\\xc0\\xaf" },             /* overlong '/' */
+        { "\xed\xa0\x80", 40, "\\xed\\xa0\\x80" },    /* a surrogate */
+        { "\xff\xfe", 40, "\\xff\\xfe" },
+        { "\xe2\x82", 40, "\\xe2\\x82" },             /* cut short */
+        { "abcdef", 3, "abc..." },
+        { "", 40, "" },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char buf[RFX__QUOTE_SIZE(40)];
+        rfx__quote(cases[k].in, strlen(cases[k].in), cases[k].max, buf, sizeof buf);
+        CHECK_MSG(strcmp(buf, cases[k].out) == 0, "quote case %zu: got '%s', expected '%s'", k,
+                  buf, cases[k].out);
+    }
+    /* the reader's messages: a cell, the header names and the file name */
+    {
+        rfx_read_params p = rfx_read_params_default();
+        const char *path = write_text("esc.csv", "a,b\x1b[2J,y\n1,2,3\n4,5\x1b[2J,6\n");
+        char name[512], want[1024];
+        EXPECT_ERROR(path, NULL, RFX_EPARSE, ":3:2: '5\\x1b[2J' is not a number", NULL);
+        CHECK(strchr(rfx_last_error(), '\x1b') == NULL);
+        p.target = "z";
+        EXPECT_ERROR(path, &p, RFX_EPARSE, "target column 'z' not found (columns: a, b\\x1b[2J, y)",
+                     NULL);
+        CHECK(strchr(rfx_last_error(), '\x1b') == NULL);
+        snprintf(name, sizeof name, "%s", rfx_test_tmp("esc\x1b[2J.csv"));
+        write_bytes(name, "a,b\n1,x\n", 8);
+        snprintf(want, sizeof want, "'x' is not a number");
+        EXPECT_ERROR(name, NULL, RFX_EPARSE, "esc\\x1b[2J.csv:2:2: ", want);
+        CHECK(strchr(rfx_last_error(), '\x1b') == NULL);
+        remove(name);
+    }
+}
+
 /* Read the bytes of the file src through a pipe, as "/dev/fd/N": a child
  * process writes them. */
 static rfx_status read_through_pipe(const char *src, const rfx_read_params *p, rfx_data **out,
@@ -979,6 +1029,7 @@ int main(void)
     test_write_errors();
     test_npy();
     test_npy_pipe();
+    test_quote();
     test_fuzz();
     return rfx_test_finish("test_io");
 }

@@ -31,12 +31,16 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+enum { PATH_MAX_SHOWN = 400 };
+
 static rfx_status output_error(const rfx__output *o, const char *what, int err)
 {
-    char buf[128];
+    char buf[128], q[RFX__QUOTE_SIZE(PATH_MAX_SHOWN)];
     if (strerror_r(err ? err : EIO, buf, sizeof buf) != 0)
         snprintf(buf, sizeof buf, "error %d", err);
-    return rfx__error(RFX_EIO, "%s: cannot %s: %s", o->shown, what, buf);
+    return rfx__error(RFX_EIO, "%s: cannot %s: %s",
+                      rfx__quote(o->shown, strlen(o->shown), PATH_MAX_SHOWN, q, sizeof q), what,
+                      buf);
 }
 
 /* ---- the table of temporary files, for signal handlers ------------------ */
@@ -125,7 +129,7 @@ rfx_status rfx__output_open(const char *path, rfx__output *o)
     }
     if (!o->target) {
         o->target = strdup(path);
-        if (!o->target) return rfx__error(RFX_ENOMEM, "%s: cannot allocate a file name", path);
+        if (!o->target) return rfx__error(RFX_ENOMEM, "cannot allocate a file name");
     }
     int exists = stat(o->target, &sb) == 0;
     if (exists && S_ISDIR(sb.st_mode)) {
@@ -146,7 +150,7 @@ rfx_status rfx__output_open(const char *path, rfx__output *o)
     int fd = open_temporary(o->target, &o->tmp, &o->slot);
     if (fd < 0) {
         rfx_status st = fd == -ENOMEM
-                            ? rfx__error(RFX_ENOMEM, "%s: cannot allocate a file name", path)
+                            ? rfx__error(RFX_ENOMEM, "cannot allocate a file name")
                             : output_error(o, "create a temporary file beside it", -fd);
         rfx__output_abort(o);
         return st;

@@ -4,7 +4,9 @@
  * Both readers end in the same place: X (n x d, contiguous, rfx__alloc) and,
  * when a target column was asked for, Y (n x 1), with one name per column.
  * Errors name the file and, for CSV, the physical line and the 1-based
- * column; for .npy the 0-based row and column of the array.
+ * column; for .npy the 0-based row and column of the array. What they quote
+ * of the input (the file name, cells, column names, header keys) goes
+ * through rfx__quote: control bytes and bad UTF-8 show as \xHH.
  *
  * Numbers are parsed with strtod, so the decimal point is that of the C
  * locale ('.'): the library never sets the locale, and a host program that
@@ -31,8 +33,12 @@ struct rfx_data {
 /* No target column. */
 #define NO_TARGET SIZE_MAX
 
-/* How much of a bad cell or name to quote in a message. */
+/* How much of a bad cell or name to quote in a message, and of a path. */
 #define QUOTE_MAX 40
+#define PATH_MAX_SHOWN 400
+
+/* s quoted for a message into buf (char buf[RFX__QUOTE_SIZE(QUOTE_MAX)]). */
+#define QUOTED(s, buf) rfx__quote((s), strlen(s), QUOTE_MAX, (buf), sizeof(buf))
 
 /* ---- small helpers ------------------------------------------------------- */
 
@@ -79,8 +85,11 @@ static rfx_status check_params(const rfx_read_params *p)
                           "params->delimiter: must not be NUL, a quote or a line break");
     if (p->comment == '"' || p->comment == '\n' || p->comment == '\r')
         return rfx__error(RFX_EINVAL, "params->comment: must not be a quote or a line break");
-    if (p->comment != '\0' && p->comment == p->delimiter)
-        return rfx__error(RFX_EINVAL, "params->comment: '%c' is also the delimiter", p->comment);
+    if (p->comment != '\0' && p->comment == p->delimiter) {
+        char q[RFX__QUOTE_SIZE(1)];
+        return rfx__error(RFX_EINVAL, "params->comment: '%s' is also the delimiter",
+                          rfx__quote(&p->comment, 1, 1, q, sizeof q));
+    }
     if (p->target && p->target[0] == '\0')
         return rfx__error(RFX_EINVAL, "params->target: empty (use NULL for no target)");
     return RFX_OK;
@@ -200,15 +209,17 @@ static int parse_index(const char *s, int *negative, size_t *value)
 static void list_names(char *buf, size_t size, char *const *names, size_t ncols)
 {
     size_t used = 0;
+    char q[RFX__QUOTE_SIZE(QUOTE_MAX)];
     buf[0] = '\0';
     for (size_t c = 0; c < ncols; c++) {
         const char *sep = c ? ", " : "";
-        size_t need = strlen(sep) + strlen(names[c]);
+        const char *name = QUOTED(names[c], q);
+        size_t need = strlen(sep) + strlen(name);
         if (used + need + 6 >= size) {
             snprintf(buf + used, size - used, "%s...", sep);
             return;
         }
-        used += (size_t)snprintf(buf + used, size - used, "%s%s", sep, names[c]);
+        used += (size_t)snprintf(buf + used, size - used, "%s%s", sep, name);
     }
 }
 
@@ -222,6 +233,7 @@ static rfx_status find_target(const char *path, const char *target, char *const 
 {
     size_t value, found = NO_TARGET;
     int negative;
+    char q[RFX__QUOTE_SIZE(QUOTE_MAX)];
     if (!target) {
         *out = NO_TARGET;
         return RFX_OK;
@@ -231,9 +243,9 @@ static rfx_status find_target(const char *path, const char *target, char *const 
             if (strcmp(names[c], target) != 0) continue;
             if (found != NO_TARGET)
                 return rfx__error(RFX_EPARSE,
-                                  "%s: target column '%.*s' is ambiguous (columns %zu and %zu "
+                                  "%s: target column '%s' is ambiguous (columns %zu and %zu "
                                   "have that name; give the index instead)",
-                                  path, QUOTE_MAX, target, found, c);
+                                  path, QUOTED(target, q), found, c);
             found = c;
         }
         if (found != NO_TARGET) {
@@ -250,24 +262,24 @@ static rfx_status find_target(const char *path, const char *target, char *const 
             *out = ncols - value;
             return RFX_OK;
         }
-        return rfx__error(RFX_EPARSE, "%s: target index %.*s out of range (%zu column%s)", path,
-                          QUOTE_MAX, target, ncols, ncols == 1 ? "" : "s");
+        return rfx__error(RFX_EPARSE, "%s: target index %s out of range (%zu column%s)", path,
+                          QUOTED(target, q), ncols, ncols == 1 ? "" : "s");
     }
     if (npy)
         return rfx__error(RFX_EPARSE,
-                          "%s: target '%.*s' is not a column index (.npy files have no column "
+                          "%s: target '%s' is not a column index (.npy files have no column "
                           "names; give a 0-based index, or -1 for the last column)",
-                          path, QUOTE_MAX, target);
+                          path, QUOTED(target, q));
     if (!names)
         return rfx__error(RFX_EPARSE,
-                          "%s: target column '%.*s' not found (the file has no header; give a "
+                          "%s: target column '%s' not found (the file has no header; give a "
                           "0-based index, or -1 for the last column)",
-                          path, QUOTE_MAX, target);
+                          path, QUOTED(target, q));
     {
         char list[512];
         list_names(list, sizeof list, names, ncols);
-        return rfx__error(RFX_EPARSE, "%s: target column '%.*s' not found (columns: %s)", path,
-                          QUOTE_MAX, target, list);
+        return rfx__error(RFX_EPARSE, "%s: target column '%s' not found (columns: %s)", path,
+                          QUOTED(target, q), list);
     }
 }
 
@@ -307,10 +319,10 @@ static rfx_status cell_error(const char *path, size_t line, size_t col, cell_kin
                              const char *s, size_t len)
 {
     const char *b = s, *e = s + len;
-    int shown;
+    char q[RFX__QUOTE_SIZE(QUOTE_MAX)];
     while (b < e && is_blank_char(*b)) b++;
     while (e > b && is_blank_char(e[-1])) e--;
-    shown = (int)((size_t)(e - b) > QUOTE_MAX ? QUOTE_MAX : (size_t)(e - b));
+    rfx__quote(b, (size_t)(e - b), QUOTE_MAX, q, sizeof q);
     switch (kind) {
     case CELL_EMPTY:
         return rfx__error(RFX_EPARSE, "%s:%zu:%zu: empty cell", path, line, col);
@@ -319,14 +331,13 @@ static rfx_status cell_error(const char *path, size_t line, size_t col, cell_kin
     case CELL_INF:
         return rfx__error(RFX_EPARSE, "%s:%zu:%zu: Inf is not allowed", path, line, col);
     case CELL_RANGE:
-        return rfx__error(RFX_EPARSE, "%s:%zu:%zu: '%.*s%s' is out of the range of a double",
-                          path, line, col, shown, b, (size_t)(e - b) > QUOTE_MAX ? "..." : "");
+        return rfx__error(RFX_EPARSE, "%s:%zu:%zu: '%s' is out of the range of a double", path,
+                          line, col, q);
     case CELL_NUMBER: /* not an error: never asked */
     case CELL_TEXT:
         break;
     }
-    return rfx__error(RFX_EPARSE, "%s:%zu:%zu: '%.*s%s' is not a number", path, line, col,
-                      shown, b, (size_t)(e - b) > QUOTE_MAX ? "..." : "");
+    return rfx__error(RFX_EPARSE, "%s:%zu:%zu: '%s' is not a number", path, line, col, q);
 }
 
 /* ---- CSV ----------------------------------------------------------------- */
@@ -725,7 +736,7 @@ static rfx_status npy_parse_header(const char *path, const char *text, size_t le
     if (p >= end || *p != '{') goto bad;
     p = npy_skip(p + 1, end);
     while (p < end && *p != '}') {
-        char key[32], val[32];
+        char key[32], val[32], q[RFX__QUOTE_SIZE(QUOTE_MAX)];
         if (!npy_string(&p, end, key, sizeof key)) goto bad;
         p = npy_skip(p, end);
         if (p >= end || *p != ':') goto bad;
@@ -738,7 +749,7 @@ static rfx_status npy_parse_header(const char *path, const char *text, size_t le
                 (strcmp(val + 2, "8") != 0 && strcmp(val + 2, "4") != 0))
                 return rfx__error(RFX_EPARSE, "%s: dtype '%s' is not supported; only float64 "
                                   "('<f8') and float32 ('<f4') are read: convert with "
-                                  "a.astype(np.float64)", path, val);
+                                  "a.astype(np.float64)", path, QUOTED(val, q));
             h->big_endian = val[0] == '>';
             h->itemsize = val[2] == '8' ? 8 : 4;
             h->have_descr = 1;
@@ -753,7 +764,8 @@ static rfx_status npy_parse_header(const char *path, const char *text, size_t le
             if (r == 0) goto bad;
             h->have_shape = 1;
         } else {
-            return rfx__error(RFX_EPARSE, "%s: unexpected key '%s' in the .npy header", path, key);
+            return rfx__error(RFX_EPARSE, "%s: unexpected key '%s' in the .npy header", path,
+                              QUOTED(key, q));
         }
         p = npy_skip(p, end);
         if (p < end && *p == ',') p = npy_skip(p + 1, end);
@@ -992,6 +1004,8 @@ rfx_status rfx_data_read(const char *path, const rfx_read_params *params, rfx_da
 {
     rfx_read_params defaults = rfx_read_params_default();
     unsigned char magic[6];
+    char shown[RFX__QUOTE_SIZE(PATH_MAX_SHOWN)];
+    const char *real = path;
     size_t got;
     FILE *fp;
     rfx_status st;
@@ -999,7 +1013,8 @@ rfx_status rfx_data_read(const char *path, const rfx_read_params *params, rfx_da
     if (!path || !out) return rfx__error(RFX_EINVAL, "rfx_data_read: path and out must not be NULL");
     if (!params) params = &defaults;
     RFX__TRY(check_params(params));
-    fp = fopen(path, "rb");
+    path = rfx__quote(path, strlen(path), PATH_MAX_SHOWN, shown, sizeof shown); /* messages */
+    fp = fopen(real, "rb");
     if (!fp) {
         char buf[128];
         return rfx__error(RFX_EIO, "%s: cannot open: %s", path, errno_text(errno, buf, sizeof buf));
