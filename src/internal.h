@@ -8,6 +8,7 @@
 
 #include "rfx.h"
 
+#include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -59,6 +60,17 @@ void rfx__error_prefix(const char *fmt, ...) RFX__PRINTF(1, 2);
         rfx_status rfx__st_ = (expr);        \
         if (rfx__st_ != RFX_OK) return rfx__st_; \
     } while (0)
+
+/* ---- numbers as text (src/core/numeric.c) ------------------------------- */
+
+/* Between begin and end the calling thread parses and prints numbers in the
+ * C locale ('.' as the decimal point), whatever the program's locale; end
+ * restores the thread's locale. Nothing else changes: no setlocale. */
+typedef struct rfx__c_numeric {
+    locale_t c, old;
+} rfx__c_numeric;
+void rfx__c_numeric_begin(rfx__c_numeric *n);
+void rfx__c_numeric_end(rfx__c_numeric *n);
 
 /* ---- checked size arithmetic (src/core/mem.c) --------------------------- */
 

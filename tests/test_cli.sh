@@ -178,6 +178,25 @@ expect 0 "eval --pred --truth" "$RFX" eval --pred "$T/pred/p.csv" --truth "$T/te
 r2b=$(field 'R^2' "$T/stdout")
 check "eval --pred gives the same R^2 ($r2b)" test "$r2" = "$r2b"
 
+# A decimal-comma locale changes no byte: rfx reads and writes '.' always.
+if locale -a 2>/dev/null | grep -qi '^de_DE\.utf-\?8$'; then
+    expect 0 "predict under LC_ALL=de_DE.UTF-8" env LC_ALL=de_DE.UTF-8 "$RFX" predict \
+        "$T/model.rfx" "$T/test.csv" -o "$T/pred/p_de.csv"
+    check "predictions under de_DE.UTF-8 are the same bytes" cmp -s "$T/pred/p_de.csv" \
+        "$T/pred/p.csv"
+    "$RFX" eval "$T/model.rfx" "$T/test.csv" --target y >"$T/eval_c.txt" 2>&1
+    expect 0 "eval under LC_ALL=de_DE.UTF-8" env LC_ALL=de_DE.UTF-8 "$RFX" eval "$T/model.rfx" \
+        "$T/test.csv" --target y
+    check "eval under de_DE.UTF-8 prints the same bytes" cmp -s "$T/stdout" "$T/eval_c.txt"
+    expect 0 "fit under LC_ALL=de_DE.UTF-8" env LC_ALL=de_DE.UTF-8 "$RFX" fit "$T/train.csv" \
+        --method ridge -D 64 --length-scale 0.5 --lambda 1e-3 -o "$T/de.rfx"
+    expect 0 "the same fit under LC_ALL=C" env LC_ALL=C "$RFX" fit "$T/train.csv" \
+        --method ridge -D 64 --length-scale 0.5 --lambda 1e-3 -o "$T/c.rfx"
+    check "fit under de_DE.UTF-8 writes the same model bytes" cmp -s "$T/de.rfx" "$T/c.rfx"
+else
+    echo "note: de_DE.UTF-8 is not available; the locale checks are skipped"
+fi
+
 # --classes: integer labels; round(sin(x0) + ...) as a class problem
 awk -F, 'NR == 1 { print; next } { printf "%s,%s,%s,%d\n", $1, $2, $3, ($4 > 1) }' \
     "$T/test.csv" >"$T/classes.csv"

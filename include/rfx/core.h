@@ -17,7 +17,10 @@
  *    other value is an error, and rfx_last_error() then holds a message that
  *    says what went wrong and where (file, line, column, parameter field).
  *    The message is thread-local: each thread sees its own last error.
- *  - The library never prints, exits, aborts, or touches the locale.
+ *  - The library never prints, exits, aborts, or touches the locale: text
+ *    files hold numbers with '.' whatever the program's LC_NUMERIC (a read
+ *    or write switches its own thread to the C locale with uselocale, and
+ *    back; it never calls setlocale).
  *  - Outputs are written only on success: on error, *out pointers are left
  *    untouched and output files are not created or replaced.
  *  - Objects come in _create / _free pairs; _free(NULL) is a harmless no-op.

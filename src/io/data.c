@@ -8,9 +8,10 @@
  * of the input (the file name, cells, column names, header keys) goes
  * through rfx__quote: control bytes and bad UTF-8 show as \xHH.
  *
- * Numbers are parsed with strtod, so the decimal point is that of the C
- * locale ('.'): the library never sets the locale, and a host program that
- * does (LC_NUMERIC) changes what strtod accepts.
+ * Numbers are parsed with strtod in the C locale ('.' as the decimal point)
+ * whatever the host program's LC_NUMERIC: rfx_data_read switches its own
+ * thread to the C locale for the read (rfx__c_numeric), and never calls
+ * setlocale.
  */
 #include "internal.h"
 
@@ -1000,7 +1001,7 @@ static rfx_status npy_read(const char *path, FILE *fp, const rfx_read_params *pa
 
 /* ---- entry point ----------------------------------------------------------- */
 
-rfx_status rfx_data_read(const char *path, const rfx_read_params *params, rfx_data **out)
+static rfx_status data_read(const char *path, const rfx_read_params *params, rfx_data **out)
 {
     rfx_read_params defaults = rfx_read_params_default();
     unsigned char magic[6];
@@ -1039,5 +1040,14 @@ rfx_status rfx_data_read(const char *path, const rfx_read_params *params, rfx_da
     }
     st = csv_read(path, fp, params, out);
     fclose(fp);
+    return st;
+}
+
+rfx_status rfx_data_read(const char *path, const rfx_read_params *params, rfx_data **out)
+{
+    rfx__c_numeric c;
+    rfx__c_numeric_begin(&c);
+    rfx_status st = data_read(path, params, out);
+    rfx__c_numeric_end(&c);
     return st;
 }
