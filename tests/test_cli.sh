@@ -131,6 +131,24 @@ expect 1 "fit -D 12x" "$RFX" fit "$T/train.csv" -o "$T/m.rfx" -D 12x
 expect 1 "fit --gamma abc" "$RFX" fit "$T/train.csv" -o "$T/m.rfx" --gamma abc
 expect 1 "fit --gamma -1" "$RFX" fit "$T/train.csv" -o "$T/m.rfx" --gamma -1
 expect 1 "fit --threads -1" "$RFX" fit "$T/train.csv" -o "$T/m.rfx" --threads -1
+expect 1 "fit --threads above 4096" "$RFX" fit "$T/train.csv" -o "$T/m.rfx" --threads 4097
+stderr_has "--threads above 4096" "^rfx: --threads: 4097 is too large \(at most 4096\)$"
+expect 1 "kernel-approx --threads far too large" "$RFX" kernel-approx -D 10 \
+    --threads 99999999999999999999
+stderr_has "--threads far too large" "^rfx: --threads: 99999999999999999999 is too large"
+# One data row is a data error (exit 2) for every method.
+printf 'x0,x1,y\n1,2,3\n' >"$T/one_row.csv"
+for m in bayes ridge srfe lasso harfe pce projected; do
+    expect 2 "fit --method $m on one row" "$RFX" fit "$T/one_row.csv" --method "$m" -o "$T/m.rfx"
+    stderr_has "fit --method $m on one row" "rows"
+done
+expect 2 "fit --task classify on one row" "$RFX" fit "$T/one_row.csv" --task classify -o "$T/m.rfx"
+# eval and sobol print to stdout only: they take no -o.
+expect 1 "eval takes no -o" "$RFX" eval --pred "$T/train.csv" --truth "$T/train.csv" -o "$T/e.txt"
+stderr_has "eval -o" "unknown option '-o'"
+expect 1 "sobol takes no -o" "$RFX" sobol "$T/m.rfx" -o "$T/s.txt"
+stderr_has "sobol -o" "unknown option '-o'"
+check "no file written by eval and sobol -o" sh -c "! test -e '$T/e.txt' && ! test -e '$T/s.txt'"
 expect 1 "fit --nu 0.7" "$RFX" fit "$T/train.csv" -o "$T/m.rfx" --kernel matern --nu 0.7
 expect 1 "fit --kernel nope" "$RFX" fit "$T/train.csv" -o "$T/m.rfx" --kernel nope
 expect 1 "fit --lambda with bayes" "$RFX" fit "$T/train.csv" -o "$T/m.rfx" --lambda 1

@@ -111,6 +111,10 @@ typedef struct opt_iter {
 opt_iter cli_opt_begin(const command *c, int argc, char **argv);
 int cli_opt_next(opt_iter *it, const char **value);
 
+/* The most threads --threads accepts: more than any machine rfx runs on
+ * has cores, and a typo such as 100000 is refused rather than started. */
+#define CLI_MAX_THREADS 4096
+
 /* The value parsers return 0, or RC_USAGE after printing why. */
 int cli_parse_positive(const opt_iter *it, const char *s, double *out);
 int cli_parse_nonnegative(const opt_iter *it, const char *s, double *out);
