@@ -176,6 +176,20 @@ check "predict leaves no temporary files" test "$(ls -A "$T/pred")" = "p.csv"
 expect 0 "predict to stdout" "$RFX" predict "$T/model.rfx" "$T/test.csv"
 check "predict to stdout equals predict -o" cmp -s "$T/stdout" "$T/pred/p.csv"
 
+# -o a FIFO is written in place; -o /dev/full is an I/O error.
+if mkfifo "$T/out.fifo" 2>/dev/null; then
+    cat "$T/out.fifo" >"$T/fifo.csv" &
+    reader=$!
+    expect 0 "predict -o a FIFO" "$RFX" predict "$T/model.rfx" "$T/test.csv" -o "$T/out.fifo"
+    wait "$reader"
+    check "the FIFO passes the predictions and stays a FIFO" \
+        sh -c "cmp -s '$T/fifo.csv' '$T/pred/p.csv' && test -p '$T/out.fifo'"
+fi
+if [ -c /dev/full ]; then
+    expect 5 "predict -o /dev/full" "$RFX" predict "$T/model.rfx" "$T/test.csv" -o /dev/full
+    stderr_has "predict -o /dev/full" "^rfx: /dev/full: cannot write: No space left on device$"
+fi
+
 expect 0 "predict --std" "$RFX" predict "$T/model.rfx" "$T/test.csv" --std -o "$T/pred/s.csv"
 check "predict --std writes 2 columns with positive std" awk -F, '
     NR == 1 { if ($0 != "prediction,std") exit 1; next }
