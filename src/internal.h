@@ -8,6 +8,7 @@
 
 #include "rfx.h"
 
+#include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -42,6 +43,15 @@ void rfx__failure_init(rfx__failure *f);
 void rfx__failure_note(rfx__failure *f, size_t index, rfx_status status);
 rfx_status rfx__failure_raise(const rfx__failure *f);
 
+/* Bytes from an input (a CSV cell, a column name, a file name) as text that
+ * is safe on a terminal, for messages: at most max bytes of s[0..len),
+ * then "..." when cut; tab, line feed and carriage return as \t \n \r,
+ * other control bytes (C0, DEL), C1 controls and bytes that are not well
+ * formed UTF-8 as \xHH; the rest (printable ASCII and UTF-8) as is. buf
+ * holds RFX__QUOTE_SIZE(max) bytes; returns buf. */
+#define RFX__QUOTE_SIZE(max) (4 * (size_t)(max) + 4)
+const char *rfx__quote(const char *s, size_t len, size_t max, char *buf, size_t size);
+
 /* Prefix the current message with "<prefix>: " (context added on the way up). */
 void rfx__error_prefix(const char *fmt, ...) RFX__PRINTF(1, 2);
 
@@ -50,6 +60,17 @@ void rfx__error_prefix(const char *fmt, ...) RFX__PRINTF(1, 2);
         rfx_status rfx__st_ = (expr);        \
         if (rfx__st_ != RFX_OK) return rfx__st_; \
     } while (0)
+
+/* ---- numbers as text (src/core/numeric.c) ------------------------------- */
+
+/* Between begin and end the calling thread parses and prints numbers in the
+ * C locale ('.' as the decimal point), whatever the program's locale; end
+ * restores the thread's locale. Nothing else changes: no setlocale. */
+typedef struct rfx__c_numeric {
+    locale_t c, old;
+} rfx__c_numeric;
+void rfx__c_numeric_begin(rfx__c_numeric *n);
+void rfx__c_numeric_end(rfx__c_numeric *n);
 
 /* ---- checked size arithmetic (src/core/mem.c) --------------------------- */
 
@@ -115,6 +136,7 @@ typedef struct rfx__output {
     char *tmp;         /* the temporary file, NULL when written directly */
     FILE *fp;
     int direct;        /* 1: not a regular file, no rename */
+    int slot;          /* tmp's entry in the table of rfx_temporaries_remove, or -1 */
 } rfx__output;
 rfx_status rfx__output_open(const char *path, rfx__output *o);
 rfx_status rfx__output_commit(rfx__output *o);

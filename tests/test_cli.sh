@@ -131,6 +131,24 @@ expect 1 "fit -D 12x" "$RFX" fit "$T/train.csv" -o "$T/m.rfx" -D 12x
 expect 1 "fit --gamma abc" "$RFX" fit "$T/train.csv" -o "$T/m.rfx" --gamma abc
 expect 1 "fit --gamma -1" "$RFX" fit "$T/train.csv" -o "$T/m.rfx" --gamma -1
 expect 1 "fit --threads -1" "$RFX" fit "$T/train.csv" -o "$T/m.rfx" --threads -1
+expect 1 "fit --threads above 4096" "$RFX" fit "$T/train.csv" -o "$T/m.rfx" --threads 4097
+stderr_has "--threads above 4096" "^rfx: --threads: 4097 is too large \(at most 4096\)$"
+expect 1 "kernel-approx --threads far too large" "$RFX" kernel-approx -D 10 \
+    --threads 99999999999999999999
+stderr_has "--threads far too large" "^rfx: --threads: 99999999999999999999 is too large"
+# One data row is a data error (exit 2) for every method.
+printf 'x0,x1,y\n1,2,3\n' >"$T/one_row.csv"
+for m in bayes ridge srfe lasso harfe pce projected; do
+    expect 2 "fit --method $m on one row" "$RFX" fit "$T/one_row.csv" --method "$m" -o "$T/m.rfx"
+    stderr_has "fit --method $m on one row" "rows"
+done
+expect 2 "fit --task classify on one row" "$RFX" fit "$T/one_row.csv" --task classify -o "$T/m.rfx"
+# eval and sobol print to stdout only: they take no -o.
+expect 1 "eval takes no -o" "$RFX" eval --pred "$T/train.csv" --truth "$T/train.csv" -o "$T/e.txt"
+stderr_has "eval -o" "unknown option '-o'"
+expect 1 "sobol takes no -o" "$RFX" sobol "$T/m.rfx" -o "$T/s.txt"
+stderr_has "sobol -o" "unknown option '-o'"
+check "no file written by eval and sobol -o" sh -c "! test -e '$T/e.txt' && ! test -e '$T/s.txt'"
 expect 1 "fit --nu 0.7" "$RFX" fit "$T/train.csv" -o "$T/m.rfx" --kernel matern --nu 0.7
 expect 1 "fit --kernel nope" "$RFX" fit "$T/train.csv" -o "$T/m.rfx" --kernel nope
 expect 1 "fit --lambda with bayes" "$RFX" fit "$T/train.csv" -o "$T/m.rfx" --lambda 1
@@ -158,6 +176,20 @@ check "predict leaves no temporary files" test "$(ls -A "$T/pred")" = "p.csv"
 expect 0 "predict to stdout" "$RFX" predict "$T/model.rfx" "$T/test.csv"
 check "predict to stdout equals predict -o" cmp -s "$T/stdout" "$T/pred/p.csv"
 
+# -o a FIFO is written in place; -o /dev/full is an I/O error.
+if mkfifo "$T/out.fifo" 2>/dev/null; then
+    cat "$T/out.fifo" >"$T/fifo.csv" &
+    reader=$!
+    expect 0 "predict -o a FIFO" "$RFX" predict "$T/model.rfx" "$T/test.csv" -o "$T/out.fifo"
+    wait "$reader"
+    check "the FIFO passes the predictions and stays a FIFO" \
+        sh -c "cmp -s '$T/fifo.csv' '$T/pred/p.csv' && test -p '$T/out.fifo'"
+fi
+if [ -c /dev/full ]; then
+    expect 5 "predict -o /dev/full" "$RFX" predict "$T/model.rfx" "$T/test.csv" -o /dev/full
+    stderr_has "predict -o /dev/full" "^rfx: /dev/full: cannot write: No space left on device$"
+fi
+
 expect 0 "predict --std" "$RFX" predict "$T/model.rfx" "$T/test.csv" --std -o "$T/pred/s.csv"
 check "predict --std writes 2 columns with positive std" awk -F, '
     NR == 1 { if ($0 != "prediction,std") exit 1; next }
@@ -177,6 +209,25 @@ check "eval prints RMSE, MAE and the relative L2 error" \
 expect 0 "eval --pred --truth" "$RFX" eval --pred "$T/pred/p.csv" --truth "$T/test.csv" --target y
 r2b=$(field 'R^2' "$T/stdout")
 check "eval --pred gives the same R^2 ($r2b)" test "$r2" = "$r2b"
+
+# A decimal-comma locale changes no byte: rfx reads and writes '.' always.
+if locale -a 2>/dev/null | grep -qi '^de_DE\.utf-\?8$'; then
+    expect 0 "predict under LC_ALL=de_DE.UTF-8" env LC_ALL=de_DE.UTF-8 "$RFX" predict \
+        "$T/model.rfx" "$T/test.csv" -o "$T/pred/p_de.csv"
+    check "predictions under de_DE.UTF-8 are the same bytes" cmp -s "$T/pred/p_de.csv" \
+        "$T/pred/p.csv"
+    "$RFX" eval "$T/model.rfx" "$T/test.csv" --target y >"$T/eval_c.txt" 2>&1
+    expect 0 "eval under LC_ALL=de_DE.UTF-8" env LC_ALL=de_DE.UTF-8 "$RFX" eval "$T/model.rfx" \
+        "$T/test.csv" --target y
+    check "eval under de_DE.UTF-8 prints the same bytes" cmp -s "$T/stdout" "$T/eval_c.txt"
+    expect 0 "fit under LC_ALL=de_DE.UTF-8" env LC_ALL=de_DE.UTF-8 "$RFX" fit "$T/train.csv" \
+        --method ridge -D 64 --length-scale 0.5 --lambda 1e-3 -o "$T/de.rfx"
+    expect 0 "the same fit under LC_ALL=C" env LC_ALL=C "$RFX" fit "$T/train.csv" \
+        --method ridge -D 64 --length-scale 0.5 --lambda 1e-3 -o "$T/c.rfx"
+    check "fit under de_DE.UTF-8 writes the same model bytes" cmp -s "$T/de.rfx" "$T/c.rfx"
+else
+    echo "note: de_DE.UTF-8 is not available; the locale checks are skipped"
+fi
 
 # --classes: integer labels; round(sin(x0) + ...) as a class problem
 awk -F, 'NR == 1 { print; next } { printf "%s,%s,%s,%d\n", $1, $2, $3, ($4 > 1) }' \
@@ -207,6 +258,45 @@ stderr_has "non-numeric cell names line:col" "4:2"
 printf 'x0,x1,x2,y\n1,2,3,4\n5,nan,7,8\n1,2,3,4\n' >"$T/nan.csv"
 expect 2 "NaN cell" "$RFX" fit "$T/nan.csv" -o "$T/bad.rfx"
 check "no model written for bad data" test ! -e "$T/bad.rfx"
+
+# A .npy header that claims (10^11, 4) float64 values before 8 values: from
+# a pipe it is read as the data come (no allocation of what it claims), and
+# either way it is a data error naming what was claimed and what came.
+npy_header() {
+    printf '\223NUMPY\001\000\166\000'
+    printf "%-117s\n" "{'descr': '<f8', 'fortran_order': False, 'shape': ($1, $2), }"
+}
+{ npy_header 100000000000 4; head -c 64 /dev/zero; } >"$T/lie.npy"
+expect 2 "a .npy file whose header claims more than it holds" "$RFX" predict "$T/model.rfx" \
+    "$T/lie.npy"
+stderr_has "lying .npy file" "lie.npy: truncated .npy file: shape \(100000000000, 4\) needs 3200000000000 data bytes, the file has 64$"
+expect 2 "the same .npy from a pipe" sh -c "cat '$T/lie.npy' | '$RFX' predict '$T/model.rfx' /dev/stdin"
+stderr_has "lying .npy from a pipe" "^rfx: /dev/stdin: truncated .npy data: shape \(100000000000, 4\) needs 400000000000 values, the input ended after 8$"
+{ npy_header 3 4; head -c 95 /dev/zero; } >"$T/short.npy"
+expect 2 "a .npy from a pipe cut inside a value" sh -c "cat '$T/short.npy' | '$RFX' predict '$T/model.rfx' /dev/stdin"
+stderr_has "a .npy cut inside a value" "needs 12 values, the input ended after 11$"
+expect 0 "rfx writes the inputs as .npy" "$RFX" sample ishigami -n 300 --seed 5 -o "$T/ish.npy"
+expect 0 "fit on a .npy file" "$RFX" fit "$T/ish.npy" --method ridge -D 64 --length-scale 1 \
+    -o "$T/ish.rfx"
+{ npy_header 5 3; head -c 120 /dev/zero; } >"$T/zeros.npy"
+expect 0 "predict on a .npy file" "$RFX" predict "$T/ish.rfx" "$T/zeros.npy" -o "$T/pred/ish1.csv"
+expect 0 "predict on a .npy from a pipe" sh -c "cat '$T/zeros.npy' | '$RFX' predict '$T/ish.rfx' /dev/stdin -o '$T/pred/ish2.csv'"
+check "a .npy from a pipe gives the file's predictions" cmp -s "$T/pred/ish1.csv" "$T/pred/ish2.csv"
+
+# Control bytes of the input are quoted in messages as \xHH, never sent raw
+# to the terminal: ESC [ 2 J (clear screen) in a cell and in a header name.
+ESC=$(printf '\033')
+printf 'x0,x1%s[2J,y\n1,2,3\n4,5%s[2J,6\n' "$ESC" "$ESC" >"$T/esc.csv"
+expect 2 "a cell with control bytes" "$RFX" fit "$T/esc.csv" -o "$T/bad.rfx"
+stderr_has "the cell is quoted" "esc.csv:3:2: '5\\\\x1b\[2J' is not a number$"
+check "no raw ESC on stderr (cell)" sh -c "! grep -q '$ESC' '$T/stderr'"
+expect 2 "a header name with control bytes" "$RFX" fit "$T/esc.csv" --target z -o "$T/bad.rfx"
+stderr_has "the header name is quoted" "target column 'z' not found \(columns: x0, x1\\\\x1b\[2J, y\)$"
+check "no raw ESC on stderr (header)" sh -c "! grep -q '$ESC' '$T/stderr'"
+cp "$T/esc.csv" "$T/esc$ESC[2J.csv"
+expect 2 "a file name with control bytes" "$RFX" fit "$T/esc$ESC[2J.csv" -o "$T/bad.rfx"
+stderr_has "the file name is quoted" "esc\\\\x1b\[2J.csv:3:2: "
+check "no raw ESC on stderr (file name)" sh -c "! grep -q '$ESC' '$T/stderr'"
 
 expect 5 "missing data file" "$RFX" fit "$T/no-such-file.csv" -o "$T/bad.rfx"
 expect 5 "missing model file" "$RFX" predict "$T/no-such-model.rfx" "$T/test.csv"
@@ -790,6 +880,71 @@ expect 1 "--structure for srfe" "$RFX" fit "$T/ctrain.csv" --method srfe --struc
     -o "$T/bad.rfx"
 expect 0 "kernel-approx --structure halton" "$RFX" kernel-approx --structure halton -D 16,64 -n 200
 check "no model written by the structure errors" test ! -e "$T/bad.rfx"
+
+# ---- interrupts --------------------------------------------------------------
+# interrupted SIG STATUS NAME [WRAPPER...]: start a sample whose CSV takes a
+# while to write, over an old output; once its temporary file s.csv.tmp.*
+# exists, send SIG. Then the exit status is STATUS, no temporary file is
+# left and the old output is intact (STATUS 0: the signal was ignored and
+# the new output is complete). A run that ends before its temporary file is
+# seen is retried with twice the rows, up to four times. WRAPPER runs rfx
+# (to set a signal's disposition). Polls, with no assumption on speed.
+temporary_left() {
+    for f in "$T/int/"*.tmp.*; do [ -e "$f" ] && return 0; done
+    return 1
+}
+interrupted() {
+    sig=$1 want=$2 name=$3
+    shift 3
+    rows=100000
+    for attempt in 1 2 3 4; do
+        rm -rf "$T/int"
+        mkdir "$T/int"
+        printf 'x0,y\n1,2\n' >"$T/int/s.csv"
+        "$@" "$RFX" sample gfunction -n "$rows" -o "$T/int/s.csv" 2>"$T/stderr" &
+        pid=$!
+        seen=0
+        polls=0
+        while [ "$polls" -lt 60000 ]; do
+            if temporary_left; then
+                seen=1
+                break
+            fi
+            st=
+            [ -r "/proc/$pid/stat" ] && read -r st <"/proc/$pid/stat"
+            case $st in '' | *') Z '*) break ;; esac
+            polls=$((polls + 1))
+            sleep 0.01
+        done
+        [ "$seen" -eq 1 ] && kill "-$sig" "$pid"
+        wait "$pid"
+        got=$?
+        [ "$seen" -eq 1 ] && break
+        rows=$((rows * 2))
+    done
+    if [ "$seen" -ne 1 ]; then
+        fail "$name: the temporary file was never seen (exit $got)"
+    elif [ "$got" -ne "$want" ]; then
+        fail "$name: exit status $got, expected $want"
+    elif temporary_left; then
+        fail "$name: a temporary file is left: $(ls "$T/int")"
+    elif [ "$want" -ne 0 ] && [ "$(cat "$T/int/s.csv")" != "$(printf 'x0,y\n1,2')" ]; then
+        fail "$name: the old output changed"
+    elif [ "$want" -eq 0 ] && [ "$(wc -l <"$T/int/s.csv" | tr -d ' ')" -ne $((rows + 1)) ]; then
+        fail "$name: the output is not complete"
+    else
+        pass
+    fi
+    rm -rf "$T/int"
+}
+
+# sh starts background jobs with SIGINT ignored: the wrapper restores it.
+interrupted TERM 143 "SIGTERM while writing -o"
+interrupted HUP 129 "SIGHUP while writing -o"
+if command -v perl >/dev/null 2>&1; then
+    interrupted INT 130 "SIGINT while writing -o" perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV or die'
+fi
+interrupted INT 0 "an ignored SIGINT stays ignored" sh -c 'trap "" INT; exec "$@"' sh
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <time.h>
 
@@ -766,6 +767,132 @@ static void test_npy(void)
     EXPECT_ERROR(path, NULL, RFX_EPARSE, NULL, NULL);
 }
 
+/* Messages quote input bytes safely for a terminal: control bytes, DEL, C1
+ * controls and bytes that are not well-formed UTF-8 as \xHH (\t \n \r by
+ * name); printable ASCII and UTF-8 as they are. */
+static void test_quote(void)
+{
+    static const struct {
+        const char *in;
+        size_t max;
+        const char *out;
+    } cases[] = {
+        { "plain", 40, "plain" },
+        { "\x1b[2J", 40, "\\x1b[2J" },
+        { "a\tb\nc\rd", 40, "a\\tb\\nc\\rd" },
+        { "\x7f\x01", 40, "\\x7f\\x01" },
+        { "gr\xc3\xb6\xc3\x9f" "e \xe2\x82\xac \xf0\x9f\x99\x82", 40,
+          "gr\xc3\xb6\xc3\x9f" "e \xe2\x82\xac \xf0\x9f\x99\x82" },
+        { "\xc2\x9b" "1m", 40, "\\xc2\\x9b1m" },      /* C1 CSI */
+        { "\xc0\xaf", 40, "\\xc0\\xaf" },             /* overlong '/' */
+        { "\xed\xa0\x80", 40, "\\xed\\xa0\\x80" },    /* a surrogate */
+        { "\xff\xfe", 40, "\\xff\\xfe" },
+        { "\xe2\x82", 40, "\\xe2\\x82" },             /* cut short */
+        { "abcdef", 3, "abc..." },
+        { "", 40, "" },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char buf[RFX__QUOTE_SIZE(40)];
+        rfx__quote(cases[k].in, strlen(cases[k].in), cases[k].max, buf, sizeof buf);
+        CHECK_MSG(strcmp(buf, cases[k].out) == 0, "quote case %zu: got '%s', expected '%s'", k,
+                  buf, cases[k].out);
+    }
+    /* the reader's messages: a cell, the header names and the file name */
+    {
+        rfx_read_params p = rfx_read_params_default();
+        const char *path = write_text("esc.csv", "a,b\x1b[2J,y\n1,2,3\n4,5\x1b[2J,6\n");
+        char name[512], want[1024];
+        EXPECT_ERROR(path, NULL, RFX_EPARSE, ":3:2: '5\\x1b[2J' is not a number", NULL);
+        CHECK(strchr(rfx_last_error(), '\x1b') == NULL);
+        p.target = "z";
+        EXPECT_ERROR(path, &p, RFX_EPARSE, "target column 'z' not found (columns: a, b\\x1b[2J, y)",
+                     NULL);
+        CHECK(strchr(rfx_last_error(), '\x1b') == NULL);
+        snprintf(name, sizeof name, "%s", rfx_test_tmp("esc\x1b[2J.csv"));
+        write_bytes(name, "a,b\n1,x\n", 8);
+        snprintf(want, sizeof want, "'x' is not a number");
+        EXPECT_ERROR(name, NULL, RFX_EPARSE, "esc\\x1b[2J.csv:2:2: ", want);
+        CHECK(strchr(rfx_last_error(), '\x1b') == NULL);
+        remove(name);
+    }
+}
+
+/* Read the bytes of the file src through a pipe, as "/dev/fd/N": a child
+ * process writes them. */
+static rfx_status read_through_pipe(const char *src, const rfx_read_params *p, rfx_data **out,
+                                    char *shown, size_t size)
+{
+    int fds[2];
+    rfx_status st;
+    if (pipe(fds) != 0) return RFX_EIO;
+    pid_t pid = fork();
+    if (pid == 0) {
+        FILE *fp = fopen(src, "rb");
+        char buf[4096];
+        size_t got;
+        close(fds[0]);
+        while (fp && (got = fread(buf, 1, sizeof buf, fp)) > 0)
+            if (write(fds[1], buf, got) != (ssize_t)got) break;
+        _exit(0);
+    }
+    close(fds[1]);
+    snprintf(shown, size, "/dev/fd/%d", fds[0]);
+    st = rfx_data_read(shown, p, out);
+    close(fds[0]);
+    if (pid > 0) waitpid(pid, NULL, 0);
+    return st;
+}
+
+/* A .npy from a pipe: its values are read as they come, in blocks, with no
+ * allocation of what the header claims; a header that claims more than
+ * comes is a data error naming the values claimed and received. */
+static void test_npy_pipe(void)
+{
+    enum { N = 100000, C = 3 };
+    char path[512], shown[64], want[256];
+    double *v = malloc(N * C * sizeof *v);
+    unsigned char *b = malloc(N * C * 8);
+    rfx_read_params p = rfx_read_params_default();
+    rfx_data *d = NULL;
+    CHECK(v && b);
+    if (!v || !b) goto done;
+    snprintf(path, sizeof path, "%s", rfx_test_tmp("pipe.npy"));
+    for (size_t i = 0; i < (size_t)N * C; i++) v[i] = tricky(i);
+    le_f8(b, v, (size_t)N * C);
+    write_npy(path, 1, "<f8", "False", "(100000, 3)", b, (size_t)N * C * 8);
+    p.target = "1";
+    CHECK_OK(read_through_pipe(path, &p, &d, shown, sizeof shown));
+    if (d) {
+        rfx_cmat X = rfx_data_x(d), Y = rfx_data_y(d);
+        int same = X.rows == N && X.cols == 2 && Y.rows == N;
+        for (size_t i = 0; same && i < N; i++)
+            same = memcmp(&X.data[2 * i], &v[C * i], 8) == 0 &&
+                   memcmp(&X.data[2 * i + 1], &v[C * i + 2], 8) == 0 &&
+                   memcmp(&Y.data[i], &v[C * i + 1], 8) == 0;
+        CHECK_MSG(same, "a .npy read from a pipe differs from its values");
+        rfx_data_free(d);
+        d = NULL;
+    }
+    /* a header claiming 4 * 10^11 values, then 8 values */
+    write_npy(path, 1, "<f8", "False", "(100000000000, 4)", b, 64);
+    CHECK_STATUS(read_through_pipe(path, NULL, &d, shown, sizeof shown), RFX_EPARSE);
+    snprintf(want, sizeof want, "%s: truncated .npy data: shape (100000000000, 4) needs "
+             "400000000000 values, the input ended after 8", shown);
+    CHECK_MSG(strcmp(rfx_last_error(), want) == 0, "message '%s', expected '%s'",
+              rfx_last_error(), want);
+    /* cut inside a value, and short by a row */
+    write_npy(path, 1, "<f8", "False", "(4, 3)", b, 95);
+    CHECK_STATUS(read_through_pipe(path, NULL, &d, shown, sizeof shown), RFX_EPARSE);
+    CHECK(contains(rfx_last_error(), "needs 12 values, the input ended after 11"));
+    write_npy(path, 1, "<f8", "False", "(100000, 3)", b, (size_t)(N - 1) * C * 8);
+    CHECK_STATUS(read_through_pipe(path, NULL, &d, shown, sizeof shown), RFX_EPARSE);
+    CHECK(contains(rfx_last_error(), "needs 300000 values, the input ended after 299997"));
+    CHECK(d == NULL);
+done:
+    free(v);
+    free(b);
+}
+
 /* Mangled inputs: any status is fine, a crash or a leak is not (run under
  * the sanitizers). */
 static void test_fuzz(void)
@@ -901,6 +1028,8 @@ int main(void)
     test_round_trips();
     test_write_errors();
     test_npy();
+    test_npy_pipe();
+    test_quote();
     test_fuzz();
     return rfx_test_finish("test_io");
 }

@@ -926,7 +926,7 @@ static void test_errors(void)
         rfx_pce_free(out);
     }
     FRESH();
-    CHECK_ERR(rfx_pce_fit(&p, rfx_cmat_of(X, 1, D), y, &out), RFX_EINVAL, "rows");
+    CHECK_ERR(rfx_pce_fit(&p, rfx_cmat_of(X, 1, D), y, &out), RFX_EDIM, "rows");
     CHECK_ERR(rfx_pce_fit(&p, rfx_cmat_of(X, n, 0), y, &out), RFX_EDIM, "columns");
     double keep = X[7 * D + 2];
     X[7 * D + 2] = NAN;

@@ -17,7 +17,10 @@
  *    other value is an error, and rfx_last_error() then holds a message that
  *    says what went wrong and where (file, line, column, parameter field).
  *    The message is thread-local: each thread sees its own last error.
- *  - The library never prints, exits, aborts, or touches the locale.
+ *  - The library never prints, exits, aborts, or touches the locale: text
+ *    files hold numbers with '.' whatever the program's LC_NUMERIC (a read
+ *    or write switches its own thread to the C locale with uselocale, and
+ *    back; it never calls setlocale).
  *  - Outputs are written only on success: on error, *out pointers are left
  *    untouched and output files are not created or replaced.
  *  - Objects come in _create / _free pairs; _free(NULL) is a harmless no-op.
@@ -93,6 +96,21 @@ RFX_API const char *rfx_last_error(void);
 
 /* Forget the last error of the calling thread. */
 RFX_API void rfx_clear_error(void);
+
+/* ------------------------------------------------------------------------ */
+/* Interrupted writes                                                        */
+/* ------------------------------------------------------------------------ */
+
+/* Remove the temporary files of the writes in progress. rfx_model_save,
+ * rfx_csv_write and rfx_npy_write write a regular file as PATH.tmp.PID.N
+ * beside it and rename that over PATH at the end; a program killed in
+ * between would leave the temporary file. This call is async-signal-safe:
+ * a program's handler of SIGINT, SIGTERM or SIGHUP calls it and then ends
+ * the program (the library installs no handler; the rfx tool does this).
+ * A write that goes on after its temporary file was removed fails with
+ * RFX_EIO, and the old PATH stays. Up to 16 writes at once are tracked,
+ * with temporary names shorter than 4096 bytes. */
+RFX_API void rfx_temporaries_remove(void);
 
 /* ------------------------------------------------------------------------ */
 /* Instruction sets                                                          */

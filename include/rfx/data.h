@@ -36,7 +36,12 @@ RFX_API rfx_read_params rfx_read_params_default(void);
 /* Read a CSV file or a .npy file (float64 or float32, C order, 1-D or 2-D;
  * chosen by the magic bytes). Errors name the file, line and column: ragged
  * rows, cells that are not numbers, NaN or Inf, an empty file, zero rows or
- * columns, an unknown target column. */
+ * columns, an unknown target column. A .npy header's shape is checked
+ * against the file's size before anything is allocated; from a pipe or
+ * another non-regular file the values are read as they come, in memory
+ * growing with them, and an input shorter than its shape claims is
+ * RFX_EPARSE ("truncated .npy data: shape (n, d) needs N values, the input
+ * ended after M"). */
 RFX_API rfx_status rfx_data_read(const char *path, const rfx_read_params *params,
                                  rfx_data **out);
 RFX_API void rfx_data_free(rfx_data *data);

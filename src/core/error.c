@@ -60,6 +60,64 @@ void rfx__error_prefix(const char *fmt, ...)
     memcpy(msg, prefix, plen);
 }
 
+/* The length of the UTF-8 sequence at s (n bytes left) when it is well
+ * formed (no overlong form, surrogate or code point past U+10FFFF) and not
+ * a C1 control (U+0080..U+009F); else 0. */
+static size_t utf8_printable(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0], lo = 0x80, hi = 0xBF;
+    size_t len;
+    if (c >= 0xC2 && c <= 0xDF) len = 2;
+    else if (c >= 0xE0 && c <= 0xEF) len = 3;
+    else if (c >= 0xF0 && c <= 0xF4) len = 4;
+    else return 0;
+    if (c == 0xC2) lo = 0xA0; /* C1 */
+    if (c == 0xE0) lo = 0xA0;
+    if (c == 0xED) hi = 0x9F;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;
+    if (n < len || s[1] < lo || s[1] > hi) return 0;
+    for (size_t k = 2; k < len; k++)
+        if (s[k] < 0x80 || s[k] > 0xBF) return 0;
+    return len;
+}
+
+const char *rfx__quote(const char *s, size_t len, size_t max, char *buf, size_t size)
+{
+    static const char HEX[] = "0123456789abcdef";
+    const unsigned char *u = (const unsigned char *)s;
+    size_t i = 0, o = 0, shown = len < max ? len : max;
+    if (size == 0) return buf;
+    while (i < shown) {
+        unsigned c = u[i];
+        size_t seq = c >= 0x80 ? utf8_printable(u + i, shown - i) : 0;
+        if (c >= 0x20 && c != 0x7f && c < 0x80) seq = 1;
+        if (seq) {
+            if (o + seq >= size) break;
+            memcpy(buf + o, s + i, seq);
+            o += seq;
+            i += seq;
+            continue;
+        }
+        if (o + 4 >= size) break;
+        buf[o++] = '\\';
+        if (c == '\t' || c == '\n' || c == '\r') {
+            buf[o++] = c == '\t' ? 't' : c == '\n' ? 'n' : 'r';
+        } else {
+            buf[o++] = 'x';
+            buf[o++] = HEX[c >> 4];
+            buf[o++] = HEX[c & 15];
+        }
+        i++;
+    }
+    if (i < len && o + 3 < size) {
+        memcpy(buf + o, "...", 3);
+        o += 3;
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
 void rfx__failure_init(rfx__failure *f)
 {
     f->index = SIZE_MAX;

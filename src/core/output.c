@@ -13,6 +13,11 @@
  *   FIFO, a socket) is written directly, since renaming over it would
  *   replace it with a regular file; every write error is reported (ENOSPC
  *   from a full device), and there is no atomicity to promise.
+ *
+ * The temporary files of the writes in progress are also listed in a fixed
+ * table of names, so that a program's signal handler can remove them with
+ * rfx_temporaries_remove(), which is async-signal-safe: it reads the table
+ * through atomic flags and calls unlink() alone.
  */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "internal.h"
@@ -26,17 +31,65 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+enum { PATH_MAX_SHOWN = 400 };
+
 static rfx_status output_error(const rfx__output *o, const char *what, int err)
 {
-    char buf[128];
+    char buf[128], q[RFX__QUOTE_SIZE(PATH_MAX_SHOWN)];
     if (strerror_r(err ? err : EIO, buf, sizeof buf) != 0)
         snprintf(buf, sizeof buf, "error %d", err);
-    return rfx__error(RFX_EIO, "%s: cannot %s: %s", o->shown, what, buf);
+    return rfx__error(RFX_EIO, "%s: cannot %s: %s",
+                      rfx__quote(o->shown, strlen(o->shown), PATH_MAX_SHOWN, q, sizeof q), what,
+                      buf);
+}
+
+/* ---- the table of temporary files, for signal handlers ------------------ */
+
+enum { TRACK_SLOTS = 16, TRACK_PATH = 4096 };
+enum { SLOT_FREE, SLOT_BUSY, SLOT_READY };
+
+/* A slot is taken (FREE -> BUSY) by one writer, filled, then published
+ * (READY); the handler unlinks only READY names. A temporary name longer
+ * than TRACK_PATH, or a 17th concurrent write, is not listed. */
+static struct {
+    int state;
+    char path[TRACK_PATH];
+} tracked[TRACK_SLOTS];
+
+/* List name; the slot, or -1 when it cannot be listed. */
+static int track(const char *name)
+{
+    size_t len = strlen(name);
+    if (len >= TRACK_PATH) return -1;
+    for (int i = 0; i < TRACK_SLOTS; i++) {
+        int expected = SLOT_FREE;
+        if (!__atomic_compare_exchange_n(&tracked[i].state, &expected, SLOT_BUSY, 0,
+                                         __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+            continue;
+        memcpy(tracked[i].path, name, len + 1);
+        __atomic_store_n(&tracked[i].state, SLOT_READY, __ATOMIC_RELEASE);
+        return i;
+    }
+    return -1;
+}
+
+static void untrack(int slot)
+{
+    if (slot >= 0) __atomic_store_n(&tracked[slot].state, SLOT_FREE, __ATOMIC_RELEASE);
+}
+
+void rfx_temporaries_remove(void)
+{
+    for (int i = 0; i < TRACK_SLOTS; i++)
+        if (__atomic_load_n(&tracked[i].state, __ATOMIC_ACQUIRE) == SLOT_READY)
+            unlink(tracked[i].path);
 }
 
 /* A fresh temporary name beside target: target.tmp.PID.N, opened with
- * O_EXCL (so a name taken by another process or thread is skipped). */
-static int open_temporary(const char *target, char **name)
+ * O_EXCL (so a name taken by another process or thread is skipped). The
+ * name is listed (*slot) before the file exists, so that no moment leaves
+ * an unlisted file behind. */
+static int open_temporary(const char *target, char **name, int *slot)
 {
     static unsigned long counter; /* distinct names; a race only retries */
     size_t len = strlen(target) + 64;
@@ -45,13 +98,16 @@ static int open_temporary(const char *target, char **name)
     for (int tries = 0; tries < 1000; tries++) {
         unsigned long k = __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
         snprintf(t, len, "%s.tmp.%ld.%lu", target, (long)getpid(), k);
+        *slot = track(t);
         int fd = open(t, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (fd >= 0) {
             *name = t;
             return fd;
         }
-        if (errno != EEXIST) {
-            int e = errno;
+        int e = errno;
+        untrack(*slot);
+        *slot = -1;
+        if (e != EEXIST) {
             free(t);
             return -e;
         }
@@ -64,6 +120,7 @@ rfx_status rfx__output_open(const char *path, rfx__output *o)
 {
     memset(o, 0, sizeof *o);
     o->shown = path;
+    o->slot = -1;
     struct stat lsb, sb;
     /* a symbolic link: write the file it names, keep the link */
     if (lstat(path, &lsb) == 0 && S_ISLNK(lsb.st_mode)) {
@@ -72,7 +129,7 @@ rfx_status rfx__output_open(const char *path, rfx__output *o)
     }
     if (!o->target) {
         o->target = strdup(path);
-        if (!o->target) return rfx__error(RFX_ENOMEM, "%s: cannot allocate a file name", path);
+        if (!o->target) return rfx__error(RFX_ENOMEM, "cannot allocate a file name");
     }
     int exists = stat(o->target, &sb) == 0;
     if (exists && S_ISDIR(sb.st_mode)) {
@@ -90,10 +147,10 @@ rfx_status rfx__output_open(const char *path, rfx__output *o)
         o->direct = 1;
         return RFX_OK;
     }
-    int fd = open_temporary(o->target, &o->tmp);
+    int fd = open_temporary(o->target, &o->tmp, &o->slot);
     if (fd < 0) {
         rfx_status st = fd == -ENOMEM
-                            ? rfx__error(RFX_ENOMEM, "%s: cannot allocate a file name", path)
+                            ? rfx__error(RFX_ENOMEM, "cannot allocate a file name")
                             : output_error(o, "create a temporary file beside it", -fd);
         rfx__output_abort(o);
         return st;
@@ -133,6 +190,8 @@ rfx_status rfx__output_commit(rfx__output *o)
         rfx__output_abort(o);
         return st;
     }
+    untrack(o->slot);
+    o->slot = -1;
     free(o->tmp);
     free(o->target);
     o->tmp = o->target = NULL;
@@ -143,6 +202,8 @@ void rfx__output_abort(rfx__output *o)
 {
     if (o->fp) fclose(o->fp);
     if (o->tmp) remove(o->tmp);
+    untrack(o->slot);
+    o->slot = -1;
     free(o->tmp);
     free(o->target);
     o->fp = NULL;

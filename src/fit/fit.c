@@ -454,7 +454,6 @@ static rfx_status fit_classify(const rfx_fit_params *params, rfx_cmat X, rfx_cma
     RFX__TRY(rfx__check_cmat(X, "fit: X"));
     RFX__TRY(rfx__check_cmat(Y, "fit: Y"));
     const size_t n = X.rows, d = X.cols;
-    if (n < 2) return rfx__error(RFX_EINVAL, "fit: at least 2 rows are needed, got %zu", n);
     if (d == 0) return rfx__error(RFX_EINVAL, "fit: X has no columns");
     if (Y.rows != n || Y.cols != 1)
         return rfx__error(RFX_EDIM, "fit: a classifier takes one column of labels, Y is %zu x %zu "
@@ -625,13 +624,14 @@ rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y, r
 {
     if (!out) return rfx__error(RFX_EINVAL, "fit: out is NULL");
     RFX__TRY(check_fit_params(params));
+    /* too little data, whatever the method: a data error (RFX_EDIM) */
+    if (X.rows < 2) return rfx__error(RFX_EDIM, "fit: at least 2 rows are needed, got %zu", X.rows);
     if (params->method == RFX_METHOD_SRFE || params->method == RFX_METHOD_HARFE)
         return fit_srfe(params, X, Y, out, report);
     if (params->method == RFX_METHOD_CLASSIFY) return fit_classify(params, X, Y, out, report);
     RFX__TRY(rfx__check_cmat(X, "fit: X"));
     RFX__TRY(rfx__check_cmat(Y, "fit: Y"));
     const size_t n = X.rows, d = X.cols;
-    if (n < 2) return rfx__error(RFX_EINVAL, "fit: at least 2 rows are needed, got %zu", n);
     if (d == 0) return rfx__error(RFX_EINVAL, "fit: X has no columns");
     if (Y.rows != n || Y.cols == 0)
         return rfx__error(RFX_EDIM, "fit: Y is %zu x %zu for %zu rows of X", Y.rows, Y.cols, n);

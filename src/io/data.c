@@ -4,11 +4,14 @@
  * Both readers end in the same place: X (n x d, contiguous, rfx__alloc) and,
  * when a target column was asked for, Y (n x 1), with one name per column.
  * Errors name the file and, for CSV, the physical line and the 1-based
- * column; for .npy the 0-based row and column of the array.
+ * column; for .npy the 0-based row and column of the array. What they quote
+ * of the input (the file name, cells, column names, header keys) goes
+ * through rfx__quote: control bytes and bad UTF-8 show as \xHH.
  *
- * Numbers are parsed with strtod, so the decimal point is that of the C
- * locale ('.'): the library never sets the locale, and a host program that
- * does (LC_NUMERIC) changes what strtod accepts.
+ * Numbers are parsed with strtod in the C locale ('.' as the decimal point)
+ * whatever the host program's LC_NUMERIC: rfx_data_read switches its own
+ * thread to the C locale for the read (rfx__c_numeric), and never calls
+ * setlocale.
  */
 #include "internal.h"
 
@@ -31,8 +34,12 @@ struct rfx_data {
 /* No target column. */
 #define NO_TARGET SIZE_MAX
 
-/* How much of a bad cell or name to quote in a message. */
+/* How much of a bad cell or name to quote in a message, and of a path. */
 #define QUOTE_MAX 40
+#define PATH_MAX_SHOWN 400
+
+/* s quoted for a message into buf (char buf[RFX__QUOTE_SIZE(QUOTE_MAX)]). */
+#define QUOTED(s, buf) rfx__quote((s), strlen(s), QUOTE_MAX, (buf), sizeof(buf))
 
 /* ---- small helpers ------------------------------------------------------- */
 
@@ -79,8 +86,11 @@ static rfx_status check_params(const rfx_read_params *p)
                           "params->delimiter: must not be NUL, a quote or a line break");
     if (p->comment == '"' || p->comment == '\n' || p->comment == '\r')
         return rfx__error(RFX_EINVAL, "params->comment: must not be a quote or a line break");
-    if (p->comment != '\0' && p->comment == p->delimiter)
-        return rfx__error(RFX_EINVAL, "params->comment: '%c' is also the delimiter", p->comment);
+    if (p->comment != '\0' && p->comment == p->delimiter) {
+        char q[RFX__QUOTE_SIZE(1)];
+        return rfx__error(RFX_EINVAL, "params->comment: '%s' is also the delimiter",
+                          rfx__quote(&p->comment, 1, 1, q, sizeof q));
+    }
     if (p->target && p->target[0] == '\0')
         return rfx__error(RFX_EINVAL, "params->target: empty (use NULL for no target)");
     return RFX_OK;
@@ -200,15 +210,17 @@ static int parse_index(const char *s, int *negative, size_t *value)
 static void list_names(char *buf, size_t size, char *const *names, size_t ncols)
 {
     size_t used = 0;
+    char q[RFX__QUOTE_SIZE(QUOTE_MAX)];
     buf[0] = '\0';
     for (size_t c = 0; c < ncols; c++) {
         const char *sep = c ? ", " : "";
-        size_t need = strlen(sep) + strlen(names[c]);
+        const char *name = QUOTED(names[c], q);
+        size_t need = strlen(sep) + strlen(name);
         if (used + need + 6 >= size) {
             snprintf(buf + used, size - used, "%s...", sep);
             return;
         }
-        used += (size_t)snprintf(buf + used, size - used, "%s%s", sep, names[c]);
+        used += (size_t)snprintf(buf + used, size - used, "%s%s", sep, name);
     }
 }
 
@@ -222,6 +234,7 @@ static rfx_status find_target(const char *path, const char *target, char *const 
 {
     size_t value, found = NO_TARGET;
     int negative;
+    char q[RFX__QUOTE_SIZE(QUOTE_MAX)];
     if (!target) {
         *out = NO_TARGET;
         return RFX_OK;
@@ -231,9 +244,9 @@ static rfx_status find_target(const char *path, const char *target, char *const 
             if (strcmp(names[c], target) != 0) continue;
             if (found != NO_TARGET)
                 return rfx__error(RFX_EPARSE,
-                                  "%s: target column '%.*s' is ambiguous (columns %zu and %zu "
+                                  "%s: target column '%s' is ambiguous (columns %zu and %zu "
                                   "have that name; give the index instead)",
-                                  path, QUOTE_MAX, target, found, c);
+                                  path, QUOTED(target, q), found, c);
             found = c;
         }
         if (found != NO_TARGET) {
@@ -250,24 +263,24 @@ static rfx_status find_target(const char *path, const char *target, char *const 
             *out = ncols - value;
             return RFX_OK;
         }
-        return rfx__error(RFX_EPARSE, "%s: target index %.*s out of range (%zu column%s)", path,
-                          QUOTE_MAX, target, ncols, ncols == 1 ? "" : "s");
+        return rfx__error(RFX_EPARSE, "%s: target index %s out of range (%zu column%s)", path,
+                          QUOTED(target, q), ncols, ncols == 1 ? "" : "s");
     }
     if (npy)
         return rfx__error(RFX_EPARSE,
-                          "%s: target '%.*s' is not a column index (.npy files have no column "
+                          "%s: target '%s' is not a column index (.npy files have no column "
                           "names; give a 0-based index, or -1 for the last column)",
-                          path, QUOTE_MAX, target);
+                          path, QUOTED(target, q));
     if (!names)
         return rfx__error(RFX_EPARSE,
-                          "%s: target column '%.*s' not found (the file has no header; give a "
+                          "%s: target column '%s' not found (the file has no header; give a "
                           "0-based index, or -1 for the last column)",
-                          path, QUOTE_MAX, target);
+                          path, QUOTED(target, q));
     {
         char list[512];
         list_names(list, sizeof list, names, ncols);
-        return rfx__error(RFX_EPARSE, "%s: target column '%.*s' not found (columns: %s)", path,
-                          QUOTE_MAX, target, list);
+        return rfx__error(RFX_EPARSE, "%s: target column '%s' not found (columns: %s)", path,
+                          QUOTED(target, q), list);
     }
 }
 
@@ -307,10 +320,10 @@ static rfx_status cell_error(const char *path, size_t line, size_t col, cell_kin
                              const char *s, size_t len)
 {
     const char *b = s, *e = s + len;
-    int shown;
+    char q[RFX__QUOTE_SIZE(QUOTE_MAX)];
     while (b < e && is_blank_char(*b)) b++;
     while (e > b && is_blank_char(e[-1])) e--;
-    shown = (int)((size_t)(e - b) > QUOTE_MAX ? QUOTE_MAX : (size_t)(e - b));
+    rfx__quote(b, (size_t)(e - b), QUOTE_MAX, q, sizeof q);
     switch (kind) {
     case CELL_EMPTY:
         return rfx__error(RFX_EPARSE, "%s:%zu:%zu: empty cell", path, line, col);
@@ -319,14 +332,13 @@ static rfx_status cell_error(const char *path, size_t line, size_t col, cell_kin
     case CELL_INF:
         return rfx__error(RFX_EPARSE, "%s:%zu:%zu: Inf is not allowed", path, line, col);
     case CELL_RANGE:
-        return rfx__error(RFX_EPARSE, "%s:%zu:%zu: '%.*s%s' is out of the range of a double",
-                          path, line, col, shown, b, (size_t)(e - b) > QUOTE_MAX ? "..." : "");
+        return rfx__error(RFX_EPARSE, "%s:%zu:%zu: '%s' is out of the range of a double", path,
+                          line, col, q);
     case CELL_NUMBER: /* not an error: never asked */
     case CELL_TEXT:
         break;
     }
-    return rfx__error(RFX_EPARSE, "%s:%zu:%zu: '%.*s%s' is not a number", path, line, col,
-                      shown, b, (size_t)(e - b) > QUOTE_MAX ? "..." : "");
+    return rfx__error(RFX_EPARSE, "%s:%zu:%zu: '%s' is not a number", path, line, col, q);
 }
 
 /* ---- CSV ----------------------------------------------------------------- */
@@ -725,7 +737,7 @@ static rfx_status npy_parse_header(const char *path, const char *text, size_t le
     if (p >= end || *p != '{') goto bad;
     p = npy_skip(p + 1, end);
     while (p < end && *p != '}') {
-        char key[32], val[32];
+        char key[32], val[32], q[RFX__QUOTE_SIZE(QUOTE_MAX)];
         if (!npy_string(&p, end, key, sizeof key)) goto bad;
         p = npy_skip(p, end);
         if (p >= end || *p != ':') goto bad;
@@ -738,7 +750,7 @@ static rfx_status npy_parse_header(const char *path, const char *text, size_t le
                 (strcmp(val + 2, "8") != 0 && strcmp(val + 2, "4") != 0))
                 return rfx__error(RFX_EPARSE, "%s: dtype '%s' is not supported; only float64 "
                                   "('<f8') and float32 ('<f4') are read: convert with "
-                                  "a.astype(np.float64)", path, val);
+                                  "a.astype(np.float64)", path, QUOTED(val, q));
             h->big_endian = val[0] == '>';
             h->itemsize = val[2] == '8' ? 8 : 4;
             h->have_descr = 1;
@@ -753,7 +765,8 @@ static rfx_status npy_parse_header(const char *path, const char *text, size_t le
             if (r == 0) goto bad;
             h->have_shape = 1;
         } else {
-            return rfx__error(RFX_EPARSE, "%s: unexpected key '%s' in the .npy header", path, key);
+            return rfx__error(RFX_EPARSE, "%s: unexpected key '%s' in the .npy header", path,
+                              QUOTED(key, q));
         }
         p = npy_skip(p, end);
         if (p < end && *p == ',') p = npy_skip(p + 1, end);
@@ -803,36 +816,79 @@ static rfx_status npy_read_error(const char *path, FILE *fp, const char *what)
     return rfx__error(RFX_EPARSE, "%s: truncated .npy file (the %s is cut short)", path, what);
 }
 
-/* The data, read in blocks of rows and decoded into X and Y. */
-static rfx_status npy_read_rows(const char *path, FILE *fp, const npy_header *h, size_t ncols,
-                                size_t target, rfx_data *data)
+/* Where the values of a .npy file go: X (cells of n x d) and Y (n), with
+ * room for cap_x and cap_y values. */
+typedef struct npy_sink {
+    double *x, *y;
+    size_t cap_x, cap_y;
+} npy_sink;
+
+/* Room for value index need (< total) in *p, of capacity *cap: at least
+ * doubled, at most total, so that n values cost O(n) copies in all. */
+static rfx_status npy_grow(const char *path, double **p, size_t *cap, size_t need, size_t total)
 {
-    size_t row_bytes = ncols * h->itemsize; /* bounded by the checked total */
-    size_t block = row_bytes >= ((size_t)1 << 20) ? 1 : ((size_t)1 << 20) / row_bytes;
-    unsigned char *buf;
+    size_t cap2;
+    double *q;
+    if (need < *cap) return RFX_OK;
+    cap2 = *cap > total / 2 ? total : 2 * *cap;
+    if (cap2 < ((size_t)1 << 16)) cap2 = total < ((size_t)1 << 16) ? total : (size_t)1 << 16;
+    if (cap2 <= need) cap2 = need + 1;
+    q = realloc(*p, cap2 * sizeof *q); /* cap2 <= total, whose bytes were checked */
+    if (!q) return rfx__error(RFX_ENOMEM, "%s: cannot allocate %zu values", path, cap2);
+    *p = q;
+    *cap = cap2;
+    return RFX_OK;
+}
+
+/* The n x ncols values, read in blocks of bytes and decoded into the sink.
+ * With grow, the sink starts empty and grows as values arrive, capped at
+ * the shape's size: a pipe's header alone never makes us allocate what its
+ * shape claims. A short input is a data error naming the values the shape
+ * needs and those that came. */
+static rfx_status npy_read_values(const char *path, FILE *fp, const npy_header *h, size_t n,
+                                  size_t ncols, size_t target, int grow, npy_sink *sk)
+{
+    enum { BLOCK = 1 << 20 }; /* bytes, a multiple of 8 */
+    const size_t total = n * ncols, d = ncols - (target != NO_TARGET);
+    const size_t total_x = n * d;
+    size_t k = 0, row = 0, col = 0, xi = 0;
+    unsigned char *buf = malloc(BLOCK);
     rfx_status st = RFX_OK;
-    if (block > data->n) block = data->n;
-    RFX__TRY(rfx__alloc(block, row_bytes, (void **)&buf, "npy read buffer"));
-    for (size_t i0 = 0; i0 < data->n && st == RFX_OK; i0 += block) {
-        size_t rows = data->n - i0 < block ? data->n - i0 : block;
+    if (!buf) return rfx__error(RFX_ENOMEM, "%s: cannot allocate a read buffer", path);
+    while (k < total && st == RFX_OK) {
+        size_t want = (total - k) * h->itemsize, got;
+        if (want > BLOCK) want = BLOCK;
         errno = 0;
-        if (fread(buf, row_bytes, rows, fp) != rows) {
-            st = npy_read_error(path, fp, "data");
-            break;
-        }
-        for (size_t r = 0; r < rows && st == RFX_OK; r++) {
-            const unsigned char *src = buf + r * row_bytes;
-            double *xr = data->x + (i0 + r) * data->d;
-            for (size_t c = 0, j = 0; c < ncols; c++) {
-                double v = npy_value(src + c * h->itemsize, h);
-                if (!isfinite(v)) {
-                    st = rfx__error(RFX_EPARSE, "%s: row %zu, column %zu: %s is not allowed",
-                                    path, i0 + r, c, isnan(v) ? "NaN" : "Inf");
-                    break;
-                }
-                if (c == target) data->y[i0 + r] = v;
-                else xr[j++] = v;
+        got = fread(buf, 1, want, fp);
+        for (size_t b = 0; b + h->itemsize <= got && st == RFX_OK; b += h->itemsize, k++) {
+            double v = npy_value(buf + b, h);
+            if (!isfinite(v)) {
+                st = rfx__error(RFX_EPARSE, "%s: row %zu, column %zu: %s is not allowed", path,
+                                row, col, isnan(v) ? "NaN" : "Inf");
+                break;
             }
+            if (col == target) {
+                if (grow) st = npy_grow(path, &sk->y, &sk->cap_y, row, n);
+                if (st == RFX_OK) sk->y[row] = v;
+            } else {
+                if (grow) st = npy_grow(path, &sk->x, &sk->cap_x, xi, total_x);
+                if (st == RFX_OK) sk->x[xi++] = v;
+            }
+            if (++col == ncols) {
+                col = 0;
+                row++;
+            }
+        }
+        if (st == RFX_OK && got < want) {
+            char ebuf[128];
+            if (ferror(fp))
+                st = rfx__error(RFX_EIO, "%s: cannot read the data: %s", path,
+                                errno_text(errno ? errno : EIO, ebuf, sizeof ebuf));
+            else
+                st = rfx__error(RFX_EPARSE,
+                                "%s: truncated .npy data: shape (%zu, %zu) needs %zu values, "
+                                "the input ended after %zu",
+                                path, n, ncols, total, k);
         }
     }
     free(buf);
@@ -847,9 +903,11 @@ static rfx_status npy_read(const char *path, FILE *fp, const rfx_read_params *pa
     size_t hlen, prelen, n, ncols, cells, bytes, target = 0;
     char *text;
     npy_header h;
-    rfx_data *data;
+    rfx_data *data = NULL;
+    npy_sink sink = { NULL, NULL, 0, 0 };
     rfx_status st;
     struct stat sb;
+    int regular;
 
     errno = 0;
     if (fread(pre, 1, 2, fp) != 2) return npy_read_error(path, fp, "header");
@@ -893,8 +951,9 @@ static rfx_status npy_read(const char *path, FILE *fp, const rfx_read_params *pa
     if (rfx__mul(n, ncols, &cells, path) != RFX_OK || rfx__mul(cells, h.itemsize, &bytes, path))
         return rfx__error(RFX_EPARSE, "%s: shape (%zu, %zu) is too large", path, n, ncols);
     /* Check the size before allocating anything: a hostile shape must not
-     * make us allocate (pipes are checked as they are read). */
-    if (fstat(fileno(fp), &sb) == 0 && S_ISREG(sb.st_mode)) {
+     * make us allocate (a pipe's values are counted as they come). */
+    regular = fstat(fileno(fp), &sb) == 0 && S_ISREG(sb.st_mode);
+    if (regular) {
         uint64_t have = sb.st_size > (off_t)(prelen + hlen) ? (uint64_t)sb.st_size - prelen - hlen : 0;
         if (have < (uint64_t)bytes)
             return rfx__error(RFX_EPARSE, "%s: truncated .npy file: shape (%zu, %zu) needs %zu "
@@ -911,8 +970,24 @@ static rfx_status npy_read(const char *path, FILE *fp, const rfx_read_params *pa
         return rfx__error(RFX_EPARSE, "%s: no input columns: the only column is the target",
                           path);
 
-    RFX__TRY(data_alloc(n, ncols - (target != NO_TARGET), target != NO_TARGET, &data));
-    st = npy_read_rows(path, fp, &h, ncols, target, data);
+    if (regular) {
+        /* the file holds what the shape claims: allocate it at once */
+        RFX__TRY(data_alloc(n, ncols - (target != NO_TARGET), target != NO_TARGET, &data));
+        sink.x = data->x;
+        sink.y = data->y;
+        st = npy_read_values(path, fp, &h, n, ncols, target, 0, &sink);
+    } else {
+        /* a pipe: the values first, as they come; then the table */
+        st = npy_read_values(path, fp, &h, n, ncols, target, 1, &sink);
+        if (st == RFX_OK)
+            st = data_alloc(n, ncols - (target != NO_TARGET), target != NO_TARGET, &data);
+        if (st == RFX_OK) {
+            memcpy(data->x, sink.x, n * data->d * sizeof(double));
+            if (data->y) memcpy(data->y, sink.y, n * sizeof(double));
+        }
+        free(sink.x);
+        free(sink.y);
+    }
     if (st == RFX_OK && fgetc(fp) != EOF)
         st = rfx__error(RFX_EPARSE, "%s: trailing bytes after the .npy data", path);
     if (st == RFX_OK) st = data_name(data, NULL, ncols, target);
@@ -926,10 +1001,12 @@ static rfx_status npy_read(const char *path, FILE *fp, const rfx_read_params *pa
 
 /* ---- entry point ----------------------------------------------------------- */
 
-rfx_status rfx_data_read(const char *path, const rfx_read_params *params, rfx_data **out)
+static rfx_status data_read(const char *path, const rfx_read_params *params, rfx_data **out)
 {
     rfx_read_params defaults = rfx_read_params_default();
     unsigned char magic[6];
+    char shown[RFX__QUOTE_SIZE(PATH_MAX_SHOWN)];
+    const char *real = path;
     size_t got;
     FILE *fp;
     rfx_status st;
@@ -937,7 +1014,8 @@ rfx_status rfx_data_read(const char *path, const rfx_read_params *params, rfx_da
     if (!path || !out) return rfx__error(RFX_EINVAL, "rfx_data_read: path and out must not be NULL");
     if (!params) params = &defaults;
     RFX__TRY(check_params(params));
-    fp = fopen(path, "rb");
+    path = rfx__quote(path, strlen(path), PATH_MAX_SHOWN, shown, sizeof shown); /* messages */
+    fp = fopen(real, "rb");
     if (!fp) {
         char buf[128];
         return rfx__error(RFX_EIO, "%s: cannot open: %s", path, errno_text(errno, buf, sizeof buf));
@@ -962,5 +1040,14 @@ rfx_status rfx_data_read(const char *path, const rfx_read_params *params, rfx_da
     }
     st = csv_read(path, fp, params, out);
     fclose(fp);
+    return st;
+}
+
+rfx_status rfx_data_read(const char *path, const rfx_read_params *params, rfx_data **out)
+{
+    rfx__c_numeric c;
+    rfx__c_numeric_begin(&c);
+    rfx_status st = data_read(path, params, out);
+    rfx__c_numeric_end(&c);
     return st;
 }

@@ -45,10 +45,12 @@ static void csv_put_name(FILE *fp, const char *s)
 }
 
 /* "%.17g" gives the shortest form that always reads back to the same
- * double; the decimal point is the C locale's, as in the reader. */
+ * double; the decimal point is the C locale's ('.') whatever the program's
+ * locale, as in the reader (rfx__c_numeric). */
 rfx_status rfx_csv_write(const char *path, rfx_cmat M, const char *const *names)
 {
     rfx__output o;
+    rfx__c_numeric c;
     if (!path) return rfx__error(RFX_EINVAL, "rfx_csv_write: path is NULL");
     RFX__TRY(rfx__check_cmat(M, "rfx_csv_write: M"));
     if (names) {
@@ -57,6 +59,7 @@ rfx_status rfx_csv_write(const char *path, rfx_cmat M, const char *const *names)
                 return rfx__error(RFX_EINVAL, "rfx_csv_write: names[%zu] is NULL", j);
     }
     RFX__TRY(rfx__output_open(path, &o));
+    rfx__c_numeric_begin(&c);
     if (names) {
         for (size_t j = 0; j < M.cols; j++) {
             if (j) fputc(',', o.fp);
@@ -69,6 +72,7 @@ rfx_status rfx_csv_write(const char *path, rfx_cmat M, const char *const *names)
         for (size_t j = 0; j < M.cols; j++) fprintf(o.fp, j ? ",%.17g" : "%.17g", r[j]);
         fputc('\n', o.fp);
     }
+    rfx__c_numeric_end(&c);
     return rfx__output_commit(&o);
 }
 

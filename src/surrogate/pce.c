@@ -997,7 +997,7 @@ static rfx_status fit_basis(const rfx_pce_params *params, rfx_cmat X, const doub
     if (d == 0) return rfx__error(RFX_EDIM, "pce_fit: X has no columns");
     RFX__TRY(check_params(params, d));
     const rfx_pce_params *p = params;
-    if (n < 2) return rfx__error(RFX_EINVAL, "pce_fit: %zu rows; at least 2 are needed", n);
+    if (n < 2) return rfx__error(RFX_EDIM, "pce_fit: %zu rows; at least 2 are needed", n);
     size_t bi = 0, bj = 0;
     if (!rfx__all_finite(X, &bi, &bj))
         return rfx__error(RFX_EPARSE, "pce_fit: X row %zu, column %zu: value is not finite", bi, bj);
@@ -1437,7 +1437,7 @@ rfx_status rfx_pce_fit(const rfx_pce_params *params, rfx_cmat X, const double *y
         RFX__TRY(rfx__check_cmat(X, "pce_fit: X"));
         if (X.cols == 0) return rfx__error(RFX_EDIM, "pce_fit: X has no columns");
         if (X.rows < 2)
-            return rfx__error(RFX_EINVAL, "pce_fit: %zu rows; at least 2 are needed", X.rows);
+            return rfx__error(RFX_EDIM, "pce_fit: %zu rows; at least 2 are needed", X.rows);
         if (!rfx__all_finite(X, &bi, &bj))
             return rfx__error(RFX_EPARSE, "pce_fit: X row %zu, column %zu: value is not finite",
                               bi, bj);

@@ -188,7 +188,8 @@ rfx_status rfx_srfe_fit(const rfx_srfe_params *params, rfx_cmat X, rfx_cmat Y, r
     RFX__TRY(rfx__check_cmat(X, "srfe: X"));
     RFX__TRY(rfx__check_cmat(Y, "srfe: Y"));
     const size_t m = X.rows, d = X.cols;
-    if (m < 2 || d == 0) return rfx__error(RFX_EINVAL, "srfe: X is %zu x %zu", m, d);
+    if (d == 0) return rfx__error(RFX_EINVAL, "srfe: X is %zu x %zu", m, d);
+    if (m < 2) return rfx__error(RFX_EDIM, "srfe: at least 2 rows are needed, got %zu", m);
     if (Y.rows != m || Y.cols != 1)
         return rfx__error(RFX_EDIM, "srfe: Y must be %zu x 1, got %zu x %zu", m, Y.rows, Y.cols);
     RFX__TRY(check_params(params, m, d));

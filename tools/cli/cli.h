@@ -111,6 +111,10 @@ typedef struct opt_iter {
 opt_iter cli_opt_begin(const command *c, int argc, char **argv);
 int cli_opt_next(opt_iter *it, const char **value);
 
+/* The most threads --threads accepts: more than any machine rfx runs on
+ * has cores, and a typo such as 100000 is refused rather than started. */
+#define CLI_MAX_THREADS 4096
+
 /* The value parsers return 0, or RC_USAGE after printing why. */
 int cli_parse_positive(const opt_iter *it, const char *s, double *out);
 int cli_parse_nonnegative(const opt_iter *it, const char *s, double *out);
@@ -170,6 +174,12 @@ int cli_check_output(const command *c, const char *out, const char *const *input
  * stdout for NULL or "-". RC_OK, or the exit code after the message. */
 int cli_write_output(const char *out_path, rfx_cmat M, const char *const *names);
 int cli_value_error(const opt_iter *it, const char *fmt, ...) PRINTF_LIKE(2, 3);
+/* Handle SIGINT, SIGTERM and SIGHUP (unless inherited as ignored): remove
+ * the temporary files of the library's writes in progress and of a plot,
+ * then die of the signal (exit status 128 + signo in a shell). */
+void cli_interrupts_catch(void);
+/* List the temporary file of a plot for the handler (NULL: none). */
+void cli_interrupts_track(const char *tmp);
 
 typedef struct progress_state {
     char stage[64];

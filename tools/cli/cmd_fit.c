@@ -138,7 +138,7 @@ static const opt_spec FIT_OPTS[] = {
       "instead of (x - mean) / std per column" },
     { O_NO_INTERCEPT, 0, "no-intercept", NULL, "ridge, bayes, classify: fit no intercept" },
     { O_THREADS, 0, "threads", "T",
-      "threads, >= 0 (default 0: the OpenMP default, OMP_NUM_THREADS or all cores)" },
+      "threads, 0 to 4096 (default 0: the OpenMP default, OMP_NUM_THREADS or all cores)" },
     OPT_DELIMITER,
     OPT_NO_HEADER,
     { O_END, 0, NULL, NULL, NULL }

@@ -33,7 +33,7 @@ static const opt_spec KAPPROX_OPTS[] = {
     { O_PLOT, 0, "plot", "OUT.png",
       "also plot the error against D on log-log axes with a 1/sqrt(D) line (needs gnuplot)" },
     { O_THREADS, 0, "threads", "T",
-      "threads for the feature transforms (default 0: OpenMP default)" },
+      "threads for the feature transforms, 0 to 4096 (default 0: OpenMP default)" },
     OPT_DELIMITER,
     OPT_NO_HEADER,
     { O_END, 0, NULL, NULL, NULL }

@@ -23,7 +23,9 @@
  *   5  I/O error: a file cannot be opened, read or written
  *   6  out of memory, or an internal error
  * Every error is one line on stderr, "rfx: <message>", where the message is
- * rfx_last_error() for library failures.
+ * rfx_last_error() for library failures. SIGINT, SIGTERM and SIGHUP remove
+ * the temporary file of an output being written, then end rfx with the
+ * signal's default action (status 128 + signo in a shell).
  */
 #include "cli.h"
 
@@ -80,6 +82,7 @@ int main(int argc, char **argv)
         if (!c) return cli_usage_error(NULL, "unknown command '%s'", argv[2]);
         return cli_print_command_help(c);
     }
+    cli_interrupts_catch();
     c = command_find(argv[1]);
     if (!c) {
         if (argv[1][0] == '-') return cli_usage_error(NULL, "unknown option '%s'", argv[1]);

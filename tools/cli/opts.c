@@ -306,7 +306,7 @@ int cli_parse_threads(const opt_iter *it, const char *s, int *out)
 {
     const char *p = s;
     unsigned long long v = 0;
-    if (parse_whole(it, s, &p, 0, INT_MAX, &v)) return RC_USAGE;
+    if (parse_whole(it, s, &p, 0, CLI_MAX_THREADS, &v)) return RC_USAGE;
     if (*p != '\0') return cli_value_error(it, "'%s' is not a whole number >= 0", s);
     *out = (int)v;
     return 0;

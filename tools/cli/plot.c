@@ -71,6 +71,7 @@ static FILE *plot_start(const char *path, char **tmp, int *rc)
         *rc = RC_IO;
         return NULL;
     }
+    cli_interrupts_track(t);
     fchmod(fd, 0644);
     close(fd);
     signal(SIGPIPE, SIG_IGN); /* a gnuplot that dies early must not kill us */
@@ -78,6 +79,7 @@ static FILE *plot_start(const char *path, char **tmp, int *rc)
     if (!gp) {
         cli_say("--plot: cannot run gnuplot: %s", strerror(errno));
         unlink(t);
+        cli_interrupts_track(NULL);
         free(t);
         *rc = RC_IO;
         return NULL;
@@ -113,6 +115,7 @@ static int plot_finish(const char *path, char *tmp, FILE *gp)
         rc = RC_IO;
     }
     if (rc != RC_OK) unlink(tmp);
+    cli_interrupts_track(NULL);
     free(tmp);
     return rc;
 }

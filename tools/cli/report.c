@@ -2,12 +2,15 @@
  * report.c - how the rfx command-line tool reports: library statuses mapped
  * to exit codes, the "rfx: <message>" lines of errors and usage errors,
  * progress and timing on a terminal, the output helpers (CSV on stdout,
- * column names, file extensions), and class labels as text.
+ * column names, file extensions), class labels as text, and the handlers of
+ * SIGINT, SIGTERM and SIGHUP that remove temporary files.
  */
 #include "cli.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +87,50 @@ int cli_value_error(const opt_iter *it, const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "\nTry 'rfx %s --help'.\n", it->cmd->name);
     return RC_USAGE;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Interrupts                                                                */
+/* ------------------------------------------------------------------------ */
+
+/* The temporary file of a plot (plot.c), listed for the handler: set is 1
+ * while path holds a name. Names that do not fit are not listed. */
+static volatile sig_atomic_t plot_tmp_set;
+static char plot_tmp[4096];
+
+void cli_interrupts_track(const char *tmp)
+{
+    plot_tmp_set = 0;
+    if (tmp && strlen(tmp) < sizeof plot_tmp) {
+        memcpy(plot_tmp, tmp, strlen(tmp) + 1);
+        atomic_signal_fence(memory_order_seq_cst); /* the name before the flag */
+        plot_tmp_set = 1;
+    }
+}
+
+/* Async-signal-safe: unlink the temporary files, then die of the signal
+ * (SA_RESETHAND restored its default action), so that the parent sees
+ * 128 + signo from a shell. */
+static void on_interrupt(int signo)
+{
+    rfx_temporaries_remove();
+    if (plot_tmp_set) unlink(plot_tmp);
+    raise(signo);
+}
+
+void cli_interrupts_catch(void)
+{
+    static const int SIGNALS[] = { SIGINT, SIGTERM, SIGHUP };
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    for (size_t k = 0; k < sizeof SIGNALS / sizeof SIGNALS[0]; k++) {
+        /* an ignored signal stays ignored (nohup, background jobs of sh) */
+        if (sigaction(SIGNALS[k], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+        sigaction(SIGNALS[k], &sa, NULL);
+    }
 }
 
 /* ------------------------------------------------------------------------ */
