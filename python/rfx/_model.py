@@ -11,6 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 from . import _common
 from ._lib import (as_rows, call_with_progress, check, check_verbose, cmat, cmat_to_array,
                    double_array, ffi, lib, mat, mat_none, serial_blas)
+from ._sklearn_compat import validate_data
 
 
 def _model_bytes(model):
@@ -145,7 +146,7 @@ class _RFXModel(_ModelFile):
         """Predictions (n x ny) and, with std = "noisy" / "latent", standard
         deviations (n x ny)."""
         check_is_fitted(self)
-        X = as_rows(self._validate_data(X, dtype=np.float64, reset=False))
+        X = as_rows(validate_data(self, X, dtype=np.float64, reset=False))
         n = X.shape[0]
         Yhat = np.empty((n, self._n_targets))
         if std is None:

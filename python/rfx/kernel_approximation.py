@@ -6,9 +6,11 @@ from sklearn.utils.validation import check_is_fitted
 from . import _common
 from ._lib import (as_rows, check, cmat, cmat_to_array, cmatf, double_array, empty_rows, ffi, lib,
                    mat, matf, serial_blas)
+from ._sklearn_compat import TagsMixin, validate_data
 
 
-class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class RandomFourierFeatures(TagsMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
+                            BaseEstimator):
     """Random Fourier features of a shift-invariant kernel (Rahimi & Recht
     2007), computed by the rfx C library.
 
@@ -130,10 +132,12 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         self.random_state = random_state
         self.n_jobs = n_jobs
 
+    _rfx_tags = {"preserves_dtype": [np.float64, np.float32]}
+
     def fit(self, X, y=None):
         """Sample the feature map for the columns of X (only its shape, and
         its variance for gamma="scale", are used)."""
-        X = self._validate_data(X, dtype=[np.float64, np.float32])
+        X = validate_data(self, X, dtype=[np.float64, np.float32])
         d = X.shape[1]
         scale = _common.resolve_scale(self, X, d, allow_auto=False)
         seed = _common.resolve_seed(self.random_state)
@@ -167,7 +171,7 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         """Z = z(X), of shape (n_samples, n_components), in X's precision
         (float32 for float32 X, else float64)."""
         check_is_fitted(self)
-        X = self._validate_data(X, dtype=[np.float64, np.float32], reset=False)
+        X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
         return transform_rows(self._features, X, self._n_features_out)
 
     def exact_kernel(self, X, Y=None):
@@ -175,8 +179,8 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         (Y = X when None), computed exactly by the C library (for checks and
         small problems; matern only for nu in {0.5, 1.5, 2.5})."""
         check_is_fitted(self)
-        X = as_rows(self._validate_data(X, dtype=np.float64, reset=False))
-        Y = X if Y is None else as_rows(self._validate_data(Y, dtype=np.float64, reset=False))
+        X = as_rows(validate_data(self, X, dtype=np.float64, reset=False))
+        Y = X if Y is None else as_rows(validate_data(self, Y, dtype=np.float64, reset=False))
         K = np.empty((X.shape[0], Y.shape[0]))
         with serial_blas:
             check(lib.rfx_features_exact_kernel(self._features, cmat(X), cmat(Y), mat(K)))
@@ -198,9 +202,6 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         super().__setstate__(state)
         if mp is not None:
             self._features = _map_from_state(mp, _common.resolve_threads(self.n_jobs))
-
-    def _more_tags(self):
-        return {"preserves_dtype": [np.float64, np.float32]}
 
 
 def _create(p, d):

@@ -6,12 +6,13 @@ that random features approximate - and ``Nystroem`` features.
 import numbers
 
 import numpy as np
-from sklearn.base import (BaseEstimator, ClassNamePrefixFeaturesOutMixin, RegressorMixin,
-                          TransformerMixin)
+from sklearn.base import (BaseEstimator, ClassNamePrefixFeaturesOutMixin, MultiOutputMixin,
+                          RegressorMixin, TransformerMixin)
 from sklearn.utils.validation import check_is_fitted
 
 from . import _common
 from ._lib import as_rows, check, cmat, cmat_to_array, ffi, lib, mat, serial_blas
+from ._sklearn_compat import validate_data
 
 _SHIFT = {"gaussian": 0, "laplacian": 1, "cauchy": 2, "matern": 3}
 
@@ -253,7 +254,7 @@ def _kernel_of(kernel, gamma, degree, coef0, kernel_params, d):
                      "or an rfx.Kernel)" % (kernel,))
 
 
-class KernelRidge(RegressorMixin, BaseEstimator):
+class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
     """Kernel ridge regression, solved exactly by the C library:
     (K + alpha I) A = Y by Cholesky, predictions K(X, X_train) A - the same
     model as scikit-learn's ``KernelRidge`` (no intercept), for comparison
@@ -308,7 +309,7 @@ class KernelRidge(RegressorMixin, BaseEstimator):
     def fit(self, X, y):
         """Fit on X (n_samples, n_features) and y (n_samples,) or
         (n_samples, n_targets)."""
-        X, y = self._validate_data(X, y, dtype=np.float64, multi_output=True, y_numeric=True)
+        X, y = validate_data(self, X, y, dtype=np.float64, multi_output=True, y_numeric=True)
         X = as_rows(X)
         Y = np.ascontiguousarray(y, dtype=np.float64).reshape(X.shape[0], -1)
         self._fit_c(X, Y)
@@ -322,14 +323,11 @@ class KernelRidge(RegressorMixin, BaseEstimator):
     def predict(self, X):
         """K(X, X_fit_) dual_coef_."""
         check_is_fitted(self)
-        X = as_rows(self._validate_data(X, dtype=np.float64, reset=False))
+        X = as_rows(validate_data(self, X, dtype=np.float64, reset=False))
         out = np.empty((X.shape[0], self._Y.shape[1]))
         with serial_blas:
             check(lib.rfx_krr_predict(self._krr, cmat(X), mat(out)))
         return out[:, 0] if self._y_ndim == 1 else out
-
-    def _more_tags(self):
-        return {"multioutput": True}
 
     def __getstate__(self):
         state = dict(super().__getstate__())
@@ -406,7 +404,7 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Fit on X (n_samples, n_features) and y (n_samples,)."""
-        X, y = self._validate_data(X, y, dtype=np.float64, y_numeric=True)
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
         if X.shape[0] < 2:
             raise ValueError("n_samples=%d: at least 2 samples are needed to fit" % X.shape[0])
         X = as_rows(X)
@@ -425,7 +423,7 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
         """The posterior mean; with return_std also its standard deviation
         (of the latent f, or with ``noisy=True`` of a new target y)."""
         check_is_fitted(self)
-        X = as_rows(self._validate_data(X, dtype=np.float64, reset=False))
+        X = as_rows(validate_data(self, X, dtype=np.float64, reset=False))
         n = X.shape[0]
         mean = np.empty(n)
         std = np.empty(n) if return_std else None
@@ -504,7 +502,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
 
     def fit(self, X, y=None):
         """Draw the landmarks from the rows of X and factor K(L, L)."""
-        X = as_rows(self._validate_data(X, dtype=np.float64))
+        X = as_rows(validate_data(self, X, dtype=np.float64))
         if not isinstance(self.n_components, numbers.Integral) or self.n_components < 1:
             raise ValueError("n_components must be an int >= 1, got %r" % (self.n_components,))
         m = min(int(self.n_components), X.shape[0])
@@ -531,7 +529,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
     def transform(self, X):
         """z(X), of shape (n_samples, n_components)."""
         check_is_fitted(self)
-        X = as_rows(self._validate_data(X, dtype=np.float64, reset=False))
+        X = as_rows(validate_data(self, X, dtype=np.float64, reset=False))
         Z = np.empty((X.shape[0], self._n_features_out))
         with serial_blas:
             check(lib.rfx_nystroem_transform(self._ny, cmat(X), mat(Z)))

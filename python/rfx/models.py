@@ -14,6 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 from . import _common
 from ._lib import as_rows, c_string, check, cmat, double_array, ffi, lib, mat, serial_blas
 from ._model import _RFXModel
+from ._sklearn_compat import validate_data
 
 _COMMON_PARAMS_DOC = """\
     n_components : int, default=1024
@@ -235,7 +236,7 @@ class RFFRegressor(MultiOutputMixin, RegressorMixin, _RFXModel):
         """Fit on X (n_samples, n_features) and y (n_samples,) or
         (n_samples, n_targets). On any error (or a cancelled fit) the
         estimator is left as it was."""
-        X, y = self._validate_data(X, y, dtype=np.float64, multi_output=True, y_numeric=True)
+        X, y = validate_data(self, X, y, dtype=np.float64, multi_output=True, y_numeric=True)
         self._y_1d = y.ndim == 1
         Y = y.reshape(len(y), -1)
         self._fit_model(X, Y, lam=_alpha(self.alpha))
@@ -255,9 +256,6 @@ class RFFRegressor(MultiOutputMixin, RegressorMixin, _RFXModel):
         (n_samples, n_targets)."""
         Yhat, _ = self._predict_raw(X)
         return Yhat[:, 0] if self._y_1d else Yhat
-
-    def _more_tags(self):
-        return {"multioutput": True}
 
 
 @_doc
@@ -365,7 +363,7 @@ class BayesianRFFRegressor(RegressorMixin, _RFXModel):
     def fit(self, X, y):
         """Fit on X (n_samples, n_features) and y (n_samples,). On any error
         (or a cancelled fit) the estimator is left as it was."""
-        X, y = self._validate_data(X, y, dtype=np.float64, y_numeric=True)
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
         self._fit_model(X, y.reshape(-1, 1), noise_var=_variance(self.noise_var, "noise_var"),
                         prior_var=_variance(self.prior_var, "prior_var"))
         return self
@@ -532,7 +530,7 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
     def fit(self, X, y):
         """Fit on X (n_samples, n_features) and class labels y (n_samples,).
         On any error (or a cancelled fit) the estimator is left as it was."""
-        X, y = self._validate_data(X, y, dtype=np.float64)
+        X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
         if self.loss not in _LOSSES:
             raise ValueError("loss must be one of %s, got %r" % (", ".join(_LOSSES), self.loss))
@@ -589,7 +587,7 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
             S, _ = self._predict_raw(X)
         else:
             check_is_fitted(self)
-            X = as_rows(self._validate_data(X, dtype=np.float64, reset=False))
+            X = as_rows(validate_data(self, X, dtype=np.float64, reset=False))
             S = np.empty((X.shape[0], self._n_targets))
             with serial_blas:
                 check(lib.rfx_model_decision(self._model, cmat(X), mat(S)))
@@ -611,7 +609,7 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
         """Class probabilities (n_samples, n_classes), columns in classes_
         order: the logistic or softmax model's, one-vs-rest normalised."""
         check_is_fitted(self)
-        X = as_rows(self._validate_data(X, dtype=np.float64, reset=False))
+        X = as_rows(validate_data(self, X, dtype=np.float64, reset=False))
         P = np.empty((X.shape[0], len(self.classes_)))
         with serial_blas:
             check(lib.rfx_model_predict_proba(self._model, cmat(X), mat(P)))
@@ -620,7 +618,4 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
     @available_if(_has_proba)
     def predict_log_proba(self, X):
         return np.log(self.predict_proba(X))
-
-    def _more_tags(self):
-        return {"binary_only": False}
 

@@ -13,6 +13,7 @@ from . import _common
 from ._lib import (as_rows, call_with_progress, check, check_verbose, cmat, cmat_to_array, ffi,
                    lib, mat, mat_none, serial_blas)
 from ._model import _ModelFile
+from ._sklearn_compat import validate_data
 
 _METHODS = {"exact": 0, "random_features": 1}
 
@@ -99,7 +100,7 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
 
     def fit(self, X, y=None):
         """Fit the components on the rows of X (n_samples, n_features)."""
-        X = as_rows(self._validate_data(X, dtype=np.float64))
+        X = as_rows(validate_data(self, X, dtype=np.float64))
         m, d = X.shape
         if m < 2:
             raise ValueError("n_samples=%d: at least 2 samples are needed to fit" % m)
@@ -136,7 +137,7 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     def transform(self, X):
         """The scores of the rows of X, of shape (n_samples, n_components)."""
         check_is_fitted(self)
-        X = as_rows(self._validate_data(X, dtype=np.float64, reset=False))
+        X = as_rows(validate_data(self, X, dtype=np.float64, reset=False))
         T = np.empty((X.shape[0], int(self.n_components)))
         with serial_blas:
             check(lib.rfx_kpca_transform(self._kpca, cmat(X), mat(T)))
@@ -341,7 +342,7 @@ class ProjectedRegressor(RegressorMixin, _ModelFile):
     def fit(self, X, y):
         """Fit on X (n_samples, n_features) and y (n_samples,). On any error
         (or a cancelled fit) the estimator is left as it was."""
-        X, y = self._validate_data(X, y, dtype=np.float64, y_numeric=True)
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
         n, d = X.shape
         if n < 3:
             raise ValueError("n_samples=%d: at least 3 samples are needed to fit" % n)
@@ -413,7 +414,7 @@ class ProjectedRegressor(RegressorMixin, _ModelFile):
         """Predictions, of shape (n_samples,); with return_std=True (a bayes
         surrogate only) also the predictive standard deviations."""
         check_is_fitted(self)
-        X = as_rows(self._validate_data(X, dtype=np.float64, reset=False))
+        X = as_rows(validate_data(self, X, dtype=np.float64, reset=False))
         n = X.shape[0]
         y = np.empty((n, 1))
         if return_std and not self._has_std:

@@ -17,6 +17,7 @@ from sklearn.utils.validation import check_is_fitted
 from . import _common
 from ._lib import as_rows, call_with_progress, check, check_verbose, cmat, ffi, lib, serial_blas
 from ._model import _ModelFile, _RFXModel
+from ._sklearn_compat import validate_data
 
 _MARGINAL_KINDS = {"uniform": 0, "normal": 1, "lognormal": 2}
 _MARGINAL_NAMES = {v: k for k, v in _MARGINAL_KINDS.items()}
@@ -185,7 +186,7 @@ class SparseRFERegressor(RegressorMixin, _RFXModel):
     def fit(self, X, y):
         """Fit on X (n_samples, n_features) and y (n_samples,). On any error
         (or a cancelled fit) the estimator is left as it was."""
-        X, y = self._validate_data(X, y, dtype=np.float64, y_numeric=True)
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
         n = X.shape[0]
         if n < 2:
             raise ValueError("n_samples=%d: at least 2 samples are needed to fit" % n)
@@ -290,7 +291,7 @@ class PCERegressor(RegressorMixin, _ModelFile):
 
     def fit(self, X, y):
         """Fit on X (n_samples, n_features) and y (n_samples,)."""
-        X, y = self._validate_data(X, y, dtype=np.float64, y_numeric=True)
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
         n, d = X.shape
         if n < 2:
             raise ValueError("n_samples=%d: at least 2 samples are needed to fit" % n)
@@ -395,7 +396,7 @@ class PCERegressor(RegressorMixin, _ModelFile):
     def predict(self, X):
         """Predictions, of shape (n_samples,)."""
         check_is_fitted(self)
-        X = as_rows(self._validate_data(X, dtype=np.float64, reset=False))
+        X = as_rows(validate_data(self, X, dtype=np.float64, reset=False))
         y = np.empty(X.shape[0])
         with serial_blas:
             check(lib.rfx_pce_predict(self._pce, cmat(X), ffi.cast("double *", y.ctypes.data)))
