@@ -28,23 +28,47 @@ def resolve_seed(random_state):
     return int(rs.randint(_SEED_DRAW_MAX))
 
 
+def _usable_cpus():
+    """The cores this process may run on: joblib's count when joblib is there
+    (affinity and cgroup quotas, as scikit-learn's n_jobs=-1 uses), else the
+    affinity mask."""
+    try:
+        import joblib
+        return max(1, int(joblib.cpu_count()))
+    except ImportError:
+        pass
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def _context_n_jobs():
+    """n_jobs of an enclosing ``joblib.parallel_config`` /
+    ``parallel_backend`` context, or None outside one (or without joblib)."""
+    try:
+        from joblib.parallel import get_active_backend
+        _, n_jobs = get_active_backend()
+    except (ImportError, AttributeError):
+        return None
+    return n_jobs if isinstance(n_jobs, numbers.Integral) and n_jobs != 0 else None
+
+
 def resolve_threads(n_jobs):
-    """n_jobs -> the C n_threads: None -> 0 (the OpenMP default:
-    OMP_NUM_THREADS or all cores), k > 0 -> k, -1 -> all usable cores, -k ->
-    all but k - 1 (joblib's convention). Results never depend on it."""
+    """n_jobs -> the C n_threads, as scikit-learn reads n_jobs (joblib's
+    ``effective_n_jobs``): None is 1 thread, unless an enclosing
+    ``joblib.parallel_config(n_jobs=k)`` (or ``parallel_backend``) sets k;
+    k > 0 is k; -1 all usable cores; -k all but k - 1. Results never depend
+    on it."""
     if n_jobs is None:
-        return 0
+        n_jobs = _context_n_jobs() or 1
     if not isinstance(n_jobs, numbers.Integral) or isinstance(n_jobs, bool):
         raise TypeError("n_jobs must be an int or None, got %r" % (n_jobs,))
     n_jobs = int(n_jobs)
     if n_jobs == 0:
         raise ValueError("n_jobs == 0 has no meaning; use None, a positive count or -1")
     if n_jobs < 0:
-        try:
-            cpus = len(os.sched_getaffinity(0))
-        except AttributeError:  # not Linux
-            cpus = os.cpu_count() or 1
-        n_jobs = max(1, cpus + 1 + n_jobs)
+        n_jobs = max(1, _usable_cpus() + 1 + n_jobs)
     return min(n_jobs, 4096)
 
 

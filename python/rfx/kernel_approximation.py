@@ -74,8 +74,9 @@ class RandomFourierFeatures(TagsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
         the same int gives the same features as the C API and the command
         line); None or a RandomState draws a seed (kept in ``seed_``).
     n_jobs : int or None, default=None
-        Threads for the transform: None uses the OpenMP default
-        (OMP_NUM_THREADS or all cores), -1 all cores.
+        Threads for the transform, as scikit-learn reads n_jobs: None is
+        1 (or the n_jobs of an enclosing ``joblib.parallel_config``
+        context), -1 all cores, -2 all but one. Results never depend on it.
 
     Attributes
     ----------

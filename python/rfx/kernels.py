@@ -269,6 +269,9 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
     gamma, degree, coef0, kernel_params
         As scikit-learn's (gamma None = 1 / n_features).
     n_jobs : int or None, default=None
+        Threads, as scikit-learn reads n_jobs: None is 1 (or the n_jobs
+        of an enclosing ``joblib.parallel_config`` context), -1 all cores,
+        -2 all but one. Results never depend on it.
 
     Attributes
     ----------
@@ -361,6 +364,9 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
         s2; None fits it.
     normalize_y : bool, default=True
     n_jobs : int or None, default=None
+        Threads, as scikit-learn reads n_jobs: None is 1 (or the n_jobs
+        of an enclosing ``joblib.parallel_config`` context), -1 all cores,
+        -2 all but one. Results never depend on it.
 
     Attributes
     ----------
@@ -466,6 +472,9 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         Landmarks (at most n_samples).
     random_state : int, RandomState instance or None, default=None
     n_jobs : int or None, default=None
+        Threads, as scikit-learn reads n_jobs: None is 1 (or the n_jobs
+        of an enclosing ``joblib.parallel_config`` context), -1 all cores,
+        -2 all but one. Results never depend on it.
 
     Attributes
     ----------

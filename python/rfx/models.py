@@ -73,8 +73,9 @@ _COMMON_PARAMS_DOC = """\
         length scale). An int is the C library's seed, so the same int
         gives the same model as the C API and the command line (``--seed``).
     n_jobs : int or None, default=None
-        Threads: None uses the OpenMP default (OMP_NUM_THREADS or all
-        cores), -1 all cores. Results never depend on it.
+        Threads, as scikit-learn reads n_jobs: None is 1 (or the n_jobs
+        of an enclosing ``joblib.parallel_config`` context), -1 all cores,
+        -2 all but one. Results never depend on it.
     verbose : int, default=0
         0 is silent; 1 prints the fit's stages to stderr as they progress
         (a line per stage and per 10%, then the time taken); 2 every report.

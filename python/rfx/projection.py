@@ -49,6 +49,9 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     random_state : int, RandomState instance or None, default=None
         The features' seed (``method="random_features"``).
     n_jobs : int or None, default=None
+        Threads, as scikit-learn reads n_jobs: None is 1 (or the n_jobs
+        of an enclosing ``joblib.parallel_config`` context), -1 all cores,
+        -2 all but one. Results never depend on it.
 
     Attributes
     ----------
@@ -227,8 +230,10 @@ class ProjectedRegressor(RegressorMixin, _ModelFile):
         An int is the C library's seed (``rfx fit --method projected
         --seed``): the same int gives the same model, bit for bit.
     n_jobs : int or None, default=None
-        Threads: particles are evaluated concurrently; results do not
-        depend on it.
+        Threads (particles are evaluated concurrently), as scikit-learn
+        reads n_jobs: None is 1 (or the n_jobs of an enclosing
+        ``joblib.parallel_config`` context), -1 all cores, -2 all but one.
+        Results never depend on it.
     verbose : int, default=0
         1 prints the swarm's progress to stderr; Ctrl-C stops the fit.
 

@@ -119,6 +119,9 @@ class SparseRFERegressor(RegressorMixin, _RFXModel):
     random_state : int, RandomState instance or None, default=None
         An int is the C library's seed (``rfx fit --seed``).
     n_jobs : int or None, default=None
+        Threads, as scikit-learn reads n_jobs: None is 1 (or the n_jobs
+        of an enclosing ``joblib.parallel_config`` context), -1 all cores,
+        -2 all but one. Results never depend on it.
     verbose : int, default=0
         1 prints the fit's progress (the candidate scales, q and N) to
         stderr, 2 every report; Ctrl-C stops the fit at the next report
@@ -260,6 +263,9 @@ class PCERegressor(RegressorMixin, _ModelFile):
         error, or least squares on every candidate (needs n_samples >= the
         number of terms).
     n_jobs : int or None, default=None
+        Threads, as scikit-learn reads n_jobs: None is 1 (or the n_jobs
+        of an enclosing ``joblib.parallel_config`` context), -1 all cores,
+        -2 all but one. Results never depend on it.
 
     Attributes
     ----------
