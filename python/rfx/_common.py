@@ -3,6 +3,7 @@ length scales, and the rfx_features_params struct they fill."""
 import functools
 import numbers
 import os
+import warnings
 
 import numpy as np
 from sklearn.utils import check_random_state
@@ -84,8 +85,36 @@ def kernel_enum(name):
     return _name_to_enum(name, "kernel", lib.rfx_kernel_from_name, "rfx_kernel")
 
 
+def option_name(value, what):
+    """An option string in the Python API's one spelling, scikit-learn's
+    underscores ("cos_bias", "squared_hinge", "dual_cd"). The hyphenated
+    spelling of the C library and the command line ("cos-bias") is still
+    accepted, with a FutureWarning. Anything else is returned as it is, for
+    the caller's own check."""
+    if isinstance(value, str) and "-" in value:
+        new = value.replace("-", "_")
+        warnings.warn("%s=%r: the Python API spells it %r; the hyphenated spelling is "
+                      "deprecated and will stop working in a future release"
+                      % (what, value, new), FutureWarning, stacklevel=3)
+        return new
+    return value
+
+
+def c_option_name(value):
+    """The C library's name (hyphens) of an option spelled for Python."""
+    return value.replace("_", "-")
+
+
+def python_option_name(c_name):
+    """The Python spelling of a name from the C library's tables."""
+    return c_name.replace("-", "_")
+
+
 def form_enum(name):
-    return _name_to_enum(name, "form", lib.rfx_form_from_name, "rfx_form")
+    name = option_name(name, "form")
+    if not isinstance(name, str):
+        raise TypeError("form must be a string, got %r" % (name,))
+    return _name_to_enum(c_option_name(name), "form", lib.rfx_form_from_name, "rfx_form")
 
 
 def activation_enum(name):
@@ -212,7 +241,8 @@ def features_info(fp, d):
     """The estimator parameters of the map a C rfx_features_params describes
     (for models read from files)."""
     return dict(kernel=c_string(lib.rfx_kernel_name(fp.kernel)), nu=float(fp.nu),
-                form=c_string(lib.rfx_form_name(fp.form)), n_components=int(fp.n_features),
+                form=python_option_name(c_string(lib.rfx_form_name(fp.form))),
+                n_components=int(fp.n_features),
                 random_state=int(fp.seed), gamma=None, length_scale=length_scale_of(fp, d),
                 activation=c_string(lib.rfx_activation_name(fp.activation)),
                 sparsity=int(fp.sparsity) or None,

@@ -18,14 +18,14 @@ class RandomFourierFeatures(TagsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
     ``gamma``, ``n_components``, ``random_state``; the same features
     ``sqrt(2/D) cos(X W + b)`` with W and b drawn from rfx's own generator),
     with more kernels (``gaussian``, ``laplacian``, ``cauchy``, ``matern``),
-    per-feature length scales, the lower-variance ``cos-sin`` form, a float32
+    per-feature length scales, the lower-variance ``cos_sin`` form, a float32
     path, and a multi-threaded fused transform. Features depend only on
     (random seed, parameters), never on the thread count.
 
     Parameters
     ----------
     n_components : int, default=100
-        D, the number of output features (even for ``form="cos-sin"``).
+        D, the number of output features (even for ``form="cos_sin"``).
     kernel : {"gaussian", "laplacian", "cauchy", "matern"}, default="gaussian"
         The kernel approximated ("rbf" is accepted for "gaussian"). With
         ``u = (x - y) / length_scale``: gaussian ``exp(-|u|^2 / 2)``,
@@ -42,7 +42,7 @@ class RandomFourierFeatures(TagsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
     length_scale : float, array-like of shape (n_features_in_,) or None, default=None
         The length scale instead of gamma; an array gives one per input
         feature (ARD). Give gamma or length_scale, not both.
-    form : {"cos-bias", "cos-sin"}, default="cos-bias"
+    form : {"cos_bias", "cos_sin"}, default="cos_bias"
         ``sqrt(2/D) cos(W x + b)`` (RBFSampler's) or ``sqrt(2/D) [cos W x,
         sin W x]`` with D/2 frequencies (lower variance at equal D).
     structure : {"iid", "orthogonal", "sorf", "fastfood", "halton"}, default="iid"
@@ -116,7 +116,7 @@ class RandomFourierFeatures(TagsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
     """
 
     def __init__(self, n_components=100, *, kernel="gaussian", nu=1.5, gamma=None,
-                 length_scale=None, form="cos-bias", activation="cos", sparsity=None,
+                 length_scale=None, form="cos_bias", activation="cos", sparsity=None,
                  weights="kernel", weight_scale=1.0, structure="iid", random_state=None,
                  n_jobs=None):
         self.n_components = n_components

@@ -18,7 +18,7 @@ from ._sklearn_compat import validate_data
 
 _COMMON_PARAMS_DOC = """\
     n_components : int, default=1024
-        D, the number of random features (even for ``form="cos-sin"``).
+        D, the number of random features (even for ``form="cos_sin"``).
     kernel : {"gaussian", "laplacian", "cauchy", "matern"}, default="gaussian"
         The kernel approximated; see :class:`rfx.RandomFourierFeatures`.
     nu : float, default=1.5
@@ -36,7 +36,7 @@ _COMMON_PARAMS_DOC = """\
         scikit-learn's gamma instead of a length scale (gaussian and
         laplacian; "scale" is ``1 / (d X.var())``, of the standardised X
         when ``standardize``). Give gamma or a length scale, not both.
-    form : {"cos-bias", "cos-sin"}, default="cos-bias"
+    form : {"cos_bias", "cos_sin"}, default="cos_bias"
         The feature form; see :class:`rfx.RandomFourierFeatures`.
     structure : {"iid", "orthogonal", "sorf", "fastfood", "halton"}, default="iid"
         How the frequencies are drawn: independently; orthogonal random
@@ -208,7 +208,7 @@ class RFFRegressor(MultiOutputMixin, RegressorMixin, _RFXModel):
     _can_learn = True
 
     def __init__(self, n_components=1024, *, kernel="gaussian", nu=1.5, length_scale="auto",
-                 gamma=None, form="cos-bias", activation="cos", sparsity=None, weights="kernel",
+                 gamma=None, form="cos_bias", activation="cos", sparsity=None, weights="kernel",
                  weight_scale=1.0, structure="iid", alpha=None, learn_iterations=30,
                  learn_particles=None, fit_intercept=True, standardize=True, random_state=None,
                  n_jobs=None, verbose=0):
@@ -335,7 +335,7 @@ class BayesianRFFRegressor(RegressorMixin, _RFXModel):
     _can_learn = True
 
     def __init__(self, n_components=1024, *, kernel="gaussian", nu=1.5, length_scale="auto",
-                 gamma=None, form="cos-bias", activation="cos", sparsity=None, weights="kernel",
+                 gamma=None, form="cos_bias", activation="cos", sparsity=None, weights="kernel",
                  weight_scale=1.0, structure="iid", noise_var=None, prior_var=None,
                  learn_iterations=30, learn_particles=None, fit_intercept=True,
                  standardize=True, random_state=None, n_jobs=None, verbose=0):
@@ -454,7 +454,7 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
     """
 
     def __init__(self, n_components=1024, *, kernel="gaussian", nu=1.5, length_scale="auto",
-                 gamma=None, form="cos-bias", activation="cos", sparsity=None, weights="kernel",
+                 gamma=None, form="cos_bias", activation="cos", sparsity=None, weights="kernel",
                  weight_scale=1.0, structure="iid", loss="logistic", multi_class="ovr",
                  alpha=None, class_weight=None, optimizer="auto", tol=None,
                  fit_intercept=True, standardize=True, random_state=None, n_jobs=None,
@@ -490,7 +490,7 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
         cp = ffi.new("rfx_classify_params *", lib.rfx_classify_params_default())
         keep = [cp]
         out = ffi.new("rfx_loss *")
-        check(lib.rfx_loss_from_name(self.loss.replace("_", "-").encode(), out))
+        check(lib.rfx_loss_from_name(_common.c_option_name(self.loss).encode(), out))
         cp.loss = out[0]
         if not isinstance(self.multi_class, str):
             raise TypeError("multi_class must be 'ovr' or 'softmax', got %r" % (self.multi_class,))
@@ -500,7 +500,8 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
         if not isinstance(self.optimizer, str):
             raise TypeError("optimizer must be a string, got %r" % (self.optimizer,))
         op = ffi.new("rfx_optimizer *")
-        check(lib.rfx_optimizer_from_name(self.optimizer.replace("_", "-").encode(), op))
+        optimizer = _common.option_name(self.optimizer, "optimizer")
+        check(lib.rfx_optimizer_from_name(_common.c_option_name(optimizer).encode(), op))
         cp.optimizer = op[0]
         if self.tol is not None:
             if (not isinstance(self.tol, numbers.Real) or isinstance(self.tol, bool)
@@ -572,7 +573,7 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
         classes = ffi.new("const double **")
         n = ffi.new("size_t *")
         check(lib.rfx_model_classes(model, classes, n))
-        est = cls(loss=c_string(lib.rfx_loss_name(ci.loss)).replace("-", "_"),
+        est = cls(loss=_common.python_option_name(c_string(lib.rfx_loss_name(ci.loss))),
                   multi_class=c_string(lib.rfx_multiclass_name(ci.multiclass)),
                   alpha=float(getattr(ci, "lambda")), **params)
         est.classes_ = double_array(classes[0], n[0])
