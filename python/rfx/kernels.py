@@ -6,8 +6,10 @@ that random features approximate - and ``Nystroem`` features.
 import numbers
 
 import numpy as np
+import scipy.linalg
 from sklearn.base import (BaseEstimator, ClassNamePrefixFeaturesOutMixin, MultiOutputMixin,
                           RegressorMixin, TransformerMixin)
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from . import _common
@@ -353,6 +355,13 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
     K). A Cholesky that fails is retried with a growing jitter (documented
     in rfx/kernels.h); the jitter used is ``jitter_``.
 
+    With the variances given, it is scikit-learn's
+    ``GaussianProcessRegressor(ConstantKernel(amplitude) * kernel,
+    alpha=noise_var, optimizer=None, normalize_y=normalize_y)``:
+    ``predict(X, return_std=True)`` / ``predict(X, return_cov=True)`` and
+    ``sample_y(X, n_samples, random_state)`` have its shapes and meaning
+    (the latent f's deviations), and agree with it to rounding.
+
     Parameters
     ----------
     kernel : rfx.Kernel or None, default=None
@@ -407,6 +416,7 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
             check(lib.rfx_gp_fit(k._handle, cmat(X), _dptr(y), p, out))
         self._kern = k
         self._gp = ffi.gc(out[0], lib.rfx_gp_free)
+        self._cho = None  # the Cholesky factor for return_cov, made when first asked
 
     def fit(self, X, y):
         """Fit on X (n_samples, n_features) and y (n_samples,)."""
@@ -425,9 +435,17 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
         self.log_marginal_likelihood_value_ = float(info.log_marginal_likelihood)
         return self
 
-    def predict(self, X, return_std=False, noisy=False):
-        """The posterior mean; with return_std also its standard deviation
-        (of the latent f, or with ``noisy=True`` of a new target y)."""
+    def predict(self, X, return_std=False, return_cov=False, noisy=False):
+        """The posterior mean, as scikit-learn's ``predict``: with
+        ``return_std`` also its standard deviation, with ``return_cov`` its
+        covariance matrix (n_samples, n_samples) instead; of the latent f
+        by default (scikit-learn's, whose ``alpha`` is this noise), of new
+        noisy targets y with ``noisy=True``. Both at once is an error, as in
+        scikit-learn. The covariance costs O(n_train^3) once (a Cholesky
+        factor of the training covariance, kept) and O(m n_train^2) per
+        call; the standard deviations come from the C library."""
+        if return_std and return_cov:
+            raise RuntimeError("At most one of return_std or return_cov can be requested.")
         check_is_fitted(self)
         X = as_rows(validate_data(self, X, dtype=np.float64, reset=False))
         n = X.shape[0]
@@ -437,12 +455,44 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
         noi = _dptr(std) if return_std and noisy else ffi.NULL
         with serial_blas:
             check(lib.rfx_gp_predict(self._gp, cmat(X), _dptr(mean), lat, noi))
+        if return_cov:
+            return mean, self._posterior_cov(X, noisy)
         return (mean, std) if return_std else mean
+
+    def _posterior_cov(self, X, noisy):
+        """s2 K(X, X) - s2^2 K(X, T) C^-1 K(T, X), C = s2 K(T, T) + (noise +
+        jitter) I the training covariance (Rasmussen & Williams 2006, eq.
+        2.24), in the units of y (times y_std^2 with normalize_y); plus the
+        noise on the diagonal for noisy targets."""
+        info = ffi.new("rfx_gp_info *")
+        check(lib.rfx_gp_get_info(self._gp, info))
+        s2, noise = float(info.amplitude), float(info.noise_var)
+        if getattr(self, "_cho", None) is None:
+            C = s2 * self._kern(self.X_train_, n_jobs=self.n_jobs)
+            C[np.diag_indices_from(C)] += noise + float(info.jitter)
+            self._cho = scipy.linalg.cho_factor(C, lower=True)
+        Ks = s2 * self._kern(self.X_train_, X, n_jobs=self.n_jobs)
+        cov = s2 * self._kern(X, n_jobs=self.n_jobs) - Ks.T @ scipy.linalg.cho_solve(self._cho,
+                                                                                       Ks)
+        cov = 0.5 * (cov + cov.T)  # symmetric to the last bit
+        if noisy:
+            cov[np.diag_indices_from(cov)] += noise
+        return cov * float(info.y_std) ** 2
+
+    def sample_y(self, X, n_samples=1, random_state=0):
+        """Draws of the latent posterior f at the rows of X, shape
+        (n_samples_X, n_samples), as scikit-learn's ``sample_y``: the same
+        ``random_state`` gives the same draws from the same mean and
+        covariance (``numpy.random.RandomState.multivariate_normal``)."""
+        rng = check_random_state(random_state)
+        mean, cov = self.predict(X, return_cov=True)
+        return rng.multivariate_normal(mean, cov, n_samples).T
 
     def __getstate__(self):
         state = dict(super().__getstate__())
         state.pop("_gp", None)
         state.pop("_kern", None)
+        state.pop("_cho", None)
         return state
 
     def __setstate__(self, state):
