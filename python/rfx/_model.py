@@ -118,6 +118,7 @@ class _RFXModel(_ModelFile):
         del keep
         self._model = ffi.gc(out[0], lib.rfx_model_free)
         self.seed_ = seed
+        self._input_box = (X.min(axis=0), X.max(axis=0))  # the Sobol functions' default
         for name in ("learn_score_", "learn_evaluations_"):  # of an earlier fit
             self.__dict__.pop(name, None)
         if learn:
