@@ -67,7 +67,8 @@ def main(png):
     print("bar chart: %s" % png)
 
     assert r2 > 0.99, r2
-    assert np.all(np.abs(exact.first - first) < 0.03) and np.all(np.abs(exact.total - total) < 0.03)
+    assert np.all(np.abs(exact.first - first) < 0.03)
+    assert np.all(np.abs(exact.total - total) < 0.03)
     # Monte Carlo agrees with the closed form of the same model within its intervals (+ slack)
     assert np.all((mc.first_lo - 0.01 <= exact.first) & (exact.first <= mc.first_hi + 0.01))
     assert np.all((mc.total_lo - 0.01 <= exact.total) & (exact.total <= mc.total_hi + 0.01))
