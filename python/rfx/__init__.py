@@ -27,7 +27,9 @@ of shift-invariant kernels and the linear models fitted on them.
   and linear-time attention; :func:`exact_attention` to compare with.
 - :func:`sobol_indices`: Monte Carlo Sobol indices of an rfx model or any
   Python function; :func:`exact_sobol_indices`: closed-form indices of sine
-  and cosine feature models.
+  and cosine feature models. Inputs as marginals, a SALib problem dict
+  (:func:`marginals_from_problem`), or a model's training box; results as
+  tables (``to_frame``) and bar charts (``plot``).
 - :func:`load_model`: read a model file written by the ``rfx`` command line
   or the C API.
 - :func:`isa`, :func:`native_isa`, :func:`set_isa`: the instruction-set
@@ -54,6 +56,7 @@ from .projection import KernelPCA, ProjectedRegressor
 from .surrogate import (ExactSobolResult, PCERegressor, SobolResult, SparseRFERegressor,
                         exact_sobol_indices, sobol_indices)
 from .design import design
+from .sensitivity import marginals_from_problem
 from ._load import load_model
 
 __version__ = "0.1.0"
@@ -78,6 +81,7 @@ __all__ = [
     "design",
     "ExactSobolResult",
     "SobolResult",
+    "marginals_from_problem",
     "load_model",
     "library_version",
     "library_path",

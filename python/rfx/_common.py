@@ -3,6 +3,7 @@ length scales, and the rfx_features_params struct they fill."""
 import functools
 import numbers
 import os
+import warnings
 
 import numpy as np
 from sklearn.utils import check_random_state
@@ -28,23 +29,47 @@ def resolve_seed(random_state):
     return int(rs.randint(_SEED_DRAW_MAX))
 
 
+def _usable_cpus():
+    """The cores this process may run on: joblib's count when joblib is there
+    (affinity and cgroup quotas, as scikit-learn's n_jobs=-1 uses), else the
+    affinity mask."""
+    try:
+        import joblib
+        return max(1, int(joblib.cpu_count()))
+    except ImportError:
+        pass
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def _context_n_jobs():
+    """n_jobs of an enclosing ``joblib.parallel_config`` /
+    ``parallel_backend`` context, or None outside one (or without joblib)."""
+    try:
+        from joblib.parallel import get_active_backend
+        _, n_jobs = get_active_backend()
+    except (ImportError, AttributeError):
+        return None
+    return n_jobs if isinstance(n_jobs, numbers.Integral) and n_jobs != 0 else None
+
+
 def resolve_threads(n_jobs):
-    """n_jobs -> the C n_threads: None -> 0 (the OpenMP default:
-    OMP_NUM_THREADS or all cores), k > 0 -> k, -1 -> all usable cores, -k ->
-    all but k - 1 (joblib's convention). Results never depend on it."""
+    """n_jobs -> the C n_threads, as scikit-learn reads n_jobs (joblib's
+    ``effective_n_jobs``): None is 1 thread, unless an enclosing
+    ``joblib.parallel_config(n_jobs=k)`` (or ``parallel_backend``) sets k;
+    k > 0 is k; -1 all usable cores; -k all but k - 1. Results never depend
+    on it."""
     if n_jobs is None:
-        return 0
+        n_jobs = _context_n_jobs() or 1
     if not isinstance(n_jobs, numbers.Integral) or isinstance(n_jobs, bool):
         raise TypeError("n_jobs must be an int or None, got %r" % (n_jobs,))
     n_jobs = int(n_jobs)
     if n_jobs == 0:
         raise ValueError("n_jobs == 0 has no meaning; use None, a positive count or -1")
     if n_jobs < 0:
-        try:
-            cpus = len(os.sched_getaffinity(0))
-        except AttributeError:  # not Linux
-            cpus = os.cpu_count() or 1
-        n_jobs = max(1, cpus + 1 + n_jobs)
+        n_jobs = max(1, _usable_cpus() + 1 + n_jobs)
     return min(n_jobs, 4096)
 
 
@@ -60,8 +85,36 @@ def kernel_enum(name):
     return _name_to_enum(name, "kernel", lib.rfx_kernel_from_name, "rfx_kernel")
 
 
+def option_name(value, what):
+    """An option string in the Python API's one spelling, scikit-learn's
+    underscores ("cos_bias", "squared_hinge", "dual_cd"). The hyphenated
+    spelling of the C library and the command line ("cos-bias") is still
+    accepted, with a FutureWarning. Anything else is returned as it is, for
+    the caller's own check."""
+    if isinstance(value, str) and "-" in value:
+        new = value.replace("-", "_")
+        warnings.warn("%s=%r: the Python API spells it %r; the hyphenated spelling is "
+                      "deprecated and will stop working in a future release"
+                      % (what, value, new), FutureWarning, stacklevel=3)
+        return new
+    return value
+
+
+def c_option_name(value):
+    """The C library's name (hyphens) of an option spelled for Python."""
+    return value.replace("_", "-")
+
+
+def python_option_name(c_name):
+    """The Python spelling of a name from the C library's tables."""
+    return c_name.replace("-", "_")
+
+
 def form_enum(name):
-    return _name_to_enum(name, "form", lib.rfx_form_from_name, "rfx_form")
+    name = option_name(name, "form")
+    if not isinstance(name, str):
+        raise TypeError("form must be a string, got %r" % (name,))
+    return _name_to_enum(c_option_name(name), "form", lib.rfx_form_from_name, "rfx_form")
 
 
 def activation_enum(name):
@@ -188,7 +241,8 @@ def features_info(fp, d):
     """The estimator parameters of the map a C rfx_features_params describes
     (for models read from files)."""
     return dict(kernel=c_string(lib.rfx_kernel_name(fp.kernel)), nu=float(fp.nu),
-                form=c_string(lib.rfx_form_name(fp.form)), n_components=int(fp.n_features),
+                form=python_option_name(c_string(lib.rfx_form_name(fp.form))),
+                n_components=int(fp.n_features),
                 random_state=int(fp.seed), gamma=None, length_scale=length_scale_of(fp, d),
                 activation=c_string(lib.rfx_activation_name(fp.activation)),
                 sparsity=int(fp.sparsity) or None,

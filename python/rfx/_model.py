@@ -11,6 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 from . import _common
 from ._lib import (as_rows, call_with_progress, check, check_verbose, cmat, cmat_to_array,
                    double_array, ffi, lib, mat, mat_none, serial_blas)
+from ._sklearn_compat import validate_data
 
 
 def _model_bytes(model):
@@ -117,6 +118,7 @@ class _RFXModel(_ModelFile):
         del keep
         self._model = ffi.gc(out[0], lib.rfx_model_free)
         self.seed_ = seed
+        self._input_box = (X.min(axis=0), X.max(axis=0))  # the Sobol functions' default
         for name in ("learn_score_", "learn_evaluations_"):  # of an earlier fit
             self.__dict__.pop(name, None)
         if learn:
@@ -145,7 +147,7 @@ class _RFXModel(_ModelFile):
         """Predictions (n x ny) and, with std = "noisy" / "latent", standard
         deviations (n x ny)."""
         check_is_fitted(self)
-        X = as_rows(self._validate_data(X, dtype=np.float64, reset=False))
+        X = as_rows(validate_data(self, X, dtype=np.float64, reset=False))
         n = X.shape[0]
         Yhat = np.empty((n, self._n_targets))
         if std is None:

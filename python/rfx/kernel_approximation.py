@@ -6,9 +6,11 @@ from sklearn.utils.validation import check_is_fitted
 from . import _common
 from ._lib import (as_rows, check, cmat, cmat_to_array, cmatf, double_array, empty_rows, ffi, lib,
                    mat, matf, serial_blas)
+from ._sklearn_compat import TagsMixin, validate_data
 
 
-class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class RandomFourierFeatures(TagsMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
+                            BaseEstimator):
     """Random Fourier features of a shift-invariant kernel (Rahimi & Recht
     2007), computed by the rfx C library.
 
@@ -16,14 +18,14 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
     ``gamma``, ``n_components``, ``random_state``; the same features
     ``sqrt(2/D) cos(X W + b)`` with W and b drawn from rfx's own generator),
     with more kernels (``gaussian``, ``laplacian``, ``cauchy``, ``matern``),
-    per-feature length scales, the lower-variance ``cos-sin`` form, a float32
+    per-feature length scales, the lower-variance ``cos_sin`` form, a float32
     path, and a multi-threaded fused transform. Features depend only on
     (random seed, parameters), never on the thread count.
 
     Parameters
     ----------
     n_components : int, default=100
-        D, the number of output features (even for ``form="cos-sin"``).
+        D, the number of output features (even for ``form="cos_sin"``).
     kernel : {"gaussian", "laplacian", "cauchy", "matern"}, default="gaussian"
         The kernel approximated ("rbf" is accepted for "gaussian"). With
         ``u = (x - y) / length_scale``: gaussian ``exp(-|u|^2 / 2)``,
@@ -40,7 +42,7 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
     length_scale : float, array-like of shape (n_features_in_,) or None, default=None
         The length scale instead of gamma; an array gives one per input
         feature (ARD). Give gamma or length_scale, not both.
-    form : {"cos-bias", "cos-sin"}, default="cos-bias"
+    form : {"cos_bias", "cos_sin"}, default="cos_bias"
         ``sqrt(2/D) cos(W x + b)`` (RBFSampler's) or ``sqrt(2/D) [cos W x,
         sin W x]`` with D/2 frequencies (lower variance at equal D).
     structure : {"iid", "orthogonal", "sorf", "fastfood", "halton"}, default="iid"
@@ -72,8 +74,9 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         the same int gives the same features as the C API and the command
         line); None or a RandomState draws a seed (kept in ``seed_``).
     n_jobs : int or None, default=None
-        Threads for the transform: None uses the OpenMP default
-        (OMP_NUM_THREADS or all cores), -1 all cores.
+        Threads for the transform, as scikit-learn reads n_jobs: None is
+        1 (or the n_jobs of an enclosing ``joblib.parallel_config``
+        context), -1 all cores, -2 all but one. Results never depend on it.
 
     Attributes
     ----------
@@ -113,7 +116,7 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
     """
 
     def __init__(self, n_components=100, *, kernel="gaussian", nu=1.5, gamma=None,
-                 length_scale=None, form="cos-bias", activation="cos", sparsity=None,
+                 length_scale=None, form="cos_bias", activation="cos", sparsity=None,
                  weights="kernel", weight_scale=1.0, structure="iid", random_state=None,
                  n_jobs=None):
         self.n_components = n_components
@@ -130,10 +133,12 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         self.random_state = random_state
         self.n_jobs = n_jobs
 
+    _rfx_tags = {"preserves_dtype": [np.float64, np.float32]}
+
     def fit(self, X, y=None):
         """Sample the feature map for the columns of X (only its shape, and
         its variance for gamma="scale", are used)."""
-        X = self._validate_data(X, dtype=[np.float64, np.float32])
+        X = validate_data(self, X, dtype=[np.float64, np.float32])
         d = X.shape[1]
         scale = _common.resolve_scale(self, X, d, allow_auto=False)
         seed = _common.resolve_seed(self.random_state)
@@ -167,7 +172,7 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         """Z = z(X), of shape (n_samples, n_components), in X's precision
         (float32 for float32 X, else float64)."""
         check_is_fitted(self)
-        X = self._validate_data(X, dtype=[np.float64, np.float32], reset=False)
+        X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
         return transform_rows(self._features, X, self._n_features_out)
 
     def exact_kernel(self, X, Y=None):
@@ -175,8 +180,8 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         (Y = X when None), computed exactly by the C library (for checks and
         small problems; matern only for nu in {0.5, 1.5, 2.5})."""
         check_is_fitted(self)
-        X = as_rows(self._validate_data(X, dtype=np.float64, reset=False))
-        Y = X if Y is None else as_rows(self._validate_data(Y, dtype=np.float64, reset=False))
+        X = as_rows(validate_data(self, X, dtype=np.float64, reset=False))
+        Y = X if Y is None else as_rows(validate_data(self, Y, dtype=np.float64, reset=False))
         K = np.empty((X.shape[0], Y.shape[0]))
         with serial_blas:
             check(lib.rfx_features_exact_kernel(self._features, cmat(X), cmat(Y), mat(K)))
@@ -198,9 +203,6 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         super().__setstate__(state)
         if mp is not None:
             self._features = _map_from_state(mp, _common.resolve_threads(self.n_jobs))
-
-    def _more_tags(self):
-        return {"preserves_dtype": [np.float64, np.float32]}
 
 
 def _create(p, d):

@@ -6,12 +6,15 @@ that random features approximate - and ``Nystroem`` features.
 import numbers
 
 import numpy as np
-from sklearn.base import (BaseEstimator, ClassNamePrefixFeaturesOutMixin, RegressorMixin,
-                          TransformerMixin)
+import scipy.linalg
+from sklearn.base import (BaseEstimator, ClassNamePrefixFeaturesOutMixin, MultiOutputMixin,
+                          RegressorMixin, TransformerMixin)
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from . import _common
 from ._lib import as_rows, check, cmat, cmat_to_array, ffi, lib, mat, serial_blas
+from ._sklearn_compat import validate_data
 
 _SHIFT = {"gaussian": 0, "laplacian": 1, "cauchy": 2, "matern": 3}
 
@@ -275,7 +278,7 @@ def _kernel_of(kernel, gamma, degree, coef0, kernel_params, d):
                      "or an rfx.Kernel)" % (kernel,))
 
 
-class KernelRidge(RegressorMixin, BaseEstimator):
+class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
     """Kernel ridge regression, solved exactly by the C library:
     (K + alpha I) A = Y by Cholesky, predictions K(X, X_train) A - the same
     model as scikit-learn's ``KernelRidge`` (no intercept), for comparison
@@ -290,6 +293,9 @@ class KernelRidge(RegressorMixin, BaseEstimator):
     gamma, degree, coef0, kernel_params
         As scikit-learn's (gamma None = 1 / n_features).
     n_jobs : int or None, default=None
+        Threads, as scikit-learn reads n_jobs: None is 1 (or the n_jobs
+        of an enclosing ``joblib.parallel_config`` context), -1 all cores,
+        -2 all but one. Results never depend on it.
 
     Attributes
     ----------
@@ -330,7 +336,7 @@ class KernelRidge(RegressorMixin, BaseEstimator):
     def fit(self, X, y):
         """Fit on X (n_samples, n_features) and y (n_samples,) or
         (n_samples, n_targets)."""
-        X, y = self._validate_data(X, y, dtype=np.float64, multi_output=True, y_numeric=True)
+        X, y = validate_data(self, X, y, dtype=np.float64, multi_output=True, y_numeric=True)
         X = as_rows(X)
         Y = np.ascontiguousarray(y, dtype=np.float64).reshape(X.shape[0], -1)
         self._fit_c(X, Y)
@@ -344,14 +350,11 @@ class KernelRidge(RegressorMixin, BaseEstimator):
     def predict(self, X):
         """K(X, X_fit_) dual_coef_."""
         check_is_fitted(self)
-        X = as_rows(self._validate_data(X, dtype=np.float64, reset=False))
+        X = as_rows(validate_data(self, X, dtype=np.float64, reset=False))
         out = np.empty((X.shape[0], self._Y.shape[1]))
         with serial_blas:
             check(lib.rfx_krr_predict(self._krr, cmat(X), mat(out)))
         return out[:, 0] if self._y_ndim == 1 else out
-
-    def _more_tags(self):
-        return {"multioutput": True}
 
     def __getstate__(self):
         state = dict(super().__getstate__())
@@ -374,6 +377,13 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
     K). A Cholesky that fails is retried with a growing jitter (documented
     in rfx/kernels.h); the jitter used is ``jitter_``.
 
+    With the variances given, it is scikit-learn's
+    ``GaussianProcessRegressor(ConstantKernel(amplitude) * kernel,
+    alpha=noise_var, optimizer=None, normalize_y=normalize_y)``:
+    ``predict(X, return_std=True)`` / ``predict(X, return_cov=True)`` and
+    ``sample_y(X, n_samples, random_state)`` have its shapes and meaning
+    (the latent f's deviations), and agree with it to rounding.
+
     Parameters
     ----------
     kernel : rfx.Kernel or None, default=None
@@ -385,6 +395,9 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
         s2; None fits it.
     normalize_y : bool, default=True
     n_jobs : int or None, default=None
+        Threads, as scikit-learn reads n_jobs: None is 1 (or the n_jobs
+        of an enclosing ``joblib.parallel_config`` context), -1 all cores,
+        -2 all but one. Results never depend on it.
 
     Attributes
     ----------
@@ -425,10 +438,11 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
             check(lib.rfx_gp_fit(k._handle, cmat(X), _dptr(y), p, out))
         self._kern = k
         self._gp = ffi.gc(out[0], lib.rfx_gp_free)
+        self._cho = None  # the Cholesky factor for return_cov, made when first asked
 
     def fit(self, X, y):
         """Fit on X (n_samples, n_features) and y (n_samples,)."""
-        X, y = self._validate_data(X, y, dtype=np.float64, y_numeric=True)
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
         if X.shape[0] < 2:
             raise ValueError("n_samples=%d: at least 2 samples are needed to fit" % X.shape[0])
         X = as_rows(X)
@@ -443,11 +457,19 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
         self.log_marginal_likelihood_value_ = float(info.log_marginal_likelihood)
         return self
 
-    def predict(self, X, return_std=False, noisy=False):
-        """The posterior mean; with return_std also its standard deviation
-        (of the latent f, or with ``noisy=True`` of a new target y)."""
+    def predict(self, X, return_std=False, return_cov=False, noisy=False):
+        """The posterior mean, as scikit-learn's ``predict``: with
+        ``return_std`` also its standard deviation, with ``return_cov`` its
+        covariance matrix (n_samples, n_samples) instead; of the latent f
+        by default (scikit-learn's, whose ``alpha`` is this noise), of new
+        noisy targets y with ``noisy=True``. Both at once is an error, as in
+        scikit-learn. The covariance costs O(n_train^3) once (a Cholesky
+        factor of the training covariance, kept) and O(m n_train^2) per
+        call; the standard deviations come from the C library."""
+        if return_std and return_cov:
+            raise RuntimeError("At most one of return_std or return_cov can be requested.")
         check_is_fitted(self)
-        X = as_rows(self._validate_data(X, dtype=np.float64, reset=False))
+        X = as_rows(validate_data(self, X, dtype=np.float64, reset=False))
         n = X.shape[0]
         mean = np.empty(n)
         std = np.empty(n) if return_std else None
@@ -455,12 +477,44 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
         noi = _dptr(std) if return_std and noisy else ffi.NULL
         with serial_blas:
             check(lib.rfx_gp_predict(self._gp, cmat(X), _dptr(mean), lat, noi))
+        if return_cov:
+            return mean, self._posterior_cov(X, noisy)
         return (mean, std) if return_std else mean
+
+    def _posterior_cov(self, X, noisy):
+        """s2 K(X, X) - s2^2 K(X, T) C^-1 K(T, X), C = s2 K(T, T) + (noise +
+        jitter) I the training covariance (Rasmussen & Williams 2006, eq.
+        2.24), in the units of y (times y_std^2 with normalize_y); plus the
+        noise on the diagonal for noisy targets."""
+        info = ffi.new("rfx_gp_info *")
+        check(lib.rfx_gp_get_info(self._gp, info))
+        s2, noise = float(info.amplitude), float(info.noise_var)
+        if getattr(self, "_cho", None) is None:
+            C = s2 * self._kern(self.X_train_, n_jobs=self.n_jobs)
+            C[np.diag_indices_from(C)] += noise + float(info.jitter)
+            self._cho = scipy.linalg.cho_factor(C, lower=True)
+        Ks = s2 * self._kern(self.X_train_, X, n_jobs=self.n_jobs)
+        cov = s2 * self._kern(X, n_jobs=self.n_jobs) - Ks.T @ scipy.linalg.cho_solve(self._cho,
+                                                                                       Ks)
+        cov = 0.5 * (cov + cov.T)  # symmetric to the last bit
+        if noisy:
+            cov[np.diag_indices_from(cov)] += noise
+        return cov * float(info.y_std) ** 2
+
+    def sample_y(self, X, n_samples=1, random_state=0):
+        """Draws of the latent posterior f at the rows of X, shape
+        (n_samples_X, n_samples), as scikit-learn's ``sample_y``: the same
+        ``random_state`` gives the same draws from the same mean and
+        covariance (``numpy.random.RandomState.multivariate_normal``)."""
+        rng = check_random_state(random_state)
+        mean, cov = self.predict(X, return_cov=True)
+        return rng.multivariate_normal(mean, cov, n_samples).T
 
     def __getstate__(self):
         state = dict(super().__getstate__())
         state.pop("_gp", None)
         state.pop("_kern", None)
+        state.pop("_cho", None)
         return state
 
     def __setstate__(self, state):
@@ -502,6 +556,9 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         k(x, x).
     random_state : int, RandomState instance or None, default=None
     n_jobs : int or None, default=None
+        Threads, as scikit-learn reads n_jobs: None is 1 (or the n_jobs
+        of an enclosing ``joblib.parallel_config`` context), -1 all cores,
+        -2 all but one. Results never depend on it.
 
     Attributes
     ----------
@@ -541,7 +598,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
 
     def fit(self, X, y=None):
         """Draw the landmarks from the rows of X and factor K(L, L)."""
-        X = as_rows(self._validate_data(X, dtype=np.float64))
+        X = as_rows(validate_data(self, X, dtype=np.float64))
         if self.n_components == "auto":
             m = 0
         elif (not isinstance(self.n_components, numbers.Integral)
@@ -581,7 +638,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
     def transform(self, X):
         """z(X), of shape (n_samples, n_components)."""
         check_is_fitted(self)
-        X = as_rows(self._validate_data(X, dtype=np.float64, reset=False))
+        X = as_rows(validate_data(self, X, dtype=np.float64, reset=False))
         Z = np.empty((X.shape[0], self._n_features_out))
         with serial_blas:
             check(lib.rfx_nystroem_transform(self._ny, cmat(X), mat(Z)))

@@ -14,10 +14,11 @@ from sklearn.utils.validation import check_is_fitted
 from . import _common
 from ._lib import as_rows, c_string, check, cmat, double_array, ffi, lib, mat, serial_blas
 from ._model import _RFXModel
+from ._sklearn_compat import validate_data
 
 _COMMON_PARAMS_DOC = """\
     n_components : int, default=1024
-        D, the number of random features (even for ``form="cos-sin"``).
+        D, the number of random features (even for ``form="cos_sin"``).
     kernel : {"gaussian", "laplacian", "cauchy", "matern"}, default="gaussian"
         The kernel approximated; see :class:`rfx.RandomFourierFeatures`.
     nu : float, default=1.5
@@ -35,7 +36,7 @@ _COMMON_PARAMS_DOC = """\
         scikit-learn's gamma instead of a length scale (gaussian and
         laplacian; "scale" is ``1 / (d X.var())``, of the standardised X
         when ``standardize``). Give gamma or a length scale, not both.
-    form : {"cos-bias", "cos-sin"}, default="cos-bias"
+    form : {"cos_bias", "cos_sin"}, default="cos_bias"
         The feature form; see :class:`rfx.RandomFourierFeatures`.
     structure : {"iid", "orthogonal", "sorf", "fastfood", "halton"}, default="iid"
         How the frequencies are drawn: independently; orthogonal random
@@ -72,8 +73,9 @@ _COMMON_PARAMS_DOC = """\
         length scale). An int is the C library's seed, so the same int
         gives the same model as the C API and the command line (``--seed``).
     n_jobs : int or None, default=None
-        Threads: None uses the OpenMP default (OMP_NUM_THREADS or all
-        cores), -1 all cores. Results never depend on it.
+        Threads, as scikit-learn reads n_jobs: None is 1 (or the n_jobs
+        of an enclosing ``joblib.parallel_config`` context), -1 all cores,
+        -2 all but one. Results never depend on it.
     verbose : int, default=0
         0 is silent; 1 prints the fit's stages to stderr as they progress
         (a line per stage and per 10%, then the time taken); 2 every report.
@@ -206,7 +208,7 @@ class RFFRegressor(MultiOutputMixin, RegressorMixin, _RFXModel):
     _can_learn = True
 
     def __init__(self, n_components=1024, *, kernel="gaussian", nu=1.5, length_scale="auto",
-                 gamma=None, form="cos-bias", activation="cos", sparsity=None, weights="kernel",
+                 gamma=None, form="cos_bias", activation="cos", sparsity=None, weights="kernel",
                  weight_scale=1.0, structure="iid", alpha=None, learn_iterations=30,
                  learn_particles=None, fit_intercept=True, standardize=True, random_state=None,
                  n_jobs=None, verbose=0):
@@ -235,7 +237,7 @@ class RFFRegressor(MultiOutputMixin, RegressorMixin, _RFXModel):
         """Fit on X (n_samples, n_features) and y (n_samples,) or
         (n_samples, n_targets). On any error (or a cancelled fit) the
         estimator is left as it was."""
-        X, y = self._validate_data(X, y, dtype=np.float64, multi_output=True, y_numeric=True)
+        X, y = validate_data(self, X, y, dtype=np.float64, multi_output=True, y_numeric=True)
         self._y_1d = y.ndim == 1
         Y = y.reshape(len(y), -1)
         self._fit_model(X, Y, lam=_alpha(self.alpha))
@@ -255,9 +257,6 @@ class RFFRegressor(MultiOutputMixin, RegressorMixin, _RFXModel):
         (n_samples, n_targets)."""
         Yhat, _ = self._predict_raw(X)
         return Yhat[:, 0] if self._y_1d else Yhat
-
-    def _more_tags(self):
-        return {"multioutput": True}
 
 
 @_doc
@@ -336,7 +335,7 @@ class BayesianRFFRegressor(RegressorMixin, _RFXModel):
     _can_learn = True
 
     def __init__(self, n_components=1024, *, kernel="gaussian", nu=1.5, length_scale="auto",
-                 gamma=None, form="cos-bias", activation="cos", sparsity=None, weights="kernel",
+                 gamma=None, form="cos_bias", activation="cos", sparsity=None, weights="kernel",
                  weight_scale=1.0, structure="iid", noise_var=None, prior_var=None,
                  learn_iterations=30, learn_particles=None, fit_intercept=True,
                  standardize=True, random_state=None, n_jobs=None, verbose=0):
@@ -365,7 +364,7 @@ class BayesianRFFRegressor(RegressorMixin, _RFXModel):
     def fit(self, X, y):
         """Fit on X (n_samples, n_features) and y (n_samples,). On any error
         (or a cancelled fit) the estimator is left as it was."""
-        X, y = self._validate_data(X, y, dtype=np.float64, y_numeric=True)
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
         self._fit_model(X, y.reshape(-1, 1), noise_var=_variance(self.noise_var, "noise_var"),
                         prior_var=_variance(self.prior_var, "prior_var"))
         return self
@@ -455,7 +454,7 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
     """
 
     def __init__(self, n_components=1024, *, kernel="gaussian", nu=1.5, length_scale="auto",
-                 gamma=None, form="cos-bias", activation="cos", sparsity=None, weights="kernel",
+                 gamma=None, form="cos_bias", activation="cos", sparsity=None, weights="kernel",
                  weight_scale=1.0, structure="iid", loss="logistic", multi_class="ovr",
                  alpha=None, class_weight=None, optimizer="auto", tol=None,
                  fit_intercept=True, standardize=True, random_state=None, n_jobs=None,
@@ -491,7 +490,7 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
         cp = ffi.new("rfx_classify_params *", lib.rfx_classify_params_default())
         keep = [cp]
         out = ffi.new("rfx_loss *")
-        check(lib.rfx_loss_from_name(self.loss.replace("_", "-").encode(), out))
+        check(lib.rfx_loss_from_name(_common.c_option_name(self.loss).encode(), out))
         cp.loss = out[0]
         if not isinstance(self.multi_class, str):
             raise TypeError("multi_class must be 'ovr' or 'softmax', got %r" % (self.multi_class,))
@@ -501,7 +500,8 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
         if not isinstance(self.optimizer, str):
             raise TypeError("optimizer must be a string, got %r" % (self.optimizer,))
         op = ffi.new("rfx_optimizer *")
-        check(lib.rfx_optimizer_from_name(self.optimizer.replace("_", "-").encode(), op))
+        optimizer = _common.option_name(self.optimizer, "optimizer")
+        check(lib.rfx_optimizer_from_name(_common.c_option_name(optimizer).encode(), op))
         cp.optimizer = op[0]
         if self.tol is not None:
             if (not isinstance(self.tol, numbers.Real) or isinstance(self.tol, bool)
@@ -532,7 +532,7 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
     def fit(self, X, y):
         """Fit on X (n_samples, n_features) and class labels y (n_samples,).
         On any error (or a cancelled fit) the estimator is left as it was."""
-        X, y = self._validate_data(X, y, dtype=np.float64)
+        X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
         if self.loss not in _LOSSES:
             raise ValueError("loss must be one of %s, got %r" % (", ".join(_LOSSES), self.loss))
@@ -573,7 +573,7 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
         classes = ffi.new("const double **")
         n = ffi.new("size_t *")
         check(lib.rfx_model_classes(model, classes, n))
-        est = cls(loss=c_string(lib.rfx_loss_name(ci.loss)).replace("-", "_"),
+        est = cls(loss=_common.python_option_name(c_string(lib.rfx_loss_name(ci.loss))),
                   multi_class=c_string(lib.rfx_multiclass_name(ci.multiclass)),
                   alpha=float(getattr(ci, "lambda")), **params)
         est.classes_ = double_array(classes[0], n[0])
@@ -589,7 +589,7 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
             S, _ = self._predict_raw(X)
         else:
             check_is_fitted(self)
-            X = as_rows(self._validate_data(X, dtype=np.float64, reset=False))
+            X = as_rows(validate_data(self, X, dtype=np.float64, reset=False))
             S = np.empty((X.shape[0], self._n_targets))
             with serial_blas:
                 check(lib.rfx_model_decision(self._model, cmat(X), mat(S)))
@@ -611,7 +611,7 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
         """Class probabilities (n_samples, n_classes), columns in classes_
         order: the logistic or softmax model's, one-vs-rest normalised."""
         check_is_fitted(self)
-        X = as_rows(self._validate_data(X, dtype=np.float64, reset=False))
+        X = as_rows(validate_data(self, X, dtype=np.float64, reset=False))
         P = np.empty((X.shape[0], len(self.classes_)))
         with serial_blas:
             check(lib.rfx_model_predict_proba(self._model, cmat(X), mat(P)))
@@ -620,7 +620,4 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
     @available_if(_has_proba)
     def predict_log_proba(self, X):
         return np.log(self.predict_proba(X))
-
-    def _more_tags(self):
-        return {"binary_only": False}
 

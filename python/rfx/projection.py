@@ -13,6 +13,7 @@ from . import _common
 from ._lib import (as_rows, call_with_progress, check, check_verbose, cmat, cmat_to_array, ffi,
                    lib, mat, mat_none, serial_blas)
 from ._model import _ModelFile
+from ._sklearn_compat import validate_data
 
 _METHODS = {"exact": 0, "random_features": 1}
 
@@ -48,6 +49,9 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     random_state : int, RandomState instance or None, default=None
         The features' seed (``method="random_features"``).
     n_jobs : int or None, default=None
+        Threads, as scikit-learn reads n_jobs: None is 1 (or the n_jobs
+        of an enclosing ``joblib.parallel_config`` context), -1 all cores,
+        -2 all but one. Results never depend on it.
 
     Attributes
     ----------
@@ -99,7 +103,7 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
 
     def fit(self, X, y=None):
         """Fit the components on the rows of X (n_samples, n_features)."""
-        X = as_rows(self._validate_data(X, dtype=np.float64))
+        X = as_rows(validate_data(self, X, dtype=np.float64))
         m, d = X.shape
         if m < 2:
             raise ValueError("n_samples=%d: at least 2 samples are needed to fit" % m)
@@ -136,7 +140,7 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     def transform(self, X):
         """The scores of the rows of X, of shape (n_samples, n_components)."""
         check_is_fitted(self)
-        X = as_rows(self._validate_data(X, dtype=np.float64, reset=False))
+        X = as_rows(validate_data(self, X, dtype=np.float64, reset=False))
         T = np.empty((X.shape[0], int(self.n_components)))
         with serial_blas:
             check(lib.rfx_kpca_transform(self._kpca, cmat(X), mat(T)))
@@ -226,8 +230,10 @@ class ProjectedRegressor(RegressorMixin, _ModelFile):
         An int is the C library's seed (``rfx fit --method projected
         --seed``): the same int gives the same model, bit for bit.
     n_jobs : int or None, default=None
-        Threads: particles are evaluated concurrently; results do not
-        depend on it.
+        Threads (particles are evaluated concurrently), as scikit-learn
+        reads n_jobs: None is 1 (or the n_jobs of an enclosing
+        ``joblib.parallel_config`` context), -1 all cores, -2 all but one.
+        Results never depend on it.
     verbose : int, default=0
         1 prints the swarm's progress to stderr; Ctrl-C stops the fit.
 
@@ -341,7 +347,7 @@ class ProjectedRegressor(RegressorMixin, _ModelFile):
     def fit(self, X, y):
         """Fit on X (n_samples, n_features) and y (n_samples,). On any error
         (or a cancelled fit) the estimator is left as it was."""
-        X, y = self._validate_data(X, y, dtype=np.float64, y_numeric=True)
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
         n, d = X.shape
         if n < 3:
             raise ValueError("n_samples=%d: at least 3 samples are needed to fit" % n)
@@ -413,7 +419,7 @@ class ProjectedRegressor(RegressorMixin, _ModelFile):
         """Predictions, of shape (n_samples,); with return_std=True (a bayes
         surrogate only) also the predictive standard deviations."""
         check_is_fitted(self)
-        X = as_rows(self._validate_data(X, dtype=np.float64, reset=False))
+        X = as_rows(validate_data(self, X, dtype=np.float64, reset=False))
         n = X.shape[0]
         y = np.empty((n, 1))
         if return_std and not self._has_std:

@@ -5,7 +5,12 @@
 - :class:`PCERegressor`: polynomial chaos expansions (include/rfx/pce.h),
   with their Sobol indices and moments from the coefficients;
 - :func:`sobol_indices`: Monte Carlo Sobol indices of an rfx model or of any
-  Python callable (include/rfx/surrogate.h).
+  Python callable (include/rfx/surrogate.h);
+- :func:`exact_sobol_indices`: closed-form indices of sine and cosine
+  feature models.
+
+Their input distribution is a list of marginals, a SALib problem dict
+(:mod:`rfx.sensitivity`), or for a fitted model nothing: its training box.
 """
 import dataclasses
 import numbers
@@ -17,6 +22,8 @@ from sklearn.utils.validation import check_is_fitted
 from . import _common
 from ._lib import as_rows, call_with_progress, check, check_verbose, cmat, ffi, lib, serial_blas
 from ._model import _ModelFile, _RFXModel
+from ._sklearn_compat import validate_data
+from .sensitivity import IndicesTable, box_marginals, default_names, marginals_from_problem
 
 _MARGINAL_KINDS = {"uniform": 0, "normal": 1, "lognormal": 2}
 _MARGINAL_NAMES = {v: k for k, v in _MARGINAL_KINDS.items()}
@@ -118,6 +125,9 @@ class SparseRFERegressor(RegressorMixin, _RFXModel):
     random_state : int, RandomState instance or None, default=None
         An int is the C library's seed (``rfx fit --seed``).
     n_jobs : int or None, default=None
+        Threads, as scikit-learn reads n_jobs: None is 1 (or the n_jobs
+        of an enclosing ``joblib.parallel_config`` context), -1 all cores,
+        -2 all but one. Results never depend on it.
     verbose : int, default=0
         1 prints the fit's progress (the candidate scales, q and N) to
         stderr, 2 every report; Ctrl-C stops the fit at the next report
@@ -185,7 +195,7 @@ class SparseRFERegressor(RegressorMixin, _RFXModel):
     def fit(self, X, y):
         """Fit on X (n_samples, n_features) and y (n_samples,). On any error
         (or a cancelled fit) the estimator is left as it was."""
-        X, y = self._validate_data(X, y, dtype=np.float64, y_numeric=True)
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
         n = X.shape[0]
         if n < 2:
             raise ValueError("n_samples=%d: at least 2 samples are needed to fit" % n)
@@ -199,6 +209,7 @@ class SparseRFERegressor(RegressorMixin, _RFXModel):
                            label=type(self).__name__, verbose=verbose, out=out)
         self._model = ffi.gc(out[0], lib.rfx_model_free)
         self.seed_ = seed
+        self._input_box = (X.min(axis=0), X.max(axis=0))
         self.n_components_ = int(rep.n_features)
         self.weight_scale_ = float(rep.weight_scale)
         self.alpha_ = float(getattr(rep, "lambda"))
@@ -259,6 +270,9 @@ class PCERegressor(RegressorMixin, _ModelFile):
         error, or least squares on every candidate (needs n_samples >= the
         number of terms).
     n_jobs : int or None, default=None
+        Threads, as scikit-learn reads n_jobs: None is 1 (or the n_jobs
+        of an enclosing ``joblib.parallel_config`` context), -1 all cores,
+        -2 all but one. Results never depend on it.
 
     Attributes
     ----------
@@ -290,7 +304,7 @@ class PCERegressor(RegressorMixin, _ModelFile):
 
     def fit(self, X, y):
         """Fit on X (n_samples, n_features) and y (n_samples,)."""
-        X, y = self._validate_data(X, y, dtype=np.float64, y_numeric=True)
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
         n, d = X.shape
         if n < 2:
             raise ValueError("n_samples=%d: at least 2 samples are needed to fit" % n)
@@ -395,7 +409,7 @@ class PCERegressor(RegressorMixin, _ModelFile):
     def predict(self, X):
         """Predictions, of shape (n_samples,)."""
         check_is_fitted(self)
-        X = as_rows(self._validate_data(X, dtype=np.float64, reset=False))
+        X = as_rows(validate_data(self, X, dtype=np.float64, reset=False))
         y = np.empty(X.shape[0])
         with serial_blas:
             check(lib.rfx_pce_predict(self._pce, cmat(X), ffi.cast("double *", y.ctypes.data)))
@@ -443,9 +457,12 @@ class PCERegressor(RegressorMixin, _ModelFile):
 # ---------------------------------------------------------------------------
 
 @dataclasses.dataclass
-class SobolResult:
+class SobolResult(IndicesTable):
     """Sobol indices with bootstrap percentile intervals (NaN bounds when
-    n_bootstrap=0), and the output mean and variance."""
+    n_bootstrap=0), the output mean and variance, and the input names (a
+    SALib problem's, the estimator's ``feature_names_in_``, else x1..xd).
+    :meth:`to_frame` (pandas) and :meth:`to_dict` give them as a table,
+    :meth:`plot` as a bar chart."""
     first: np.ndarray
     total: np.ndarray
     first_lo: np.ndarray
@@ -455,6 +472,11 @@ class SobolResult:
     mean: float
     variance: float
     n_evaluations: int
+    names: list = None
+
+    def __post_init__(self):
+        if self.names is None:
+            self.names = default_names(len(self.first))
 
 
 def _cmat_array(X):
@@ -467,7 +489,7 @@ def _cmat_array(X):
                                            strides=(8 * stride, 8)).copy()
 
 
-def sobol_indices(model_or_callable, marginals, n=10000, seed=0, n_bootstrap=200,
+def sobol_indices(model_or_callable, marginals=None, n=10000, seed=0, n_bootstrap=200,
                   confidence=0.95, *, target=0, batch_rows=4096, n_jobs=None):
     """Monte Carlo first-order and total Sobol indices (Saltelli 2010 and
     Jansen estimators, bootstrap percentile intervals) under independent
@@ -479,12 +501,17 @@ def sobol_indices(model_or_callable, marginals, n=10000, seed=0, n_bootstrap=200
         (m, d) array to m outputs. The model is evaluated n (d + 2) times,
         in batches of at most ``batch_rows`` rows.
     marginals : list of ("uniform", a, b) / ("normal", mu, sigma) /
-        ("lognormal", mu, sigma), one per input, in the units of the data.
+        ("lognormal", mu, sigma), one per input, in the units of the data;
+        or a SALib problem dict (``names``, ``bounds``, ``dists``; see
+        :mod:`rfx.sensitivity`), whose names the result carries; or None
+        (default) for a fitted rfx estimator: a PCERegressor's
+        ``marginals_``, any other the uniform box of its training inputs
+        (a model read from a file has none: give them).
 
     Returns a :class:`SobolResult`. Exceptions raised by the callable
     propagate (the C call is stopped).
     """
-    c_margs = _marginals(marginals)
+    c_margs, names = _input_distribution(marginals, model_or_callable)
     d = len(c_margs)
     p = ffi.new("rfx_sobol_params *", lib.rfx_sobol_params_default())
     p.n = _opt_int(n, "n", 2)
@@ -531,22 +558,53 @@ def sobol_indices(model_or_callable, marginals, n=10000, seed=0, n_bootstrap=200
             raise failure[0]
         check(status)
     return SobolResult(mean=float(res.mean), variance=float(res.variance),
-                       n_evaluations=int(res.n_evaluations), **arrays)
+                       n_evaluations=int(res.n_evaluations), names=names, **arrays)
 
 
 @dataclasses.dataclass
-class ExactSobolResult:
+class ExactSobolResult(IndicesTable):
     """Sobol indices in closed form: first-order and total (d values),
     second-order S_ij (d x d, S_i on the diagonal), the output mean and
-    variance."""
+    variance, and the input names; :meth:`to_frame`, :meth:`to_dict` and
+    :meth:`plot` as for :class:`SobolResult` (no intervals)."""
     first: np.ndarray
     total: np.ndarray
     second: np.ndarray
     mean: float
     variance: float
+    names: list = None
+
+    def __post_init__(self):
+        if self.names is None:
+            self.names = default_names(len(self.first))
 
 
-def exact_sobol_indices(estimator, marginals):
+def _input_distribution(marginals, estimator):
+    """(C marginals, names) from what the Sobol functions take: a list of
+    (kind, a, b), a SALib problem dict, or None for a fitted estimator's
+    own distribution (a PCERegressor's marginals_, else the box of its
+    training inputs)."""
+    names = None
+    if isinstance(marginals, dict):
+        marginals, names = marginals_from_problem(marginals)
+    elif marginals is None:
+        marginals = getattr(estimator, "marginals_", None)
+        box = getattr(estimator, "_input_box", None)
+        if marginals is None and box is not None:
+            marginals = box_marginals(*box)
+        if marginals is None:
+            raise ValueError("give the input distribution (marginals or a SALib problem): "
+                             "only a model fitted in this session (or unpickled) knows its "
+                             "training box, not %r" % (estimator,))
+    c_margs = _marginals(marginals)
+    if names is None:
+        fitted_names = getattr(estimator, "feature_names_in_", None)
+        if fitted_names is not None and len(fitted_names) == len(c_margs):
+            names = [str(v) for v in fitted_names]
+    return c_margs, names
+
+
+def exact_sobol_indices(estimator, marginals=None):
     """The Sobol indices of a fitted rfx estimator with sine or cosine
     features (SparseRFERegressor with the default activation, RFFRegressor,
     BayesianRFFRegressor with one target) in closed form under independent
@@ -555,13 +613,15 @@ def exact_sobol_indices(estimator, marginals):
     models raise ValueError (use :func:`sobol_indices`).
 
     marginals : list of ("uniform", a, b) / ("normal", mu, sigma), one per
-        input, in the units of the data.
+        input, in the units of the data; a SALib problem dict; or None
+        (default): the uniform box of the training inputs (as
+        :func:`sobol_indices`).
     """
     model = getattr(estimator, "_model", None)
     if not isinstance(estimator, _RFXModel) or model is None:
         raise TypeError("exact_sobol_indices: expected a fitted rfx estimator, got %r"
                         % (estimator,))
-    c_margs = _marginals(marginals)
+    c_margs, names = _input_distribution(marginals, estimator)
     d = len(c_margs)
     first, total, second = np.empty(d), np.empty(d), np.empty((d, d))
     mean, var = ffi.new("double *"), ffi.new("double *")
@@ -571,4 +631,4 @@ def exact_sobol_indices(estimator, marginals):
                                         ffi.cast("double *", total.ctypes.data),
                                         ffi.cast("double *", second.ctypes.data)))
     return ExactSobolResult(first=first, total=total, second=second, mean=float(mean[0]),
-                            variance=float(var[0]))
+                            variance=float(var[0]), names=names)

@@ -36,8 +36,8 @@ def features_ref(c_compiler, tmp_path_factory):
 
 
 @pytest.mark.parametrize("kernel,form,dtype", [
-    ("gaussian", "cos-bias", np.float64), ("matern", "cos-sin", np.float64),
-    ("laplacian", "cos-bias", np.float32), ("cauchy", "cos-sin", np.float32)])
+    ("gaussian", "cos_bias", np.float64), ("matern", "cos_sin", np.float64),
+    ("laplacian", "cos_bias", np.float32), ("cauchy", "cos_sin", np.float32)])
 def test_features_bitwise_equal_to_c_api(features_ref, kernel, form, dtype):
     exe, d = features_ref
     n, dim, D, seed, ls = 301, 5, 130, 12345, 0.7
@@ -45,7 +45,7 @@ def test_features_bitwise_equal_to_c_api(features_ref, kernel, form, dtype):
     X.tofile(str(d / "x.bin"))
     mode = "f32" if dtype == np.float32 else "f64"
     subprocess.run([exe, mode, str(d / "x.bin"), str(d / "z.bin"), str(n), str(dim), str(D),
-                    str(seed), kernel, form, repr(ls)], check=True)
+                    str(seed), kernel, form.replace("_", "-"), repr(ls)], check=True)
     Zc = np.fromfile(str(d / "z.bin"), dtype=dtype).reshape(n, D)
     t = rfx.RandomFourierFeatures(D, kernel=kernel, form=form, length_scale=ls,
                                   random_state=seed).fit(X)
@@ -61,10 +61,10 @@ def test_features_bitwise_equal_to_c_api(features_ref, kernel, form, dtype):
 
 def test_features_match_the_formula():
     X, _ = make_data(200, 4)
-    for form in ("cos-bias", "cos-sin"):
+    for form in ("cos_bias", "cos_sin"):
         t = rfx.RandomFourierFeatures(256, gamma=0.3, form=form, random_state=7).fit(X)
         P = X @ t.random_weights_ + t.random_offset_
-        if form == "cos-bias":
+        if form == "cos_bias":
             ref = np.sqrt(2.0 / 256) * np.cos(P)
         else:
             ref = np.sqrt(2.0 / 256) * np.hstack([np.cos(P), np.sin(P)])
@@ -97,7 +97,7 @@ def test_kernel_approximation_as_good_as_rbfsampler():
         rms.append(np.sqrt(np.mean((Z @ Z.T - K) ** 2)))
         S = RBFSampler(gamma=0.5, n_components=1000, random_state=seed).fit_transform(X)
         sk.append(np.abs(S @ S.T - K).max())
-        C = rfx.RandomFourierFeatures(1000, gamma=0.5, form="cos-sin",
+        C = rfx.RandomFourierFeatures(1000, gamma=0.5, form="cos_sin",
                                       random_state=seed).fit_transform(X)
         cs.append(np.sqrt(np.mean((C @ C.T - K) ** 2)))
     assert np.mean(rms) < np.sqrt(1.5 / 1000)
@@ -184,7 +184,7 @@ def test_automatic_pce_is_the_clis(cli, tmp_path):
 
 def test_python_models_are_read_by_the_cli(cli, data_files):
     d, X, y, Xt = data_files
-    reg = rfx.RFFRegressor(96, kernel="matern", nu=2.5, form="cos-sin", random_state=1).fit(X, y)
+    reg = rfx.RFFRegressor(96, kernel="matern", nu=2.5, form="cos_sin", random_state=1).fit(X, y)
     reg.save(str(d / "py.rfx"))
     _cli(cli, "predict", d / "py.rfx", d / "test.npy", "-o", d / "p.npy")
     assert np.array_equal(np.load(str(d / "p.npy")).ravel(), reg.predict(Xt))

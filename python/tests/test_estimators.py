@@ -35,7 +35,7 @@ def _fitted():
         rfx.RandomFourierFeatures(64, activation="relu", sparsity=2, weights="uniform",
                                   random_state=4).fit(X),
         rfx.RFFRegressor(64, random_state=0).fit(X, np.column_stack([y, -y])),
-        rfx.BayesianRFFRegressor(64, kernel="laplacian", form="cos-sin", random_state=1).fit(X, y),
+        rfx.BayesianRFFRegressor(64, kernel="laplacian", form="cos_sin", random_state=1).fit(X, y),
         rfx.RFFClassifier(64, random_state=2).fit(X, np.digitize(y, [0, 1])),
     ]
 
@@ -133,7 +133,7 @@ def test_other_feature_maps():
     with pytest.raises(ValueError, match="unknown activation|activation"):
         rfx.RandomFourierFeatures(10, activation="gelu").fit(X)
     with pytest.raises(ValueError, match="cos-sin form is for the cos activation"):
-        rfx.RandomFourierFeatures(10, activation="tanh", form="cos-sin").fit(X)
+        rfx.RandomFourierFeatures(10, activation="tanh", form="cos_sin").fit(X)
     # a regressor on sparse features, saved and read back with its parameters
     X, y = make_data(200, 4)
     reg = rfx.RFFRegressor(128, sparsity=2, activation="tanh", random_state=0).fit(X, y)

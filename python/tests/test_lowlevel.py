@@ -97,7 +97,7 @@ def test_errors_carry_the_c_message():
     with pytest.raises(ValueError, match="features.nu: Matern smoothness must be > 0"):
         rfx.RandomFourierFeatures(kernel="matern", nu=-1.0).fit(np.ones((3, 2)))
     with pytest.raises(ValueError, match="cos-sin form needs an even count, got 7"):
-        rfx.RandomFourierFeatures(7, form="cos-sin").fit(np.ones((3, 2)))
+        rfx.RandomFourierFeatures(7, form="cos_sin").fit(np.ones((3, 2)))
     with pytest.raises(ValueError, match="features.gamma: defined for the gaussian and laplacian"):
         rfx.RFFRegressor(kernel="cauchy", gamma=1.0).fit(np.eye(3), [1, 2, 3])
     # a C-level shape error: the C message names the columns
