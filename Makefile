@@ -2,14 +2,14 @@
 #   make demo   build, then run the demonstration on built-in data
 #   make test   install what is missing, build, run every test (also under
 #               address and undefined-behaviour sanitizers)
-# and the others: make build, make bench, make install, make clean.
+# and the others: make build, make bench, make docs, make install, make clean.
 
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= 2
 PREFIX ?= /usr/local
 
-.PHONY: all deps build build-asan test test-fast demo bench install clean
+.PHONY: all deps build build-asan test test-fast demo bench docs install clean
 
 all: build
 
@@ -37,6 +37,11 @@ demo: build
 
 bench: build
 	@sh bench/run.sh $(BUILD)
+
+# The API reference: doxygen over include/ into $(BUILD)/docs/html, and the
+# Python package's pydoc pages into $(BUILD)/docs/python.
+docs: build
+	@cmake --build $(BUILD) --target docs
 
 install: build
 	@cmake --install $(BUILD)
