@@ -58,6 +58,7 @@ from .surrogate import (ExactSobolResult, PCERegressor, SobolResult, SparseRFERe
 from .design import design
 from .sensitivity import marginals_from_problem
 from ._load import load_model
+from ._model import merge
 
 __version__ = "0.1.0"
 
@@ -83,6 +84,7 @@ __all__ = [
     "SobolResult",
     "marginals_from_problem",
     "load_model",
+    "merge",
     "library_version",
     "library_path",
     "CancelledError",

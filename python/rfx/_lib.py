@@ -378,6 +378,49 @@ typedef enum rfx_select {
     RFX_SELECT_KFOLD = 2
 } rfx_select;
 
+typedef struct rfx_stats rfx_stats;
+
+rfx_status rfx_stats_create(size_t n_features, size_t n_targets, rfx_stats **out);
+void rfx_stats_free(rfx_stats *s);
+size_t rfx_stats_rows(const rfx_stats *s);
+rfx_status rfx_stats_add(rfx_stats *s, const rfx_features *f, rfx_cmat X, rfx_cmat Y);
+rfx_status rfx_stats_merge(rfx_stats *into, const rfx_stats *other);
+rfx_status rfx_stats_copy(const rfx_stats *s, rfx_stats **out);
+
+typedef enum rfx_solver {
+    RFX_SOLVER_AUTO = 0,
+    RFX_SOLVER_PRIMAL = 1,
+    RFX_SOLVER_DUAL = 2
+} rfx_solver;
+
+typedef struct rfx_ridge_params {
+    double lambda;
+    int fit_intercept;
+    rfx_select select;
+    size_t n_folds;
+    const double *lambdas;
+    size_t n_lambdas;
+    rfx_solver solver;
+    int n_threads;
+} rfx_ridge_params;
+
+rfx_ridge_params rfx_ridge_params_default(void);
+rfx_status rfx_ridge_solve(const rfx_features *f, const rfx_stats *s,
+                                   const rfx_ridge_params *params, rfx_model **out);
+
+typedef struct rfx_bayes_params {
+    double noise_var;
+    double prior_var;
+    int fit_intercept;
+    size_t max_iter;
+    double tol;
+    int n_threads;
+} rfx_bayes_params;
+
+rfx_bayes_params rfx_bayes_params_default(void);
+rfx_status rfx_bayes_solve(const rfx_features *f, const rfx_stats *s,
+                                   const rfx_bayes_params *params, rfx_model **out);
+
 typedef struct rfx_srfe_params {
     rfx_features_params features;
     rfx_l1_method method;

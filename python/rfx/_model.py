@@ -2,6 +2,7 @@
 the model file format (save, bytes, pickling by the file's bytes) in
 :class:`_ModelFile`, and in :class:`_RFXModel` the fit through
 rfx_model_fit, predictions and weights of the random feature models."""
+import numbers
 import os
 
 import numpy as np
@@ -54,6 +55,8 @@ class _ModelFile(BaseEstimator):
     def __getstate__(self):
         state = dict(super().__getstate__())  # a copy: it may be __dict__ itself
         state.pop("_model", None)
+        for name in ("_stats", "_feats", "_stats_d", "_stats_ny"):  # partial_fit's: not kept
+            state.pop(name, None)
         if "_model" in self.__dict__:
             state["_model_bytes"] = self.to_bytes()
         return state
@@ -67,6 +70,52 @@ class _ModelFile(BaseEstimator):
 
     def _model_loaded(self):
         """Called once self._model is restored from a pickle."""
+
+
+def _alpha_value(alpha):
+    """lambda of alpha: a number >= 0, or -1 for None (chosen)."""
+    if alpha is None:
+        return -1.0
+    if not isinstance(alpha, numbers.Real) or isinstance(alpha, bool) or not alpha >= 0:
+        raise ValueError("alpha must be a number >= 0 or None, got %r" % (alpha,))
+    return float(alpha)
+
+
+def merge(*estimators):
+    """One estimator fitted on the rows of all: the statistics of estimators
+    that were each given disjoint rows by partial_fit are added and solved
+    once, as if one estimator had seen every row (to rounding). All must be
+    of one class with the same parameters, hence the same feature map; merge
+    in the process that holds them (statistics are not pickled). Returns a
+    new estimator; the inputs are unchanged."""
+    if not estimators:
+        raise ValueError("merge needs at least one estimator")
+    first = estimators[0]
+    for e in estimators:
+        if getattr(e, "_stats", None) is None:
+            raise ValueError("merge: %s has no statistics (fit it with partial_fit)"
+                             % type(e).__name__)
+        if type(e) is not type(first) or e.get_params() != first.get_params():
+            raise ValueError("merge: the estimators must be of one class with the same "
+                             "parameters (the same feature map)")
+        if (e._stats_d, e._stats_ny) != (first._stats_d, first._stats_ny):
+            raise ValueError("merge: the estimators were fitted on different shapes")
+    out = type(first)(**first.get_params())
+    st = ffi.new("rfx_stats **")
+    check(lib.rfx_stats_copy(first._stats, st))
+    stats = ffi.gc(st[0], lib.rfx_stats_free)
+    for e in estimators[1:]:
+        check(lib.rfx_stats_merge(stats, e._stats))
+    out._feats, out._stats = first._feats, stats
+    out._stats_d, out._stats_ny = first._stats_d, first._stats_ny
+    out.seed_ = first.seed_
+    lo = np.min([e._input_box[0] for e in estimators], axis=0)
+    hi = np.max([e._input_box[1] for e in estimators], axis=0)
+    out._input_box = (lo, hi)
+    if hasattr(first, "_y_1d"):
+        out._y_1d = first._y_1d
+    out._solve_stats()
+    return out
 
 
 class _RFXModel(_ModelFile):
@@ -119,6 +168,8 @@ class _RFXModel(_ModelFile):
         self._model = ffi.gc(out[0], lib.rfx_model_free)
         self.seed_ = seed
         self._input_box = (X.min(axis=0), X.max(axis=0))  # the Sobol functions' default
+        for name in ("_stats", "_feats", "_stats_d", "_stats_ny"):  # a fit starts afresh
+            self.__dict__.pop(name, None)
         for name in ("learn_score_", "learn_evaluations_"):  # of an earlier fit
             self.__dict__.pop(name, None)
         if learn:
@@ -127,6 +178,98 @@ class _RFXModel(_ModelFile):
             self.learn_evaluations_ = int(report.learn_evaluations)
         self._read_info()
         return report
+
+    # -- partial_fit: mergeable statistics ---------------------------------
+    def _partial_fit_model(self, X, Y):
+        """Add the rows X, Y to the statistics (Z^T Z, Z^T Y, sums) of this
+        estimator's feature map and solve again. The first call makes the
+        map, and fixes its kernel scale: a given length_scale, or for "auto"
+        (and "learn") the one a fit on the first batch chooses (learns); with standardize, in the
+        units of the first batch's standard deviations (the map then takes
+        raw inputs, with per-input length scales l * sd_k: the same kernel as
+        standardised inputs, since it is shift-invariant). alpha=None chooses
+        lambda by GCV from the statistics; the Bayesian variances are fitted
+        by the evidence when not given. The statistics stay with the
+        estimator (not in pickles or model files)."""
+        n, d = X.shape
+        if getattr(self, "_stats", None) is None:
+            learn = _common.is_learn(self.length_scale)
+            scale = _common.resolve_scale(self, X, d, allow_auto=True, allow_learn=learn)
+            if self.standardize or scale[3]:
+                if n < 2:
+                    raise ValueError("partial_fit: the first batch needs at least 2 rows to "
+                                     "fix the scaling")
+                sd = np.ones(d)
+                if self.standardize:
+                    sd = X.std(axis=0)
+                    sd = np.where(sd > 0, sd, 1.0)
+                if scale[3]:  # "auto" or "learn": as a fit on the first batch chooses it
+                    probe = type(self)(**self.get_params())
+                    probe.fit(X, Y[:, 0] if Y.shape[1] == 1 else Y)
+                    ls = np.broadcast_to(np.asarray(probe.length_scale_, dtype=np.float64), (d,))
+                elif self.gamma is not None:
+                    raise ValueError("partial_fit with standardize=True takes length_scale, "
+                                     "not gamma")
+                else:
+                    ls = (np.broadcast_to(scale[0], (d,)) if scale[1] is None
+                          else np.asarray(scale[1], dtype=np.float64))
+                scale = (0.0, np.ascontiguousarray(ls * sd, dtype=np.float64), 0.0, False)
+            seed = _common.resolve_seed(self.random_state)
+            fp, keep = _common.features_params(self, seed, scale,
+                                               _common.resolve_threads(self.n_jobs))
+            f = ffi.new("rfx_features **")
+            check(lib.rfx_features_create(fp, d, f))
+            del keep
+            feats = ffi.gc(f[0], lib.rfx_features_free)
+            st = ffi.new("rfx_stats **")
+            check(lib.rfx_stats_create(lib.rfx_features_output_dim(feats), Y.shape[1], st))
+            self._feats, self._stats = feats, ffi.gc(st[0], lib.rfx_stats_free)
+            self._stats_d, self._stats_ny = d, Y.shape[1]
+            self.seed_ = seed
+            self._input_box = (X.min(axis=0), X.max(axis=0))
+        elif d != self._stats_d or Y.shape[1] != self._stats_ny:
+            raise ValueError("partial_fit: X has %d features and y %d targets; the earlier "
+                             "batches had %d and %d" % (d, Y.shape[1], self._stats_d,
+                                                        self._stats_ny))
+        else:
+            lo, hi = self._input_box
+            self._input_box = (np.minimum(lo, X.min(axis=0)), np.maximum(hi, X.max(axis=0)))
+        X, Y = as_rows(X), as_rows(Y)
+        # into a copy: an error leaves the earlier statistics as they were
+        st = ffi.new("rfx_stats **")
+        check(lib.rfx_stats_copy(self._stats, st))
+        stats = ffi.gc(st[0], lib.rfx_stats_free)
+        with serial_blas:
+            check(lib.rfx_stats_add(stats, self._feats, cmat(X), cmat(Y)))
+        self._stats = stats
+        self._solve_stats()
+        return self
+
+    def _solve_stats(self):
+        out = ffi.new("rfx_model **")
+        threads = _common.resolve_threads(self.n_jobs)
+        if self._method == lib.RFX_METHOD_BAYES:
+            p = ffi.new("rfx_bayes_params *", lib.rfx_bayes_params_default())
+            p.noise_var = self._variances()[0]
+            p.prior_var = self._variances()[1]
+            p.fit_intercept = int(bool(self.fit_intercept))
+            p.n_threads = threads
+            with serial_blas:
+                check(lib.rfx_bayes_solve(self._feats, self._stats, p, out))
+        else:
+            p = ffi.new("rfx_ridge_params *", lib.rfx_ridge_params_default())
+            lam = _alpha_value(self.alpha)
+            if lam < 0:
+                p.select = lib.RFX_SELECT_GCV
+            else:
+                setattr(p, "lambda", lam)
+            p.fit_intercept = int(bool(self.fit_intercept))
+            p.solver = lib.RFX_SOLVER_PRIMAL
+            p.n_threads = threads
+            with serial_blas:
+                check(lib.rfx_ridge_solve(self._feats, self._stats, p, out))
+        self._model = ffi.gc(out[0], lib.rfx_model_free)
+        self._read_info()
 
     def _read_info(self):
         info = ffi.new("rfx_model_info *")

@@ -243,6 +243,24 @@ class RFFRegressor(MultiOutputMixin, RegressorMixin, _RFXModel):
         self._fit_model(X, Y, lam=_alpha(self.alpha))
         return self
 
+    @_common.keeps_state_on_error
+    def partial_fit(self, X, y):
+        """Add the rows X, y to the fit: the model becomes the fit on every
+        row given so far. The first call fixes the feature map: its kernel
+        scale is ``length_scale`` (or ``gamma``), or for "auto" the one a fit
+        on the first batch chooses; ``standardize`` uses the first batch's
+        standard deviations. With ``standardize=False`` and a given scale the
+        result is one ``fit`` on all the rows, to rounding. With
+        ``alpha=None`` lambda is chosen by GCV from the statistics of all
+        rows. Memory is O(n_components^2), whatever the number of rows;
+        ``rfx.merge`` combines estimators fitted on disjoint rows."""
+        first = getattr(self, "_stats", None) is None
+        X, y = validate_data(self, X, y, dtype=np.float64, multi_output=True, y_numeric=True,
+                             reset=first)
+        if first:
+            self._y_1d = y.ndim == 1
+        return self._partial_fit_model(X, y.reshape(len(y), -1))
+
     def _one_target(self):
         return self._y_1d
 
@@ -368,6 +386,20 @@ class BayesianRFFRegressor(RegressorMixin, _RFXModel):
         self._fit_model(X, y.reshape(-1, 1), noise_var=_variance(self.noise_var, "noise_var"),
                         prior_var=_variance(self.prior_var, "prior_var"))
         return self
+
+    def _variances(self):
+        return (_variance(self.noise_var, "noise_var"), _variance(self.prior_var, "prior_var"))
+
+    @_common.keeps_state_on_error
+    def partial_fit(self, X, y):
+        """Add the rows X, y to the posterior: the model becomes the fit on
+        every row given so far, with the variances fitted by the evidence of
+        all rows when not given; the feature map is fixed by the first call,
+        as in RFFRegressor.partial_fit. Memory is O(n_components^2);
+        ``rfx.merge`` combines disjoint fits."""
+        first = getattr(self, "_stats", None) is None
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, reset=first)
+        return self._partial_fit_model(X, y.reshape(-1, 1))
 
     def _read_info(self):
         info = super()._read_info()
