@@ -62,7 +62,7 @@ extern "C" {
 #endif
 
 #define RFX_VERSION_MAJOR 0
-#define RFX_VERSION_MINOR 1
+#define RFX_VERSION_MINOR 2
 #define RFX_VERSION_PATCH 0
 
 /* The library version as "MAJOR.MINOR.PATCH". */

@@ -60,7 +60,7 @@ from .sensitivity import marginals_from_problem
 from ._load import load_model
 from ._model import merge
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "RandomFourierFeatures",
