@@ -25,6 +25,9 @@ of shift-invariant kernels and the linear models fitted on them.
   of them.
 - :class:`SoftmaxFeatures`: positive random features of the softmax kernel
   and linear-time attention; :func:`exact_attention` to compare with.
+- :class:`PolynomialCountSketch`, :class:`RandomMaclaurinFeatures`,
+  :class:`AdditiveChi2Sampler`, :class:`SkewedChi2Sampler`: feature maps of
+  the polynomial, exponential dot-product and chi2 kernels, as scikit-learn's.
 - :func:`sobol_indices`: Monte Carlo Sobol indices of an rfx model or any
   Python function; :func:`exact_sobol_indices`: closed-form indices of sine
   and cosine feature models.
@@ -54,6 +57,8 @@ from .projection import KernelPCA, ProjectedRegressor
 from .surrogate import (ExactSobolResult, PCERegressor, SobolResult, SparseRFERegressor,
                         exact_sobol_indices, sobol_indices)
 from .design import design
+from .sketch import (AdditiveChi2Sampler, PolynomialCountSketch, RandomMaclaurinFeatures,
+                     SkewedChi2Sampler)
 from ._load import load_model
 
 __version__ = "0.1.0"
@@ -76,6 +81,10 @@ __all__ = [
     "sobol_indices",
     "exact_sobol_indices",
     "design",
+    "PolynomialCountSketch",
+    "RandomMaclaurinFeatures",
+    "AdditiveChi2Sampler",
+    "SkewedChi2Sampler",
     "ExactSobolResult",
     "SobolResult",
     "load_model",
