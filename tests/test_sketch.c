@@ -29,6 +29,14 @@ static double *features(const rfx_sketch *s, const double *X, size_t n)
     return Z;
 }
 
+/* z(x_a).z(x_b): row a of Z (n x D) times row b */
+static double zz(const double *Z, size_t D, size_t a, size_t b)
+{
+    double v = 0;
+    for (size_t k = 0; k < D; k++) v += Z[a * D + k] * Z[b * D + k];
+    return v;
+}
+
 /* |K - Z Z^T|_F / |K|_F for the map of p with seed */
 static double kernel_error(rfx_sketch_params p, uint64_t seed, const double *X, size_t n,
                            size_t d)
@@ -42,9 +50,8 @@ static double kernel_error(rfx_sketch_params p, uint64_t seed, const double *X, 
     double num = 0, den = 0;
     for (size_t a = 0; a < n; a++)
         for (size_t b = 0; b < n; b++) {
-            double zz = 0;
-            for (size_t k = 0; k < D; k++) zz += Z[a * D + k] * Z[b * D + k];
-            num += (K[a * n + b] - zz) * (K[a * n + b] - zz);
+            double e = K[a * n + b] - zz(Z, D, a, b);
+            num += e * e;
             den += K[a * n + b] * K[a * n + b];
         }
     free(Z);
@@ -162,10 +169,9 @@ static void unbiased(const char *name, rfx_sketch_params p, const double *X, siz
         double *Z = features(s, X, n);
         for (size_t a = 0; a < n; a++)
             for (size_t b = 0; b < n; b++) {
-                double zz = 0;
-                for (size_t k = 0; k < D; k++) zz += Z[a * D + k] * Z[b * D + k];
-                sum[a * n + b] += zz;
-                sq[a * n + b] += zz * zz;
+                double v = zz(Z, D, a, b);
+                sum[a * n + b] += v;
+                sq[a * n + b] += v * v;
             }
         free(Z);
         if (sd + 1 < S) rfx_sketch_free(s);
@@ -191,27 +197,32 @@ static void test_unbiased_over_seeds(void)
 {
     size_t n = 4, d = 5;
     double *X = data(n, d, -1, 1, 1, 21), *H = data(n, d, 0.05, 1, 0, 22);
-    rfx_sketch_params p = rfx_sketch_params_default();
-    p.coef0 = 0.5;
-    p.gamma = 2.0;
-    p.n_components = 8;
-    unbiased("tensor (direct, D = 8)", p, X, n, d);
-    p.n_components = 256;
-    p.degree = 3;
-    unbiased("tensor (FFT, D = 256)", p, X, n, d);
-    p = rfx_sketch_params_default();
-    p.kind = RFX_SKETCH_MACLAURIN;
-    p.coef0 = 1.0;
-    p.n_components = 16;
-    unbiased("maclaurin polynomial", p, X, n, d);
-    p.dot_kernel = RFX_DOT_KERNEL_EXPONENTIAL;
-    p.gamma = 1.5;
-    unbiased("maclaurin exponential", p, X, n, d);
-    p = rfx_sketch_params_default();
-    p.kind = RFX_SKETCH_SKEWED_CHI2;
-    p.skewedness = 0.5;
-    p.n_components = 8;
-    unbiased("skewed chi2", p, H, n, d);
+    static const struct {
+        const char *name;
+        rfx_sketch_kind kind;
+        rfx_dot_kernel dot;
+        size_t D;
+        int degree;
+        double gamma, coef0, skewedness;
+    } cases[] = {
+        {"tensor (direct, D = 8)", RFX_SKETCH_TENSOR, RFX_DOT_KERNEL_POLYNOMIAL, 8, 2, 2.0, 0.5, 1},
+        {"tensor (FFT, D = 256)", RFX_SKETCH_TENSOR, RFX_DOT_KERNEL_POLYNOMIAL, 256, 3, 2.0, 0.5, 1},
+        {"maclaurin polynomial", RFX_SKETCH_MACLAURIN, RFX_DOT_KERNEL_POLYNOMIAL, 16, 2, 1.0, 1.0, 1},
+        {"maclaurin exponential", RFX_SKETCH_MACLAURIN, RFX_DOT_KERNEL_EXPONENTIAL, 16, 2, 1.5, 1.0,
+         1},
+        {"skewed chi2", RFX_SKETCH_SKEWED_CHI2, RFX_DOT_KERNEL_POLYNOMIAL, 8, 2, 1.0, 0.0, 0.5},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        rfx_sketch_params p = rfx_sketch_params_default();
+        p.kind = cases[c].kind;
+        p.dot_kernel = cases[c].dot;
+        p.n_components = cases[c].D;
+        p.degree = cases[c].degree;
+        p.gamma = cases[c].gamma;
+        p.coef0 = cases[c].coef0;
+        p.skewedness = cases[c].skewedness;
+        unbiased(cases[c].name, p, p.kind == RFX_SKETCH_SKEWED_CHI2 ? H : X, n, d);
+    }
     free(X);
     free(H);
 }
@@ -311,8 +322,7 @@ static void test_additive_chi2(void)
         double worst_form = 0, worst_k = 0;
         for (size_t a = 0; a < n; a++)
             for (size_t b = 0; b < n; b++) {
-                double zz = 0, form = 0, mass = 0;
-                for (size_t k = 0; k < D; k++) zz += Z[a * D + k] * Z[b * D + k];
+                double v = zz(Z, D, a, b), form = 0, mass = 0;
                 for (size_t i = 0; i < d; i++) {
                     double x = X[a * d + i], y = X[b * d + i];
                     if (x == 0 || y == 0) continue;
@@ -322,8 +332,8 @@ static void test_additive_chi2(void)
                     form += sqrt(x * y) * L * r;
                     mass += sqrt(x * y);
                 }
-                worst_form = fmax(worst_form, fabs(zz - form));
-                worst_k = fmax(worst_k, fabs(zz - K[a * n + b]) / fmax(mass, 1e-300));
+                worst_form = fmax(worst_form, fabs(v - form));
+                worst_k = fmax(worst_k, fabs(v - K[a * n + b]) / fmax(mass, 1e-300));
             }
         CHECK_MSG(worst_form < 1e-12, "steps %d: map and closed form differ by %.3g", steps,
                   worst_form);
