@@ -37,6 +37,15 @@ static double zz(const double *Z, size_t D, size_t a, size_t b)
     return v;
 }
 
+/* K = k(X, X) by the map's exact kernel, malloc'd (n x n) */
+static double *exact_gram(const rfx_sketch *s, const double *X, size_t n)
+{
+    double *K = malloc(n * n * sizeof *K);
+    CHECK_OK(rfx_sketch_exact_kernel(s, rfx_cmat_of(X, n, s->d), rfx_cmat_of(X, n, s->d),
+                                     rfx_mat_of(K, n, n)));
+    return K;
+}
+
 /* |K - Z Z^T|_F / |K|_F for the map of p with seed */
 static double kernel_error(rfx_sketch_params p, uint64_t seed, const double *X, size_t n,
                            size_t d)
@@ -44,9 +53,7 @@ static double kernel_error(rfx_sketch_params p, uint64_t seed, const double *X, 
     p.seed = seed;
     rfx_sketch *s = make(p, d);
     size_t D = rfx_sketch_n_features(s);
-    double *Z = features(s, X, n), *K = malloc(n * n * sizeof *K);
-    CHECK_OK(rfx_sketch_exact_kernel(s, rfx_cmat_of(X, n, d), rfx_cmat_of(X, n, d),
-                                     rfx_mat_of(K, n, n)));
+    double *Z = features(s, X, n), *K = exact_gram(s, X, n);
     double num = 0, den = 0;
     for (size_t a = 0; a < n; a++)
         for (size_t b = 0; b < n; b++) {
@@ -113,9 +120,7 @@ static double error_bound(rfx_sketch_params p, size_t D, const double *X, size_t
 {
     p.n_components = D;
     rfx_sketch *s = make(p, d);
-    double *K = malloc(n * n * sizeof *K), kf = 0, var = 0, un = 0;
-    CHECK_OK(rfx_sketch_exact_kernel(s, rfx_cmat_of(X, n, d), rfx_cmat_of(X, n, d),
-                                     rfx_mat_of(K, n, n)));
+    double *K = exact_gram(s, X, n), kf = 0, var = 0, un = 0;
     for (size_t e = 0; e < n * n; e++) kf += K[e] * K[e];
     for (size_t a = 0; a < n; a++) {
         double u2 = p.coef0;
@@ -160,7 +165,7 @@ static void unbiased(const char *name, rfx_sketch_params p, const double *X, siz
 {
     enum { S = 600 };
     double *sum = calloc(n * n, sizeof *sum), *sq = calloc(n * n, sizeof *sq);
-    double *K = malloc(n * n * sizeof *K);
+    double *K = NULL;
     rfx_sketch *s = NULL;
     for (uint64_t sd = 0; sd < S; sd++) {
         p.seed = 1000 + sd;
@@ -176,8 +181,7 @@ static void unbiased(const char *name, rfx_sketch_params p, const double *X, siz
         free(Z);
         if (sd + 1 < S) rfx_sketch_free(s);
     }
-    CHECK_OK(rfx_sketch_exact_kernel(s, rfx_cmat_of(X, n, d), rfx_cmat_of(X, n, d),
-                                     rfx_mat_of(K, n, n)));
+    K = exact_gram(s, X, n);
     rfx_sketch_free(s);
     double worst = 0;
     for (size_t e = 0; e < n * n; e++) {
@@ -316,9 +320,7 @@ static void test_additive_chi2(void)
         CHECK_NEAR(L, dflt[steps - 1], 0);
         size_t D = rfx_sketch_n_features(s);
         CHECK(D == d * (size_t)(2 * steps - 1));
-        double *Z = features(s, X, n), *K = malloc(n * n * sizeof *K);
-        CHECK_OK(rfx_sketch_exact_kernel(s, rfx_cmat_of(X, n, d), rfx_cmat_of(X, n, d),
-                                         rfx_mat_of(K, n, n)));
+        double *Z = features(s, X, n), *K = exact_gram(s, X, n);
         double worst_form = 0, worst_k = 0;
         for (size_t a = 0; a < n; a++)
             for (size_t b = 0; b < n; b++) {
