@@ -12,6 +12,7 @@
  *   rfx/kernels.h, nystroem.h, kernel_sgd.h             exact kernel machines
  *   rfx/classify.h, sinks.h, attention.h                classification,
  *                     kitchen sinks, softmax attention
+ *   rfx/sketch.h      Tensor Sketch, random Maclaurin, chi2 feature maps
  */
 #ifndef RFX_H
 #define RFX_H
@@ -31,5 +32,6 @@
 #include "rfx/attention.h"
 #include "rfx/kernel_sgd.h"
 #include "rfx/nystroem.h"
+#include "rfx/sketch.h"
 
 #endif /* RFX_H */

@@ -25,6 +25,9 @@ of shift-invariant kernels and the linear models fitted on them.
   of them.
 - :class:`SoftmaxFeatures`: positive random features of the softmax kernel
   and linear-time attention; :func:`exact_attention` to compare with.
+- :class:`PolynomialCountSketch`, :class:`RandomMaclaurinFeatures`,
+  :class:`AdditiveChi2Sampler`, :class:`SkewedChi2Sampler`: feature maps of
+  the polynomial, exponential dot-product and chi2 kernels, as scikit-learn's.
 - :func:`sobol_indices`: Monte Carlo Sobol indices of an rfx model or any
   Python function; :func:`exact_sobol_indices`: closed-form indices of sine
   and cosine feature models. Inputs as marginals, a SALib problem dict
@@ -57,6 +60,8 @@ from .surrogate import (ExactSobolResult, PCERegressor, SobolResult, SparseRFERe
                         exact_sobol_indices, sobol_indices)
 from .design import design
 from .sensitivity import marginals_from_problem
+from .sketch import (AdditiveChi2Sampler, PolynomialCountSketch, RandomMaclaurinFeatures,
+                     SkewedChi2Sampler)
 from ._load import load_model
 from ._model import merge
 
@@ -80,6 +85,10 @@ __all__ = [
     "sobol_indices",
     "exact_sobol_indices",
     "design",
+    "PolynomialCountSketch",
+    "RandomMaclaurinFeatures",
+    "AdditiveChi2Sampler",
+    "SkewedChi2Sampler",
     "ExactSobolResult",
     "SobolResult",
     "marginals_from_problem",

@@ -896,6 +896,44 @@ rfx_status rfx_greedy_fit(rfx_cmat X, const double *y, const rfx_greedy_params *
 
 
 
+typedef enum rfx_sketch_kind {
+    RFX_SKETCH_TENSOR = 0,
+    RFX_SKETCH_MACLAURIN = 1,
+    RFX_SKETCH_ADDITIVE_CHI2 = 2,
+    RFX_SKETCH_SKEWED_CHI2 = 3
+} rfx_sketch_kind;
+
+typedef enum rfx_dot_kernel {
+    RFX_DOT_KERNEL_POLYNOMIAL = 0,
+    RFX_DOT_KERNEL_EXPONENTIAL = 1
+} rfx_dot_kernel;
+
+typedef struct rfx_sketch_params {
+    rfx_sketch_kind kind;
+    size_t n_components;
+    double gamma;
+    double coef0;
+    int degree;
+    rfx_dot_kernel dot_kernel;
+    double skewedness;
+    int sample_steps;
+    double sample_interval;
+    uint64_t seed;
+    int n_threads;
+} rfx_sketch_params;
+
+rfx_sketch_params rfx_sketch_params_default(void);
+rfx_status rfx_dot_kernel_from_name(const char *name, rfx_dot_kernel *out);
+typedef struct rfx_sketch rfx_sketch;
+rfx_status rfx_sketch_create(const rfx_sketch_params *p, size_t d, rfx_sketch **out);
+void rfx_sketch_free(rfx_sketch *s);
+rfx_status rfx_sketch_transform(const rfx_sketch *s, rfx_cmat X, rfx_mat Z);
+size_t rfx_sketch_n_features(const rfx_sketch *s);
+size_t rfx_sketch_input_dim(const rfx_sketch *s);
+rfx_sketch_params rfx_sketch_get_params(const rfx_sketch *s);
+rfx_status rfx_sketch_exact_kernel(const rfx_sketch *s, rfx_cmat X, rfx_cmat Y,
+                                           rfx_mat K);
+
 """
 
 ffi = FFI()

@@ -32,6 +32,9 @@ static const names STRATEGY = NAMES("sgd strategy", "features-on-the-fly", "feat
                                     "kernel-on-the-fly", "gram-cached");
 static const names ISA = NAMES("instruction set", "generic", "avx2", "avx512");
 static const names DESIGN = NAMES("design", "random", "lhs", "sobol", "halton");
+static const names SKETCH = NAMES("sketch kind", "tensor", "maclaurin", "additive-chi2",
+                                  "skewed-chi2");
+static const names DOT_KERNEL = NAMES("dot-product kernel", "polynomial", "exponential");
 
 static const char *name_of(const names *t, int v)
 {
@@ -76,6 +79,8 @@ NAME_PAIR(rfx_optimizer, rfx_optimizer, OPTIMIZER)
 NAME_PAIR(rfx_sgd_strategy, rfx_sgd_strategy, STRATEGY)
 NAME_PAIR(rfx_isa, rfx_isa, ISA)
 NAME_PAIR(rfx_design_kind, rfx_design, DESIGN)
+NAME_PAIR(rfx_sketch_kind, rfx_sketch_kind, SKETCH)
+NAME_PAIR(rfx_dot_kernel, rfx_dot_kernel, DOT_KERNEL)
 
 /* kernels: scikit-learn's "rbf" is also the Gaussian */
 const char *rfx_kernel_name(rfx_kernel v) { return name_of(&KERNEL, (int)v); }
