@@ -353,6 +353,11 @@ static double margin_loss(rfx_loss loss, double t, double *dl)
     case RFX_LOSS_HINGE:
         *dl = t < 1 ? -1.0 : 0.0;
         return t < 1 ? 1.0 - t : 0.0;
+    case RFX_LOSS_SQUARED: {
+        double m = 1.0 - t;
+        *dl = -2.0 * m;
+        return m * m;
+    }
     case RFX_LOSS_SQUARED_HINGE:
     default: {
         double m = 1.0 - t;
@@ -934,7 +939,8 @@ static double curvature(const problem *pb)
     if (pb->softmax) return 0.5;
     switch (pb->loss) {
     case RFX_LOSS_LOGISTIC: return 0.25;
-    case RFX_LOSS_SQUARED_HINGE: return 2.0;
+    case RFX_LOSS_SQUARED_HINGE:
+    case RFX_LOSS_SQUARED: return 2.0;
     case RFX_LOSS_HINGE:
     default: return 1.0;
     }
@@ -1074,7 +1080,7 @@ done:
 static rfx_status check_params(const rfx_classify_params *p)
 {
     if (!p) return rfx__error(RFX_EINVAL, "classify: params is NULL");
-    if ((unsigned)p->loss > RFX_LOSS_SQUARED_HINGE)
+    if ((unsigned)p->loss > RFX_LOSS_SQUARED)
         return rfx__error(RFX_EINVAL, "classify.loss: %d is not an rfx_loss", (int)p->loss);
     if ((unsigned)p->multiclass > RFX_MULTICLASS_SOFTMAX)
         return rfx__error(RFX_EINVAL, "classify.multiclass: %d is not an rfx_multiclass",
@@ -1126,9 +1132,10 @@ static rfx_status check_params(const rfx_classify_params *p)
     if (p->optimizer == RFX_OPTIMIZER_LBFGS && p->loss == RFX_LOSS_HINGE)
         return rfx__error(RFX_EINVAL, "classify.optimizer: lbfgs needs a differentiable loss; "
                           "the hinge loss takes dual-cd or sgd");
-    if (p->optimizer == RFX_OPTIMIZER_DUAL_CD && p->loss == RFX_LOSS_LOGISTIC)
+    if (p->optimizer == RFX_OPTIMIZER_DUAL_CD &&
+        (p->loss == RFX_LOSS_LOGISTIC || p->loss == RFX_LOSS_SQUARED))
         return rfx__error(RFX_EINVAL, "classify.optimizer: dual-cd is for the hinge and squared "
-                          "hinge losses, not logistic");
+                          "hinge losses, not %s", rfx_loss_name(p->loss));
     return RFX_OK;
 }
 
