@@ -451,17 +451,17 @@ static rfx_status cls_score(cls_select *cs, const rfx_features_params *fp, doubl
  * every lambda of a length scale is scored at once by its exact
  * leave-one-out error (rfx__classify_lsq: one eigendecomposition per
  * length scale), so a candidate length scale costs about one fit. The
- * length scale is searched on the selection rows with at most 512
- * features: the scales sqrt(d) 2^k, k = -2..1, extended by doublings
+ * length scale is searched on the selection rows with at most 256
+ * features: the scales sqrt(d) 2^k, k = -1..1, extended by doublings
  * (k = -8..5) while the best is on an edge, then golden-section steps on
  * log l in the bracket of the best's neighbours; a scale is better when
  * its best lambda makes fewer LOO errors, then a smaller LOO squared
  * error. The final fit chooses lambda again, by LOO on all rows at the
  * full D, and calibrates the probabilities' temperature. */
-#define LSQ_SELECT_FEATURES 512
+#define LSQ_SELECT_FEATURES 256
 #define LSQ_K_LO (-8)
 #define LSQ_K_HI 5
-#define LSQ_GOLDEN_STEPS 6
+#define LSQ_GOLDEN_STEPS 4
 #define LN2 0.6931471805599453
 
 typedef struct lsq_select {
@@ -513,7 +513,7 @@ static rfx_status lsq_length_scale(lsq_select *ls, double *best_l)
 {
     const double root = sqrt((double)ls->X.cols);
     double e[LSQ_K_HI - LSQ_K_LO + 1], q[LSQ_K_HI - LSQ_K_LO + 1];
-    int lo = -2, hi = 1; /* evaluated: k = lo .. hi */
+    int lo = -1, hi = 1; /* evaluated: k = lo .. hi */
     for (int k = lo; k <= hi; k++)
         RFX__TRY(lsq_at(ls, root * ldexp(1.0, k), &e[k - LSQ_K_LO], &q[k - LSQ_K_LO]));
     int best;
