@@ -15,6 +15,11 @@
  *    bitwise the same models;
  *  - rfx_model_fit chooses a length scale on a separable 2-D problem and
  *    classifies held-out points (> 0.95);
+ *  - the squared loss: the closed-form LOO error and squared error of each
+ *    lambda equal n explicit refits, the grid's choice equals the
+ *    brute-force argmin, the closed form equals L-BFGS, probabilities are
+ *    softmax(s / T) with T at the minimum of the calibration NLL, and the
+ *    one-call fit's length scale matches a brute-force scan;
  *  - every error path. */
 #include "internal.h"
 #include "solvers/classify_internal.h"
@@ -1008,12 +1013,7 @@ static void test_squared_loo(void)
         const double lam = 1e-3;
         CHECK_OK(rfx__classify_lsq(f, rfx_cmat_of(X, n, d), y, classes, C, 1, &lam, 1, 1, &res,
                                    &mc));
-        rfx_classify_params cp = rfx_classify_params_default();
-        cp.loss = RFX_LOSS_SQUARED;
-        cp.optimizer = RFX_OPTIMIZER_LBFGS;
-        cp.lambda = lam;
-        cp.tol = 1e-12;
-        cp.max_iter = 5000;
+        rfx_classify_params cp = tight(RFX_LOSS_SQUARED, RFX_OPTIMIZER_LBFGS, lam);
         CHECK_OK(rfx_classify_fit(f, rfx_cmat_of(X, n, d), yl, &cp, &mb, NULL));
         if (mc && mb) {
             for (size_t j = 0; j < D * K; j++) CHECK_NEAR(mc->W[j], mb->W[j], 1e-6);
@@ -1072,8 +1072,9 @@ static void test_temperature(void)
 }
 
 /* rfx_model_fit with the squared loss: the length scale found by golden
- * section equals the best of a brute-force scan of 161 scales (the same
- * rows, features and LOO choice of lambda at each). */
+ * section matches the best of a brute-force scan of 161 scales (the same
+ * rows, features and LOO choice of lambda at each): the same LOO error,
+ * the squared error within the search's resolution. */
 static void test_squared_model_fit(void)
 {
     rfx_test_rng r = {31};
@@ -1119,7 +1120,7 @@ static void test_squared_model_fit(void)
            "candidates); brute force %.4g (LOO error %.4f, mse %.5f)\n", rep.length_scale, ce,
            cq, rep.lambda, rep.n_candidates, bl, be, bq);
     CHECK(ce == be);
-    CHECK(cq <= bq * 1.01);
+    CHECK(cq <= bq * 1.02); /* 4 golden steps leave a bracket 0.2 wide in log l */
     CHECK(fabs(log(rep.length_scale / bl)) < 0.25);
     CHECK(rep.score == ce);
     rfx_classifier_info ci;

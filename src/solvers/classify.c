@@ -1217,7 +1217,6 @@ static rfx_status run(problem *pb, const rfx_classify_params *p, rfx_optimizer o
     rfx_classify_report rep;
     double *x = NULL;
     rfx_model *m = NULL;
-    rfx_features *fc = NULL;
     memset(&rep, 0, sizeof rep);
     rep.optimizer = opt;
     rep.n_classes = pb->C;
@@ -1239,21 +1238,13 @@ static rfx_status run(problem *pb, const rfx_classify_params *p, rfx_optimizer o
         if (!st) rep.grad_norm = norm_inf(g, N);
         free(g);
     }
-    if (!st) st = rfx__features_copy(pb->f, &fc);
-    if (!st) {
-        st = rfx__model_alloc(RFX_METHOD_CLASSIFY, fc, K, 0, &m);
-        if (st) rfx_features_free(fc);
-    }
-    if (!st) st = rfx__alloc(pb->C, sizeof(double), (void **)&m->classes, "classify: classes");
+    if (!st) st = rfx__classify_model_new(pb->f, pb->classes, pb->C, &m);
     if (st) {
-        rfx_model_free(m);
         free(x);
         return st;
     }
     memcpy(m->W, x, D * K * sizeof(double));
     if (pb->intercept) memcpy(m->intercept, x + D * K, K * sizeof(double));
-    memcpy(m->classes, pb->classes, pb->C * sizeof(double));
-    m->n_classes = pb->C;
     m->loss = (int)pb->loss;
     m->multiclass = pb->softmax ? RFX_MULTICLASS_SOFTMAX : (int)p->multiclass;
     m->lambda = pb->lambda;
@@ -1262,6 +1253,27 @@ static rfx_status run(problem *pb, const rfx_classify_params *p, rfx_optimizer o
     free(x);
     rep.passes = pb->passes;
     if (report) *report = rep;
+    *out = m;
+    return RFX_OK;
+}
+
+rfx_status rfx__classify_model_new(const rfx_features *f, const double *classes, size_t C,
+                                   rfx_model **out)
+{
+    rfx_features *fc = NULL;
+    rfx_model *m = NULL;
+    RFX__TRY(rfx__features_copy(f, &fc));
+    rfx_status st = rfx__model_alloc(RFX_METHOD_CLASSIFY, fc, C == 2 ? 1 : C, 0, &m);
+    if (st) {
+        rfx_features_free(fc);
+        return st;
+    }
+    if ((st = rfx__alloc(C, sizeof(double), (void **)&m->classes, "classify: classes"))) {
+        rfx_model_free(m);
+        return st;
+    }
+    memcpy(m->classes, classes, C * sizeof(double));
+    m->n_classes = C;
     *out = m;
     return RFX_OK;
 }

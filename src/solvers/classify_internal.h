@@ -28,6 +28,12 @@ rfx_status rfx__classify_fit_indexed(const rfx_features *f, rfx_cmat X, const ui
                                      const rfx_classify_params *params, rfx_model **out,
                                      rfx_classify_report *report);
 
+/* An empty classifier: a copy of f, K = 1 (C = 2) or C score columns
+ * (zeroed), the C classes copied; the caller sets the weights, loss and
+ * the rest. */
+rfx_status rfx__classify_model_new(const rfx_features *f, const double *classes, size_t C,
+                                   rfx_model **out);
+
 /* What rfx__classify_lsq chose. */
 typedef struct rfx__lsq_result {
     double lambda;      /* the chosen lambda (of the mean loss; alpha = n lambda / 2) */
@@ -46,9 +52,11 @@ typedef struct rfx__lsq_result {
  * the mean negative log-likelihood of softmax(s / T) (sigmoid for two
  * classes) over the LOO scores of at most 4000 evenly spaced rows at that
  * lambda. *out (when not NULL) receives the model, its noise_var holding
- * T. Cost: two passes over the rows (three with the grid extended), each
- * featurising (2 n d D flops) and then n D^2 (Z^T Z, then Z V), plus one
- * D x D eigendecomposition and 2 n D K flops per lambda. */
+ * T. The LOO errors are those of all rows, or beyond 20000 rows of 20000
+ * evenly spaced ones. Cost: one pass over the rows for Z^T Z (2 n d D +
+ * n D^2 flops), one D x D eigendecomposition, and a pass over the m =
+ * min(n, 20000) scored rows (two with the grid extended) for Z V (2 m D^2)
+ * and 2 m D K flops per lambda. */
 rfx_status rfx__classify_lsq(const rfx_features *f, rfx_cmat X, const uint32_t *y,
                              const double *classes, size_t C, int intercept,
                              const double *lambdas, size_t n_lambdas, int n_threads,

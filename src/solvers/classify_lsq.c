@@ -16,7 +16,10 @@
  * LOO scores y_ik - e_ik / (1 - h_ii) then give the LOO class predictions,
  * so the error rate of every alpha costs one pass over the rows: the
  * features again (2 n d D flops), U = Zc V (2 n D^2) and per alpha
- * U diag(1 / (s + alpha)) V^T Zc^T Yc (2 n D K).
+ * U diag(1 / (s + alpha)) V^T Zc^T Yc (2 n D K). Beyond 20000 rows the
+ * pass scores 20000 evenly spaced rows only (each one's LOO residual is
+ * still exact: the model left out is the one fitted on all other rows),
+ * which bounds its cost by that of 20000 rows.
  *
  * Rows are processed in chunks (no n x D matrix is held) and, inside a
  * chunk, tiles of 64 rows whose counts are summed in tile order, so the
@@ -45,6 +48,9 @@
 #define EDGE_HI 4.0
 /* rows whose LOO scores calibrate the temperature */
 #define CALIB_ROWS 4000
+/* at most this many evenly spaced rows score the penalties (the LOO
+ * residuals are exact; their mean is then over a sample of the rows) */
+#define LOO_ROWS 20000
 
 typedef struct lsq {
     const rfx_features *f;
@@ -57,7 +63,11 @@ typedef struct lsq {
     double *ct;    /* D x K: V Zc^T Yc                                     */
     double *mu;    /* D feature means (0 without intercept)                */
     double *ybar;  /* K target means (0 without intercept)                 */
-    size_t calib_every; /* every calib_every-th row is a calibration row */
+    /* the rows whose LOO predictions are scored (all rows, or evenly
+     * spaced ones): rn rows rX, labels ry */
+    rfx_cmat rX;
+    const uint32_t *ry;
+    size_t rn;
 } lsq;
 
 static void targets(const uint32_t *y, size_t rows, size_t K, double *Y)
@@ -112,11 +122,12 @@ static rfx_status lsq_factor(lsq *q)
     return err;
 }
 
-/* Pass 2: for each of the G penalties alpha[g], the LOO error count err[g]
- * and the LOO squared error sse[g] (summed over rows and columns); the LOO
- * scores of the calibration rows into calib (G x m x K) when not NULL. */
+/* Pass 2, over the scored rows q->rX: for each of the G penalties
+ * alpha[g], the LOO error count err[g] and the LOO squared error sse[g]
+ * (summed over rows and columns); the LOO scores of the rows into calib
+ * (G x rn x K) when not NULL. */
 static rfx_status lsq_loo(const lsq *q, const double *alpha, size_t G, double *err, double *sse,
-                          double *calib, size_t m)
+                          double *calib)
 {
     const size_t D = q->D, K = q->K, T = (q->chunk + TILE - 1) / TILE;
     double *A = NULL, *inv = NULL, *Z = NULL, *acc = NULL, *ws = NULL;
@@ -135,10 +146,10 @@ static rfx_status lsq_loo(const lsq *q, const double *alpha, size_t G, double *e
         }
     for (size_t g = 0; g < G; g++) err[g] = sse[g] = 0;
     const double h0 = q->intercept ? 1.0 / (double)q->n : 0.0;
-    for (size_t r0 = 0; r0 < q->n && !st; r0 += q->chunk) {
-        const size_t rows = q->n - r0 < q->chunk ? q->n - r0 : q->chunk;
+    for (size_t r0 = 0; r0 < q->rn && !st; r0 += q->chunk) {
+        const size_t rows = q->rn - r0 < q->chunk ? q->rn - r0 : q->chunk;
         const size_t tiles = (rows + TILE - 1) / TILE;
-        rfx_cmat Xc = {q->X.data + r0 * q->X.stride, rows, q->X.cols, q->X.stride};
+        rfx_cmat Xc = {q->rX.data + r0 * q->rX.stride, rows, q->rX.cols, q->rX.stride};
         if ((st = rfx_features_transform(q->f, Xc, rfx_mat_of(Z, rows, D)))) break;
         memset(acc, 0, 2 * T * G * sizeof *acc);
 #pragma omp parallel num_threads(q->nt) if (tiles > 1)
@@ -160,7 +171,7 @@ static rfx_status lsq_loo(const lsq *q, const double *alpha, size_t G, double *e
                 /* U = Zc V^T (nr x D): 2 nr D^2 flops */
                 cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nr, (int)D, (int)D, 1.0,
                             Zt, (int)D, q->V, (int)D, 0.0, U, (int)D);
-                targets(q->y + r0 + i0, nr, K, Yt);
+                targets(q->ry + r0 + i0, nr, K, Yt);
                 for (size_t g = 0; g < G; g++) {
                     const double *ig = inv + g * D;
                     for (size_t i = 0; i < nr; i++) {
@@ -181,13 +192,11 @@ static rfx_status lsq_loo(const lsq *q, const double *alpha, size_t G, double *e
                             S[i * K + k] = y - e; /* the LOO score */
                             if (S[i * K + k] > S[i * K + best]) best = k;
                         }
-                        const uint32_t c = q->y[r0 + i0 + i];
+                        const uint32_t c = q->ry[r0 + i0 + i];
                         const size_t pred = K == 1 ? S[i * K] > 0 : best;
                         e_count += pred != c;
                         const size_t row = r0 + i0 + i;
-                        if (calib && row % q->calib_every == 0 && row / q->calib_every < m)
-                            memcpy(calib + (g * m + row / q->calib_every) * K, S + i * K,
-                                   K * sizeof *S);
+                        if (calib) memcpy(calib + (g * q->rn + row) * K, S + i * K, K * sizeof *S);
                     }
                     acc[(t * G + g) * 2] = e_count;
                     acc[(t * G + g) * 2 + 1] = e_sq;
@@ -276,13 +285,14 @@ rfx_status rfx__classify_lsq(const rfx_features *f, rfx_cmat X, const uint32_t *
     q.intercept = intercept;
     q.nt = rfx__threads(n_threads);
     q.chunk = chunk_rows(D);
-    const size_t m = n < CALIB_ROWS ? n : CALIB_ROWS;
-    q.calib_every = (n + m - 1) / m;
-    const size_t mc = (n + q.calib_every - 1) / q.calib_every; /* calibration rows */
-    double *grid = NULL, *err = NULL, *sse = NULL, *calib = NULL, *tmp = NULL;
-    uint32_t *yc = NULL;
+    /* the scored rows: every step-th (all when n <= LOO_ROWS); the
+     * calibration rows: every cstep-th of those */
+    const size_t step = (n + LOO_ROWS - 1) / LOO_ROWS, ne = (n + step - 1) / step;
+    const size_t cstep = (ne + CALIB_ROWS - 1) / CALIB_ROWS, mc = (ne + cstep - 1) / cstep;
+    double *grid = NULL, *err = NULL, *sse = NULL, *calib = NULL, *tmp = NULL, *Xe = NULL;
+    double *Xcal = NULL;
+    uint32_t *ye = NULL, *yc = NULL;
     rfx_model *mod = NULL;
-    rfx_features *fc = NULL;
     const size_t cap = (size_t)((EDGE_HI - EDGE_LO) / GRID_STEP) + 2 + n_lambdas;
     rfx_status st = rfx__alloc(D * D, sizeof *q.V, (void **)&q.V, "classify: normal matrix");
     if (!st) st = rfx__alloc(D, sizeof *q.s, (void **)&q.s, "classify: eigenvalues");
@@ -293,8 +303,24 @@ rfx_status rfx__classify_lsq(const rfx_features *f, rfx_cmat X, const uint32_t *
     if (!st) st = rfx__alloc(cap, sizeof *err, (void **)&err, "classify: grid");
     if (!st) st = rfx__alloc(cap, sizeof *sse, (void **)&sse, "classify: grid");
     if (!st) st = rfx__alloc(mc, sizeof *yc, (void **)&yc, "classify: calibration");
+    if (!st) st = rfx__alloc(mc * X.cols, sizeof *Xcal, (void **)&Xcal, "classify: calibration");
     if (!st) st = lsq_factor(&q);
     if (st) goto done;
+    q.rX = X;
+    q.ry = y;
+    q.rn = n;
+    if (step > 1) {
+        if ((st = rfx__alloc(ne * X.cols, sizeof *Xe, (void **)&Xe, "classify: LOO rows")))
+            goto done;
+        if ((st = rfx__alloc(ne, sizeof *ye, (void **)&ye, "classify: LOO rows"))) goto done;
+        for (size_t i = 0; i < ne; i++) {
+            memcpy(Xe + i * X.cols, X.data + i * step * X.stride, X.cols * sizeof *Xe);
+            ye[i] = y[i * step];
+        }
+        q.rX = rfx_cmat_of(Xe, ne, X.cols);
+        q.ry = ye;
+        q.rn = ne;
+    }
     double trace = 0;
     for (size_t j = 0; j < D; j++) trace += q.s[j];
     const double base = trace > 0 ? trace / (double)D : 1.0;
@@ -308,7 +334,7 @@ rfx_status rfx__classify_lsq(const rfx_features *f, rfx_cmat X, const uint32_t *
         for (double e = GRID_HI; e >= GRID_LO - 1e-9; e -= GRID_STEP) grid[G++] = base * pow(10, e);
         elo = GRID_HI - GRID_STEP * (double)(G - 1);
     }
-    if ((st = lsq_loo(&q, grid, G, err, sse, NULL, 0))) goto done;
+    if ((st = lsq_loo(&q, grid, G, err, sse, NULL))) goto done;
     size_t best = 0;
     for (size_t g = 1; g < G; g++)
         if (lsq_better(err[g], sse[g], err[best], sse[best])) best = g;
@@ -333,7 +359,7 @@ rfx_status rfx__classify_lsq(const rfx_features *f, rfx_cmat X, const uint32_t *
             for (size_t g = 0; g < add; g++) grid[G + g] = base * pow(10, e0 - GRID_STEP * (g + 1.0));
         }
         if (!add) break;
-        if ((st = lsq_loo(&q, grid + at, add, err + at, sse + at, NULL, 0))) goto done;
+        if ((st = lsq_loo(&q, grid + at, add, err + at, sse + at, NULL))) goto done;
         G += add;
         best = 0;
         for (size_t g = 1; g < G; g++)
@@ -344,11 +370,18 @@ rfx_status rfx__classify_lsq(const rfx_features *f, rfx_cmat X, const uint32_t *
     if ((st = rfx__alloc(mc * K, sizeof *calib, (void **)&calib, "classify: calibration")))
         goto done;
     double e1, s1;
-    if ((st = lsq_loo(&q, &alpha, 1, &e1, &s1, calib, mc))) goto done;
-    for (size_t i = 0; i < mc; i++) yc[i] = y[i * q.calib_every];
+    for (size_t i = 0; i < mc; i++) {
+        memcpy(Xcal + i * X.cols, q.rX.data + i * cstep * q.rX.stride, X.cols * sizeof *Xcal);
+        yc[i] = q.ry[i * cstep];
+    }
+    const double scored = (double)q.rn;
+    q.rX = rfx_cmat_of(Xcal, mc, X.cols);
+    q.ry = yc;
+    q.rn = mc;
+    if ((st = lsq_loo(&q, &alpha, 1, &e1, &s1, calib))) goto done;
     res->lambda = 2.0 * alpha / (double)n;
-    res->error = err[best] / (double)n;
-    res->mse = sse[best] / (double)n;
+    res->error = err[best] / scored;
+    res->mse = sse[best] / scored;
     res->n_lambdas = G;
     res->temperature = rfx__classify_temperature(calib, yc, mc, K);
     if (!out) goto done;
@@ -356,11 +389,7 @@ rfx_status rfx__classify_lsq(const rfx_features *f, rfx_cmat X, const uint32_t *
     if ((st = rfx__alloc(D * K, sizeof *tmp, (void **)&tmp, "classify: weights"))) goto done;
     for (size_t j = 0; j < D; j++)
         for (size_t k = 0; k < K; k++) tmp[j * K + k] = q.ct[j * K + k] / (q.s[j] + alpha);
-    if ((st = rfx__features_copy(f, &fc))) goto done;
-    if ((st = rfx__model_alloc(RFX_METHOD_CLASSIFY, fc, K, 0, &mod))) goto done;
-    fc = NULL;
-    if ((st = rfx__alloc(C, sizeof(double), (void **)&mod->classes, "classify: classes")))
-        goto done;
+    if ((st = rfx__classify_model_new(f, classes, C, &mod))) goto done;
     RFX__SERIAL(cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)D, (int)K, (int)D, 1.0,
                             q.V, (int)D, tmp, (int)K, 0.0, mod->W, (int)K))
     for (size_t k = 0; k < K; k++) {
@@ -368,8 +397,6 @@ rfx_status rfx__classify_lsq(const rfx_features *f, rfx_cmat X, const uint32_t *
         for (size_t j = 0; j < D; j++) v -= q.mu[j] * mod->W[j * K + k];
         mod->intercept[k] = intercept ? v : 0.0;
     }
-    memcpy(mod->classes, classes, C * sizeof(double));
-    mod->n_classes = C;
     mod->loss = RFX_LOSS_SQUARED;
     mod->multiclass = RFX_MULTICLASS_OVR;
     mod->lambda = res->lambda;
@@ -380,7 +407,6 @@ rfx_status rfx__classify_lsq(const rfx_features *f, rfx_cmat X, const uint32_t *
     mod = NULL;
 done:
     rfx_model_free(mod);
-    rfx_features_free(fc);
     free(q.V);
     free(q.s);
     free(q.ct);
@@ -391,6 +417,9 @@ done:
     free(sse);
     free(calib);
     free(yc);
+    free(Xcal);
+    free(Xe);
+    free(ye);
     free(tmp);
     return st;
 }
