@@ -15,6 +15,11 @@
  *    bitwise the same models;
  *  - rfx_model_fit chooses a length scale on a separable 2-D problem and
  *    classifies held-out points (> 0.95);
+ *  - the squared loss: the closed-form LOO error and squared error of each
+ *    lambda equal n explicit refits, the grid's choice equals the
+ *    brute-force argmin, the closed form equals L-BFGS, probabilities are
+ *    softmax(s / T) with T at the minimum of the calibration NLL, and the
+ *    one-call fit's length scale matches a brute-force scan;
  *  - every error path. */
 #include "internal.h"
 #include "solvers/classify_internal.h"
@@ -922,6 +927,231 @@ static void test_model_fit(void)
     free(L);
 }
 
+/* ---- the least-squares classifier: closed-form leave-one-out ------------- */
+
+/* The LOO error count and squared error of the squared-loss classifier at
+ * penalty lambda, by n explicit refits on n - 1 rows each (alpha = n lambda
+ * / 2 held fixed, so a refit takes lambda n / (n - 1)). */
+static void loo_by_refits(const rfx_features *f, const double *X, size_t n, size_t d,
+                          const uint32_t *y, const double *classes, size_t C, int icpt,
+                          double lambda, double *err, double *sse)
+{
+    const size_t K = C == 2 ? 1 : C;
+    double *Xi = malloc((n - 1) * d * sizeof *Xi), s[8];
+    uint32_t *yi = malloc((n - 1) * sizeof *yi);
+    *err = *sse = 0;
+    for (size_t i = 0; i < n; i++) {
+        for (size_t r = 0, j = 0; r < n; r++) {
+            if (r == i) continue;
+            memcpy(Xi + j * d, X + r * d, d * sizeof *Xi);
+            yi[j++] = y[r];
+        }
+        double li = lambda * (double)n / (double)(n - 1);
+        rfx__lsq_result res;
+        rfx_model *m = NULL;
+        CHECK_OK(rfx__classify_lsq(f, rfx_cmat_of(Xi, n - 1, d), yi, classes, C, icpt, &li, 1, 1,
+                                   &res, &m));
+        if (!m) break;
+        CHECK_OK(rfx_model_decision(m, rfx_cmat_of(X + i * d, 1, d), rfx_mat_of(s, 1, K)));
+        size_t best = 0;
+        for (size_t k = 0; k < K; k++) {
+            double t = (K == 1 ? y[i] == 1 : y[i] == k) ? 1.0 : -1.0;
+            *sse += (t - s[k]) * (t - s[k]);
+            if (s[k] > s[best]) best = k;
+        }
+        *err += (K == 1 ? s[0] > 0 : best) != y[i];
+        rfx_model_free(m);
+    }
+    free(Xi);
+    free(yi);
+}
+
+static void test_squared_loo(void)
+{
+    rfx_test_rng r = {23};
+    const double lab3[3] = {-1, 2, 7}, lab2[2] = {0, 1};
+    for (int two = 0; two < 2; two++) {
+        const size_t n = 40, d = 3, C = two ? 2 : 3, K = two ? 1 : C, D = 24;
+        double *X, *yl;
+        make_data(&r, n, d, C, two ? lab2 : lab3, 0.1, &X, &yl);
+        double *classes;
+        size_t Cf;
+        CHECK_OK(rfx__classify_classes(yl, n, 1, "test", &classes, &Cf));
+        CHECK(Cf == C);
+        uint32_t y[40];
+        rfx__classify_index(yl, n, 1, classes, C, y);
+        rfx_features *f = make_features(d, D, 1.0, 5);
+        const double lambdas[6] = {1.0, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5};
+        double bf_err[6], bf_sse[6];
+        for (int icpt = 1; icpt >= 0; icpt--) {
+            for (size_t g = 0; g < 6; g++) {
+                /* the closed form of one lambda against n explicit refits */
+                rfx__lsq_result res;
+                CHECK_OK(rfx__classify_lsq(f, rfx_cmat_of(X, n, d), y, classes, C, icpt,
+                                           &lambdas[g], 1, 1, &res, NULL));
+                loo_by_refits(f, X, n, d, y, classes, C, icpt, lambdas[g], &bf_err[g], &bf_sse[g]);
+                CHECK_NEAR(res.error * (double)n, bf_err[g], 1e-9);
+                CHECK_NEAR(res.mse * (double)n, bf_sse[g], 1e-7 * bf_sse[g]);
+                CHECK(res.lambda == lambdas[g] && res.n_lambdas == 1);
+                CHECK(res.temperature > 0);
+            }
+            /* the grid's choice is the brute-force argmin: fewest errors, then
+             * the smallest squared error */
+            rfx__lsq_result res;
+            CHECK_OK(rfx__classify_lsq(f, rfx_cmat_of(X, n, d), y, classes, C, icpt, lambdas, 6,
+                                       1, &res, NULL));
+            size_t best = 0;
+            for (size_t g = 1; g < 6; g++)
+                if (bf_err[g] < bf_err[best] ||
+                    (bf_err[g] == bf_err[best] && bf_sse[g] < bf_sse[best]))
+                    best = g;
+            CHECK(res.lambda == lambdas[best] && res.n_lambdas == 6);
+        }
+        /* the closed form minimises the squared-loss objective: L-BFGS agrees */
+        rfx_model *mc = NULL, *mb = NULL;
+        rfx__lsq_result res;
+        const double lam = 1e-3;
+        CHECK_OK(rfx__classify_lsq(f, rfx_cmat_of(X, n, d), y, classes, C, 1, &lam, 1, 1, &res,
+                                   &mc));
+        rfx_classify_params cp = tight(RFX_LOSS_SQUARED, RFX_OPTIMIZER_LBFGS, lam);
+        CHECK_OK(rfx_classify_fit(f, rfx_cmat_of(X, n, d), yl, &cp, &mb, NULL));
+        if (mc && mb) {
+            for (size_t j = 0; j < D * K; j++) CHECK_NEAR(mc->W[j], mb->W[j], 1e-6);
+            for (size_t k = 0; k < K; k++) CHECK_NEAR(mc->intercept[k], mb->intercept[k], 1e-6);
+            /* probabilities: softmax (sigmoid) of the scores over the temperature */
+            double S[8], P[8];
+            CHECK_OK(rfx_model_decision(mc, rfx_cmat_of(X, 1, d), rfx_mat_of(S, 1, K)));
+            CHECK_OK(rfx_model_predict_proba(mc, rfx_cmat_of(X, 1, d), rfx_mat_of(P, 1, C)));
+            const double T = mc->noise_var;
+            if (K == 1) {
+                CHECK_NEAR(P[1], 1.0 / (1.0 + exp(-S[0] / T)), 1e-12);
+            } else {
+                double sum = 0;
+                for (size_t k = 0; k < C; k++) sum += exp(S[k] / T);
+                for (size_t k = 0; k < C; k++) CHECK_NEAR(P[k], exp(S[k] / T) / sum, 1e-12);
+            }
+            /* an L-BFGS model has no calibrated temperature */
+            CHECK_STATUS(rfx_model_predict_proba(mb, rfx_cmat_of(X, 1, d), rfx_mat_of(P, 1, C)),
+                         RFX_EINVAL);
+        }
+        rfx_model_free(mc);
+        rfx_model_free(mb);
+        rfx_features_free(f);
+        free(classes);
+        free(X);
+        free(yl);
+    }
+}
+
+/* The temperature minimises the calibration rows' negative log-likelihood:
+ * its derivative in 1 / T vanishes there (checked by a central difference). */
+static void test_temperature(void)
+{
+    rfx_test_rng r = {29};
+    const size_t m = 200, K = 4;
+    double S[800];
+    uint32_t y[200];
+    for (size_t i = 0; i < m; i++) {
+        y[i] = (uint32_t)(rfx_test_uniform(&r) * K) % K;
+        for (size_t k = 0; k < K; k++)
+            S[i * K + k] = (k == y[i] ? 0.6 : -0.2) + 3.0 * (rfx_test_uniform(&r) - 0.5);
+    }
+    const double T = rfx__classify_temperature(S, y, m, K), b = 1.0 / T, h = 1e-4 * b;
+    double nll[2];
+    for (int s = 0; s < 2; s++) {
+        double beta = s ? b + h : b - h, total = 0;
+        for (size_t i = 0; i < m; i++) {
+            double sum = 0;
+            for (size_t k = 0; k < K; k++) sum += exp(beta * S[i * K + k]);
+            total += log(sum) - beta * S[i * K + y[i]];
+        }
+        nll[s] = total / (double)m;
+    }
+    CHECK(T > 1e-2 && T < 1e2);
+    CHECK_NEAR((nll[1] - nll[0]) / (2 * h), 0.0, 1e-6);
+}
+
+/* rfx_model_fit with the squared loss: the length scale found by golden
+ * section matches the best of a brute-force scan of 161 scales (the same
+ * rows, features and LOO choice of lambda at each): the same LOO error,
+ * the squared error within the search's resolution. */
+static void test_squared_model_fit(void)
+{
+    rfx_test_rng r = {31};
+    const size_t n = 300, d = 2, D = 64;
+    double *X = malloc(d * n * sizeof *X), *y = malloc(n * sizeof *y);
+    ring_data(&r, n, X, y);
+    rfx_classify_params cp = rfx_classify_params_default();
+    cp.loss = RFX_LOSS_SQUARED;
+    rfx_fit_params p = rfx_fit_params_default();
+    p.method = RFX_METHOD_CLASSIFY;
+    p.features.n_features = D;
+    p.classify = &cp;
+    rfx_model *m = NULL;
+    rfx_fit_report rep;
+    CHECK_OK(rfx_model_fit(&p, rfx_cmat_of(X, n, d), rfx_cmat_of(y, n, 1), &m, &rep));
+    /* brute force on the standardised rows */
+    double mean[2], scale[2], *Xs = malloc(d * n * sizeof *Xs), *classes;
+    size_t C;
+    uint32_t *yi = malloc(n * sizeof *yi);
+    rfx__standardize(rfx_cmat_of(X, n, d), mean, scale, Xs, d);
+    CHECK_OK(rfx__classify_classes(y, n, 1, "test", &classes, &C));
+    rfx__classify_index(y, n, 1, classes, C, yi);
+    double be = INFINITY, bq = INFINITY, bl = 0, ce = NAN, cq = NAN;
+    for (int k = -80; k <= 81; k++) {
+        rfx_features_params fp = p.features;
+        fp.length_scale = k <= 80 ? sqrt((double)d) * pow(2.0, k / 16.0) : rep.length_scale;
+        rfx_features *f = NULL;
+        CHECK_OK(rfx_features_create(&fp, d, &f));
+        rfx__lsq_result res;
+        CHECK_OK(rfx__classify_lsq(f, rfx_cmat_of(Xs, n, d), yi, classes, C, 1, NULL, 0, 1, &res,
+                                   NULL));
+        rfx_features_free(f);
+        if (k == 81) {
+            ce = res.error;
+            cq = res.mse;
+        } else if (res.error < be || (res.error == be && res.mse < bq)) {
+            be = res.error;
+            bq = res.mse;
+            bl = fp.length_scale;
+        }
+    }
+    printf("squared loss: chosen length scale %.4g (LOO error %.4f, mse %.5f, lambda %g, %zu "
+           "candidates); brute force %.4g (LOO error %.4f, mse %.5f)\n", rep.length_scale, ce,
+           cq, rep.lambda, rep.n_candidates, bl, be, bq);
+    CHECK(ce == be);
+    CHECK(cq <= bq * 1.02); /* 4 golden steps leave a bracket 0.2 wide in log l */
+    CHECK(fabs(log(rep.length_scale / bl)) < 0.25);
+    CHECK(rep.score == ce);
+    rfx_classifier_info ci;
+    if (m) {
+        CHECK_OK(rfx_model_classifier_info(m, &ci));
+        CHECK(ci.loss == RFX_LOSS_SQUARED && ci.lambda == rep.lambda);
+        /* the file keeps the loss and the temperature */
+        void *buf = NULL;
+        size_t len = 0;
+        rfx_model *back = NULL;
+        CHECK_OK(rfx_model_save_buffer(m, &buf, &len));
+        CHECK_OK(rfx_model_load_buffer(buf, len, &back));
+        double P1[2], P2[2];
+        CHECK_OK(rfx_model_predict_proba(m, rfx_cmat_of(X, 1, d), rfx_mat_of(P1, 1, 2)));
+        if (back) {
+            CHECK_OK(rfx_model_classifier_info(back, &ci));
+            CHECK(ci.loss == RFX_LOSS_SQUARED);
+            CHECK_OK(rfx_model_predict_proba(back, rfx_cmat_of(X, 1, d), rfx_mat_of(P2, 1, 2)));
+            CHECK(P1[0] == P2[0] && P1[1] == P2[1]);
+        }
+        rfx_model_free(back);
+        rfx_buffer_free(buf);
+    }
+    rfx_model_free(m);
+    free(X);
+    free(y);
+    free(Xs);
+    free(yi);
+    free(classes);
+}
+
 /* ---- errors ---------------------------------------------------------------- */
 
 static int stop_now(void *user, const char *stage, double frac)
@@ -990,7 +1220,7 @@ static void test_errors(void)
         stmt;                                                                             \
         EXPECT_ERR(rfx_classify_fit(f, Xc, y, &q, &m, NULL), RFX_EINVAL, text);          \
     } while (0)
-    BAD_FIELD(q.loss = (rfx_loss)3, "classify.loss");
+    BAD_FIELD(q.loss = (rfx_loss)4, "classify.loss");
     BAD_FIELD(q.multiclass = (rfx_multiclass)2, "classify.multiclass");
     BAD_FIELD(q.optimizer = (rfx_optimizer)4, "classify.optimizer");
     BAD_FIELD(q.lambda = 0, "classify.lambda");
@@ -1035,7 +1265,7 @@ static void test_errors(void)
     CHECK(mc == RFX_MULTICLASS_SOFTMAX && strcmp(rfx_multiclass_name(mc), "softmax") == 0);
     CHECK_OK(rfx_optimizer_from_name("dual-cd", &o));
     CHECK(o == RFX_OPTIMIZER_DUAL_CD && strcmp(rfx_optimizer_name(o), "dual-cd") == 0);
-    EXPECT_ERR(rfx_loss_from_name("square", &l), RFX_EINVAL, "logistic, hinge or squared-hinge");
+    EXPECT_ERR(rfx_loss_from_name("square", &l), RFX_EINVAL, "logistic, hinge, squared-hinge or squared");
     EXPECT_ERR(rfx_multiclass_from_name("ova", &mc), RFX_EINVAL, "ovr or softmax");
     EXPECT_ERR(rfx_optimizer_from_name("adam", &o), RFX_EINVAL, "auto, lbfgs, dual-cd or sgd");
     EXPECT_ERR(rfx_loss_from_name(NULL, &l), RFX_EINVAL, "NULL");
@@ -1118,6 +1348,9 @@ int main(void)
     RFX_TEST_RUN(test_bitwise);
     RFX_TEST_RUN(test_source);
     RFX_TEST_RUN(test_model_fit);
+    RFX_TEST_RUN(test_squared_loo);
+    RFX_TEST_RUN(test_temperature);
+    RFX_TEST_RUN(test_squared_model_fit);
     RFX_TEST_RUN(test_errors);
     return rfx_test_finish("test_classify");
 }

@@ -1444,8 +1444,8 @@ static void check_classifier_hostile(const unsigned char *img, size_t len, size_
     LOAD_FAILS(b, len, RFX_EFORMAT, "expected a finite number", "class inf");
     memcpy(b, img, len);
     /* enums */
-    patch_u64(b, len, T_LOSS, 3);
-    LOAD_FAILS(b, len, RFX_EFORMAT, "field 'loss' = 3, expected 0 .. 2", "loss 3");
+    patch_u64(b, len, T_LOSS, 4);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "field 'loss' = 4, expected 0 .. 3", "loss 4");
     memcpy(b, img, len);
     patch_u64(b, len, T_MULTICLASS, 2);
     LOAD_FAILS(b, len, RFX_EFORMAT, "field 'multiclass' = 2, expected 0 .. 1", "multiclass 2");

@@ -31,6 +31,15 @@
  *                   shifted by the largest score
  *   HINGE           loss = max(0, 1 - t)                  (the L1-SVM)
  *   SQUARED_HINGE   loss = max(0, 1 - t)^2                (the L2-SVM)
+ *   SQUARED         loss = (1 - t)^2 = (y - s)^2          (least squares:
+ *                   scikit-learn's RidgeClassifier(alpha = n lambda / 2)
+ *                   on the same features; one-vs-rest only). rfx_model_fit
+ *                   solves it in closed form and chooses lambda by the
+ *                   exact leave-one-out error of every lambda at once (one
+ *                   D x D eigendecomposition), and its probabilities are
+ *                   softmax(s / T) (two classes: sigmoid(s / T)) with the
+ *                   temperature T fitted on leave-one-out scores; the
+ *                   `rfx fit --task classify` default
  * scikit-learn's LogisticRegression(C) and LinearSVC(C) minimise
  * C sum loss + |w|^2 / 2, the same minimiser as lambda = 1 / (C n) (their
  * intercept aside: LinearSVC penalises it, here it is free).
@@ -42,8 +51,8 @@
  *            Algorithms 3.5 and 3.6 with cubic interpolation); one
  *            objective and gradient evaluation is one pass over the rows.
  *            Stops when |grad J|_inf <= tol max(1, |grad J at 0|_inf).
- *            For the logistic, softmax and squared hinge losses (the
- *            hinge loss is not differentiable).
+ *            For the logistic, softmax, squared hinge and squared
+ *            losses (the hinge loss is not differentiable).
  *   DUAL_CD  dual coordinate descent (Hsieh, Chang, Lin, Keerthi &
  *            Sundararajan, "A dual coordinate descent method for large-
  *            scale linear SVM", ICML 2008, Algorithm 1 without shrinking)
@@ -78,7 +87,9 @@
  *            curvature bound: 1 / (k (1 + max_i |z_i|^2)) over the first
  *            mini-batch, k = 1/4 (logistic), 1/2 (softmax), 2 (squared
  *            hinge), 1 (hinge). Runs exactly `epochs` epochs.
- *   AUTO     LBFGS for the logistic, softmax and squared hinge losses;
+ *   AUTO     LBFGS for the logistic, softmax, squared hinge and squared
+ *            losses (rfx_model_fit: the closed form for the squared loss
+ *            without class weights);
  *            for the hinge loss DUAL_CD when the features are cached,
  *            else SGD.
  *
@@ -110,7 +121,8 @@ extern "C" {
 typedef enum rfx_loss {
     RFX_LOSS_LOGISTIC = 0,     /* log(1 + exp(-t))                          */
     RFX_LOSS_HINGE = 1,        /* max(0, 1 - t)                             */
-    RFX_LOSS_SQUARED_HINGE = 2 /* max(0, 1 - t)^2                           */
+    RFX_LOSS_SQUARED_HINGE = 2, /* max(0, 1 - t)^2                          */
+    RFX_LOSS_SQUARED = 3       /* (1 - t)^2 = (y - s)^2: least squares      */
 } rfx_loss;
 
 /* How more than two classes are handled. */
@@ -126,7 +138,7 @@ typedef enum rfx_optimizer {
     RFX_OPTIMIZER_SGD = 3
 } rfx_optimizer;
 
-/* Names ("logistic", "hinge", "squared-hinge"; "ovr", "softmax"; "auto",
+/* Names ("logistic", "hinge", "squared-hinge", "squared"; "ovr", "softmax"; "auto",
  * "lbfgs", "dual-cd", "sgd") and the reverse look-ups (RFX_EINVAL for an
  * unknown name, listing the known ones). */
 RFX_API const char *rfx_loss_name(rfx_loss loss);
@@ -140,7 +152,8 @@ RFX_API rfx_status rfx_optimizer_from_name(const char *name, rfx_optimizer *out)
 #define RFX_CLASSIFY_MAX_CLASSES 65536
 
 typedef struct rfx_classify_params {
-    rfx_loss loss;             /* default RFX_LOSS_LOGISTIC                   */
+    rfx_loss loss;             /* default RFX_LOSS_LOGISTIC (rfx fit's default
+                                  is RFX_LOSS_SQUARED)                     */
     rfx_multiclass multiclass; /* default RFX_MULTICLASS_OVR                  */
     rfx_optimizer optimizer;   /* default RFX_OPTIMIZER_AUTO                  */
     double lambda;             /* penalty (lambda/2)|W|^2, > 0; default 1e-4  */
@@ -257,8 +270,12 @@ RFX_API rfx_status rfx_model_decision(const rfx_model *m, rfx_cmat X, rfx_mat sc
  * the classes) of a logistic classifier: two classes (1 - p, p) with
  * p = 1 / (1 + exp(-s)); softmax exp(s_k - max s) / sum_j exp(s_j - max s);
  * one-vs-rest the C sigmoids divided by their sum (as scikit-learn's
- * OvR predict_proba). RFX_EINVAL for a hinge-loss model (no probabilities),
- * else errors as rfx_model_decision. */
+ * OvR predict_proba). A squared-loss classifier from rfx_model_fit: the
+ * same with the scores divided by its temperature T (sigmoid(s / T) for two
+ * classes, else the softmax of s / T); T is kept in the model file's
+ * noise_var field. RFX_EINVAL for a hinge-loss model (no probabilities) or
+ * a squared-loss model without a temperature (from rfx_classify_fit), else
+ * errors as rfx_model_decision. */
 RFX_API rfx_status rfx_model_predict_proba(const rfx_model *m, rfx_cmat X, rfx_mat P);
 
 #ifdef __cplusplus

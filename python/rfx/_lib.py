@@ -592,7 +592,8 @@ rfx_status rfx_model_projected_info(const rfx_model *m, rfx_projected_info *info
 typedef enum rfx_loss {
     RFX_LOSS_LOGISTIC = 0,
     RFX_LOSS_HINGE = 1,
-    RFX_LOSS_SQUARED_HINGE = 2
+    RFX_LOSS_SQUARED_HINGE = 2,
+    RFX_LOSS_SQUARED = 3
 } rfx_loss;
 
 typedef enum rfx_multiclass {

@@ -447,6 +447,148 @@ static rfx_status cls_score(cls_select *cs, const rfx_features_params *fp, doubl
     return RFX_OK;
 }
 
+/* The least-squares classifier (loss RFX_LOSS_SQUARED, no class weights):
+ * every lambda of a length scale is scored at once by its exact
+ * leave-one-out error (rfx__classify_lsq: one eigendecomposition per
+ * length scale), so a candidate length scale costs about one fit. The
+ * length scale is searched on the selection rows with at most 256
+ * features: the scales sqrt(d) 2^k, k = -1..1, extended by doublings
+ * (k = -8..5) while the best is on an edge, then golden-section steps on
+ * log l in the bracket of the best's neighbours; a scale is better when
+ * its best lambda makes fewer LOO errors, then a smaller LOO squared
+ * error. The final fit chooses lambda again, by LOO on all rows at the
+ * full D, and calibrates the probabilities' temperature. */
+#define LSQ_SELECT_FEATURES 256
+#define LSQ_K_LO (-8)
+#define LSQ_K_HI 5
+#define LSQ_GOLDEN_STEPS 4
+#define LN2 0.6931471805599453
+
+typedef struct lsq_select {
+    const rfx_fit_params *p;
+    rfx_cmat X;
+    const uint32_t *y;
+    const double *classes;
+    size_t C, evals, candidates;
+    rfx_features_params fp;
+    const double *lambdas; /* the given lambda, or NULL to choose */
+} lsq_select;
+
+/* The LOO error rate and squared error of the best lambda at scale l. */
+static rfx_status lsq_at(lsq_select *ls, double l, double *err, double *mse)
+{
+    rfx_features_params sp = ls->fp;
+    sp.length_scale = l;
+    sp.gamma = 0;
+    sp.length_scales = NULL;
+    rfx_features *f = NULL;
+    RFX__TRY(rfx_features_create(&sp, ls->X.cols, &f));
+    rfx__lsq_result r;
+    rfx_status st = rfx__classify_lsq(f, ls->X, ls->y, ls->classes, ls->C, ls->p->fit_intercept,
+                                      ls->lambdas, ls->lambdas ? 1 : 0, sp.n_threads, &r, NULL);
+    rfx_features_free(f);
+    if (st == RFX_ENUMERIC) { /* an ill-posed candidate; others decide */
+        rfx_clear_error();
+        *err = *mse = INFINITY;
+        st = RFX_OK;
+    } else if (!st) {
+        *err = r.error;
+        *mse = r.mse;
+        ls->candidates += r.n_lambdas;
+    }
+    ls->evals++;
+    if (!st && report_progress(ls->p, "choose length scale",
+                               (double)ls->evals / (double)(ls->evals + LSQ_GOLDEN_STEPS)))
+        st = rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
+    return st;
+}
+
+static int lsq_less(double e1, double s1, double e2, double s2)
+{
+    return e1 < e2 || (e1 == e2 && s1 < s2);
+}
+
+/* Choose the length scale (see above) into *best_l. */
+static rfx_status lsq_length_scale(lsq_select *ls, double *best_l)
+{
+    const double root = sqrt((double)ls->X.cols);
+    double e[LSQ_K_HI - LSQ_K_LO + 1], q[LSQ_K_HI - LSQ_K_LO + 1];
+    int lo = -1, hi = 1; /* evaluated: k = lo .. hi */
+    for (int k = lo; k <= hi; k++)
+        RFX__TRY(lsq_at(ls, root * ldexp(1.0, k), &e[k - LSQ_K_LO], &q[k - LSQ_K_LO]));
+    int best;
+    for (;;) {
+        best = lo;
+        for (int k = lo + 1; k <= hi; k++)
+            if (lsq_less(e[k - LSQ_K_LO], q[k - LSQ_K_LO], e[best - LSQ_K_LO], q[best - LSQ_K_LO]))
+                best = k;
+        if (best == lo && lo > LSQ_K_LO) {
+            lo--;
+            RFX__TRY(lsq_at(ls, root * ldexp(1.0, lo), &e[lo - LSQ_K_LO], &q[lo - LSQ_K_LO]));
+        } else if (best == hi && hi < LSQ_K_HI) {
+            hi++;
+            RFX__TRY(lsq_at(ls, root * ldexp(1.0, hi), &e[hi - LSQ_K_LO], &q[hi - LSQ_K_LO]));
+        } else {
+            break;
+        }
+    }
+    double be = e[best - LSQ_K_LO], bq = q[best - LSQ_K_LO];
+    if (!isfinite(be)) return rfx__error(RFX_ENUMERIC, "fit: no length scale gave a usable "
+                                                       "classifier");
+    /* golden section on log l over the best's neighbours */
+    double a = log(root) + (best > lo ? best - 1 : best) * LN2;
+    double b = log(root) + (best < hi ? best + 1 : best) * LN2;
+    double bl = log(root) + best * LN2;
+    const double g = 0.6180339887498949;
+    double x1 = b - g * (b - a), x2 = a + g * (b - a), e1, q1, e2, q2;
+    RFX__TRY(lsq_at(ls, exp(x1), &e1, &q1));
+    RFX__TRY(lsq_at(ls, exp(x2), &e2, &q2));
+    for (int it = 0; it < LSQ_GOLDEN_STEPS; it++) {
+        if (lsq_less(e1, q1, be, bq)) { be = e1; bq = q1; bl = x1; }
+        if (lsq_less(e2, q2, be, bq)) { be = e2; bq = q2; bl = x2; }
+        if (lsq_less(e1, q1, e2, q2)) {
+            b = x2; x2 = x1; e2 = e1; q2 = q1;
+            x1 = b - g * (b - a);
+            RFX__TRY(lsq_at(ls, exp(x1), &e1, &q1));
+        } else {
+            a = x1; x1 = x2; e1 = e2; q1 = q2;
+            x2 = a + g * (b - a);
+            RFX__TRY(lsq_at(ls, exp(x2), &e2, &q2));
+        }
+    }
+    if (lsq_less(e1, q1, be, bq)) { be = e1; bq = q1; bl = x1; }
+    if (lsq_less(e2, q2, be, bq)) { be = e2; bq = q2; bl = x2; }
+    *best_l = exp(bl);
+    return RFX_OK;
+}
+
+/* The temperature of a squared-loss classifier fitted by an optimizer
+ * (class weights): on the training scores of at most 4000 evenly spaced
+ * rows (in-sample, so somewhat overconfident; the closed form calibrates
+ * on leave-one-out scores instead). */
+static rfx_status squared_temperature(rfx_model *m, rfx_cmat X, const uint32_t *y)
+{
+    const size_t n = X.rows, step = (n + 3999) / 4000, ns = (n + step - 1) / step, K = m->ny;
+    double *Xs = NULL, *S = NULL;
+    uint32_t *ys = NULL;
+    rfx_status st = rfx__alloc(ns * X.cols, sizeof *Xs, (void **)&Xs, "fit: calibration");
+    if (!st) st = rfx__alloc(ns * K, sizeof *S, (void **)&S, "fit: calibration");
+    if (!st) st = rfx__alloc(ns, sizeof *ys, (void **)&ys, "fit: calibration");
+    if (!st) {
+        for (size_t i = 0; i < ns; i++) {
+            memcpy(Xs + i * X.cols, X.data + i * step * X.stride, X.cols * sizeof *Xs);
+            ys[i] = y[i * step];
+        }
+        /* scores of the standardised rows: the scaler is not set yet */
+        st = rfx_model_decision(m, rfx_cmat_of(Xs, ns, X.cols), rfx_mat_of(S, ns, K));
+    }
+    if (!st) m->noise_var = rfx__classify_temperature(S, ys, ns, K);
+    free(Xs);
+    free(S);
+    free(ys);
+    return st;
+}
+
 /* rfx_model_fit with RFX_METHOD_CLASSIFY: Y (n x 1) holds the labels. */
 static rfx_status fit_classify(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y,
                                rfx_model **out, rfx_fit_report *report)
@@ -499,7 +641,43 @@ static rfx_status fit_classify(const rfx_fit_params *params, rfx_cmat X, rfx_cma
         if ((st = standardize(X, &mean, &scale, &Xs))) goto done;
         Xw = rfx_cmat_of(Xs, n, d);
     }
-    if (choose || choose_lambda) {
+    if (cp.loss == RFX_LOSS_SQUARED && !cp.class_weights && !cp.balanced &&
+        cp.optimizer == RFX_OPTIMIZER_AUTO) {
+        /* the least-squares classifier: LOO in closed form */
+        lsq_select ls;
+        memset(&ls, 0, sizeof ls);
+        ls.p = params;
+        ls.classes = classes;
+        ls.C = C;
+        ls.fp = *fp;
+        ls.lambdas = choose_lambda ? NULL : &cp.lambda;
+        rfx_features_params ff = *fp;
+        if (choose) {
+            const size_t ns = n > params->select_rows ? params->select_rows : n;
+            if ((st = subset_rows(Xw, Y, ns, fp->seed, &Xsub, &Ysub))) goto done;
+            if ((st = rfx__alloc(ns, sizeof *ysub, (void **)&ysub, "fit: labels"))) goto done;
+            rfx__classify_index(Ysub, ns, 1, classes, C, ysub);
+            ls.X = rfx_cmat_of(Xsub, ns, d);
+            ls.y = ysub;
+            ls.fp.n_features = fp->n_features < LSQ_SELECT_FEATURES ? fp->n_features
+                                                                    : LSQ_SELECT_FEATURES;
+            if (ls.fp.form == RFX_FORM_COS_SIN) ls.fp.n_features &= ~(size_t)1;
+            if ((st = lsq_length_scale(&ls, &best_l))) goto done;
+            ff.length_scale = best_l;
+            ff.gamma = 0;
+        }
+        if (report_progress(params, "fit", 0.0)) {
+            st = rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
+            goto done;
+        }
+        rfx__lsq_result lr;
+        if ((st = rfx_features_create(&ff, d, &f))) goto done;
+        if ((st = rfx__classify_lsq(f, Xw, y, classes, C, params->fit_intercept, ls.lambdas,
+                                    ls.lambdas ? 1 : 0, fp->n_threads, &lr, &m)))
+            goto done;
+        best = lr.error;
+        evals = ls.candidates + lr.n_lambdas;
+    } else if (choose || choose_lambda) {
         cls_select cs;
         memset(&cs, 0, sizeof cs);
         cs.X = Xw;
@@ -570,11 +748,11 @@ static rfx_status fit_classify(const rfx_fit_params *params, rfx_cmat X, rfx_cma
             goto done;
         }
     }
-    if (report_progress(params, "fit", 0.0)) {
+    if (!m && report_progress(params, "fit", 0.0)) {
         st = rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
         goto done;
     }
-    {
+    if (!m) {
         rfx_features_params ff = *fp;
         if (choose) {
             ff.length_scale = best_l;
@@ -583,6 +761,8 @@ static rfx_status fit_classify(const rfx_fit_params *params, rfx_cmat X, rfx_cma
         cp.lambda = best_lambda;
         if ((st = rfx_features_create(&ff, d, &f))) goto done;
         if ((st = rfx__classify_fit_indexed(f, Xw, y, classes, C, &cp, &m, NULL))) goto done;
+        if (m->loss == RFX_LOSS_SQUARED && (st = squared_temperature(m, Xw, y)))
+            goto done;
     }
     if (report_progress(params, "fit", 1.0)) {
         st = rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");

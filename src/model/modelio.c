@@ -1130,7 +1130,7 @@ static rfx_status build_model(const record *rec, const char *name, int nested, r
     if (rec[TAG_STRUCTURE].present)
         RFX__TRY(get_enum(rec, TAG_STRUCTURE, RFX_STRUCTURE_HALTON, name, &structure));
     if (method == RFX_METHOD_CLASSIFY) {
-        RFX__TRY(get_enum(rec, TAG_LOSS, RFX_LOSS_SQUARED_HINGE, name, &loss));
+        RFX__TRY(get_enum(rec, TAG_LOSS, RFX_LOSS_SQUARED, name, &loss));
         RFX__TRY(get_enum(rec, TAG_MULTICLASS, RFX_MULTICLASS_SOFTMAX, name, &multiclass));
         if (multiclass == RFX_MULTICLASS_SOFTMAX && loss != RFX_LOSS_LOGISTIC)
             return corrupt(name, "field 'multiclass' is softmax with the %s loss; softmax takes "

@@ -353,6 +353,11 @@ static double margin_loss(rfx_loss loss, double t, double *dl)
     case RFX_LOSS_HINGE:
         *dl = t < 1 ? -1.0 : 0.0;
         return t < 1 ? 1.0 - t : 0.0;
+    case RFX_LOSS_SQUARED: {
+        double m = 1.0 - t;
+        *dl = -2.0 * m;
+        return m * m;
+    }
     case RFX_LOSS_SQUARED_HINGE:
     default: {
         double m = 1.0 - t;
@@ -934,7 +939,8 @@ static double curvature(const problem *pb)
     if (pb->softmax) return 0.5;
     switch (pb->loss) {
     case RFX_LOSS_LOGISTIC: return 0.25;
-    case RFX_LOSS_SQUARED_HINGE: return 2.0;
+    case RFX_LOSS_SQUARED_HINGE:
+    case RFX_LOSS_SQUARED: return 2.0;
     case RFX_LOSS_HINGE:
     default: return 1.0;
     }
@@ -1074,7 +1080,7 @@ done:
 static rfx_status check_params(const rfx_classify_params *p)
 {
     if (!p) return rfx__error(RFX_EINVAL, "classify: params is NULL");
-    if ((unsigned)p->loss > RFX_LOSS_SQUARED_HINGE)
+    if ((unsigned)p->loss > RFX_LOSS_SQUARED)
         return rfx__error(RFX_EINVAL, "classify.loss: %d is not an rfx_loss", (int)p->loss);
     if ((unsigned)p->multiclass > RFX_MULTICLASS_SOFTMAX)
         return rfx__error(RFX_EINVAL, "classify.multiclass: %d is not an rfx_multiclass",
@@ -1126,9 +1132,10 @@ static rfx_status check_params(const rfx_classify_params *p)
     if (p->optimizer == RFX_OPTIMIZER_LBFGS && p->loss == RFX_LOSS_HINGE)
         return rfx__error(RFX_EINVAL, "classify.optimizer: lbfgs needs a differentiable loss; "
                           "the hinge loss takes dual-cd or sgd");
-    if (p->optimizer == RFX_OPTIMIZER_DUAL_CD && p->loss == RFX_LOSS_LOGISTIC)
+    if (p->optimizer == RFX_OPTIMIZER_DUAL_CD &&
+        (p->loss == RFX_LOSS_LOGISTIC || p->loss == RFX_LOSS_SQUARED))
         return rfx__error(RFX_EINVAL, "classify.optimizer: dual-cd is for the hinge and squared "
-                          "hinge losses, not logistic");
+                          "hinge losses, not %s", rfx_loss_name(p->loss));
     return RFX_OK;
 }
 
@@ -1210,7 +1217,6 @@ static rfx_status run(problem *pb, const rfx_classify_params *p, rfx_optimizer o
     rfx_classify_report rep;
     double *x = NULL;
     rfx_model *m = NULL;
-    rfx_features *fc = NULL;
     memset(&rep, 0, sizeof rep);
     rep.optimizer = opt;
     rep.n_classes = pb->C;
@@ -1232,21 +1238,13 @@ static rfx_status run(problem *pb, const rfx_classify_params *p, rfx_optimizer o
         if (!st) rep.grad_norm = norm_inf(g, N);
         free(g);
     }
-    if (!st) st = rfx__features_copy(pb->f, &fc);
-    if (!st) {
-        st = rfx__model_alloc(RFX_METHOD_CLASSIFY, fc, K, 0, &m);
-        if (st) rfx_features_free(fc);
-    }
-    if (!st) st = rfx__alloc(pb->C, sizeof(double), (void **)&m->classes, "classify: classes");
+    if (!st) st = rfx__classify_model_new(pb->f, pb->classes, pb->C, &m);
     if (st) {
-        rfx_model_free(m);
         free(x);
         return st;
     }
     memcpy(m->W, x, D * K * sizeof(double));
     if (pb->intercept) memcpy(m->intercept, x + D * K, K * sizeof(double));
-    memcpy(m->classes, pb->classes, pb->C * sizeof(double));
-    m->n_classes = pb->C;
     m->loss = (int)pb->loss;
     m->multiclass = pb->softmax ? RFX_MULTICLASS_SOFTMAX : (int)p->multiclass;
     m->lambda = pb->lambda;
@@ -1255,6 +1253,27 @@ static rfx_status run(problem *pb, const rfx_classify_params *p, rfx_optimizer o
     free(x);
     rep.passes = pb->passes;
     if (report) *report = rep;
+    *out = m;
+    return RFX_OK;
+}
+
+rfx_status rfx__classify_model_new(const rfx_features *f, const double *classes, size_t C,
+                                   rfx_model **out)
+{
+    rfx_features *fc = NULL;
+    rfx_model *m = NULL;
+    RFX__TRY(rfx__features_copy(f, &fc));
+    rfx_status st = rfx__model_alloc(RFX_METHOD_CLASSIFY, fc, C == 2 ? 1 : C, 0, &m);
+    if (st) {
+        rfx_features_free(fc);
+        return st;
+    }
+    if ((st = rfx__alloc(C, sizeof(double), (void **)&m->classes, "classify: classes"))) {
+        rfx_model_free(m);
+        return st;
+    }
+    memcpy(m->classes, classes, C * sizeof(double));
+    m->n_classes = C;
     *out = m;
     return RFX_OK;
 }

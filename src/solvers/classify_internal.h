@@ -28,4 +28,43 @@ rfx_status rfx__classify_fit_indexed(const rfx_features *f, rfx_cmat X, const ui
                                      const rfx_classify_params *params, rfx_model **out,
                                      rfx_classify_report *report);
 
+/* An empty classifier: a copy of f, K = 1 (C = 2) or C score columns
+ * (zeroed), the C classes copied; the caller sets the weights, loss and
+ * the rest. */
+rfx_status rfx__classify_model_new(const rfx_features *f, const double *classes, size_t C,
+                                   rfx_model **out);
+
+/* What rfx__classify_lsq chose. */
+typedef struct rfx__lsq_result {
+    double lambda;      /* the chosen lambda (of the mean loss; alpha = n lambda / 2) */
+    double error;       /* its LOO error rate                                 */
+    double mse;         /* its LOO squared error per row, summed over columns */
+    double temperature; /* T of the probabilities, fitted on LOO scores       */
+    size_t n_lambdas;   /* the penalties scored                               */
+} rfx__lsq_result;
+
+/* The least-squares classifier (RFX_LOSS_SQUARED, one-vs-rest +-1 targets)
+ * of X (n x d, in memory) and class indices y, in closed form
+ * (solvers/classify_lsq.c): lambda is the one of lambdas (n_lambdas > 0) or
+ * of an automatic grid (n_lambdas = 0, extended while its best is on an
+ * edge) with the fewest exact leave-one-out errors, ties broken by the LOO
+ * squared error, then by the larger lambda. The temperature T minimises
+ * the mean negative log-likelihood of softmax(s / T) (sigmoid for two
+ * classes) over the LOO scores of at most 4000 evenly spaced rows at that
+ * lambda. *out (when not NULL) receives the model, its noise_var holding
+ * T. The LOO errors are those of all rows, or beyond 20000 rows of 20000
+ * evenly spaced ones. Cost: one pass over the rows for Z^T Z (2 n d D +
+ * n D^2 flops), one D x D eigendecomposition, and a pass over the m =
+ * min(n, 20000) scored rows (two with the grid extended) for Z V (2 m D^2)
+ * and 2 m D K flops per lambda. */
+rfx_status rfx__classify_lsq(const rfx_features *f, rfx_cmat X, const uint32_t *y,
+                             const double *classes, size_t C, int intercept,
+                             const double *lambdas, size_t n_lambdas, int n_threads,
+                             rfx__lsq_result *res, rfx_model **out);
+
+/* The temperature T > 0 minimising the mean negative log-likelihood of the
+ * classes y (m rows) under sigmoid(s / T) (K = 1) or softmax(s / T) of the
+ * scores S (m x K); 1 when m = 0. */
+double rfx__classify_temperature(const double *S, const uint32_t *y, size_t m, size_t K);
+
 #endif /* RFX_CLASSIFY_INTERNAL_H */

@@ -278,14 +278,16 @@ static void apply_row(const rfx_model *m, const double *s, double *o, int mode)
         }
         o[0] = m->classes[best];
     } else if (K == 1) {
-        double p = sigmoid(s[0]);
+        /* the least-squares classifier: its scores over the temperature */
+        double p = sigmoid(m->loss == RFX_LOSS_SQUARED ? s[0] / m->noise_var : s[0]);
         o[0] = 1.0 - p;
         o[1] = p;
-    } else if (m->multiclass == RFX_MULTICLASS_SOFTMAX) {
+    } else if (m->multiclass == RFX_MULTICLASS_SOFTMAX || m->loss == RFX_LOSS_SQUARED) {
+        const double beta = m->loss == RFX_LOSS_SQUARED ? 1.0 / m->noise_var : 1.0;
         double mx = s[0], sum = 0;
         for (size_t k = 1; k < C; k++)
             if (s[k] > mx) mx = s[k];
-        for (size_t k = 0; k < C; k++) sum += (o[k] = exp(s[k] - mx));
+        for (size_t k = 0; k < C; k++) sum += (o[k] = exp(beta * (s[k] - mx)));
         for (size_t k = 0; k < C; k++) o[k] /= sum;
     } else { /* one-vs-rest: the sigmoids, normalised */
         double sum = 0;
@@ -356,9 +358,12 @@ rfx_status rfx_model_decision(const rfx_model *m, rfx_cmat X, rfx_mat scores)
 rfx_status rfx_model_predict_proba(const rfx_model *m, rfx_cmat X, rfx_mat P)
 {
     RFX__TRY(check_classifier(m, "predict_proba"));
-    if (m->loss != RFX_LOSS_LOGISTIC)
-        return rfx__error(RFX_EINVAL, "predict_proba: probabilities need the logistic loss; this "
-                          "classifier has the %s loss (use rfx_model_decision)",
+    if (m->loss != RFX_LOSS_LOGISTIC && m->loss != RFX_LOSS_SQUARED)
+        return rfx__error(RFX_EINVAL, "predict_proba: probabilities need the logistic or squared "
+                          "loss; this classifier has the %s loss (use rfx_model_decision)",
                           rfx_loss_name((rfx_loss)m->loss));
+    if (m->loss == RFX_LOSS_SQUARED && !(m->noise_var > 0 && isfinite(m->noise_var)))
+        return rfx__error(RFX_EINVAL, "predict_proba: this squared-loss classifier has no "
+                          "calibrated temperature (the one-call fit gives one)");
     return classify_apply(m, X, P, APPLY_PROBA, "predict_proba");
 }

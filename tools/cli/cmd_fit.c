@@ -31,14 +31,16 @@ static const opt_spec FIT_OPTS[] = {
       "chaos), projected (a surrogate on a learned kernel PCA of the inputs) or classify "
       "(the same as --task classify)" },
     { O_LOSS, 0, "loss", "L",
-      "classify: logistic (default; with class probabilities), hinge (the SVM) or "
-      "squared-hinge" },
+      "classify: squared (default: least squares, the ridge classifier, lambda by exact "
+      "leave-one-out; probabilities by a fitted temperature), logistic (with probabilities), "
+      "hinge (the SVM) or squared-hinge" },
     { O_MULTICLASS, 0, "multiclass", "S",
       "classify, more than two classes: ovr (one-vs-rest, default) or softmax (multinomial "
       "logistic regression; logistic loss)" },
     { O_OPTIMIZER, 0, "optimizer", "O",
-      "classify: auto (default: lbfgs, or dual-cd for the hinge loss), lbfgs, dual-cd (hinge "
-      "losses) or sgd (averaged SGD)" },
+      "classify: auto (default: closed form for the squared loss without class weights, "
+      "lbfgs, or dual-cd for the hinge loss), lbfgs, dual-cd (hinge losses) or sgd (averaged "
+      "SGD)" },
     { O_CLASS_WEIGHT, 0, "class-weight", "W",
       "classify: balanced (class k weighs n / (C n_k)) or LABEL:W,... (W >= 0, other classes 1)" },
     { O_KERNEL, 0, "kernel", "K",
@@ -73,7 +75,8 @@ static const opt_spec FIT_OPTS[] = {
     { O_LAMBDA, 0, "lambda", "X",
       "ridge: penalty >= 0 (default: chosen by GCV); srfe, lasso: the lasso penalty > 0 "
       "(default: chosen along the lasso path, see --folds); classify: penalty lambda/2 |W|^2 "
-      "> 0 of the mean loss (default: chosen with the length scale on held-out rows)" },
+      "> 0 of the mean loss (default: chosen with the length scale, by leave-one-out for the "
+      "squared loss, else on held-out rows)" },
     { O_NOISE_VAR, 0, "noise-var", "V",
       "bayes: noise variance > 0 (default: fitted by maximising the evidence)" },
     { O_PRIOR_VAR, 0, "prior-var", "V",
@@ -169,18 +172,21 @@ const command cli_fit_command = {
     "         screening of each input alone; k and gamma are chosen first\n"
     "         unless given; the loss history and theta are printed\n"
     "  classify  (--task classify) a classifier on random Fourier features: the\n"
-    "         target's distinct values are the classes; logistic (kernel logistic\n"
-    "         regression, with probabilities), hinge or squared-hinge loss (kernel\n"
-    "         SVMs); one-vs-rest or softmax for more than two classes\n"
+    "         target's distinct values are the classes; squared (default: the\n"
+    "         least-squares or ridge classifier), logistic (kernel logistic\n"
+    "         regression), hinge or squared-hinge loss (kernel SVMs); one-vs-rest\n"
+    "         or softmax (logistic) for more than two classes\n"
     "\n"
     "With no options the fit is automatic. bayes and ridge: inputs are\n"
     "standardised, the length scale is chosen by the Bayesian evidence (GCV for\n"
     "ridge), and the noise and prior variances (the ridge penalty) are fitted\n"
     "too. srfe, lasso, harfe: the weight scale and the lasso penalty are chosen\n"
     "by generalised cross-validation (k-fold with --folds). classify: inputs are\n"
-    "standardised and the length scale and lambda chosen from a small grid by\n"
-    "the held-out log-loss (logistic) or error rate (hinge losses) on a quarter of\n"
-    "the rows (k-fold with --folds). pce: the degree\n"
+    "standardised; with the squared loss (no class weights) lambda is chosen by\n"
+    "the exact leave-one-out error of every lambda at once and the length scale\n"
+    "by golden section on that error; other losses choose both from a small grid\n"
+    "by the held-out log-loss (logistic) or error rate (hinge losses) on a\n"
+    "quarter of the rows (k-fold with --folds). pce: the degree\n"
     "(1..P) by the corrected leave-one-out error, the terms by least-angle\n"
     "regression. What was chosen is printed on stderr; a progress line is shown\n"
     "when stderr is a terminal. An option that does not apply to the method is a\n"
@@ -253,7 +259,7 @@ static int parse_loss(const opt_iter *it, const char *s, rfx_loss *out)
 {
     if (rfx_loss_from_name(s, out) == RFX_OK) return 0;
     rfx_clear_error();
-    return cli_value_error(it, "unknown loss '%s' (logistic, hinge or squared-hinge)", s);
+    return cli_value_error(it, "unknown loss '%s' (squared, logistic, hinge or squared-hinge)", s);
 }
 
 static int parse_multiclass(const opt_iter *it, const char *s, rfx_multiclass *out)
@@ -898,7 +904,9 @@ static void print_classify_report(const fit_opts *o, const rfx_model *m, const r
     const int lchosen = !(o->ko.have_gamma || o->ko.have_length_scale);
     const int lambda_chosen = !o->given[O_LAMBDA];
     char how[64];
-    if (o->given[O_FOLDS]) snprintf(how, sizeof how, "chosen by %zu-fold cross-validation", o->folds);
+    const int loo = ci.loss == RFX_LOSS_SQUARED && !o->class_weight;
+    if (loo) snprintf(how, sizeof how, "chosen by the leave-one-out error");
+    else if (o->given[O_FOLDS]) snprintf(how, sizeof how, "chosen by %zu-fold cross-validation", o->folds);
     else snprintf(how, sizeof how, "chosen on a holdout of a quarter of the rows");
     fprintf(e, "%-16s classify (%s loss", "method", rfx_loss_name(ci.loss));
     if (C > 2) fprintf(e, ", %s", ci.multiclass == RFX_MULTICLASS_SOFTMAX ? "softmax" : "one-vs-rest");
@@ -919,7 +927,8 @@ static void print_classify_report(const fit_opts *o, const rfx_model *m, const r
     if (r->n_candidates > 0) {
         fprintf(e, "%-16s %zu candidates\n", "", r->n_candidates);
         fprintf(e, "%-16s %.6g (%s)\n", "validation", r->score,
-                ci.loss == RFX_LOSS_LOGISTIC ? "mean log-loss" : "error rate");
+                ci.loss == RFX_LOSS_LOGISTIC ? "mean log-loss"
+                : loo ? "leave-one-out error rate" : "error rate");
     }
     fprintf(e, "%-16s %.3f s\n", "time", seconds);
     fprintf(e, "%-16s %s\n", "model", path);
@@ -1026,6 +1035,7 @@ static int cmd_fit(const command *c, int argc, char **argv)
     o.pce_method = RFX_PCE_METHOD_LARS;
     o.proj = rfx_projected_params_default();
     o.cls = rfx_classify_params_default();
+    o.cls.loss = RFX_LOSS_SQUARED; /* the tool's default: the least-squares classifier */
     rp.target = "-1";
     int task_classify = 0;
     while ((id = cli_opt_next(&it, &v)) != OPT_DONE) {
@@ -1135,6 +1145,8 @@ static int cmd_fit(const command *c, int argc, char **argv)
     if (o.method == FM_CLASSIFY && o.given[O_LAMBDA] && !(o.fit.lambda > 0))
         return cli_usage_error(c, "--lambda must be > 0 for --task classify (leave it out to "
                                   "choose it)");
+    if (o.cls.multiclass == RFX_MULTICLASS_SOFTMAX && !o.given[O_LOSS])
+        o.cls.loss = RFX_LOSS_LOGISTIC; /* softmax is multinomial logistic regression */
     if (o.method == FM_CLASSIFY && o.cls.multiclass == RFX_MULTICLASS_SOFTMAX &&
         o.cls.loss != RFX_LOSS_LOGISTIC)
         return cli_usage_error(c, "--multiclass softmax takes --loss logistic, not %s",
@@ -1144,7 +1156,7 @@ static int cmd_fit(const command *c, int argc, char **argv)
         return cli_usage_error(c, "--optimizer lbfgs needs a differentiable loss; --loss hinge "
                                   "takes dual-cd or sgd");
     if (o.method == FM_CLASSIFY && o.cls.optimizer == RFX_OPTIMIZER_DUAL_CD &&
-        o.cls.loss == RFX_LOSS_LOGISTIC)
+        (o.cls.loss == RFX_LOSS_LOGISTIC || o.cls.loss == RFX_LOSS_SQUARED))
         return cli_usage_error(c, "--optimizer dual-cd is for --loss hinge or squared-hinge");
     if (sparse && o.given[O_LAMBDA] && !(o.fit.lambda > 0))
         return cli_usage_error(c, "--lambda must be > 0 for --method %s (leave it out to choose it "

@@ -18,7 +18,7 @@ static const opt_spec PREDICT_OPTS[] = {
     { O_STD, 0, "std", NULL,
       "add a column 'std', the predictive standard deviation (Bayesian models)" },
     { O_PROBA, 0, "proba", NULL,
-      "classifiers with the logistic loss: after the column 'label', one column of "
+      "classifiers with the squared or logistic loss: after the column 'label', one column of "
       "probabilities per class, named by its label" },
     OPT_TARGET(" dropped from DATA when DATA has one column more than the model's inputs"),
     OPT_DELIMITER,
@@ -33,8 +33,9 @@ const command cli_predict_command = {
     "Predict the target for every row of DATA. The output has a header line and\n"
     "one column 'prediction' (and 'std' with --std). DATA holds the model's input\n"
     "columns, or those and the target column, which is then dropped. A classifier\n"
-    "writes the column 'label', the predicted class, and with --proba (logistic\n"
-    "loss) one column of probabilities per class, headed by the class label.\n",
+    "writes the column 'label', the predicted class, and with --proba (squared or\n"
+    "logistic loss) one column of probabilities per class, headed by the class\n"
+    "label.\n",
     PREDICT_OPTS, cmd_predict
 };
 
@@ -80,7 +81,7 @@ static int predict_classes(const command *c, const rfx_model *model, const char 
     rfx_status st = rfx_model_classifier_info(model, &ci);
     if (st == RFX_OK) st = rfx_model_classes(model, &classes, &C);
     if (st != RFX_OK) return cli_fail(st);
-    if (want_proba && ci.loss != RFX_LOSS_LOGISTIC)
+    if (want_proba && ci.loss != RFX_LOSS_LOGISTIC && ci.loss != RFX_LOSS_SQUARED)
         return cli_usage_error(c, "--proba: this classifier has the %s loss, which gives no "
                                   "probabilities (fit with --loss logistic)",
                                rfx_loss_name(ci.loss));

@@ -1,0 +1,425 @@
+/*
+ * The least-squares classifier (RFX_LOSS_SQUARED) in closed form, with the
+ * exact leave-one-out (LOO) error of every penalty and every class from one
+ * eigendecomposition.
+ *
+ * Targets: Y (n x K), y_ik = +1 when row i has class k (two classes: K = 1,
+ * +1 for c_1), else -1. The objective (1/n) sum_ik (y_ik - s_ik)^2 +
+ * (lambda/2) |W|_F^2 with free intercepts has the normal equations
+ *     (Zc^T Zc + alpha I) W = Zc^T Yc,   alpha = n lambda / 2,
+ * Zc, Yc the centred features and targets (scikit-learn's RidgeClassifier
+ * with alpha). With Zc^T Zc = V diag(s) V^T and u_i = V^T zc_i, the hat
+ * matrix H = 1 1^T / n + Zc (Zc^T Zc + alpha I)^-1 Zc^T has the diagonal
+ *     h_ii = 1/n + sum_j u_ij^2 / (s_j + alpha),
+ * and the LOO residual of row i is e_ik / (1 - h_ii), e = Y - Yhat (Allen,
+ * Technometrics 16(1), 1974: the PRESS residuals of a linear smoother). The
+ * LOO scores y_ik - e_ik / (1 - h_ii) then give the LOO class predictions,
+ * so the error rate of every alpha costs one pass over the rows: the
+ * features again (2 n d D flops), U = Zc V (2 n D^2) and per alpha
+ * U diag(1 / (s + alpha)) V^T Zc^T Yc (2 n D K). Beyond 20000 rows the
+ * pass scores 20000 evenly spaced rows only (each one's LOO residual is
+ * still exact: the model left out is the one fitted on all other rows),
+ * which bounds its cost by that of 20000 rows.
+ *
+ * Rows are processed in chunks (no n x D matrix is held) and, inside a
+ * chunk, tiles of 64 rows whose counts are summed in tile order, so the
+ * result is bitwise the same for any thread count.
+ */
+#include "internal.h"
+#include "solvers/classify_internal.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#define TILE 64
+/* the automatic grid: alpha = (trace / D) 10^e, e = GRID_LO .. GRID_HI in
+ * steps of GRID_STEP; extended by GRID_EXTEND points while the best is on
+ * an edge, within EDGE_LO .. EDGE_HI */
+#define GRID_LO (-6.0)
+#define GRID_HI 1.0
+#define GRID_STEP 0.5
+#define GRID_EXTEND 4
+#define EDGE_LO (-12.0)
+#define EDGE_HI 4.0
+/* rows whose LOO scores calibrate the temperature */
+#define CALIB_ROWS 4000
+/* at most this many evenly spaced rows score the penalties (the LOO
+ * residuals are exact; their mean is then over a sample of the rows) */
+#define LOO_ROWS 20000
+
+typedef struct lsq {
+    const rfx_features *f;
+    rfx_cmat X;
+    const uint32_t *y;
+    size_t n, D, K, chunk;
+    int intercept, nt;
+    double *V;     /* D x D: row j is eigenvector j of Zc^T Zc             */
+    double *s;     /* D eigenvalues (clamped at 0)                         */
+    double *ct;    /* D x K: V Zc^T Yc                                     */
+    double *mu;    /* D feature means (0 without intercept)                */
+    double *ybar;  /* K target means (0 without intercept)                 */
+    /* the rows whose LOO predictions are scored (all rows, or evenly
+     * spaced ones): rn rows rX, labels ry */
+    rfx_cmat rX;
+    const uint32_t *ry;
+    size_t rn;
+} lsq;
+
+static void targets(const uint32_t *y, size_t rows, size_t K, double *Y)
+{
+    for (size_t i = 0; i < rows; i++)
+        for (size_t k = 0; k < K; k++)
+            Y[i * K + k] = (K == 1 ? y[i] == 1 : y[i] == k) ? 1.0 : -1.0;
+}
+
+static size_t chunk_rows(size_t D)
+{
+    size_t c = ((size_t)1 << 23) / (D ? D : 1);
+    if (c > 4096) c = 4096;
+    if (c < TILE) c = TILE;
+    return c / TILE * TILE;
+}
+
+/* Pass 1: the statistics, their eigendecomposition and V Zc^T Yc. */
+static rfx_status lsq_factor(lsq *q)
+{
+    const size_t D = q->D, K = q->K;
+    rfx_stats *st = NULL;
+    double *Z = NULL, *Y = NULL, *c = NULL, *yy = NULL;
+    RFX__TRY(rfx_stats_create(D, K, &st));
+    rfx_status err = rfx__alloc(q->chunk * D, sizeof *Z, (void **)&Z, "classify: features");
+    if (!err) err = rfx__alloc(q->chunk * K, sizeof *Y, (void **)&Y, "classify: targets");
+    for (size_t r0 = 0; r0 < q->n && !err; r0 += q->chunk) {
+        size_t rows = q->n - r0 < q->chunk ? q->n - r0 : q->chunk;
+        rfx_cmat Xc = {q->X.data + r0 * q->X.stride, rows, q->X.cols, q->X.stride};
+        err = rfx_features_transform(q->f, Xc, rfx_mat_of(Z, rows, D));
+        if (!err) {
+            targets(q->y + r0, rows, K, Y);
+            err = rfx__stats_add_z(st, Z, D, rows, Y, K, q->nt);
+        }
+    }
+    free(Z);
+    free(Y);
+    if (!err) err = rfx__alloc(D * K, sizeof *c, (void **)&c, "classify: right-hand side");
+    if (!err) err = rfx__alloc(K, sizeof *yy, (void **)&yy, "classify");
+    if (!err) {
+        rfx__stats_normal(st, q->intercept, q->V, c, yy, q->mu, q->ybar);
+        err = rfx__eig_sym(q->V, D, q->s, q->nt, "classify (least squares)");
+    }
+    if (!err) {
+        for (size_t j = 0; j < D; j++) q->s[j] = q->s[j] > 0 ? q->s[j] : 0.0;
+        RFX__SERIAL(cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)D, (int)K, (int)D,
+                                1.0, q->V, (int)D, c, (int)K, 0.0, q->ct, (int)K))
+    }
+    free(c);
+    free(yy);
+    rfx_stats_free(st);
+    return err;
+}
+
+/* Pass 2, over the scored rows q->rX: for each of the G penalties
+ * alpha[g], the LOO error count err[g] and the LOO squared error sse[g]
+ * (summed over rows and columns); the LOO scores of the rows into calib
+ * (G x rn x K) when not NULL. */
+static rfx_status lsq_loo(const lsq *q, const double *alpha, size_t G, double *err, double *sse,
+                          double *calib)
+{
+    const size_t D = q->D, K = q->K, T = (q->chunk + TILE - 1) / TILE;
+    double *A = NULL, *inv = NULL, *Z = NULL, *acc = NULL, *ws = NULL;
+    size_t per = TILE * (D + 2 * K + 1);
+    rfx_status st = rfx__alloc(G * D * K, sizeof *A, (void **)&A, "classify: LOO");
+    if (!st) st = rfx__alloc(G * D, sizeof *inv, (void **)&inv, "classify: LOO");
+    if (!st) st = rfx__alloc(q->chunk * D, sizeof *Z, (void **)&Z, "classify: features");
+    if (!st) st = rfx__calloc(2 * T * G, sizeof *acc, (void **)&acc, "classify: LOO");
+    if (!st) st = rfx__alloc((size_t)q->nt * per, sizeof *ws, (void **)&ws, "classify: LOO");
+    if (st) goto done;
+    /* A_g = diag(1 / (s + alpha_g)) ct: the weights in the eigenbasis */
+    for (size_t g = 0; g < G; g++)
+        for (size_t j = 0; j < D; j++) {
+            inv[g * D + j] = 1.0 / (q->s[j] + alpha[g]);
+            for (size_t k = 0; k < K; k++) A[(g * D + j) * K + k] = q->ct[j * K + k] * inv[g * D + j];
+        }
+    for (size_t g = 0; g < G; g++) err[g] = sse[g] = 0;
+    const double h0 = q->intercept ? 1.0 / (double)q->n : 0.0;
+    for (size_t r0 = 0; r0 < q->rn && !st; r0 += q->chunk) {
+        const size_t rows = q->rn - r0 < q->chunk ? q->rn - r0 : q->chunk;
+        const size_t tiles = (rows + TILE - 1) / TILE;
+        rfx_cmat Xc = {q->rX.data + r0 * q->rX.stride, rows, q->rX.cols, q->rX.stride};
+        if ((st = rfx_features_transform(q->f, Xc, rfx_mat_of(Z, rows, D)))) break;
+        memset(acc, 0, 2 * T * G * sizeof *acc);
+#pragma omp parallel num_threads(q->nt) if (tiles > 1)
+        {
+            RFX__SERIAL_BLAS();
+#ifdef _OPENMP
+            double *w = ws + (size_t)omp_get_thread_num() * per;
+#else
+            double *w = ws;
+#endif
+            double *U = w, *S = w + TILE * D, *Yt = S + TILE * K, *h = Yt + TILE * K;
+#pragma omp for schedule(static)
+            for (size_t t = 0; t < tiles; t++) {
+                const size_t i0 = t * TILE, nr = rows - i0 < TILE ? rows - i0 : TILE;
+                double *Zt = Z + i0 * D;
+                if (q->intercept)
+                    for (size_t i = 0; i < nr; i++)
+                        for (size_t j = 0; j < D; j++) Zt[i * D + j] -= q->mu[j];
+                /* U = Zc V^T (nr x D): 2 nr D^2 flops */
+                cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nr, (int)D, (int)D, 1.0,
+                            Zt, (int)D, q->V, (int)D, 0.0, U, (int)D);
+                targets(q->ry + r0 + i0, nr, K, Yt);
+                for (size_t g = 0; g < G; g++) {
+                    const double *ig = inv + g * D;
+                    for (size_t i = 0; i < nr; i++) {
+                        double v = h0;
+                        for (size_t j = 0; j < D; j++) v += U[i * D + j] * U[i * D + j] * ig[j];
+                        h[i] = v;
+                    }
+                    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)nr, (int)K, (int)D,
+                                1.0, U, (int)D, A + g * D * K, (int)K, 0.0, S, (int)K);
+                    double e_count = 0, e_sq = 0;
+                    for (size_t i = 0; i < nr; i++) {
+                        double den = 1.0 - h[i];
+                        if (!(den > 1e-12)) den = 1e-12;
+                        size_t best = 0;
+                        for (size_t k = 0; k < K; k++) {
+                            double y = Yt[i * K + k], e = (y - q->ybar[k] - S[i * K + k]) / den;
+                            e_sq += e * e;
+                            S[i * K + k] = y - e; /* the LOO score */
+                            if (S[i * K + k] > S[i * K + best]) best = k;
+                        }
+                        const uint32_t c = q->ry[r0 + i0 + i];
+                        const size_t pred = K == 1 ? S[i * K] > 0 : best;
+                        e_count += pred != c;
+                        const size_t row = r0 + i0 + i;
+                        if (calib) memcpy(calib + (g * q->rn + row) * K, S + i * K, K * sizeof *S);
+                    }
+                    acc[(t * G + g) * 2] = e_count;
+                    acc[(t * G + g) * 2 + 1] = e_sq;
+                }
+            }
+        }
+        for (size_t t = 0; t < tiles; t++)
+            for (size_t g = 0; g < G; g++) {
+                err[g] += acc[(t * G + g) * 2];
+                sse[g] += acc[(t * G + g) * 2 + 1];
+            }
+    }
+done:
+    free(A);
+    free(inv);
+    free(Z);
+    free(acc);
+    free(ws);
+    return st;
+}
+
+/* The mean negative log-likelihood of the labels y (m rows) under
+ * probabilities from the scores S (m x K) at inverse temperature beta:
+ * sigmoid(beta s) for K = 1, softmax(beta s) otherwise. */
+static double calib_nll(const double *S, const uint32_t *y, size_t m, size_t K, double beta)
+{
+    double total = 0;
+    for (size_t i = 0; i < m; i++) {
+        const double *s = S + i * K;
+        if (K == 1) {
+            double t = (y[i] == 1 ? 1.0 : -1.0) * beta * s[0]; /* log(1 + exp(-t)) */
+            total += t > 0 ? log1p(exp(-t)) : -t + log1p(exp(t));
+        } else {
+            double mx = s[0], sum = 0;
+            for (size_t k = 1; k < K; k++) mx = s[k] > mx ? s[k] : mx;
+            for (size_t k = 0; k < K; k++) sum += exp(beta * (s[k] - mx));
+            total += log(sum) - beta * (s[y[i]] - mx);
+        }
+    }
+    return total / (double)m;
+}
+
+double rfx__classify_temperature(const double *S, const uint32_t *y, size_t m, size_t K)
+{
+    /* the NLL is convex in beta = 1 / T (a log-sum-exp of functions linear
+     * in beta), so golden section on log beta over [1e-3, 1e3] finds it */
+    if (m == 0) return 1.0;
+    double a = log(1e-3), b = log(1e3);
+    const double g = 0.6180339887498949;
+    double x1 = b - g * (b - a), x2 = a + g * (b - a);
+    double f1 = calib_nll(S, y, m, K, exp(x1)), f2 = calib_nll(S, y, m, K, exp(x2));
+    for (int it = 0; it < 60; it++) {
+        if (f1 <= f2) {
+            b = x2; x2 = x1; f2 = f1;
+            x1 = b - g * (b - a);
+            f1 = calib_nll(S, y, m, K, exp(x1));
+        } else {
+            a = x1; x1 = x2; f1 = f2;
+            x2 = a + g * (b - a);
+            f2 = calib_nll(S, y, m, K, exp(x2));
+        }
+    }
+    return 1.0 / exp(0.5 * (a + b));
+}
+
+/* better: fewer errors, then smaller squared error */
+static int lsq_better(double e1, double s1, double e2, double s2)
+{
+    return e1 < e2 || (e1 == e2 && s1 < s2);
+}
+
+rfx_status rfx__classify_lsq(const rfx_features *f, rfx_cmat X, const uint32_t *y,
+                             const double *classes, size_t C, int intercept,
+                             const double *lambdas, size_t n_lambdas, int n_threads,
+                             rfx__lsq_result *res, rfx_model **out)
+{
+    const size_t n = X.rows, D = f->D, K = C == 2 ? 1 : C;
+    lsq q;
+    memset(&q, 0, sizeof q);
+    q.f = f;
+    q.X = X;
+    q.y = y;
+    q.n = n;
+    q.D = D;
+    q.K = K;
+    q.intercept = intercept;
+    q.nt = rfx__threads(n_threads);
+    q.chunk = chunk_rows(D);
+    /* the scored rows: every step-th (all when n <= LOO_ROWS); the
+     * calibration rows: every cstep-th of those */
+    const size_t step = (n + LOO_ROWS - 1) / LOO_ROWS, ne = (n + step - 1) / step;
+    const size_t cstep = (ne + CALIB_ROWS - 1) / CALIB_ROWS, mc = (ne + cstep - 1) / cstep;
+    double *grid = NULL, *err = NULL, *sse = NULL, *calib = NULL, *tmp = NULL, *Xe = NULL;
+    double *Xcal = NULL;
+    uint32_t *ye = NULL, *yc = NULL;
+    rfx_model *mod = NULL;
+    const size_t cap = (size_t)((EDGE_HI - EDGE_LO) / GRID_STEP) + 2 + n_lambdas;
+    rfx_status st = rfx__alloc(D * D, sizeof *q.V, (void **)&q.V, "classify: normal matrix");
+    if (!st) st = rfx__alloc(D, sizeof *q.s, (void **)&q.s, "classify: eigenvalues");
+    if (!st) st = rfx__alloc(D * K, sizeof *q.ct, (void **)&q.ct, "classify");
+    if (!st) st = rfx__alloc(D, sizeof *q.mu, (void **)&q.mu, "classify");
+    if (!st) st = rfx__alloc(K, sizeof *q.ybar, (void **)&q.ybar, "classify");
+    if (!st) st = rfx__alloc(cap, sizeof *grid, (void **)&grid, "classify: grid");
+    if (!st) st = rfx__alloc(cap, sizeof *err, (void **)&err, "classify: grid");
+    if (!st) st = rfx__alloc(cap, sizeof *sse, (void **)&sse, "classify: grid");
+    if (!st) st = rfx__alloc(mc, sizeof *yc, (void **)&yc, "classify: calibration");
+    if (!st) st = rfx__alloc(mc * X.cols, sizeof *Xcal, (void **)&Xcal, "classify: calibration");
+    if (!st) st = lsq_factor(&q);
+    if (st) goto done;
+    q.rX = X;
+    q.ry = y;
+    q.rn = n;
+    if (step > 1) {
+        if ((st = rfx__alloc(ne * X.cols, sizeof *Xe, (void **)&Xe, "classify: LOO rows")))
+            goto done;
+        if ((st = rfx__alloc(ne, sizeof *ye, (void **)&ye, "classify: LOO rows"))) goto done;
+        for (size_t i = 0; i < ne; i++) {
+            memcpy(Xe + i * X.cols, X.data + i * step * X.stride, X.cols * sizeof *Xe);
+            ye[i] = y[i * step];
+        }
+        q.rX = rfx_cmat_of(Xe, ne, X.cols);
+        q.ry = ye;
+        q.rn = ne;
+    }
+    double trace = 0;
+    for (size_t j = 0; j < D; j++) trace += q.s[j];
+    const double base = trace > 0 ? trace / (double)D : 1.0;
+    /* the grid in decreasing alpha (smoother first): on a full tie the
+     * smoother model wins */
+    size_t G = 0;
+    double elo = GRID_HI, ehi = GRID_HI; /* exponents of the automatic grid */
+    if (n_lambdas) {
+        for (size_t g = 0; g < n_lambdas; g++) grid[G++] = 0.5 * (double)n * lambdas[g];
+    } else {
+        for (double e = GRID_HI; e >= GRID_LO - 1e-9; e -= GRID_STEP) grid[G++] = base * pow(10, e);
+        elo = GRID_HI - GRID_STEP * (double)(G - 1);
+    }
+    if ((st = lsq_loo(&q, grid, G, err, sse, NULL))) goto done;
+    size_t best = 0;
+    for (size_t g = 1; g < G; g++)
+        if (lsq_better(err[g], sse[g], err[best], sse[best])) best = g;
+    /* extend an automatic grid whose best is on its edge */
+    while (!n_lambdas) {
+        size_t add = 0, at = G;
+        double e0;
+        if (best == 0 && ehi + GRID_STEP <= EDGE_HI + 1e-9) {
+            /* larger alpha: shift the grid right to keep decreasing order */
+            for (add = 0; add < GRID_EXTEND && ehi + GRID_STEP <= EDGE_HI + 1e-9; add++)
+                ehi += GRID_STEP;
+            memmove(grid + add, grid, G * sizeof *grid);
+            memmove(err + add, err, G * sizeof *err);
+            memmove(sse + add, sse, G * sizeof *sse);
+            for (size_t g = 0; g < add; g++) grid[g] = base * pow(10, ehi - GRID_STEP * (double)g);
+            at = 0;
+            best += add;
+        } else if (best == G - 1 && elo - GRID_STEP >= EDGE_LO - 1e-9) {
+            e0 = elo;
+            for (add = 0; add < GRID_EXTEND && elo - GRID_STEP >= EDGE_LO - 1e-9; add++)
+                elo -= GRID_STEP;
+            for (size_t g = 0; g < add; g++) grid[G + g] = base * pow(10, e0 - GRID_STEP * (g + 1.0));
+        }
+        if (!add) break;
+        if ((st = lsq_loo(&q, grid + at, add, err + at, sse + at, NULL))) goto done;
+        G += add;
+        best = 0;
+        for (size_t g = 1; g < G; g++)
+            if (lsq_better(err[g], sse[g], err[best], sse[best])) best = g;
+    }
+    const double alpha = grid[best];
+    /* the chosen alpha once more, keeping the calibration rows' LOO scores */
+    if ((st = rfx__alloc(mc * K, sizeof *calib, (void **)&calib, "classify: calibration")))
+        goto done;
+    double e1, s1;
+    for (size_t i = 0; i < mc; i++) {
+        memcpy(Xcal + i * X.cols, q.rX.data + i * cstep * q.rX.stride, X.cols * sizeof *Xcal);
+        yc[i] = q.ry[i * cstep];
+    }
+    const double scored = (double)q.rn;
+    q.rX = rfx_cmat_of(Xcal, mc, X.cols);
+    q.ry = yc;
+    q.rn = mc;
+    if ((st = lsq_loo(&q, &alpha, 1, &e1, &s1, calib))) goto done;
+    res->lambda = 2.0 * alpha / (double)n;
+    res->error = err[best] / scored;
+    res->mse = sse[best] / scored;
+    res->n_lambdas = G;
+    res->temperature = rfx__classify_temperature(calib, yc, mc, K);
+    if (!out) goto done;
+    /* W = V^T diag(1 / (s + alpha)) ct, intercept = ybar - mu^T W */
+    if ((st = rfx__alloc(D * K, sizeof *tmp, (void **)&tmp, "classify: weights"))) goto done;
+    for (size_t j = 0; j < D; j++)
+        for (size_t k = 0; k < K; k++) tmp[j * K + k] = q.ct[j * K + k] / (q.s[j] + alpha);
+    if ((st = rfx__classify_model_new(f, classes, C, &mod))) goto done;
+    RFX__SERIAL(cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)D, (int)K, (int)D, 1.0,
+                            q.V, (int)D, tmp, (int)K, 0.0, mod->W, (int)K))
+    for (size_t k = 0; k < K; k++) {
+        double v = q.ybar[k];
+        for (size_t j = 0; j < D; j++) v -= q.mu[j] * mod->W[j * K + k];
+        mod->intercept[k] = intercept ? v : 0.0;
+    }
+    mod->loss = RFX_LOSS_SQUARED;
+    mod->multiclass = RFX_MULTICLASS_OVR;
+    mod->lambda = res->lambda;
+    mod->noise_var = res->temperature;
+    mod->n_train = n;
+    mod->fit_intercept = intercept;
+    *out = mod;
+    mod = NULL;
+done:
+    rfx_model_free(mod);
+    free(q.V);
+    free(q.s);
+    free(q.ct);
+    free(q.mu);
+    free(q.ybar);
+    free(grid);
+    free(err);
+    free(sse);
+    free(calib);
+    free(yc);
+    free(Xcal);
+    free(Xe);
+    free(ye);
+    free(tmp);
+    return st;
+}
