@@ -1107,6 +1107,76 @@ static void test_errors(void)
     free(y);
 }
 
+/* rfx_classes_find: the sorted distinct labels, any count, strided; the
+ * row of a non-finite label named. */
+static void test_classes_find(void)
+{
+    const double y[12] = {7, -1, 0, 7, 1, 0, 7, 1, 0.5, 0, -1, 1}; /* column 0 of 6 x 2 */
+    double *c = NULL;
+    size_t k = 0;
+    CHECK_OK(rfx_classes_find(y, 12, 1, &c, &k));
+    CHECK(k == 5 && c[0] == -1 && c[1] == 0 && c[2] == 0.5 && c[3] == 1 && c[4] == 7);
+    rfx_buffer_free(c);
+    CHECK_OK(rfx_classes_find(y, 6, 2, &c, &k)); /* 7 0 1 7 0.5 -1 */
+    CHECK(k == 5 && c[0] == -1 && c[1] == 0 && c[2] == 0.5 && c[3] == 1 && c[4] == 7);
+    rfx_buffer_free(c);
+    CHECK_OK(rfx_classes_find(y, 1, 1, &c, &k)); /* one class is a result, not an error */
+    CHECK(k == 1 && c[0] == 7);
+    rfx_buffer_free(c);
+    c = (double *)y;
+    CHECK_OK(rfx_classes_find(NULL, 0, 1, &c, &k));
+    CHECK(k == 0 && c == NULL);
+
+    const double bad[3] = {0, NAN, 1};
+    EXPECT_ERR(rfx_classes_find(bad, 3, 1, &c, &k), RFX_EPARSE, "row 1: nan is not a finite");
+    EXPECT_ERR(rfx_classes_find(y, 3, 1, NULL, &k), RFX_EINVAL, "NULL");
+    EXPECT_ERR(rfx_classes_find(y, 3, 1, &c, NULL), RFX_EINVAL, "NULL");
+    EXPECT_ERR(rfx_classes_find(NULL, 3, 1, &c, &k), RFX_EINVAL, "labels is NULL");
+}
+
+/* rfx_class_weights_map: pairs placed on the sorted classes, 1 elsewhere;
+ * the refusals name the pair or the label, and leave the weights alone. */
+static void test_class_weights_map(void)
+{
+    const double classes[3] = {0, 1, 7};
+    const double l[2] = {7, 0}, w[2] = {2.5, 0.5};
+    double cw[3] = {-1, -1, -1};
+    CHECK_OK(rfx_class_weights_map(classes, 3, l, w, 2, "cls", cw));
+    CHECK(cw[0] == 0.5 && cw[1] == 1 && cw[2] == 2.5);
+    CHECK_OK(rfx_class_weights_map(classes, 3, NULL, NULL, 0, NULL, cw));
+    CHECK(cw[0] == 1 && cw[1] == 1 && cw[2] == 1);
+
+    const double l5[1] = {5}, w1[1] = {1};
+    cw[0] = -1;
+    CHECK_STATUS(rfx_class_weights_map(classes, 3, l5, w1, 1, "cls", cw), RFX_EINVAL);
+    CHECK(strcmp(rfx_last_error(), "5 is not a label of the target 'cls' (its classes: 0 1 7)") ==
+          0);
+    CHECK(cw[0] == -1);
+    CHECK_STATUS(rfx_class_weights_map(classes, 3, l5, w1, 1, NULL, cw), RFX_EINVAL);
+    CHECK(strcmp(rfx_last_error(), "5 is not a label of the target (its classes: 0 1 7)") == 0);
+    const double l01[1] = {0.1};
+    EXPECT_ERR(rfx_class_weights_map(classes, 3, l01, w1, 1, "y", cw), RFX_EINVAL,
+               "0.1 is not a label of the target 'y'");
+    /* at most 20 classes listed */
+    double many[25];
+    for (int i = 0; i < 25; i++) many[i] = i;
+    EXPECT_ERR(rfx_class_weights_map(many, 25, l01, w1, 1, "y", cw), RFX_EINVAL,
+               "(its classes: 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 ... (25 in all))");
+
+    const double ltwice[3] = {0, 7, 0}, wtwice[3] = {1, 2, 3};
+    EXPECT_ERR(rfx_class_weights_map(classes, 3, ltwice, wtwice, 3, "cls", cw), RFX_EINVAL,
+               "label 0 is given twice");
+    const double wneg[2] = {1, -1};
+    EXPECT_ERR(rfx_class_weights_map(classes, 3, l, wneg, 2, "cls", cw), RFX_EINVAL,
+               "pair 2: the label must be finite and the weight a finite number >= 0");
+    const double lnan[1] = {NAN};
+    EXPECT_ERR(rfx_class_weights_map(classes, 3, lnan, w1, 1, "cls", cw), RFX_EINVAL, "pair 1");
+    EXPECT_ERR(rfx_class_weights_map(NULL, 3, l, w, 2, "cls", cw), RFX_EINVAL, "NULL");
+    EXPECT_ERR(rfx_class_weights_map(classes, 3, l, w, 2, "cls", NULL), RFX_EINVAL, "NULL");
+    EXPECT_ERR(rfx_class_weights_map(classes, 3, NULL, w, 2, "cls", cw), RFX_EINVAL, "NULL");
+    CHECK(cw[0] == -1);
+}
+
 int main(void)
 {
     RFX_TEST_RUN(test_binary_logistic);
@@ -1119,5 +1189,7 @@ int main(void)
     RFX_TEST_RUN(test_source);
     RFX_TEST_RUN(test_model_fit);
     RFX_TEST_RUN(test_errors);
+    RFX_TEST_RUN(test_classes_find);
+    RFX_TEST_RUN(test_class_weights_map);
     return rfx_test_finish("test_classify");
 }

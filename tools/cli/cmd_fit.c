@@ -270,9 +270,10 @@ static int parse_optimizer(const opt_iter *it, const char *s, rfx_optimizer *out
     return cli_value_error(it, "unknown optimizer '%s' (auto, lbfgs, dual-cd or sgd)", s);
 }
 
-/* --class-weight: "balanced", or "LABEL:W,..." with finite labels, distinct,
- * and weights W >= 0. With labels / weights NULL only the syntax is checked
- * and the pairs counted into *n; else they receive the pairs. */
+/* --class-weight: "balanced", or "LABEL:W,..." with finite labels and
+ * weights W >= 0 (rfx_class_weights_map checks the rest against the
+ * classes). The pairs are counted into *n and, unless labels / weights are
+ * NULL, stored there. */
 static int parse_class_weights(const opt_iter *it, const char *s, double *labels, double *weights,
                                size_t *n)
 {
@@ -299,8 +300,6 @@ static int parse_class_weights(const opt_iter *it, const char *s, double *labels
             return cli_value_error(it, "pair %zu: the label must be finite and the weight a finite "
                                    "number >= 0", k + 1);
         if (labels) {
-            for (size_t j = 0; j < k; j++)
-                if (labels[j] == l) return cli_value_error(it, "label %.17g is given twice", l);
             labels[k] = l;
             weights[k] = w;
         }
@@ -868,20 +867,6 @@ static int fit_projected(const fit_opts *o, const rfx_data *data, const char *pa
     return rc;
 }
 
-/* The sorted distinct values of y (n, stride ys) into a malloc'd array. */
-static double *distinct_labels(const double *y, size_t ys, size_t n, size_t *count)
-{
-    double *v = malloc((n ? n : 1) * sizeof *v);
-    size_t k = 0;
-    if (!v) return NULL;
-    for (size_t i = 0; i < n; i++) v[i] = y[i * ys];
-    qsort(v, n, sizeof *v, cli_compare_doubles);
-    for (size_t i = 0; i < n; i++)
-        if (k == 0 || v[i] != v[k - 1]) v[k++] = v[i];
-    *count = k;
-    return v;
-}
-
 /* classify: what was used and chosen, on stderr. */
 static void print_classify_report(const fit_opts *o, const rfx_model *m, const rfx_fit_report *r,
                                   const rfx_data *data, double seconds, const char *path)
@@ -938,9 +923,8 @@ static int fit_classify(fit_opts *o, const rfx_data *data, const char *path)
     int rc = RC_OK;
     memset(&report, 0, sizeof report);
     memset(&progress, 0, sizeof progress);
-    classes = distinct_labels(Y.data, Y.stride, Y.rows, &C);
-    if (!classes) {
-        cli_say("out of memory for %zu labels", Y.rows);
+    if (rfx_classes_find(Y.data, Y.rows, Y.stride, &classes, &C)) {
+        cli_say("%s", rfx_last_error());
         return RC_INTERNAL;
     }
     if (C < 2) {
@@ -948,7 +932,7 @@ static int fit_classify(fit_opts *o, const rfx_data *data, const char *path)
         cli_format_label(Y.rows ? Y.data[0] : 0, b, sizeof b);
         cli_say("%s: every row of the target '%s' has the label %s; a classifier needs at least 2 "
                 "classes", "fit", rfx_data_name(data, SIZE_MAX), b);
-        free(classes);
+        rfx_buffer_free(classes);
         return RC_DATA;
     }
     if (o->class_weight && strcmp(o->class_weight, "balanced") == 0) {
@@ -965,25 +949,10 @@ static int fit_classify(fit_opts *o, const rfx_data *data, const char *path)
             rc = RC_INTERNAL;
             goto done;
         }
-        if (parse_class_weights(&it, o->class_weight, pl, pw, &np)) {
-            rc = RC_USAGE;
+        parse_class_weights(&it, o->class_weight, pl, pw, &np); /* checked: the pairs */
+        if (rfx_class_weights_map(classes, C, pl, pw, np, rfx_data_name(data, SIZE_MAX), cw)) {
+            rc = cli_value_error(&it, "%s", rfx_last_error());
             goto done;
-        }
-        for (size_t k = 0; k < C; k++) cw[k] = 1.0;
-        for (size_t j = 0; j < np; j++) {
-            size_t k = 0;
-            while (k < C && classes[k] != pl[j]) k++;
-            if (k == C) {
-                char b[40];
-                cli_format_label(pl[j], b, sizeof b);
-                fprintf(stderr, "rfx: --class-weight: %s is not a label of the target '%s' "
-                        "(its classes: ", b, rfx_data_name(data, SIZE_MAX));
-                cli_print_label_list(stderr, classes, C, 20);
-                fputs(")\nTry 'rfx fit --help'.\n", stderr);
-                rc = RC_USAGE;
-                goto done;
-            }
-            cw[k] = pw[j];
         }
         o->cls.class_weights = cw;
         o->cls.n_class_weights = C;
@@ -1003,7 +972,7 @@ static int fit_classify(fit_opts *o, const rfx_data *data, const char *path)
     if (rc == RC_OK) print_classify_report(o, model, &report, data, seconds, path);
 done:
     rfx_model_free(model);
-    free(classes);
+    rfx_buffer_free(classes);
     free(cw);
     free(pl);
     free(pw);
