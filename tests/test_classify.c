@@ -1177,6 +1177,72 @@ static void test_class_weights_map(void)
     CHECK(cw[0] == -1);
 }
 
+/* rfx_fit_params_check and rfx_classify_params_check: the field named, and
+ * rfx_model_fit refuses bad parameters before it looks at the data (here
+ * rows it could not read: a NULL view, or NaN). */
+static void test_params_check(void)
+{
+    rfx_fit_params p = rfx_fit_params_default();
+    CHECK_OK(rfx_fit_params_check(&p));
+    p.method = RFX_METHOD_CLASSIFY;
+    CHECK_OK(rfx_fit_params_check(&p));
+    EXPECT_ERR(rfx_fit_params_check(NULL), RFX_EINVAL, "params is NULL");
+
+    rfx_classify_params cp = rfx_classify_params_default();
+    CHECK_OK(rfx_classify_params_check(&cp));
+    cp.loss = RFX_LOSS_HINGE;
+    cp.optimizer = RFX_OPTIMIZER_LBFGS;
+    EXPECT_ERR(rfx_classify_params_check(&cp), RFX_EINVAL, "classify.optimizer: lbfgs");
+    p.classify = &cp;
+    EXPECT_ERR(rfx_fit_params_check(&p), RFX_EINVAL, "classify.optimizer: lbfgs");
+    cp.optimizer = RFX_OPTIMIZER_DUAL_CD;
+    CHECK_OK(rfx_fit_params_check(&p));
+    cp.lambda = 0; /* the fit chooses lambda (p.lambda < 0): not read */
+    CHECK_OK(rfx_fit_params_check(&p));
+    cp.fit_intercept = 7; /* replaced by the fit's */
+    CHECK_OK(rfx_fit_params_check(&p));
+    EXPECT_ERR(rfx_classify_params_check(&cp), RFX_EINVAL, "classify.lambda");
+    EXPECT_ERR(rfx_classify_params_check(NULL), RFX_EINVAL, "params is NULL");
+    cp = rfx_classify_params_default();
+    cp.multiclass = RFX_MULTICLASS_SOFTMAX;
+    cp.loss = RFX_LOSS_SQUARED_HINGE;
+    EXPECT_ERR(rfx_fit_params_check(&p), RFX_EINVAL, "classify.multiclass: softmax");
+    cp = rfx_classify_params_default();
+    p.lambda = 0;
+    EXPECT_ERR(rfx_fit_params_check(&p), RFX_EINVAL, "fit.lambda: a classifier needs lambda > 0");
+    p.lambda = -1;
+    p.classify_folds = 1;
+    EXPECT_ERR(rfx_fit_params_check(&p), RFX_EINVAL, "fit.classify_folds");
+    p.classify_folds = 0;
+    p.select_rows = 1;
+    EXPECT_ERR(rfx_fit_params_check(&p), RFX_EINVAL, "fit.select_rows");
+    p.select_rows = 4000;
+    p.method = RFX_METHOD_PCE;
+    EXPECT_ERR(rfx_fit_params_check(&p), RFX_EINVAL, "fit.method: pce models");
+    p.method = RFX_METHOD_RIDGE;
+    p.lambda = NAN;
+    EXPECT_ERR(rfx_fit_params_check(&p), RFX_EINVAL, "fit.lambda: must be finite");
+
+    /* the fit: the parameters' message, not the data's */
+    double X[8], y[4];
+    for (int i = 0; i < 8; i++) X[i] = NAN;
+    for (int i = 0; i < 4; i++) y[i] = i % 2;
+    rfx_model *m = NULL;
+    EXPECT_ERR(rfx_model_fit(&p, rfx_cmat_of(X, 4, 2), rfx_cmat_of(y, 4, 1), &m, NULL),
+               RFX_EINVAL, "fit.lambda: must be finite");
+    EXPECT_ERR(rfx_model_fit(&p, rfx_cmat_of(NULL, 4, 2), rfx_cmat_of(y, 4, 1), &m, NULL),
+               RFX_EINVAL, "fit.lambda: must be finite");
+    p.method = RFX_METHOD_CLASSIFY;
+    p.lambda = 0;
+    EXPECT_ERR(rfx_model_fit(&p, rfx_cmat_of(NULL, 4, 2), rfx_cmat_of(y, 4, 1), &m, NULL),
+               RFX_EINVAL, "fit.lambda: a classifier needs lambda > 0");
+    p.lambda = -1;
+    cp.optimizer = RFX_OPTIMIZER_DUAL_CD; /* with the logistic loss */
+    EXPECT_ERR(rfx_model_fit(&p, rfx_cmat_of(X, 4, 2), rfx_cmat_of(y, 4, 1), &m, NULL),
+               RFX_EINVAL, "classify.optimizer");
+    CHECK(m == NULL);
+}
+
 int main(void)
 {
     RFX_TEST_RUN(test_binary_logistic);
@@ -1191,5 +1257,6 @@ int main(void)
     RFX_TEST_RUN(test_errors);
     RFX_TEST_RUN(test_classes_find);
     RFX_TEST_RUN(test_class_weights_map);
+    RFX_TEST_RUN(test_params_check);
     return rfx_test_finish("test_classify");
 }

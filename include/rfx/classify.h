@@ -193,6 +193,13 @@ typedef struct rfx_classify_params {
 /* The defaults documented in the struct. */
 RFX_API rfx_classify_params rfx_classify_params_default(void);
 
+/* RFX_OK when every field is valid and the combination exists (softmax
+ * with the logistic loss, L-BFGS not on the hinge loss, dual CD not on the
+ * logistic loss), else RFX_EINVAL with a message naming the field
+ * ("classify.lambda: ..."): the check the fits make first, for use before
+ * any data is read. RFX_EINVAL for NULL. */
+RFX_API rfx_status rfx_classify_params_check(const rfx_classify_params *p);
+
 /* What a fit did. */
 typedef struct rfx_classify_report {
     rfx_optimizer optimizer; /* the optimizer that ran (AUTO resolved)     */

@@ -1144,7 +1144,7 @@ done:
 
 /* ---- checks, set-up, the driver ----------------------------------------- */
 
-static rfx_status check_params(const rfx_classify_params *p)
+rfx_status rfx_classify_params_check(const rfx_classify_params *p)
 {
     if (!p) return rfx__error(RFX_EINVAL, "classify: params is NULL");
     if ((unsigned)p->loss > RFX_LOSS_SQUARED_HINGE)
@@ -1355,7 +1355,7 @@ rfx_status rfx__classify_fit_indexed(const rfx_features *f, rfx_cmat X, const ui
 {
     if (!f) return rfx__error(RFX_EINVAL, "classify: f is NULL");
     if (!out) return rfx__error(RFX_EINVAL, "classify: out is NULL");
-    RFX__TRY(check_params(params));
+    RFX__TRY(rfx_classify_params_check(params));
     RFX__TRY(rfx__check_cmat(X, "classify: X"));
     if (X.cols != f->d)
         return rfx__error(RFX_EDIM, "classify: X has %zu columns, the features take %zu", X.cols,
@@ -1405,7 +1405,7 @@ rfx_status rfx_classify_fit(const rfx_features *f, rfx_cmat X, const double *lab
 {
     if (!f) return rfx__error(RFX_EINVAL, "classify: f is NULL");
     if (!out) return rfx__error(RFX_EINVAL, "classify: out is NULL");
-    RFX__TRY(check_params(params));
+    RFX__TRY(rfx_classify_params_check(params));
     RFX__TRY(rfx__check_cmat(X, "classify: X"));
     if (!labels && X.rows > 0) return rfx__error(RFX_EINVAL, "classify: labels is NULL");
     if (X.cols != f->d)
@@ -1562,7 +1562,7 @@ rfx_status rfx_classify_fit_source(const rfx_features *f, rfx_source *src,
     if (!out) return rfx__error(RFX_EINVAL, "classify: out is NULL");
     if (!src || !src->next || !src->rewind)
         return rfx__error(RFX_EINVAL, "classify: src is NULL or lacks next / rewind");
-    RFX__TRY(check_params(params));
+    RFX__TRY(rfx_classify_params_check(params));
     problem pb;
     double *classes = NULL;
     size_t *counts = NULL, C = 0;

@@ -521,7 +521,6 @@ static int fit_rff(fit_opts *o, const rfx_data *data, const char *path)
     progress_state progress;
     memset(&report, 0, sizeof report);
     memset(&progress, 0, sizeof progress);
-    o->fit.method = o->method == FM_RIDGE ? RFX_METHOD_RIDGE : RFX_METHOD_BAYES;
     if (isatty(STDERR_FILENO)) {
         o->fit.progress = cli_progress_show;
         o->fit.progress_user = &progress;
@@ -935,9 +934,7 @@ static int fit_classify(fit_opts *o, const rfx_data *data, const char *path)
         rfx_buffer_free(classes);
         return RC_DATA;
     }
-    if (o->class_weight && strcmp(o->class_weight, "balanced") == 0) {
-        o->cls.balanced = 1;
-    } else if (o->class_weight) {
+    if (o->class_weight && !o->cls.balanced) {
         opt_iter it = cli_opt_begin(&cli_fit_command, 0, NULL);
         snprintf(it.name, sizeof it.name, "--class-weight");
         parse_class_weights(&it, o->class_weight, NULL, NULL, &np); /* checked: counts */
@@ -957,9 +954,6 @@ static int fit_classify(fit_opts *o, const rfx_data *data, const char *path)
         o->cls.class_weights = cw;
         o->cls.n_class_weights = C;
     }
-    o->fit.method = RFX_METHOD_CLASSIFY;
-    o->fit.classify = &o->cls;
-    if (o->given[O_FOLDS]) o->fit.classify_folds = o->folds;
     if (isatty(STDERR_FILENO)) {
         o->fit.progress = cli_progress_show;
         o->fit.progress_user = &progress;
@@ -1101,20 +1095,10 @@ static int cmd_fit(const command *c, int argc, char **argv)
             return cli_usage_error(c, "-D must be even with --form cos-sin, got %zu",
                                    o.fit.features.n_features);
     }
-    if (o.method == FM_CLASSIFY && o.given[O_LAMBDA] && !(o.fit.lambda > 0))
-        return cli_usage_error(c, "--lambda must be > 0 for --task classify (leave it out to "
-                                  "choose it)");
     if (o.method == FM_CLASSIFY && o.cls.multiclass == RFX_MULTICLASS_SOFTMAX &&
         o.cls.loss != RFX_LOSS_LOGISTIC)
         return cli_usage_error(c, "--multiclass softmax takes --loss logistic, not %s",
                                rfx_loss_name(o.cls.loss));
-    if (o.method == FM_CLASSIFY && o.cls.optimizer == RFX_OPTIMIZER_LBFGS &&
-        o.cls.loss == RFX_LOSS_HINGE)
-        return cli_usage_error(c, "--optimizer lbfgs needs a differentiable loss; --loss hinge "
-                                  "takes dual-cd or sgd");
-    if (o.method == FM_CLASSIFY && o.cls.optimizer == RFX_OPTIMIZER_DUAL_CD &&
-        o.cls.loss == RFX_LOSS_LOGISTIC)
-        return cli_usage_error(c, "--optimizer dual-cd is for --loss hinge or squared-hinge");
     if (sparse && o.given[O_LAMBDA] && !(o.fit.lambda > 0))
         return cli_usage_error(c, "--lambda must be > 0 for --method %s (leave it out to choose it "
                                   "by cross-validation)", FIT_METHODS[o.method]);
@@ -1136,6 +1120,18 @@ static int cmd_fit(const command *c, int argc, char **argv)
     }
     if (o.method == FM_PROJECTED && o.given[O_FEATURES] && o.proj.surrogate == RFX_METHOD_PCE)
         return cli_usage_error(c, "-D applies to --surrogate ridge, bayes or srfe, not pce");
+    /* the one-call fit's parameters, checked by the library before any data is read */
+    if (o.method == FM_BAYES || o.method == FM_RIDGE || o.method == FM_CLASSIFY) {
+        o.fit.method = o.method == FM_CLASSIFY ? RFX_METHOD_CLASSIFY
+                       : o.method == FM_RIDGE  ? RFX_METHOD_RIDGE
+                                               : RFX_METHOD_BAYES;
+        if (o.method == FM_CLASSIFY) {
+            o.cls.balanced = o.class_weight && strcmp(o.class_weight, "balanced") == 0;
+            o.fit.classify = &o.cls;
+            if (o.given[O_FOLDS]) o.fit.classify_folds = o.folds;
+        }
+        if (rfx_fit_params_check(&o.fit)) return cli_usage_error(c, "%s", rfx_last_error());
+    }
     if (o.plot_path && !cli_program_in_path("gnuplot")) {
         cli_say("--plot: gnuplot is not installed (not found in PATH); install it or leave out "
                 "--plot");
