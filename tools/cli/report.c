@@ -5,6 +5,7 @@
  * column names, file extensions), and class labels as text.
  */
 #include "cli.h"
+#include "helpers.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -13,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 /* ------------------------------------------------------------------------ */
@@ -90,12 +90,7 @@ int cli_value_error(const opt_iter *it, const char *fmt, ...)
 /* Progress on a terminal                                                    */
 /* ------------------------------------------------------------------------ */
 
-double cli_now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+double cli_now_seconds(void) { return rfx_helper_seconds(); }
 
 /* rfx_progress_fn: "\r<stage> NN%" on stderr when something changed. */
 int cli_progress_show(void *user, const char *stage, double fraction)
