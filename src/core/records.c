@@ -15,10 +15,13 @@
 
 const rfx__field_spec rfx__field_specs[RFX__TAG_END] = {
     [RFX__TAG_METHOD] = {"method", RFX__ELEM_U64, RFX__F_SCALAR | RFX__F_REQUIRED | RFX__F_COMMON},
-    [RFX__TAG_N_INPUTS] = {"n_inputs", RFX__ELEM_U64, RFX__F_SCALAR | RFX__F_REQUIRED | RFX__F_COMMON},
+    [RFX__TAG_N_INPUTS] = {"n_inputs", RFX__ELEM_U64,
+                           RFX__F_SCALAR | RFX__F_REQUIRED | RFX__F_COMMON},
     [RFX__TAG_N_FEATURES] = {"n_features", RFX__ELEM_U64, RFX__F_SCALAR | RFX__F_REQUIRED},
-    [RFX__TAG_N_TARGETS] = {"n_targets", RFX__ELEM_U64, RFX__F_SCALAR | RFX__F_REQUIRED | RFX__F_COMMON},
-    [RFX__TAG_N_TRAIN] = {"n_train", RFX__ELEM_U64, RFX__F_SCALAR | RFX__F_REQUIRED | RFX__F_COMMON},
+    [RFX__TAG_N_TARGETS] = {"n_targets", RFX__ELEM_U64,
+                            RFX__F_SCALAR | RFX__F_REQUIRED | RFX__F_COMMON},
+    [RFX__TAG_N_TRAIN] = {"n_train", RFX__ELEM_U64,
+                          RFX__F_SCALAR | RFX__F_REQUIRED | RFX__F_COMMON},
     [RFX__TAG_FIT_INTERCEPT] = {"fit_intercept", RFX__ELEM_U64, RFX__F_SCALAR | RFX__F_REQUIRED},
     [RFX__TAG_KERNEL] = {"kernel", RFX__ELEM_U64, RFX__F_SCALAR | RFX__F_REQUIRED},
     [RFX__TAG_FORM] = {"form", RFX__ELEM_U64, RFX__F_SCALAR | RFX__F_REQUIRED},
@@ -59,7 +62,8 @@ const rfx__field_spec rfx__field_specs[RFX__TAG_END] = {
     [RFX__TAG_PROJ_ROWS] = {"projected_rows", RFX__ELEM_F64, RFX__F_PROJ},
     [RFX__TAG_PROJ_ALPHA] = {"projected_alpha", RFX__ELEM_F64, RFX__F_PROJ},
     [RFX__TAG_PROJ_ROW_MEANS] = {"projected_row_means", RFX__ELEM_F64, RFX__F_PROJ},
-    [RFX__TAG_PROJ_GRAND_MEAN] = {"projected_grand_mean", RFX__ELEM_F64, RFX__F_SCALAR | RFX__F_PROJ},
+    [RFX__TAG_PROJ_GRAND_MEAN] = {"projected_grand_mean", RFX__ELEM_F64,
+                                  RFX__F_SCALAR | RFX__F_PROJ},
     [RFX__TAG_PROJ_LOSS] = {"projected_loss", RFX__ELEM_F64, RFX__F_SCALAR | RFX__F_PROJ},
     [RFX__TAG_PROJ_SURROGATE] = {"projected_surrogate", RFX__ELEM_BYTES, RFX__F_PROJ},
     [RFX__TAG_STRUCTURE] = {"structure", RFX__ELEM_U64, RFX__F_SCALAR},
@@ -67,7 +71,6 @@ const rfx__field_spec rfx__field_specs[RFX__TAG_END] = {
     [RFX__TAG_LOSS] = {"loss", RFX__ELEM_U64, RFX__F_SCALAR | RFX__F_CLS},
     [RFX__TAG_MULTICLASS] = {"multiclass", RFX__ELEM_U64, RFX__F_SCALAR | RFX__F_CLS},
 };
-
 
 /* zlib's crc32 takes a uInt length: feed large buffers in pieces. */
 uint32_t rfx__crc_update(uint32_t crc, const unsigned char *p, size_t n)
@@ -197,37 +200,44 @@ rfx_status rfx__parse_records(const unsigned char *p, size_t n, const char *name
     memset(rec, 0, RFX__TAG_END * sizeof *rec);
     while (pos < n) {
         if (n - pos < RFX__RECORD_HEADER)
-            return rfx__corrupt(name, "payload offset %zu: a record header needs %d bytes, %zu remain "
-                           "(corrupt file)", pos, RFX__RECORD_HEADER, n - pos);
+            return rfx__corrupt(name,
+                                "payload offset %zu: a record header needs %d bytes, %zu remain "
+                                "(corrupt file)",
+                                pos, RFX__RECORD_HEADER, n - pos);
         uint32_t tag = rfx__get_le32(p + pos), type = rfx__get_le32(p + pos + 4);
         uint64_t count = rfx__get_le64(p + pos + 8);
         size_t at = pos;
         pos += RFX__RECORD_HEADER;
         if (tag == 0 || tag >= RFX__TAG_END)
-            return rfx__corrupt(name, "payload offset %zu: unknown record tag %lu (corrupt file)", at,
-                           (unsigned long)tag);
+            return rfx__corrupt(name, "payload offset %zu: unknown record tag %lu (corrupt file)",
+                                at, (unsigned long)tag);
         const rfx__field_spec *spec = &rfx__field_specs[tag];
         if (rec[tag].present)
             return rfx__corrupt(name, "field '%s' appears twice (corrupt file)", spec->name);
         if (type != spec->type)
-            return rfx__corrupt(name, "field '%s' has element type %lu, expected %lu (corrupt file)",
-                           spec->name, (unsigned long)type, (unsigned long)spec->type);
+            return rfx__corrupt(name,
+                                "field '%s' has element type %lu, expected %lu (corrupt file)",
+                                spec->name, (unsigned long)type, (unsigned long)spec->type);
         if ((spec->flags & RFX__F_SCALAR) && count != 1)
             return rfx__corrupt(name, "field '%s' has %llu values, expected 1 (corrupt file)",
-                           spec->name, (unsigned long long)count);
-        size_t esize = type == RFX__ELEM_UTF8 || type == RFX__ELEM_BYTES ? 1 : type == RFX__ELEM_U32 ? 4 : 8,
+                                spec->name, (unsigned long long)count);
+        size_t esize = type == RFX__ELEM_UTF8 || type == RFX__ELEM_BYTES ? 1
+                       : type == RFX__ELEM_U32                           ? 4
+                                                                         : 8,
                remain = n - pos;
         if (count > remain / esize)
-            return rfx__corrupt(name, "field '%s' claims %llu values, only %zu bytes remain "
-                           "(corrupt or truncated file)", spec->name, (unsigned long long)count,
-                           remain);
+            return rfx__corrupt(name,
+                                "field '%s' claims %llu values, only %zu bytes remain "
+                                "(corrupt or truncated file)",
+                                spec->name, (unsigned long long)count, remain);
         size_t bytes = (size_t)count * esize, pad = (8 - bytes % 8) % 8;
         if (pad > remain - bytes)
             return rfx__corrupt(name, "field '%s': padding runs past the payload (corrupt file)",
-                           spec->name);
+                                spec->name);
         for (size_t i = 0; i < pad; i++)
             if (p[pos + bytes + i] != 0)
-                return rfx__corrupt(name, "field '%s': non-zero padding (corrupt file)", spec->name);
+                return rfx__corrupt(name, "field '%s': non-zero padding (corrupt file)",
+                                    spec->name);
         rec[tag].data = p + pos;
         rec[tag].count = count;
         rec[tag].present = 1;
@@ -241,7 +251,8 @@ double rfx__rec_f64(const rfx__record *r) { return rfx__f64_from_bits(rfx__get_l
 
 void rfx__rec_decode_f64s(const rfx__record *r, double *out)
 {
-    for (uint64_t i = 0; i < r->count; i++) out[i] = rfx__f64_from_bits(rfx__get_le64(r->data + 8 * i));
+    for (uint64_t i = 0; i < r->count; i++)
+        out[i] = rfx__f64_from_bits(rfx__get_le64(r->data + 8 * i));
 }
 
 /* A size field: >= 1 and within the int range that BLAS and LAPACK take
@@ -251,7 +262,7 @@ rfx_status rfx__rec_dim(const rfx__record *rec, int tag, const char *name, size_
     uint64_t v = rfx__rec_u64(&rec[tag]);
     if (v < 1 || v > 2147483647u)
         return rfx__corrupt(name, "field '%s' = %llu, expected 1 .. 2147483647 (corrupt file)",
-                       rfx__field_specs[tag].name, (unsigned long long)v);
+                            rfx__field_specs[tag].name, (unsigned long long)v);
     *out = (size_t)v;
     return RFX_OK;
 }
@@ -262,18 +273,20 @@ rfx_status rfx__rec_enum(const rfx__record *rec, int tag, uint64_t max, const ch
     uint64_t v = rfx__rec_u64(&rec[tag]);
     if (v > max)
         return rfx__corrupt(name, "field '%s' = %llu, expected 0 .. %llu (corrupt file)",
-                       rfx__field_specs[tag].name, (unsigned long long)v, (unsigned long long)max);
+                            rfx__field_specs[tag].name, (unsigned long long)v,
+                            (unsigned long long)max);
     *out = v;
     return RFX_OK;
 }
 
 /* An array field must have exactly the count its shape implies. */
 rfx_status rfx__rec_check_count(const rfx__record *rec, int tag, size_t expected, const char *shape,
-                              const char *name)
+                                const char *name)
 {
     if (rec[tag].present && rec[tag].count != expected)
         return rfx__corrupt(name, "field '%s' has %llu values, expected %s = %zu (corrupt file)",
-                       rfx__field_specs[tag].name, (unsigned long long)rec[tag].count, shape, expected);
+                            rfx__field_specs[tag].name, (unsigned long long)rec[tag].count, shape,
+                            expected);
     return RFX_OK;
 }
 
@@ -285,8 +298,8 @@ rfx_status rfx__rec_check_scaler(const rfx__record *rec, size_t d, const char *n
     RFX__TRY(rfx__rec_check_count(rec, RFX__TAG_X_SCALE, d, "d", name));
     if (rec[RFX__TAG_X_MEAN].present != rec[RFX__TAG_X_SCALE].present)
         return rfx__corrupt(name, "field '%s' without '%s' (corrupt file)",
-                       rec[RFX__TAG_X_MEAN].present ? "x_mean" : "x_scale",
-                       rec[RFX__TAG_X_MEAN].present ? "x_scale" : "x_mean");
+                            rec[RFX__TAG_X_MEAN].present ? "x_mean" : "x_scale",
+                            rec[RFX__TAG_X_MEAN].present ? "x_scale" : "x_mean");
     return RFX_OK;
 }
 
@@ -296,7 +309,8 @@ rfx_status rfx__rec_check_values(const double *v, size_t n, int positive, int ta
     for (size_t i = 0; i < n; i++) {
         if (!isfinite(v[i]) || (positive && !(v[i] > 0)))
             return rfx__corrupt(name, "field '%s'[%zu] = %g, expected a %s number (corrupt file)",
-                           rfx__field_specs[tag].name, i, v[i], positive ? "positive finite" : "finite");
+                                rfx__field_specs[tag].name, i, v[i],
+                                positive ? "positive finite" : "finite");
     }
     return RFX_OK;
 }
@@ -306,7 +320,7 @@ rfx_status rfx__rec_check_scalar(const rfx__record *rec, int tag, const char *na
     double v = rfx__rec_f64(&rec[tag]);
     if (!(isfinite(v) && v >= 0))
         return rfx__corrupt(name, "field '%s' = %g, expected a finite number >= 0 (corrupt file)",
-                       rfx__field_specs[tag].name, v);
+                            rfx__field_specs[tag].name, v);
     return RFX_OK;
 }
 
@@ -325,4 +339,22 @@ void rfx__put_bytes(rfx__sink *s, uint32_t tag, const unsigned char *p, size_t n
     rfx__put_record_header(s, tag, RFX__ELEM_BYTES, n);
     rfx__sink_put(s, p, n);
     rfx__sink_put(s, zeros, (8 - n % 8) % 8);
+}
+
+rfx_status rfx__rec_mul(size_t a, size_t b, size_t *out, const char *what, const char *name)
+{
+    rfx_status st = rfx__mul(a, b, out, what);
+    if (st) rfx__error_prefix("%s", name);
+    return st;
+}
+
+rfx_status rfx__rec_failure(rfx_status st, const char *name)
+{
+    if (st == RFX_EINVAL) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", rfx_last_error());
+        return rfx__corrupt(name, "%s (corrupt file)", why);
+    }
+    if (st) rfx__error_prefix("%s", name);
+    return st;
 }

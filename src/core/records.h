@@ -247,6 +247,13 @@ rfx_status rfx__rec_check_scaler(const rfx__record *rec, size_t d, const char *n
 /* Every one of n values of field tag finite (and > 0 when positive). */
 rfx_status rfx__rec_check_values(const double *v, size_t n, int positive, int tag,
                                  const char *name);
+/* *out = a * b for a shape the records imply: RFX_EOVERFLOW naming what,
+ * with the file's name in front. */
+rfx_status rfx__rec_mul(size_t a, size_t b, size_t *out, const char *what, const char *name);
+/* The status of building a part of the model from checked records: a
+ * value no valid writer produces (RFX_EINVAL) becomes RFX_EFORMAT "NAME:
+ * <its message> (corrupt file)"; another failure gets the name in front. */
+rfx_status rfx__rec_failure(rfx_status st, const char *name);
 /* An f64 record decoded into a fresh array (bounded by the record's bytes;
  * what names it in an allocation failure). */
 rfx_status rfx__rec_decode_new(const rfx__record *r, double **out, const char *what);

@@ -180,10 +180,11 @@ static rfx_status parse_header(const unsigned char *h, size_t n, const char *nam
                                uint64_t *payload, uint32_t *payload_crc)
 {
     size_t k = n < sizeof MAGIC ? n : sizeof MAGIC;
-    if (k > 0 && memcmp(h, MAGIC, k) != 0) return rfx__corrupt(name, "not an rfx model file (bad magic)");
+    if (k > 0 && memcmp(h, MAGIC, k) != 0)
+        return rfx__corrupt(name, "not an rfx model file (bad magic)");
     if (n < HEADER_SIZE)
         return rfx__corrupt(name, "truncated: %zu bytes, shorter than the %d-byte header", n,
-                       HEADER_SIZE);
+                            HEADER_SIZE);
     uint32_t version = rfx__get_le32(h + 8);
     if (version > FORMAT_VERSION)
         return rfx__error(RFX_EVERSION,
@@ -192,7 +193,7 @@ static rfx_status parse_header(const unsigned char *h, size_t n, const char *nam
     if (version == 0) return rfx__corrupt(name, "format version 0 is invalid (corrupt file)");
     if (rfx__get_le32(h + 12) != HEADER_SIZE)
         return rfx__corrupt(name, "header size %lu, expected %d (corrupt file)",
-                       (unsigned long)rfx__get_le32(h + 12), HEADER_SIZE);
+                            (unsigned long)rfx__get_le32(h + 12), HEADER_SIZE);
     if (rfx__get_le32(h + 28) != rfx__crc_of(h, 28))
         return rfx__corrupt(name, "header checksum mismatch (corrupt file)");
     *payload = rfx__get_le64(h + 16);
@@ -204,11 +205,12 @@ static rfx_status parse_header(const unsigned char *h, size_t n, const char *nam
 static rfx_status check_length(uint64_t payload, uint64_t present, const char *name)
 {
     if (payload > present)
-        return rfx__corrupt(name, "truncated: the header announces %llu payload bytes, %llu present",
-                       (unsigned long long)payload, (unsigned long long)present);
+        return rfx__corrupt(name,
+                            "truncated: the header announces %llu payload bytes, %llu present",
+                            (unsigned long long)payload, (unsigned long long)present);
     if (payload < present)
         return rfx__corrupt(name, "%llu trailing bytes after the %llu-byte payload (corrupt file)",
-                       (unsigned long long)(present - payload), (unsigned long long)payload);
+                            (unsigned long long)(present - payload), (unsigned long long)payload);
     return RFX_OK;
 }
 
@@ -295,8 +297,8 @@ static rfx_status read_payload(FILE *fp, size_t n, int regular, const char *path
             int err = ferror(fp);
             free(b);
             if (err) return rfx__error(RFX_EIO, "%s: read error: %s", path, strerror(e));
-            return rfx__corrupt(path, "truncated: the header announces %zu payload bytes, %zu present",
-                           n, have);
+            return rfx__corrupt(
+                path, "truncated: the header announces %zu payload bytes, %zu present", n, have);
         }
         have += got;
     }
@@ -337,7 +339,7 @@ rfx_status rfx_model_load(const char *path, rfx_model **out)
     if (regular && (st = check_length(n, size - HEADER_SIZE, path))) goto done;
     if (n > SIZE_MAX) {
         st = rfx__corrupt(path, "the header announces %llu payload bytes, more than size_t holds",
-                     (unsigned long long)n);
+                          (unsigned long long)n);
         goto done;
     }
     if ((st = read_payload(fp, (size_t)n, regular, path, &payload))) goto done;

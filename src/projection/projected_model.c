@@ -129,48 +129,50 @@ static rfx_status projected_load(const rfx__record *rec, const char *name,
     rfx_status st;
     for (int t = 1; t < RFX__TAG_END; t++) {
         unsigned fl = rfx__field_specs[t].flags;
-        if (!rec[t].present && ((fl & RFX__F_PROJ) || ((fl & RFX__F_COMMON) && (fl & RFX__F_REQUIRED))))
+        if (!rec[t].present &&
+            ((fl & RFX__F_PROJ) || ((fl & RFX__F_COMMON) && (fl & RFX__F_REQUIRED))))
             return rfx__corrupt(name, "a projected model without field '%s' (corrupt file)",
-                           rfx__field_specs[t].name);
+                                rfx__field_specs[t].name);
         if (rec[t].present && !(fl & (RFX__F_PROJ | RFX__F_PROJ_OPT | RFX__F_COMMON)))
             return rfx__corrupt(name, "a projected model with field '%s' of another kind of model "
-                           "(corrupt file)", rfx__field_specs[t].name);
+                                "(corrupt file)", rfx__field_specs[t].name);
     }
     RFX__TRY(rfx__rec_dim(rec, RFX__TAG_N_INPUTS, name, &d));
     RFX__TRY(rfx__rec_dim(rec, RFX__TAG_N_TARGETS, name, &ny));
     if (ny != 1)
         return rfx__corrupt(name, "field 'n_targets' = %zu; a projected model has 1 (corrupt file)",
-                       ny);
+                            ny);
     uint64_t m64 = rfx__rec_u64(&rec[RFX__TAG_N_TRAIN]), k64 = rfx__rec_u64(&rec[RFX__TAG_PROJ_K]);
     if (m64 < 2 || m64 > 2147483647u)
-        return rfx__corrupt(name, "field 'n_train' = %llu, expected 2 .. 2147483647 for a projected "
-                       "model (corrupt file)", (unsigned long long)m64);
+        return rfx__corrupt(name,
+                            "field 'n_train' = %llu, expected 2 .. 2147483647 for a projected "
+                            "model (corrupt file)",
+                            (unsigned long long)m64);
     if (k64 < 1 || k64 > m64)
-        return rfx__corrupt(name, "field 'projected_k' = %llu, expected 1 .. n_train = %llu (corrupt "
-                       "file)", (unsigned long long)k64, (unsigned long long)m64);
+        return rfx__corrupt(name,
+                            "field 'projected_k' = %llu, expected 1 .. n_train = %llu (corrupt "
+                            "file)",
+                            (unsigned long long)k64, (unsigned long long)m64);
     const size_t m = (size_t)m64, k = (size_t)k64;
-    st = rfx__mul(m, d, &md, "projected rows m x d");
-    if (!st) st = rfx__mul(m, k, &mk, "projected alpha m x k");
-    if (st) {
-        rfx__error_prefix("%s", name);
-        return st;
-    }
+    RFX__TRY(rfx__rec_mul(m, d, &md, "projected rows m x d", name));
+    RFX__TRY(rfx__rec_mul(m, k, &mk, "projected alpha m x k", name));
     RFX__TRY(rfx__rec_check_count(rec, RFX__TAG_PROJ_THETA, d, "d", name));
     RFX__TRY(rfx__rec_check_count(rec, RFX__TAG_PROJ_ROWS, md, "m x d", name));
     RFX__TRY(rfx__rec_check_count(rec, RFX__TAG_PROJ_ALPHA, mk, "m x k", name));
     RFX__TRY(rfx__rec_check_count(rec, RFX__TAG_PROJ_ROW_MEANS, m, "m", name));
     RFX__TRY(rfx__rec_check_scaler(rec, d, name));
-    const double gamma = rfx__rec_f64(&rec[RFX__TAG_PROJ_GAMMA]), grand = rfx__rec_f64(&rec[RFX__TAG_PROJ_GRAND_MEAN]);
+    const double gamma = rfx__rec_f64(&rec[RFX__TAG_PROJ_GAMMA]),
+                 grand = rfx__rec_f64(&rec[RFX__TAG_PROJ_GRAND_MEAN]);
     const double loss = rfx__rec_f64(&rec[RFX__TAG_PROJ_LOSS]);
     if (!(isfinite(gamma) && gamma > 0))
         return rfx__corrupt(name, "field 'projected_gamma' = %g, expected a positive finite number "
-                       "(corrupt file)", gamma);
+                            "(corrupt file)", gamma);
     if (!isfinite(grand))
         return rfx__corrupt(name, "field 'projected_grand_mean' = %g, expected a finite number "
-                       "(corrupt file)", grand);
+                            "(corrupt file)", grand);
     if (!(isnan(loss) || loss >= 0))
         return rfx__corrupt(name, "field 'projected_loss' = %g, expected NaN or a number >= 0 "
-                       "(corrupt file)", loss);
+                            "(corrupt file)", loss);
 
     double *theta = NULL, *rows = NULL, *alpha = NULL, *rmean = NULL, *xm = NULL, *xs = NULL;
     rfx_model *inner = NULL;
@@ -181,13 +183,14 @@ static rfx_status projected_load(const rfx__record *rec, const char *name,
     for (size_t j = 0; j < d; j++) {
         if (!(theta[j] >= 0 && theta[j] <= 1)) {
             st = rfx__corrupt(name, "field 'projected_theta'[%zu] = %g, expected a value in [0, 1] "
-                         "(corrupt file)", j, theta[j]);
+                              "(corrupt file)", j, theta[j]);
             goto done;
         }
         any |= theta[j] > 0;
     }
     if (!any) {
-        st = rfx__corrupt(name, "field 'projected_theta': all %zu entries are zero (corrupt file)", d);
+        st = rfx__corrupt(name, "field 'projected_theta': all %zu entries are zero (corrupt file)",
+                          d);
         goto done;
     }
     if ((st = decode_checked(rec, RFX__TAG_PROJ_ROWS, 0, name, &rows))) goto done;
@@ -203,8 +206,10 @@ static rfx_status projected_load(const rfx__record *rec, const char *name,
                 nname, &inner);
     if (st) goto done;
     if (inner->d != k || inner->ny != 1) {
-        st = rfx__corrupt(name, "field 'projected_surrogate': a model with %zu inputs and %zu targets, "
-                     "expected projected_k = %zu and 1 (corrupt file)", inner->d, inner->ny, k);
+        st = rfx__corrupt(name,
+                          "field 'projected_surrogate': a model with %zu inputs and %zu targets, "
+                          "expected projected_k = %zu and 1 (corrupt file)",
+                          inner->d, inner->ny, k);
         goto done;
     }
     rfx__kpca_arrays a;
@@ -219,17 +224,7 @@ static rfx_status projected_load(const rfx__record *rec, const char *name,
     a.row_mean = rmean;
     a.grand = grand;
     a.alpha = alpha;
-    st = rfx__kpca_from_arrays(&a, 0, &kp);
-    if (st == RFX_EINVAL) {
-        char why[512];
-        snprintf(why, sizeof why, "%s", rfx_last_error());
-        st = rfx__corrupt(name, "%s (corrupt file)", why);
-        goto done;
-    }
-    if (st) {
-        rfx__error_prefix("%s", name);
-        goto done;
-    }
+    if ((st = rfx__rec_failure(rfx__kpca_from_arrays(&a, 0, &kp), name))) goto done;
     if ((st = rfx__projected_model(kp, inner, d, m, loss, name, out))) goto done;
     kp = NULL;
     inner = NULL;

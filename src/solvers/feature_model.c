@@ -111,15 +111,18 @@ static rfx_status feature_load(const rfx__record *rec, const char *name, rfx__lo
 
     for (int t = 1; t < RFX__TAG_END; t++) {
         if ((rfx__field_specs[t].flags & RFX__F_REQUIRED) && !rec[t].present)
-            return rfx__corrupt(name, "missing field '%s' (corrupt file)", rfx__field_specs[t].name);
+            return rfx__corrupt(name, "missing field '%s' (corrupt file)",
+                                rfx__field_specs[t].name);
         if ((rfx__field_specs[t].flags & (RFX__F_PCE | RFX__F_PROJ)) && rec[t].present)
             return rfx__corrupt(name, "a %s model with field '%s' of a %s model (corrupt file)",
-                           rfx_method_name((rfx_method)method), rfx__field_specs[t].name,
-                           (rfx__field_specs[t].flags & RFX__F_PCE) ? "pce" : "projected");
-        if ((rfx__field_specs[t].flags & RFX__F_CLS) && rec[t].present != (method == RFX_METHOD_CLASSIFY))
+                                rfx_method_name((rfx_method)method), rfx__field_specs[t].name,
+                                (rfx__field_specs[t].flags & RFX__F_PCE) ? "pce" : "projected");
+        if ((rfx__field_specs[t].flags & RFX__F_CLS) &&
+            rec[t].present != (method == RFX_METHOD_CLASSIFY))
             return rfx__corrupt(name, "a %s model %s field '%s' (corrupt file)",
-                           rfx_method_name((rfx_method)method),
-                           rec[t].present ? "with the classifier's" : "without", rfx__field_specs[t].name);
+                                rfx_method_name((rfx_method)method),
+                                rec[t].present ? "with the classifier's" : "without",
+                                rfx__field_specs[t].name);
     }
     RFX__TRY(rfx__rec_dim(rec, RFX__TAG_N_INPUTS, name, &d));
     RFX__TRY(rfx__rec_dim(rec, RFX__TAG_N_FEATURES, name, &D));
@@ -136,61 +139,64 @@ static rfx_status feature_load(const rfx__record *rec, const char *name, rfx__lo
         RFX__TRY(rfx__rec_enum(rec, RFX__TAG_STRUCTURE, RFX_STRUCTURE_HALTON, name, &structure));
     if (method == RFX_METHOD_CLASSIFY) {
         RFX__TRY(rfx__rec_enum(rec, RFX__TAG_LOSS, RFX_LOSS_SQUARED_HINGE, name, &loss));
-        RFX__TRY(rfx__rec_enum(rec, RFX__TAG_MULTICLASS, RFX_MULTICLASS_SOFTMAX, name, &multiclass));
+        RFX__TRY(
+            rfx__rec_enum(rec, RFX__TAG_MULTICLASS, RFX_MULTICLASS_SOFTMAX, name, &multiclass));
         if (multiclass == RFX_MULTICLASS_SOFTMAX && loss != RFX_LOSS_LOGISTIC)
-            return rfx__corrupt(name, "field 'multiclass' is softmax with the %s loss; softmax takes "
-                           "the logistic loss (corrupt file)", rfx_loss_name((rfx_loss)loss));
+            return rfx__corrupt(name,
+                                "field 'multiclass' is softmax with the %s loss; softmax takes "
+                                "the logistic loss (corrupt file)",
+                                rfx_loss_name((rfx_loss)loss));
         uint64_t c64 = rec[RFX__TAG_CLASSES].count;
         if (c64 < 2 || c64 > RFX_CLASSIFY_MAX_CLASSES)
             return rfx__corrupt(name, "field 'classes' has %llu values, expected 2 .. %d (corrupt "
-                           "file)", (unsigned long long)c64, RFX_CLASSIFY_MAX_CLASSES);
+                                "file)", (unsigned long long)c64, RFX_CLASSIFY_MAX_CLASSES);
         n_classes = (size_t)c64;
         for (size_t k = 0; k < n_classes; k++) {
             double v = rfx__f64_from_bits(rfx__get_le64(rec[RFX__TAG_CLASSES].data + 8 * k));
-            double u = k ? rfx__f64_from_bits(rfx__get_le64(rec[RFX__TAG_CLASSES].data + 8 * (k - 1))) : 0;
+            double u =
+                k ? rfx__f64_from_bits(rfx__get_le64(rec[RFX__TAG_CLASSES].data + 8 * (k - 1))) : 0;
             if (!isfinite(v) || (k > 0 && !(v > u)))
                 return rfx__corrupt(name, "field 'classes'[%zu] = %g, expected a finite number "
-                               "%s (corrupt file)", k, v,
-                               k ? "above the previous class" : "");
+                                    "%s (corrupt file)", k, v,
+                                    k ? "above the previous class" : "");
         }
         if (ny != (n_classes == 2 ? 1 : n_classes))
-            return rfx__corrupt(name, "field 'n_targets' = %zu, expected %zu score columns for %zu "
-                           "classes (corrupt file)", ny, n_classes == 2 ? (size_t)1 : n_classes,
-                           n_classes);
+            return rfx__corrupt(name,
+                                "field 'n_targets' = %zu, expected %zu score columns for %zu "
+                                "classes (corrupt file)",
+                                ny, n_classes == 2 ? (size_t)1 : n_classes, n_classes);
     }
     if (rec[RFX__TAG_ACTIVATION].present)
         RFX__TRY(rfx__rec_enum(rec, RFX__TAG_ACTIVATION, RFX_ACTIVATION_SIGN, name, &activation));
     if (rec[RFX__TAG_WEIGHT_DIST].present)
         RFX__TRY(rfx__rec_enum(rec, RFX__TAG_WEIGHT_DIST, RFX_WEIGHTS_UNIFORM, name, &wdist));
     if (rec[RFX__TAG_SPARSITY].present) sparsity = rfx__rec_u64(&rec[RFX__TAG_SPARSITY]);
-    if (rec[RFX__TAG_WEIGHT_SCALE].present) weight_scale = rfx__rec_f64(&rec[RFX__TAG_WEIGHT_SCALE]);
+    if (rec[RFX__TAG_WEIGHT_SCALE].present)
+        weight_scale = rfx__rec_f64(&rec[RFX__TAG_WEIGHT_SCALE]);
     uint64_t n_train = rfx__rec_u64(&rec[RFX__TAG_N_TRAIN]);
     if (n_train > SIZE_MAX)
-        return rfx__corrupt(name, "field 'n_train' = %llu exceeds size_t", (unsigned long long)n_train);
+        return rfx__corrupt(name, "field 'n_train' = %llu exceeds size_t",
+                            (unsigned long long)n_train);
     if (form == RFX_FORM_COS_SIN && D % 2 != 0)
         return rfx__corrupt(name, "field 'n_features' = %zu is odd; the cos-sin form needs it even "
-                       "(corrupt file)", D);
+                            "(corrupt file)", D);
     double nu = rfx__rec_f64(&rec[RFX__TAG_NU]);
     if (kernel == RFX_KERNEL_MATERN && !(isfinite(nu) && nu > 0))
-        return rfx__corrupt(name, "field 'nu' = %g, expected a positive finite number (corrupt file)",
-                       nu);
+        return rfx__corrupt(
+            name, "field 'nu' = %g, expected a positive finite number (corrupt file)", nu);
     double length_scale = rfx__rec_f64(&rec[RFX__TAG_LENGTH_SCALE]);
     if (!ard && !(isfinite(length_scale) && length_scale > 0))
         return rfx__corrupt(name, "field 'length_scale' = %g, expected a positive finite number "
-                       "(corrupt file)", length_scale);
+                            "(corrupt file)", length_scale);
     RFX__TRY(rfx__rec_check_scalar(rec, RFX__TAG_LAMBDA, name));
     RFX__TRY(rfx__rec_check_scalar(rec, RFX__TAG_NOISE_VAR, name));
     RFX__TRY(rfx__rec_check_scalar(rec, RFX__TAG_PRIOR_VAR, name));
 
     /* shapes: the products the arrays imply, overflow-checked */
     F = form == RFX_FORM_COS_SIN ? D / 2 : D;
-    st = rfx__mul(F, d, &fd, "frequencies F x d");
-    if (!st) st = rfx__mul(D, D, &dd, "posterior factor D x D");
-    if (!st) st = rfx__mul(D, ny, &dy, "weights D x ny");
-    if (st) {
-        rfx__error_prefix("%s", name);
-        return st;
-    }
+    RFX__TRY(rfx__rec_mul(F, d, &fd, "frequencies F x d", name));
+    RFX__TRY(rfx__rec_mul(D, D, &dd, "posterior factor D x D", name));
+    RFX__TRY(rfx__rec_mul(D, ny, &dy, "weights D x ny", name));
     RFX__TRY(rfx__rec_check_count(rec, RFX__TAG_LENGTH_SCALES, d, "d", name));
     RFX__TRY(rfx__rec_check_count(rec, RFX__TAG_FREQUENCIES, fd, "F x d", name));
     RFX__TRY(rfx__rec_check_count(rec, RFX__TAG_PHASES, F, "F", name));
@@ -202,7 +208,7 @@ static rfx_status feature_load(const rfx__record *rec, const char *name, rfx__lo
     int posterior = rec[RFX__TAG_CHOL].present;
     if (posterior != (method == RFX_METHOD_BAYES))
         return rfx__corrupt(name, "a %s model %s field 'chol' (corrupt file)",
-                       rfx_method_name((rfx_method)method), posterior ? "with" : "without");
+                            rfx_method_name((rfx_method)method), posterior ? "with" : "without");
     if (rec[RFX__TAG_ZMEAN].present && !posterior)
         return rfx__corrupt(name, "field 'zmean' without 'chol' (corrupt file)");
 
@@ -230,8 +236,10 @@ static rfx_status feature_load(const rfx__record *rec, const char *name, rfx__lo
     if (!ard) {
         for (size_t i = 0; i < d; i++) {
             if (ls[i] != length_scale) {
-                st = rfx__corrupt(name, "field 'length_scales'[%zu] = %g differs from the isotropic "
-                             "length_scale %g (corrupt file)", i, ls[i], length_scale);
+                st = rfx__corrupt(name,
+                                  "field 'length_scales'[%zu] = %g differs from the isotropic "
+                                  "length_scale %g (corrupt file)",
+                                  i, ls[i], length_scale);
                 goto done;
             }
         }
@@ -248,23 +256,17 @@ static rfx_status feature_load(const rfx__record *rec, const char *name, rfx__lo
     p.weight_scale = weight_scale;
     if (sparsity > d) {
         st = rfx__corrupt(name, "field 'sparsity' = %llu exceeds the %zu inputs (corrupt file)",
-                     (unsigned long long)sparsity, d);
+                          (unsigned long long)sparsity, d);
         goto done;
     }
     p.sparsity = (size_t)sparsity;
     p.structure = (rfx_structure)structure;
-    st = rfx__features_from_arrays(&p, d, ls, (int)ard, W, b, &f);
-    if (st == RFX_EINVAL) { /* a parameter no valid writer produces */
-        char why[512];
-        snprintf(why, sizeof why, "%s", rfx_last_error());
-        st = rfx__corrupt(name, "%s (corrupt file)", why);
-        goto done;
-    }
-    if (!st) {
-        st = rfx__model_alloc((rfx_method)method, f, ny, posterior, &m);
-        if (st) rfx_features_free(f); /* not owned by m on failure */
-    }
+    /* RFX_EINVAL: a parameter no valid writer produces */
+    st = rfx__rec_failure(rfx__features_from_arrays(&p, d, ls, (int)ard, W, b, &f), name);
+    if (st) goto done;
+    st = rfx__model_alloc((rfx_method)method, f, ny, posterior, &m);
     if (st) {
+        rfx_features_free(f); /* not owned by m on failure */
         rfx__error_prefix("%s", name);
         goto done;
     }
@@ -279,7 +281,7 @@ static rfx_status feature_load(const rfx__record *rec, const char *name, rfx__lo
         for (size_t i = 0; i < D; i++) {
             if (!(m->chol[i * D + i] > 0)) {
                 st = rfx__corrupt(name, "field 'chol': diagonal entry %zu is %g, not positive "
-                             "(corrupt file)", i, m->chol[i * D + i]);
+                                  "(corrupt file)", i, m->chol[i * D + i]);
                 goto done;
             }
         }

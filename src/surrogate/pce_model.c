@@ -103,14 +103,15 @@ static rfx_status pce_load(const rfx__record *rec, const char *name, rfx__load_n
 
     for (int t = 1; t < RFX__TAG_END; t++) {
         unsigned fl = rfx__field_specs[t].flags;
-        if (!rec[t].present && ((fl & RFX__F_PCE) || ((fl & RFX__F_COMMON) && (fl & RFX__F_REQUIRED))))
+        if (!rec[t].present &&
+            ((fl & RFX__F_PCE) || ((fl & RFX__F_COMMON) && (fl & RFX__F_REQUIRED))))
             return rfx__corrupt(name, "a pce model without field '%s' (corrupt file)",
-                           rfx__field_specs[t].name);
+                                rfx__field_specs[t].name);
     }
     for (int t = 1; t < RFX__TAG_END; t++)
         if (rec[t].present && !(rfx__field_specs[t].flags & (RFX__F_PCE | RFX__F_COMMON)))
             return rfx__corrupt(name, "a pce model with field '%s' of a feature map model (corrupt "
-                           "file)", rfx__field_specs[t].name);
+                                "file)", rfx__field_specs[t].name);
     RFX__TRY(rfx__rec_dim(rec, RFX__TAG_N_INPUTS, name, &d));
     RFX__TRY(rfx__rec_dim(rec, RFX__TAG_N_TARGETS, name, &ny));
     if (ny != 1)
@@ -119,8 +120,8 @@ static rfx_status pce_load(const rfx__record *rec, const char *name, rfx__load_n
     n_cand = rfx__rec_u64(&rec[RFX__TAG_PCE_CANDIDATES]);
     if (n_train > SIZE_MAX || n_cand > SIZE_MAX)
         return rfx__corrupt(name, "field '%s' = %llu exceeds size_t (corrupt file)",
-                       n_train > SIZE_MAX ? "n_train" : "pce_n_candidates",
-                       (unsigned long long)(n_train > SIZE_MAX ? n_train : n_cand));
+                            n_train > SIZE_MAX ? "n_train" : "pce_n_candidates",
+                            (unsigned long long)(n_train > SIZE_MAX ? n_train : n_cand));
     RFX__TRY(rfx__rec_enum(rec, RFX__TAG_PCE_METHOD, RFX_PCE_METHOD_LARS, name, &pce_method));
     degree = rfx__rec_u64(&rec[RFX__TAG_PCE_DEGREE]);
 
@@ -128,12 +129,12 @@ static rfx_status pce_load(const rfx__record *rec, const char *name, rfx__load_n
     uint64_t t64 = rfx__rec_u64(&rec[RFX__TAG_PCE_N_TERMS]);
     if (t64 != rec[RFX__TAG_PCE_COEF].count)
         return rfx__corrupt(name, "field 'pce_n_terms' = %llu, but 'pce_coefficients' has %llu "
-                       "values (corrupt file)", (unsigned long long)t64,
-                       (unsigned long long)rec[RFX__TAG_PCE_COEF].count);
+                            "values (corrupt file)", (unsigned long long)t64,
+                            (unsigned long long)rec[RFX__TAG_PCE_COEF].count);
     n_terms = (size_t)t64;
     if (d > 0 && n_terms > SIZE_MAX / d)
         return rfx__corrupt(name, "fields 'pce_n_terms' x 'n_inputs' = %zu x %zu overflow size_t "
-                       "(corrupt file)", n_terms, d);
+                            "(corrupt file)", n_terms, d);
     td = n_terms * d;
     RFX__TRY(rfx__rec_check_count(rec, RFX__TAG_PCE_KINDS, d, "d", name));
     RFX__TRY(rfx__rec_check_count(rec, RFX__TAG_PCE_PARAMS, 2 * d, "2 d", name));
@@ -142,16 +143,18 @@ static rfx_status pce_load(const rfx__record *rec, const char *name, rfx__load_n
     for (size_t i = 0; i < d; i++) {
         uint64_t k = rfx__get_le64(rec[RFX__TAG_PCE_KINDS].data + 8 * i);
         if (k != RFX_MARGINAL_UNIFORM && k != RFX_MARGINAL_NORMAL)
-            return rfx__corrupt(name, "field 'pce_marginal_kinds'[%zu] = %llu, expected %d (uniform) "
-                           "or %d (normal) (corrupt file)", i, (unsigned long long)k,
-                           RFX_MARGINAL_UNIFORM, RFX_MARGINAL_NORMAL);
+            return rfx__corrupt(name,
+                                "field 'pce_marginal_kinds'[%zu] = %llu, expected %d (uniform) "
+                                "or %d (normal) (corrupt file)",
+                                i, (unsigned long long)k, RFX_MARGINAL_UNIFORM,
+                                RFX_MARGINAL_NORMAL);
     }
     double loo[3];
     rfx__rec_decode_f64s(&rec[RFX__TAG_PCE_LOO], loo);
     for (int i = 0; i < 3; i++)
         if (!(isnan(loo[i]) || loo[i] >= 0))
             return rfx__corrupt(name, "field 'pce_loo'[%d] = %g, expected NaN or a number >= 0 "
-                           "(corrupt file)", i, loo[i]);
+                                "(corrupt file)", i, loo[i]);
     /* values, all within the present records */
     uint64_t maxdeg = 0;
     for (size_t k = 0; k < n_terms; k++) {
@@ -159,18 +162,20 @@ static rfx_status pce_load(const rfx__record *rec, const char *name, rfx__load_n
         for (size_t i = 0; i < d; i++) {
             uint32_t a = rfx__get_le32(rec[RFX__TAG_PCE_ALPHA].data + 4 * (k * d + i));
             if (a > RFX_PCE_MAX_DEGREE)
-                return rfx__corrupt(name, "field 'pce_multi_indices': term %zu, input %zu has degree "
-                               "%lu, more than RFX_PCE_MAX_DEGREE = %u (corrupt file)", k, i,
-                               (unsigned long)a, RFX_PCE_MAX_DEGREE);
+                return rfx__corrupt(name,
+                                    "field 'pce_multi_indices': term %zu, input %zu has degree "
+                                    "%lu, more than RFX_PCE_MAX_DEGREE = %u (corrupt file)",
+                                    k, i, (unsigned long)a, RFX_PCE_MAX_DEGREE);
             tot += a;
         }
         if (tot > maxdeg) maxdeg = tot;
     }
     if (degree < maxdeg || (degree > maxdeg && degree > RFX_PCE_MAX_DEGREE))
-        return rfx__corrupt(name, "field 'pce_degree' = %llu, expected %llu (the largest total degree "
-                       "of the terms) .. %u (corrupt file)", (unsigned long long)degree,
-                       (unsigned long long)maxdeg,
-                       maxdeg > RFX_PCE_MAX_DEGREE ? (unsigned)maxdeg : RFX_PCE_MAX_DEGREE);
+        return rfx__corrupt(name,
+                            "field 'pce_degree' = %llu, expected %llu (the largest total degree "
+                            "of the terms) .. %u (corrupt file)",
+                            (unsigned long long)degree, (unsigned long long)maxdeg,
+                            maxdeg > RFX_PCE_MAX_DEGREE ? (unsigned)maxdeg : RFX_PCE_MAX_DEGREE);
 
     rfx_marginal *mg = NULL;
     unsigned *alpha = NULL;
@@ -190,17 +195,9 @@ static rfx_status pce_load(const rfx__record *rec, const char *name, rfx__load_n
     }
     for (size_t j = 0; j < td; j++) alpha[j] = rfx__get_le32(rec[RFX__TAG_PCE_ALPHA].data + 4 * j);
     if ((st = rfx__rec_check_values(coef, n_terms, 0, RFX__TAG_PCE_COEF, name))) goto done;
-    st = rfx_pce_create(d, mg, n_terms, alpha, coef, &pce);
-    if (st == RFX_EINVAL) { /* bad marginal parameters, a repeated multi-index */
-        char why[512];
-        snprintf(why, sizeof why, "%s", rfx_last_error());
-        st = rfx__corrupt(name, "%s (corrupt file)", why);
+    /* RFX_EINVAL: bad marginal parameters, a repeated multi-index */
+    if ((st = rfx__rec_failure(rfx_pce_create(d, mg, n_terms, alpha, coef, &pce), name)))
         goto done;
-    }
-    if (st) {
-        rfx__error_prefix("%s", name);
-        goto done;
-    }
     rfx_pce_info info;
     memset(&info, 0, sizeof info);
     info.degree = (size_t)degree;
