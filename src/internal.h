@@ -338,11 +338,23 @@ void rfx__stats_normal(const rfx_stats *s, int intercept, double *C, double *c, 
 
 /* ---- models ------------------------------------------------------------- */
 
-/* What a model of a kind other than the feature models (ridge, Bayes,
- * SRFE, HARFE, classifiers, sinks) does differently, defined next to its
- * algorithm: PCE models in src/surrogate/pce_model.c, projected models in
- * src/projection/projected_model.c. The model object (src/solvers/model.c)
- * calls through it, so it depends on no kind above it. */
+/* The record layer of model files (src/core/records.h). */
+typedef struct rfx__sink rfx__sink;
+typedef struct rfx__record rfx__record;
+
+/* A whole model file of len bytes inside a record (the surrogate of a
+ * projected model) read as a model: the container's reader
+ * (src/model/modelio.c), passed down to the kinds that nest models. */
+typedef rfx_status (*rfx__load_nested)(const unsigned char *file, size_t len, const char *name,
+                                       rfx_model **out);
+
+/* What a kind of model does, defined next to its algorithm: the feature
+ * models (ridge, Bayes, SRFE, HARFE, classifiers, sinks, greedy) in
+ * src/solvers/feature_model.c, PCE models in src/surrogate/pce_model.c,
+ * projected models in src/projection/projected_model.c. The model object
+ * (src/solvers/model.c) calls through it, so it depends on no kind above
+ * it; the model file's container (src/model/modelio.c) holds the one table
+ * from a file's method to its kind and calls save and load. */
 typedef struct rfx__model_kind {
     /* free what the kind owns (the generic fields are freed by the caller) */
     void (*free_parts)(rfx_model *m);
@@ -355,9 +367,29 @@ typedef struct rfx__model_kind {
                           int noisy);
     /* the kind's fields of rfx_model_info after the generic ones */
     rfx_status (*info)(const rfx_model *m, rfx_model_info *info);
+    /* Write the kind's records, method first, in the order of its format
+     * (the container adds the creator record after them). nested: the
+     * bytes of the model file of m->inner (len), NULL without one.
+     * RFX_EINTERNAL when the model lacks a part of its file (nothing
+     * written). */
+    rfx_status (*save)(rfx__sink *s, const rfx_model *m, const unsigned char *nested,
+                       size_t len);
+    /* Check the records of a file of this kind (rec[tag] for every tag,
+     * present or not) and build the model: which fields, then counts and
+     * scalars, and only then (allocations bounded by the records) the
+     * arrays. name: the file, for messages (RFX_EFORMAT "NAME: ... (corrupt
+     * file)"); nested reads a model file inside a record. */
+    rfx_status (*load)(const rfx__record *rec, const char *name, rfx__load_nested nested,
+                       rfx_model **out);
 } rfx__model_kind;
+extern const rfx__model_kind rfx__feature_kind;
 extern const rfx__model_kind rfx__pce_kind;
 extern const rfx__model_kind rfx__projected_kind;
+
+/* The feature models' prediction (src/solvers/model.c), the predict of
+ * rfx__feature_kind: rows already checked. */
+rfx_status rfx__feature_predict(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_mat Ystd,
+                                int noisy);
 
 /* Predictions of any model, on the calling layer's side of the kinds: the
  * checks and the dispatch of rfx_model_predict (noisy 1) and
@@ -366,7 +398,7 @@ rfx_status rfx__model_predict(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_
                               int noisy);
 
 struct rfx_model {
-    const rfx__model_kind *kind; /* NULL for the feature models               */
+    const rfx__model_kind *kind; /* what the model is: rfx__feature_kind, ...   */
     rfx_method method;
     rfx_features *features; /* owned                                        */
     size_t d, D, ny;
@@ -433,6 +465,13 @@ rfx_status rfx__kpca_get_arrays(const rfx_kpca *kp, rfx__kpca_arrays *a);
 /* A fitted, transform-only kernel PCA from arrays (checked: RFX_EINVAL
  * names a bad value). */
 rfx_status rfx__kpca_from_arrays(const rfx__kpca_arrays *a, int n_threads, rfx_kpca **out);
+
+/* A projected model around a transform-only kernel PCA (d inputs, n_train
+ * rows) and the surrogate on its scores, both owned on success only
+ * (src/projection/projected_model.c); what prefixes an allocation
+ * failure's message. */
+rfx_status rfx__projected_model(rfx_kpca *kp, rfx_model *inner, size_t d, size_t n_train,
+                                double loss, const char *what, rfx_model **out);
 
 /* An empty model with the given sizes (arrays allocated, zeroed); takes
  * ownership of f on success only. */

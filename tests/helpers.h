@@ -1,9 +1,10 @@
 /*
- * tests/helpers.h - what every test, benchmark and example program shares:
- * a monotonic clock and a small seeded generator (splitmix64, Steele et al.
- * 2014) of uniforms and normals. Header-only, so that the benchmarks use it
- * without the test harness. Not part of the library: the library draws its
- * random numbers from Philox streams of a seed.
+ * tests/helpers.h - what every test, benchmark and example program and the
+ * rfx tool share: a monotonic clock and a small seeded generator
+ * (splitmix64, Steele et al. 2014) of uniforms and normals (the tool's
+ * built-in data sets). Header-only, so that the benchmarks and the tool use
+ * it without the test harness. Not part of the library: the library draws
+ * its random numbers from Philox streams of a seed.
  */
 #ifndef RFX_TEST_HELPERS_H
 #define RFX_TEST_HELPERS_H

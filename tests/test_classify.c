@@ -1337,6 +1337,142 @@ static void test_errors(void)
     free(y);
 }
 
+/* rfx_classes_find: the sorted distinct labels, any count, strided; the
+ * row of a non-finite label named. */
+static void test_classes_find(void)
+{
+    const double y[12] = {7, -1, 0, 7, 1, 0, 7, 1, 0.5, 0, -1, 1}; /* column 0 of 6 x 2 */
+    double *c = NULL;
+    size_t k = 0;
+    CHECK_OK(rfx_classes_find(y, 12, 1, &c, &k));
+    CHECK(k == 5 && c[0] == -1 && c[1] == 0 && c[2] == 0.5 && c[3] == 1 && c[4] == 7);
+    rfx_buffer_free(c);
+    CHECK_OK(rfx_classes_find(y, 6, 2, &c, &k)); /* 7 0 1 7 0.5 -1 */
+    CHECK(k == 5 && c[0] == -1 && c[1] == 0 && c[2] == 0.5 && c[3] == 1 && c[4] == 7);
+    rfx_buffer_free(c);
+    CHECK_OK(rfx_classes_find(y, 1, 1, &c, &k)); /* one class is a result, not an error */
+    CHECK(k == 1 && c[0] == 7);
+    rfx_buffer_free(c);
+    c = (double *)y;
+    CHECK_OK(rfx_classes_find(NULL, 0, 1, &c, &k));
+    CHECK(k == 0 && c == NULL);
+
+    const double bad[3] = {0, NAN, 1};
+    EXPECT_ERR(rfx_classes_find(bad, 3, 1, &c, &k), RFX_EPARSE, "row 1: nan is not a finite");
+    EXPECT_ERR(rfx_classes_find(y, 3, 1, NULL, &k), RFX_EINVAL, "NULL");
+    EXPECT_ERR(rfx_classes_find(y, 3, 1, &c, NULL), RFX_EINVAL, "NULL");
+    EXPECT_ERR(rfx_classes_find(NULL, 3, 1, &c, &k), RFX_EINVAL, "labels is NULL");
+}
+
+/* rfx_class_weights_map: pairs placed on the sorted classes, 1 elsewhere;
+ * the refusals name the pair or the label, and leave the weights alone. */
+static void test_class_weights_map(void)
+{
+    const double classes[3] = {0, 1, 7};
+    const double l[2] = {7, 0}, w[2] = {2.5, 0.5};
+    double cw[3] = {-1, -1, -1};
+    CHECK_OK(rfx_class_weights_map(classes, 3, l, w, 2, "cls", cw));
+    CHECK(cw[0] == 0.5 && cw[1] == 1 && cw[2] == 2.5);
+    CHECK_OK(rfx_class_weights_map(classes, 3, NULL, NULL, 0, NULL, cw));
+    CHECK(cw[0] == 1 && cw[1] == 1 && cw[2] == 1);
+
+    const double l5[1] = {5}, w1[1] = {1};
+    cw[0] = -1;
+    CHECK_STATUS(rfx_class_weights_map(classes, 3, l5, w1, 1, "cls", cw), RFX_EINVAL);
+    CHECK(strcmp(rfx_last_error(), "5 is not a label of the target 'cls' (its classes: 0 1 7)") ==
+          0);
+    CHECK(cw[0] == -1);
+    CHECK_STATUS(rfx_class_weights_map(classes, 3, l5, w1, 1, NULL, cw), RFX_EINVAL);
+    CHECK(strcmp(rfx_last_error(), "5 is not a label of the target (its classes: 0 1 7)") == 0);
+    const double l01[1] = {0.1};
+    EXPECT_ERR(rfx_class_weights_map(classes, 3, l01, w1, 1, "y", cw), RFX_EINVAL,
+               "0.1 is not a label of the target 'y'");
+    /* at most 20 classes listed */
+    double many[25];
+    for (int i = 0; i < 25; i++) many[i] = i;
+    EXPECT_ERR(rfx_class_weights_map(many, 25, l01, w1, 1, "y", cw), RFX_EINVAL,
+               "(its classes: 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 ... (25 in all))");
+
+    const double ltwice[3] = {0, 7, 0}, wtwice[3] = {1, 2, 3};
+    EXPECT_ERR(rfx_class_weights_map(classes, 3, ltwice, wtwice, 3, "cls", cw), RFX_EINVAL,
+               "label 0 is given twice");
+    const double wneg[2] = {1, -1};
+    EXPECT_ERR(rfx_class_weights_map(classes, 3, l, wneg, 2, "cls", cw), RFX_EINVAL,
+               "pair 2: the label must be finite and the weight a finite number >= 0");
+    const double lnan[1] = {NAN};
+    EXPECT_ERR(rfx_class_weights_map(classes, 3, lnan, w1, 1, "cls", cw), RFX_EINVAL, "pair 1");
+    EXPECT_ERR(rfx_class_weights_map(NULL, 3, l, w, 2, "cls", cw), RFX_EINVAL, "NULL");
+    EXPECT_ERR(rfx_class_weights_map(classes, 3, l, w, 2, "cls", NULL), RFX_EINVAL, "NULL");
+    EXPECT_ERR(rfx_class_weights_map(classes, 3, NULL, w, 2, "cls", cw), RFX_EINVAL, "NULL");
+    CHECK(cw[0] == -1);
+}
+
+/* rfx_fit_params_check and rfx_classify_params_check: the field named, and
+ * rfx_model_fit refuses bad parameters before it looks at the data (here
+ * rows it could not read: a NULL view, or NaN). */
+static void test_params_check(void)
+{
+    rfx_fit_params p = rfx_fit_params_default();
+    CHECK_OK(rfx_fit_params_check(&p));
+    p.method = RFX_METHOD_CLASSIFY;
+    CHECK_OK(rfx_fit_params_check(&p));
+    EXPECT_ERR(rfx_fit_params_check(NULL), RFX_EINVAL, "params is NULL");
+
+    rfx_classify_params cp = rfx_classify_params_default();
+    CHECK_OK(rfx_classify_params_check(&cp));
+    cp.loss = RFX_LOSS_HINGE;
+    cp.optimizer = RFX_OPTIMIZER_LBFGS;
+    EXPECT_ERR(rfx_classify_params_check(&cp), RFX_EINVAL, "classify.optimizer: lbfgs");
+    p.classify = &cp;
+    EXPECT_ERR(rfx_fit_params_check(&p), RFX_EINVAL, "classify.optimizer: lbfgs");
+    cp.optimizer = RFX_OPTIMIZER_DUAL_CD;
+    CHECK_OK(rfx_fit_params_check(&p));
+    cp.lambda = 0; /* the fit chooses lambda (p.lambda < 0): not read */
+    CHECK_OK(rfx_fit_params_check(&p));
+    cp.fit_intercept = 7; /* replaced by the fit's */
+    CHECK_OK(rfx_fit_params_check(&p));
+    EXPECT_ERR(rfx_classify_params_check(&cp), RFX_EINVAL, "classify.lambda");
+    EXPECT_ERR(rfx_classify_params_check(NULL), RFX_EINVAL, "params is NULL");
+    cp = rfx_classify_params_default();
+    cp.multiclass = RFX_MULTICLASS_SOFTMAX;
+    cp.loss = RFX_LOSS_SQUARED_HINGE;
+    EXPECT_ERR(rfx_fit_params_check(&p), RFX_EINVAL, "classify.multiclass: softmax");
+    cp = rfx_classify_params_default();
+    p.lambda = 0;
+    EXPECT_ERR(rfx_fit_params_check(&p), RFX_EINVAL, "fit.lambda: a classifier needs lambda > 0");
+    p.lambda = -1;
+    p.classify_folds = 1;
+    EXPECT_ERR(rfx_fit_params_check(&p), RFX_EINVAL, "fit.classify_folds");
+    p.classify_folds = 0;
+    p.select_rows = 1;
+    EXPECT_ERR(rfx_fit_params_check(&p), RFX_EINVAL, "fit.select_rows");
+    p.select_rows = 4000;
+    p.method = RFX_METHOD_PCE;
+    EXPECT_ERR(rfx_fit_params_check(&p), RFX_EINVAL, "fit.method: pce models");
+    p.method = RFX_METHOD_RIDGE;
+    p.lambda = NAN;
+    EXPECT_ERR(rfx_fit_params_check(&p), RFX_EINVAL, "fit.lambda: must be finite");
+
+    /* the fit: the parameters' message, not the data's */
+    double X[8], y[4];
+    for (int i = 0; i < 8; i++) X[i] = NAN;
+    for (int i = 0; i < 4; i++) y[i] = i % 2;
+    rfx_model *m = NULL;
+    EXPECT_ERR(rfx_model_fit(&p, rfx_cmat_of(X, 4, 2), rfx_cmat_of(y, 4, 1), &m, NULL),
+               RFX_EINVAL, "fit.lambda: must be finite");
+    EXPECT_ERR(rfx_model_fit(&p, rfx_cmat_of(NULL, 4, 2), rfx_cmat_of(y, 4, 1), &m, NULL),
+               RFX_EINVAL, "fit.lambda: must be finite");
+    p.method = RFX_METHOD_CLASSIFY;
+    p.lambda = 0;
+    EXPECT_ERR(rfx_model_fit(&p, rfx_cmat_of(NULL, 4, 2), rfx_cmat_of(y, 4, 1), &m, NULL),
+               RFX_EINVAL, "fit.lambda: a classifier needs lambda > 0");
+    p.lambda = -1;
+    cp.optimizer = RFX_OPTIMIZER_DUAL_CD; /* with the logistic loss */
+    EXPECT_ERR(rfx_model_fit(&p, rfx_cmat_of(X, 4, 2), rfx_cmat_of(y, 4, 1), &m, NULL),
+               RFX_EINVAL, "classify.optimizer");
+    CHECK(m == NULL);
+}
+
 int main(void)
 {
     RFX_TEST_RUN(test_binary_logistic);
@@ -1352,5 +1488,8 @@ int main(void)
     RFX_TEST_RUN(test_temperature);
     RFX_TEST_RUN(test_squared_model_fit);
     RFX_TEST_RUN(test_errors);
+    RFX_TEST_RUN(test_classes_find);
+    RFX_TEST_RUN(test_class_weights_map);
+    RFX_TEST_RUN(test_params_check);
     return rfx_test_finish("test_classify");
 }

@@ -855,6 +855,15 @@ expect 1 "--optimizer dual-cd with logistic" "$RFX" fit "$T/ctrain.csv" --task c
     --optimizer dual-cd -o "$T/bad.rfx"
 expect 1 "--optimizer adam" "$RFX" fit "$T/ctrain.csv" --task classify --optimizer adam \
     -o "$T/bad.rfx"
+# the library checks the fit's parameters before any data is read: a bad
+# combination is a usage error even when the data file does not exist
+expect 1 "bad fit parameters before a missing data file" "$RFX" fit "$T/no_such_file.csv" \
+    --task classify --loss hinge --optimizer lbfgs -o "$T/bad.rfx"
+stderr_has "bad fit parameters before a missing data file" \
+    "classify.optimizer: lbfgs needs a differentiable loss"
+expect 1 "--lambda 0 with classify before a missing data file" "$RFX" fit \
+    "$T/no_such_file.csv" --task classify --lambda 0 -o "$T/bad.rfx"
+stderr_has "--lambda 0 before a missing data file" "fit.lambda: a classifier needs lambda > 0"
 expect 1 "--lambda 0 with classify" "$RFX" fit "$T/ctrain.csv" --task classify --lambda 0 \
     -o "$T/bad.rfx"
 expect 1 "--class-weight of an unknown label" "$RFX" fit "$T/ctrain.csv" --task classify \

@@ -151,6 +151,29 @@ RFX_API rfx_status rfx_optimizer_from_name(const char *name, rfx_optimizer *out)
 /* At most this many classes (distinct labels). */
 #define RFX_CLASSIFY_MAX_CLASSES 65536
 
+/* The classes of n labels labels[i * stride]: their distinct values,
+ * sorted increasing, in *classes (allocated; release it with
+ * rfx_buffer_free; NULL when n is 0) and their count in *k. Any count is
+ * returned: a fit refuses fewer than 2 classes or more than
+ * RFX_CLASSIFY_MAX_CLASSES. The fits find their classes with it. Errors:
+ * RFX_EINVAL for NULL arguments; RFX_EPARSE for a NaN / Inf label (its row
+ * named); RFX_ENOMEM. */
+RFX_API rfx_status rfx_classes_find(const double *labels, size_t n, size_t stride,
+                                    double **classes, size_t *k);
+
+/* Per-class weights from label:weight pairs (as rfx_classify_params's
+ * class_weights): weights[k] (C values) is the weight of the pair whose
+ * label is classes[k] (C sorted classes, as rfx_classes_find gives), 1 for
+ * a class no pair names. Errors, RFX_EINVAL, with weights untouched: NULL
+ * arguments; "pair J: the label must be finite and the weight a finite
+ * number >= 0"; "label L is given twice"; a label not among the classes,
+ * "L is not a label of the target 'TARGET' (its classes: c1 c2 ...)" (at
+ * most 20 classes listed, then "... (C in all)"; without "'TARGET'" when
+ * target is NULL). */
+RFX_API rfx_status rfx_class_weights_map(const double *classes, size_t C, const double *labels,
+                                         const double *label_weights, size_t n_pairs,
+                                         const char *target, double *weights);
+
 typedef struct rfx_classify_params {
     rfx_loss loss;             /* default RFX_LOSS_LOGISTIC (rfx fit's default
                                   is RFX_LOSS_SQUARED)                     */
@@ -182,6 +205,13 @@ typedef struct rfx_classify_params {
 
 /* The defaults documented in the struct. */
 RFX_API rfx_classify_params rfx_classify_params_default(void);
+
+/* RFX_OK when every field is valid and the combination exists (softmax
+ * with the logistic loss, L-BFGS not on the hinge loss, dual CD not on the
+ * logistic loss), else RFX_EINVAL with a message naming the field
+ * ("classify.lambda: ..."): the check the fits make first, for use before
+ * any data is read. RFX_EINVAL for NULL. */
+RFX_API rfx_status rfx_classify_params_check(const rfx_classify_params *p);
 
 /* What a fit did. */
 typedef struct rfx_classify_report {

@@ -231,6 +231,16 @@ typedef struct rfx_fit_params {
 
 RFX_API rfx_fit_params rfx_fit_params_default(void);
 
+/* RFX_OK when the parameters are valid for rfx_model_fit whatever the
+ * data, else RFX_EINVAL with a message naming the field ("fit.lambda:
+ * ..."; "classify.loss: ..." for the classifier's settings as the fit uses
+ * them: its fit_intercept and threads replace those of params->classify,
+ * and its lambda when one is given): the check rfx_model_fit makes before
+ * it looks at the data, for use before any data is read. The feature map's
+ * parameters, which depend on the number of inputs, are checked by the
+ * fit. RFX_EINVAL for NULL. */
+RFX_API rfx_status rfx_fit_params_check(const rfx_fit_params *p);
+
 /* What an automatic fit chose. */
 typedef struct rfx_fit_report {
     double length_scale;  /* isotropic length scale, in standardised units  */

@@ -297,7 +297,21 @@ static rfx_status subset_rows(rfx_cmat X, rfx_cmat Y, size_t ns, uint64_t seed, 
     return RFX_OK;
 }
 
-static rfx_status check_fit_params(const rfx_fit_params *p)
+/* The classifier's settings as the fit uses them: those of p->classify (or
+ * the defaults) with the fit's intercept, threads and (when given) lambda;
+ * no progress of its own. */
+static rfx_classify_params classify_settings(const rfx_fit_params *p)
+{
+    rfx_classify_params cp = p->classify ? *p->classify : rfx_classify_params_default();
+    cp.fit_intercept = p->fit_intercept;
+    cp.n_threads = p->features.n_threads;
+    cp.progress = NULL;
+    cp.progress_user = NULL;
+    if (!(p->lambda < 0)) cp.lambda = p->lambda;
+    return cp;
+}
+
+rfx_status rfx_fit_params_check(const rfx_fit_params *p)
 {
     if (!p) return rfx__error(RFX_EINVAL, "fit: params is NULL");
     if (p->method == RFX_METHOD_PCE)
@@ -322,6 +336,17 @@ static rfx_status check_fit_params(const rfx_fit_params *p)
                                       "not %s", rfx_method_name(p->method));
     if (p->learn_length_scales && p->learn_iterations == 0)
         return rfx__error(RFX_EINVAL, "fit.learn_iterations: must be >= 1, got 0");
+    if (p->method == RFX_METHOD_CLASSIFY) {
+        if (p->lambda == 0)
+            return rfx__error(RFX_EINVAL, "fit.lambda: a classifier needs lambda > 0 (or < 0 to "
+                                          "choose it)");
+        if (p->classify_folds == 1)
+            return rfx__error(RFX_EINVAL,
+                              "fit.classify_folds: must be 0 (holdout) or >= 2, got 1");
+        rfx_classify_params cp = classify_settings(p);
+        if (p->lambda < 0) cp.lambda = 1.0; /* chosen from the grid */
+        RFX__TRY(rfx_classify_params_check(&cp));
+    }
     return RFX_OK;
 }
 
@@ -600,11 +625,6 @@ static rfx_status fit_classify(const rfx_fit_params *params, rfx_cmat X, rfx_cma
     if (Y.rows != n || Y.cols != 1)
         return rfx__error(RFX_EDIM, "fit: a classifier takes one column of labels, Y is %zu x %zu "
                           "for %zu rows of X", Y.rows, Y.cols, n);
-    if (params->lambda == 0)
-        return rfx__error(RFX_EINVAL, "fit.lambda: a classifier needs lambda > 0 (or < 0 to "
-                                      "choose it)");
-    if (params->classify_folds == 1)
-        return rfx__error(RFX_EINVAL, "fit.classify_folds: must be 0 (holdout) or >= 2, got 1");
     size_t r, c;
     if (!rfx__all_finite(X, &r, &c))
         return rfx__error(RFX_EPARSE, "fit: X row %zu, column %zu: %g is not finite", r, c,
@@ -617,12 +637,7 @@ static rfx_status fit_classify(const rfx_fit_params *params, rfx_cmat X, rfx_cma
         if (choose) chk.length_scale = 1.0;
         RFX__TRY(rfx__features_check(&chk, d));
     }
-    rfx_classify_params cp = params->classify ? *params->classify : rfx_classify_params_default();
-    cp.fit_intercept = params->fit_intercept;
-    cp.n_threads = fp->n_threads;
-    cp.progress = NULL;
-    cp.progress_user = NULL;
-    if (!choose_lambda) cp.lambda = params->lambda;
+    rfx_classify_params cp = classify_settings(params);
 
     double *classes = NULL, *mean = NULL, *scale = NULL, *Xs = NULL, *Xsub = NULL, *Ysub = NULL;
     double *ws = NULL;
@@ -803,7 +818,7 @@ rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y, r
                          rfx_fit_report *report)
 {
     if (!out) return rfx__error(RFX_EINVAL, "fit: out is NULL");
-    RFX__TRY(check_fit_params(params));
+    RFX__TRY(rfx_fit_params_check(params));
     /* too little data, whatever the method: a data error (RFX_EDIM) */
     if (X.rows < 2) return rfx__error(RFX_EDIM, "fit: at least 2 rows are needed, got %zu", X.rows);
     if (params->method == RFX_METHOD_SRFE || params->method == RFX_METHOD_HARFE)

@@ -921,23 +921,9 @@ static rfx_status make_model(const ctx *c, rfx_kpca *fitted, rfx_model *inner, d
     rfx_kpca *kp = NULL;
     RFX__TRY(rfx__kpca_get_arrays(fitted, &a));
     RFX__TRY(rfx__kpca_from_arrays(&a, c->p->n_threads, &kp));
-    rfx_model *m = calloc(1, sizeof *m);
-    if (!m) {
-        rfx_kpca_free(kp);
-        return rfx__error(RFX_ENOMEM, "projected: cannot allocate the model");
-    }
-    m->kind = &rfx__projected_kind;
-    m->method = RFX_METHOD_PROJECTED;
-    m->d = c->d;
-    m->D = 0;
-    m->ny = 1;
-    m->n_train = c->m;
-    m->fit_intercept = 0;
-    m->kpca = kp;
-    m->inner = inner;
-    m->proj_loss = loss;
-    *out = m;
-    return RFX_OK;
+    rfx_status st = rfx__projected_model(kp, inner, c->d, c->m, loss, "projected", out);
+    if (st) rfx_kpca_free(kp);
+    return st;
 }
 
 /* The loss at a given theta (no search): the surrogate's own score (ridge

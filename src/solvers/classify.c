@@ -66,21 +66,58 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-rfx_status rfx__classify_classes(const double *labels, size_t n, size_t stride, const char *what,
-                                 double **classes, size_t *C)
+/* The position of v among the sorted classes, or C when absent. */
+static size_t class_of(double v, const double *classes, size_t C)
 {
-    double *v;
+    size_t lo = 0, hi = C;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (classes[mid] < v) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < C && classes[lo] == v ? lo : C;
+}
+
+/* The sorted distinct values of n finite labels (what names them in a
+ * message). *classes is NULL when n is 0. */
+static rfx_status find_classes(const double *labels, size_t n, size_t stride, const char *what,
+                               double **classes, size_t *C)
+{
+    double *v = NULL;
     for (size_t i = 0; i < n; i++)
         if (!isfinite(labels[i * stride]))
             return rfx__error(RFX_EPARSE, "%s: row %zu: %g is not a finite label", what, i,
                               labels[i * stride]);
+    size_t k = 0;
+    if (n > 0) {
+        RFX__TRY(rfx__alloc(n, sizeof *v, (void **)&v, "classify: classes"));
+        for (size_t i = 0; i < n; i++) v[i] = labels[i * stride];
+        qsort(v, n, sizeof *v, cmp_double);
+        k = 1;
+        for (size_t i = 1; i < n; i++)
+            if (v[i] != v[k - 1]) v[k++] = v[i];
+    }
+    *classes = v;
+    *C = k;
+    return RFX_OK;
+}
+
+rfx_status rfx_classes_find(const double *labels, size_t n, size_t stride, double **classes,
+                            size_t *k)
+{
+    if (!classes || !k) return rfx__error(RFX_EINVAL, "classes_find: classes or k is NULL");
+    if (n > 0 && !labels) return rfx__error(RFX_EINVAL, "classes_find: labels is NULL");
+    if (n > 1 && stride == 0) return rfx__error(RFX_EINVAL, "classes_find: stride is 0");
+    return find_classes(labels, n, stride, "classes_find", classes, k);
+}
+
+rfx_status rfx__classify_classes(const double *labels, size_t n, size_t stride, const char *what,
+                                 double **classes, size_t *C)
+{
+    double *v;
+    size_t k;
     if (n == 0) return rfx__error(RFX_EINVAL, "%s: no rows, so no classes", what);
-    RFX__TRY(rfx__alloc(n, sizeof *v, (void **)&v, "classify: classes"));
-    for (size_t i = 0; i < n; i++) v[i] = labels[i * stride];
-    qsort(v, n, sizeof *v, cmp_double);
-    size_t k = 1;
-    for (size_t i = 1; i < n; i++)
-        if (v[i] != v[k - 1]) v[k++] = v[i];
+    RFX__TRY(find_classes(labels, n, stride, what, &v, &k));
     if (k < 2) {
         double only = v[0];
         free(v);
@@ -97,16 +134,52 @@ rfx_status rfx__classify_classes(const double *labels, size_t n, size_t stride, 
     return RFX_OK;
 }
 
-/* The position of v among the sorted classes, or C when absent. */
-static size_t class_of(double v, const double *classes, size_t C)
+/* A label as it reads back: the shortest of %.15g .. %.17g that does. */
+static void format_label(double v, char *buf, size_t size)
 {
-    size_t lo = 0, hi = C;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (classes[mid] < v) lo = mid + 1;
-        else hi = mid;
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(buf, size, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v) return;
     }
-    return lo < C && classes[lo] == v ? lo : C;
+}
+
+rfx_status rfx_class_weights_map(const double *classes, size_t C, const double *labels,
+                                 const double *label_weights, size_t n_pairs,
+                                 const char *target, double *weights)
+{
+    if (!classes || !weights || (n_pairs > 0 && (!labels || !label_weights)))
+        return rfx__error(RFX_EINVAL, "class_weights_map: NULL argument");
+    for (size_t j = 0; j < n_pairs; j++) {
+        const double l = labels[j], w = label_weights[j];
+        if (!isfinite(l) || !isfinite(w) || w < 0)
+            return rfx__error(RFX_EINVAL, "pair %zu: the label must be finite and the weight a "
+                              "finite number >= 0", j + 1);
+        for (size_t i = 0; i < j; i++)
+            if (labels[i] == l) return rfx__error(RFX_EINVAL, "label %.17g is given twice", l);
+    }
+    for (size_t j = 0; j < n_pairs; j++) {
+        size_t k = class_of(labels[j], classes, C);
+        if (k == C) {
+            /* the label, then at most 20 classes, then "... (C in all)" */
+            char msg[1024], b[40];
+            size_t len;
+            format_label(labels[j], b, sizeof b);
+            snprintf(msg, sizeof msg, "%s is not a label of the target%s%s%s (its classes: ", b,
+                     target ? " '" : "", target ? target : "", target ? "'" : "");
+            for (size_t c = 0; c < C && c < 20; c++) {
+                format_label(classes[c], b, sizeof b);
+                len = strlen(msg);
+                snprintf(msg + len, sizeof msg - len, "%s%s", c ? " " : "", b);
+            }
+            len = strlen(msg);
+            if (C > 20) snprintf(msg + len, sizeof msg - len, " ... (%zu in all))", C);
+            else snprintf(msg + len, sizeof msg - len, ")");
+            return rfx__error(RFX_EINVAL, "%s", msg);
+        }
+    }
+    for (size_t k = 0; k < C; k++) weights[k] = 1.0;
+    for (size_t j = 0; j < n_pairs; j++) weights[class_of(labels[j], classes, C)] = label_weights[j];
+    return RFX_OK;
 }
 
 void rfx__classify_index(const double *labels, size_t n, size_t stride, const double *classes,
@@ -1077,7 +1150,7 @@ done:
 
 /* ---- checks, set-up, the driver ----------------------------------------- */
 
-static rfx_status check_params(const rfx_classify_params *p)
+rfx_status rfx_classify_params_check(const rfx_classify_params *p)
 {
     if (!p) return rfx__error(RFX_EINVAL, "classify: params is NULL");
     if ((unsigned)p->loss > RFX_LOSS_SQUARED)
@@ -1301,7 +1374,7 @@ rfx_status rfx__classify_fit_indexed(const rfx_features *f, rfx_cmat X, const ui
 {
     if (!f) return rfx__error(RFX_EINVAL, "classify: f is NULL");
     if (!out) return rfx__error(RFX_EINVAL, "classify: out is NULL");
-    RFX__TRY(check_params(params));
+    RFX__TRY(rfx_classify_params_check(params));
     RFX__TRY(rfx__check_cmat(X, "classify: X"));
     if (X.cols != f->d)
         return rfx__error(RFX_EDIM, "classify: X has %zu columns, the features take %zu", X.cols,
@@ -1351,7 +1424,7 @@ rfx_status rfx_classify_fit(const rfx_features *f, rfx_cmat X, const double *lab
 {
     if (!f) return rfx__error(RFX_EINVAL, "classify: f is NULL");
     if (!out) return rfx__error(RFX_EINVAL, "classify: out is NULL");
-    RFX__TRY(check_params(params));
+    RFX__TRY(rfx_classify_params_check(params));
     RFX__TRY(rfx__check_cmat(X, "classify: X"));
     if (!labels && X.rows > 0) return rfx__error(RFX_EINVAL, "classify: labels is NULL");
     if (X.cols != f->d)
@@ -1508,7 +1581,7 @@ rfx_status rfx_classify_fit_source(const rfx_features *f, rfx_source *src,
     if (!out) return rfx__error(RFX_EINVAL, "classify: out is NULL");
     if (!src || !src->next || !src->rewind)
         return rfx__error(RFX_EINVAL, "classify: src is NULL or lacks next / rewind");
-    RFX__TRY(check_params(params));
+    RFX__TRY(rfx_classify_params_check(params));
     problem pb;
     double *classes = NULL;
     size_t *counts = NULL, C = 0;

@@ -14,6 +14,7 @@ rfx_status rfx__model_alloc(rfx_method method, rfx_features *f, size_t ny, int w
     RFX__TRY(rfx__mul(D, D, &dd, "model: posterior factor"));
     rfx_model *m = calloc(1, sizeof *m);
     if (!m) return rfx__error(RFX_ENOMEM, "model: cannot allocate");
+    m->kind = &rfx__feature_kind;
     m->method = method;
     m->d = f->d;
     m->D = D;
@@ -66,16 +67,7 @@ rfx_status rfx_model_get_info(const rfx_model *m, rfx_model_info *info)
     info->n_inputs = m->d;
     info->n_targets = m->classes ? 1 : m->ny; /* a classifier predicts one label */
     info->n_train = m->n_train;
-    if (m->kind) return m->kind->info(m, info);
-    info->features = m->features->params;
-    info->standardized = m->x_mean != NULL;
-    info->fit_intercept = m->fit_intercept;
-    info->has_std = m->chol != NULL;
-    info->lambda = m->lambda;
-    info->noise_var = m->noise_var;
-    info->prior_var = m->prior_var;
-    info->log_evidence = m->log_evidence;
-    return RFX_OK;
+    return m->kind->info(m, info);
 }
 
 /* One tile of rows: scale, featurise, Yhat = Z W + c, and the posterior
@@ -142,11 +134,7 @@ rfx_status rfx__model_predict(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_
         return rfx__error(RFX_EDIM, "predict: Yhat is %zu x %zu, expected %zu x %zu", Yhat.rows,
                           Yhat.cols, X.rows, m->ny);
     int want_std = Ystd.data != NULL;
-    if (want_std && m->kind) RFX__TRY(m->kind->check_std(m));
-    if (want_std && !m->kind && !m->chol)
-        return rfx__error(RFX_EINVAL,
-                          "predict: standard deviations need a Bayesian model (this one is %s)",
-                          rfx_method_name(m->method));
+    if (want_std) RFX__TRY(m->kind->check_std(m));
     if (want_std && (Ystd.rows != X.rows || Ystd.cols != m->ny))
         return rfx__error(RFX_EDIM, "predict: Ystd is %zu x %zu, expected %zu x %zu", Ystd.rows,
                           Ystd.cols, X.rows, m->ny);
@@ -154,7 +142,13 @@ rfx_status rfx__model_predict(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_
     if (!rfx__all_finite(X, &r, &c))
         return rfx__error(RFX_EPARSE, "predict: X row %zu, column %zu: %g is not finite", r, c,
                           X.data[r * X.stride + c]);
-    if (m->kind) return m->kind->predict(m, X, Yhat, Ystd, noisy);
+    return m->kind->predict(m, X, Yhat, Ystd, noisy);
+}
+
+rfx_status rfx__feature_predict(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_mat Ystd,
+                                int noisy)
+{
+    const int want_std = Ystd.data != NULL;
     /* the intercept's own variance under a flat prior: noise_var / n */
     double add_var = 0;
     if (m->zmean && m->n_train > 0) add_var += m->noise_var / (double)m->n_train;

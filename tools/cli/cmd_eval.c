@@ -72,25 +72,20 @@ static metrics metrics_compute(const double *f, size_t fs, const double *y, size
 static int class_accuracy(const double *f, size_t fs, const double *y, size_t ys, size_t n,
                           double *accuracy, size_t *n_classes)
 {
-    double *labels = malloc(n * sizeof *labels);
+    double *labels = NULL;
     size_t k = 0, correct = 0;
-    if (!labels) {
-        cli_say("out of memory for %zu labels", n);
-        return RC_INTERNAL;
-    }
     for (size_t i = 0; i < n; ++i) {
         double t = y[i * ys];
         if (t != floor(t)) {
             cli_say("--classes: the target %.17g in row %zu is not an integer class label", t,
                     i + 1);
-            free(labels);
             return RC_DATA;
         }
-        labels[i] = t;
     }
-    qsort(labels, n, sizeof *labels, cli_compare_doubles);
-    for (size_t i = 0; i < n; ++i)
-        if (k == 0 || labels[i] != labels[k - 1]) labels[k++] = labels[i];
+    if (rfx_classes_find(y, n, ys, &labels, &k)) {
+        cli_say("%s", rfx_last_error());
+        return RC_INTERNAL;
+    }
     for (size_t i = 0; i < n; ++i) {
         /* the first label >= f, then the nearer of it and its predecessor */
         size_t lo = 0, hi = k;
@@ -105,7 +100,7 @@ static int class_accuracy(const double *f, size_t fs, const double *y, size_t ys
     }
     *accuracy = (double)correct / (double)n;
     *n_classes = k;
-    free(labels);
+    rfx_buffer_free(labels);
     return RC_OK;
 }
 

@@ -276,9 +276,10 @@ static int parse_optimizer(const opt_iter *it, const char *s, rfx_optimizer *out
     return cli_value_error(it, "unknown optimizer '%s' (auto, lbfgs, dual-cd or sgd)", s);
 }
 
-/* --class-weight: "balanced", or "LABEL:W,..." with finite labels, distinct,
- * and weights W >= 0. With labels / weights NULL only the syntax is checked
- * and the pairs counted into *n; else they receive the pairs. */
+/* --class-weight: "balanced", or "LABEL:W,..." with finite labels and
+ * weights W >= 0 (rfx_class_weights_map checks the rest against the
+ * classes). The pairs are counted into *n and, unless labels / weights are
+ * NULL, stored there. */
 static int parse_class_weights(const opt_iter *it, const char *s, double *labels, double *weights,
                                size_t *n)
 {
@@ -305,8 +306,6 @@ static int parse_class_weights(const opt_iter *it, const char *s, double *labels
             return cli_value_error(it, "pair %zu: the label must be finite and the weight a finite "
                                    "number >= 0", k + 1);
         if (labels) {
-            for (size_t j = 0; j < k; j++)
-                if (labels[j] == l) return cli_value_error(it, "label %.17g is given twice", l);
             labels[k] = l;
             weights[k] = w;
         }
@@ -528,7 +527,6 @@ static int fit_rff(fit_opts *o, const rfx_data *data, const char *path)
     progress_state progress;
     memset(&report, 0, sizeof report);
     memset(&progress, 0, sizeof progress);
-    o->fit.method = o->method == FM_RIDGE ? RFX_METHOD_RIDGE : RFX_METHOD_BAYES;
     if (isatty(STDERR_FILENO)) {
         o->fit.progress = cli_progress_show;
         o->fit.progress_user = &progress;
@@ -874,20 +872,6 @@ static int fit_projected(const fit_opts *o, const rfx_data *data, const char *pa
     return rc;
 }
 
-/* The sorted distinct values of y (n, stride ys) into a malloc'd array. */
-static double *distinct_labels(const double *y, size_t ys, size_t n, size_t *count)
-{
-    double *v = malloc((n ? n : 1) * sizeof *v);
-    size_t k = 0;
-    if (!v) return NULL;
-    for (size_t i = 0; i < n; i++) v[i] = y[i * ys];
-    qsort(v, n, sizeof *v, cli_compare_doubles);
-    for (size_t i = 0; i < n; i++)
-        if (k == 0 || v[i] != v[k - 1]) v[k++] = v[i];
-    *count = k;
-    return v;
-}
-
 /* classify: what was used and chosen, on stderr. */
 static void print_classify_report(const fit_opts *o, const rfx_model *m, const rfx_fit_report *r,
                                   const rfx_data *data, double seconds, const char *path)
@@ -947,9 +931,8 @@ static int fit_classify(fit_opts *o, const rfx_data *data, const char *path)
     int rc = RC_OK;
     memset(&report, 0, sizeof report);
     memset(&progress, 0, sizeof progress);
-    classes = distinct_labels(Y.data, Y.stride, Y.rows, &C);
-    if (!classes) {
-        cli_say("out of memory for %zu labels", Y.rows);
+    if (rfx_classes_find(Y.data, Y.rows, Y.stride, &classes, &C)) {
+        cli_say("%s", rfx_last_error());
         return RC_INTERNAL;
     }
     if (C < 2) {
@@ -957,12 +940,10 @@ static int fit_classify(fit_opts *o, const rfx_data *data, const char *path)
         cli_format_label(Y.rows ? Y.data[0] : 0, b, sizeof b);
         cli_say("%s: every row of the target '%s' has the label %s; a classifier needs at least 2 "
                 "classes", "fit", rfx_data_name(data, SIZE_MAX), b);
-        free(classes);
+        rfx_buffer_free(classes);
         return RC_DATA;
     }
-    if (o->class_weight && strcmp(o->class_weight, "balanced") == 0) {
-        o->cls.balanced = 1;
-    } else if (o->class_weight) {
+    if (o->class_weight && !o->cls.balanced) {
         opt_iter it = cli_opt_begin(&cli_fit_command, 0, NULL);
         snprintf(it.name, sizeof it.name, "--class-weight");
         parse_class_weights(&it, o->class_weight, NULL, NULL, &np); /* checked: counts */
@@ -974,32 +955,14 @@ static int fit_classify(fit_opts *o, const rfx_data *data, const char *path)
             rc = RC_INTERNAL;
             goto done;
         }
-        if (parse_class_weights(&it, o->class_weight, pl, pw, &np)) {
-            rc = RC_USAGE;
+        parse_class_weights(&it, o->class_weight, pl, pw, &np); /* checked: the pairs */
+        if (rfx_class_weights_map(classes, C, pl, pw, np, rfx_data_name(data, SIZE_MAX), cw)) {
+            rc = cli_value_error(&it, "%s", rfx_last_error());
             goto done;
-        }
-        for (size_t k = 0; k < C; k++) cw[k] = 1.0;
-        for (size_t j = 0; j < np; j++) {
-            size_t k = 0;
-            while (k < C && classes[k] != pl[j]) k++;
-            if (k == C) {
-                char b[40];
-                cli_format_label(pl[j], b, sizeof b);
-                fprintf(stderr, "rfx: --class-weight: %s is not a label of the target '%s' "
-                        "(its classes: ", b, rfx_data_name(data, SIZE_MAX));
-                cli_print_label_list(stderr, classes, C, 20);
-                fputs(")\nTry 'rfx fit --help'.\n", stderr);
-                rc = RC_USAGE;
-                goto done;
-            }
-            cw[k] = pw[j];
         }
         o->cls.class_weights = cw;
         o->cls.n_class_weights = C;
     }
-    o->fit.method = RFX_METHOD_CLASSIFY;
-    o->fit.classify = &o->cls;
-    if (o->given[O_FOLDS]) o->fit.classify_folds = o->folds;
     if (isatty(STDERR_FILENO)) {
         o->fit.progress = cli_progress_show;
         o->fit.progress_user = &progress;
@@ -1012,7 +975,7 @@ static int fit_classify(fit_opts *o, const rfx_data *data, const char *path)
     if (rc == RC_OK) print_classify_report(o, model, &report, data, seconds, path);
 done:
     rfx_model_free(model);
-    free(classes);
+    rfx_buffer_free(classes);
     free(cw);
     free(pl);
     free(pw);
@@ -1142,22 +1105,12 @@ static int cmd_fit(const command *c, int argc, char **argv)
             return cli_usage_error(c, "-D must be even with --form cos-sin, got %zu",
                                    o.fit.features.n_features);
     }
-    if (o.method == FM_CLASSIFY && o.given[O_LAMBDA] && !(o.fit.lambda > 0))
-        return cli_usage_error(c, "--lambda must be > 0 for --task classify (leave it out to "
-                                  "choose it)");
     if (o.cls.multiclass == RFX_MULTICLASS_SOFTMAX && !o.given[O_LOSS])
         o.cls.loss = RFX_LOSS_LOGISTIC; /* softmax is multinomial logistic regression */
     if (o.method == FM_CLASSIFY && o.cls.multiclass == RFX_MULTICLASS_SOFTMAX &&
         o.cls.loss != RFX_LOSS_LOGISTIC)
         return cli_usage_error(c, "--multiclass softmax takes --loss logistic, not %s",
                                rfx_loss_name(o.cls.loss));
-    if (o.method == FM_CLASSIFY && o.cls.optimizer == RFX_OPTIMIZER_LBFGS &&
-        o.cls.loss == RFX_LOSS_HINGE)
-        return cli_usage_error(c, "--optimizer lbfgs needs a differentiable loss; --loss hinge "
-                                  "takes dual-cd or sgd");
-    if (o.method == FM_CLASSIFY && o.cls.optimizer == RFX_OPTIMIZER_DUAL_CD &&
-        (o.cls.loss == RFX_LOSS_LOGISTIC || o.cls.loss == RFX_LOSS_SQUARED))
-        return cli_usage_error(c, "--optimizer dual-cd is for --loss hinge or squared-hinge");
     if (sparse && o.given[O_LAMBDA] && !(o.fit.lambda > 0))
         return cli_usage_error(c, "--lambda must be > 0 for --method %s (leave it out to choose it "
                                   "by cross-validation)", FIT_METHODS[o.method]);
@@ -1179,6 +1132,18 @@ static int cmd_fit(const command *c, int argc, char **argv)
     }
     if (o.method == FM_PROJECTED && o.given[O_FEATURES] && o.proj.surrogate == RFX_METHOD_PCE)
         return cli_usage_error(c, "-D applies to --surrogate ridge, bayes or srfe, not pce");
+    /* the one-call fit's parameters, checked by the library before any data is read */
+    if (o.method == FM_BAYES || o.method == FM_RIDGE || o.method == FM_CLASSIFY) {
+        o.fit.method = o.method == FM_CLASSIFY ? RFX_METHOD_CLASSIFY
+                       : o.method == FM_RIDGE  ? RFX_METHOD_RIDGE
+                                               : RFX_METHOD_BAYES;
+        if (o.method == FM_CLASSIFY) {
+            o.cls.balanced = o.class_weight && strcmp(o.class_weight, "balanced") == 0;
+            o.fit.classify = &o.cls;
+            if (o.given[O_FOLDS]) o.fit.classify_folds = o.folds;
+        }
+        if (rfx_fit_params_check(&o.fit)) return cli_usage_error(c, "%s", rfx_last_error());
+    }
     if (o.plot_path && !cli_program_in_path("gnuplot")) {
         cli_say("--plot: gnuplot is not installed (not found in PATH); install it or leave out "
                 "--plot");

@@ -5,6 +5,7 @@
  * of features D, with its log-log slope.
  */
 #include "cli.h"
+#include "helpers.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -58,30 +59,14 @@ const command cli_kernel_approx_command = {
 /* rfx kernel-approx                                                         */
 /* ------------------------------------------------------------------------ */
 
-/* splitmix64 (Steele, Lea & Flood, OOPSLA 2014): a small seeded generator
- * for the built-in data set, independent of the library's generator. */
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-/* Uniform on [0, 1) with 53 random bits. */
-static double uniform01(uint64_t *state)
-{
-    return (double)(splitmix64(state) >> 11) * 0x1.0p-53;
-}
-
 /* scikit-learn's make_s_curve, X (n x 3): t = 3 pi (u - 1/2), u ~ U(0, 1);
  * x = sin t, y = 2 v with v ~ U(0, 1), z = sign(t) (cos t - 1). */
 static void s_curve(double *X, size_t n, uint64_t seed)
 {
-    uint64_t s = seed;
+    unsigned long long s = seed; /* splitmix64 (tests/helpers.h), not the library's streams */
     for (size_t i = 0; i < n; ++i) {
-        double t = 3.0 * PI * (uniform01(&s) - 0.5);
-        double v = uniform01(&s);
+        double t = 3.0 * PI * (rfx_helper_uniform(&s) - 0.5);
+        double v = rfx_helper_uniform(&s);
         double sign = (double)((t > 0) - (t < 0));
         X[3 * i + 0] = sin(t);
         X[3 * i + 1] = 2.0 * v;

@@ -6,6 +6,7 @@
  * SIGINT, SIGTERM and SIGHUP that remove temporary files.
  */
 #include "cli.h"
+#include "helpers.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -16,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 /* ------------------------------------------------------------------------ */
@@ -137,12 +137,7 @@ void cli_interrupts_catch(void)
 /* Progress on a terminal                                                    */
 /* ------------------------------------------------------------------------ */
 
-double cli_now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+double cli_now_seconds(void) { return rfx_helper_seconds(); }
 
 /* rfx_progress_fn: "\r<stage> NN%" on stderr when something changed. */
 int cli_progress_show(void *user, const char *stage, double fraction)
