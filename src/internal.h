@@ -171,6 +171,9 @@ uint64_t rfx__rng_u64(rfx__rng *r);
 double rfx__rng_uniform(rfx__rng *r);      /* in (0, 1), 53 bits, never 0 or 1 */
 double rfx__rng_normal(rfx__rng *r);       /* N(0, 1), Box-Muller               */
 double rfx__rng_gamma(rfx__rng *r, double shape); /* Gamma(shape, 1), Marsaglia-Tsang */
+/* A uniform shuffle of perm[0 .. n-1] in place (Fisher-Yates from the end:
+ * position i - 1 swaps with floor(u i), i = n .. 2), one uniform per step. */
+void rfx__rng_shuffle(rfx__rng *r, size_t *perm, size_t n);
 
 /* ---- vectorised math (src/core/vmath*.c) -------------------------------- */
 

@@ -38,6 +38,10 @@ def _set_new_tag(tags, key, value):
         tags.transformer_tags.preserves_dtype = [np.dtype(t).name for t in value]
     elif key == "binary_only":
         tags.classifier_tags.multi_class = not value
+    elif key == "stateless":
+        tags.requires_fit = not value
+    elif key == "requires_positive_X":
+        tags.input_tags.positive_only = bool(value)
     else:
         raise KeyError("rfx: no scikit-learn >= 1.6 tag for the old tag %r" % (key,))
 
@@ -45,7 +49,8 @@ def _set_new_tag(tags, key, value):
 class TagsMixin:
     """Estimator tags for every scikit-learn version. A subclass sets
     ``_rfx_tags`` (a dict in ``_more_tags`` keys: "multioutput",
-    "preserves_dtype", "binary_only"); put this mixin before
+    "preserves_dtype", "binary_only", "stateless", "requires_positive_X");
+    put this mixin before
     ``BaseEstimator`` in the bases."""
 
     _rfx_tags = {}

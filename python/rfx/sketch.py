@@ -23,6 +23,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _common
 from ._lib import as_rows, check, cmat, empty_rows, ffi, lib, mat
+from ._sklearn_compat import TagsMixin, validate_data
 
 __all__ = ["PolynomialCountSketch", "RandomMaclaurinFeatures", "AdditiveChi2Sampler",
            "SkewedChi2Sampler"]
@@ -43,7 +44,7 @@ def _create(p, d):
     return ffi.gc(out[0], lib.rfx_sketch_free)
 
 
-class _Sketch(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class _Sketch(TagsMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """The fit, transform, exact kernel and pickling of every map; a
     subclass sets _kind and fills the parameters of its map (_fill)."""
 
@@ -58,7 +59,7 @@ class _Sketch(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
 
     def fit(self, X, y=None):
         """Sample the map for the columns of X (only its width is used)."""
-        X = self._validate_data(X, dtype=np.float64)
+        X = validate_data(self, X, dtype=np.float64)
         self._check_domain(X)
         p = ffi.new("rfx_sketch_params *", lib.rfx_sketch_params_default())
         p.kind = self._kind
@@ -75,7 +76,7 @@ class _Sketch(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def transform(self, X):
         """Z = z(X), of shape (n_samples, n_features_out)."""
         check_is_fitted(self)
-        X = as_rows(self._validate_data(X, dtype=np.float64, reset=False))
+        X = as_rows(validate_data(self, X, dtype=np.float64, reset=False))
         Z = empty_rows(X.shape[0], self._n_features_out)
         check(lib.rfx_sketch_transform(self._sketch, cmat(X), mat(Z)))
         return Z
@@ -84,8 +85,8 @@ class _Sketch(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         """K[i, j] = k(X[i], Y[j]) (Y = X when None), the kernel the map
         approximates, computed exactly by the C library."""
         check_is_fitted(self)
-        X = as_rows(self._validate_data(X, dtype=np.float64, reset=False))
-        Y = X if Y is None else as_rows(self._validate_data(Y, dtype=np.float64, reset=False))
+        X = as_rows(validate_data(self, X, dtype=np.float64, reset=False))
+        Y = X if Y is None else as_rows(validate_data(self, Y, dtype=np.float64, reset=False))
         K = np.empty((X.shape[0], Y.shape[0]))
         check(lib.rfx_sketch_exact_kernel(self._sketch, cmat(X), cmat(Y), mat(K)))
         return K
@@ -234,8 +235,7 @@ class AdditiveChi2Sampler(_Sketch):
         self.sample_interval_ = float(lib.rfx_sketch_get_params(self._sketch).sample_interval)
         return self
 
-    def _more_tags(self):
-        return {"stateless": True, "requires_positive_X": True}
+    _rfx_tags = {"stateless": True, "requires_positive_X": True}
 
 
 class SkewedChi2Sampler(_Sketch):

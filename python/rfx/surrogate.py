@@ -254,8 +254,8 @@ class PCERegressor(RegressorMixin, _ModelFile):
         The input distribution, one per column; None (default) is uniform on
         each column's training [min, max] (a constant column: [x - 1/2,
         x + 1/2]).
-    degree : int or "auto", default=3
-        The maximal total degree p; "auto" chooses the basis as
+    degree : int or "auto", default="auto"
+        The maximal total degree p; "auto" (the default) chooses the basis as
         ``rfx fit --method pce`` does (rfx_pce_params.auto_basis): the
         largest degree <= 10 with at most 10000 terms, and for three or more
         inputs also a pairwise basis of higher degree, keeping the fit of
@@ -293,7 +293,7 @@ class PCERegressor(RegressorMixin, _ModelFile):
     and pickling stores that file's bytes.
     """
 
-    def __init__(self, marginals=None, *, degree=3, degree_min=None, q_norm=1.0,
+    def __init__(self, marginals=None, *, degree="auto", degree_min=None, q_norm=1.0,
                  method="lars", n_jobs=None):
         self.marginals = marginals
         self.degree = degree

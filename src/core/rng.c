@@ -76,3 +76,14 @@ double rfx__rng_gamma(rfx__rng *r, double shape)
         if (log(u) < 0.5 * x * x + d * (1.0 - v + log(v))) return d * v;
     }
 }
+
+void rfx__rng_shuffle(rfx__rng *r, size_t *perm, size_t n)
+{
+    for (size_t i = n; i > 1; i--) {
+        size_t t = (size_t)(rfx__rng_uniform(r) * (double)i);
+        if (t >= i) t = i - 1;
+        size_t tmp = perm[i - 1];
+        perm[i - 1] = perm[t];
+        perm[t] = tmp;
+    }
+}

@@ -782,13 +782,7 @@ static void cd_solve(const problem *pb, const rfx_classify_params *p, size_t k, 
     while (*epochs < p->max_iter) {
         rfx__rng rng;
         rfx__rng_init(&rng, p->seed, STREAM_CD + ((uint64_t)k << 20), (uint64_t)*epochs);
-        for (size_t i = active; i > 1; i--) {
-            size_t j = (size_t)(rfx__rng_uniform(&rng) * (double)i);
-            if (j >= i) j = i - 1;
-            size_t t = perm[i - 1];
-            perm[i - 1] = perm[j];
-            perm[j] = t;
-        }
+        rfx__rng_shuffle(&rng, perm, active);
         double pgmax = -INFINITY, pgmin = INFINITY;
         size_t q = 0;
         while (q < active) {
@@ -1072,13 +1066,7 @@ static rfx_status sgd(problem *pb, const rfx_classify_params *p, double *x,
             rfx__rng rng;
             rfx__rng_init(&rng, p->seed, STREAM_SGD, ((uint64_t)e << 32) ^ (uint64_t)blk);
             for (size_t i = 0; i < brows; i++) perm[i] = i;
-            for (size_t i = brows; i > 1; i--) {
-                size_t j = (size_t)(rfx__rng_uniform(&rng) * (double)i);
-                if (j >= i) j = i - 1;
-                size_t tmp = perm[i - 1];
-                perm[i - 1] = perm[j];
-                perm[j] = tmp;
-            }
+            rfx__rng_shuffle(&rng, perm, brows);
             for (size_t w0 = 0; w0 < brows; w0 += win) {
                 size_t wr = brows - w0 < win ? brows - w0 : win;
                 if (!pb->Z) featurise_rows(pb, Xb, ldx, perm + w0, wr, Zwin);

@@ -113,13 +113,7 @@ static rfx_status lhs_design(uint64_t seed, rfx_mat U)
         rfx__rng r;
         rfx__rng_init(&r, seed, RFX__STREAM_DESIGN, ((uint64_t)1 << 63) | (uint64_t)j);
         for (size_t i = 0; i < n; i++) perm[i] = i;
-        for (size_t i = n; i > 1; i--) {
-            size_t t = (size_t)(rfx__rng_uniform(&r) * (double)i);
-            if (t >= i) t = i - 1;
-            size_t tmp = perm[i - 1];
-            perm[i - 1] = perm[t];
-            perm[t] = tmp;
-        }
+        rfx__rng_shuffle(&r, perm, n);
         for (size_t i = 0; i < n; i++)
             U.data[i * U.stride + j] = ((double)perm[i] + rfx__rng_uniform(&r)) / (double)n;
     }
