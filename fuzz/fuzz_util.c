@@ -61,6 +61,42 @@ static void put_le(uint8_t *p, uint64_t v, int bytes)
     for (int i = 0; i < bytes; ++i) p[i] = (uint8_t)(v >> (8 * i));
 }
 
+static uint64_t get_le(const uint8_t *p, int bytes)
+{
+    uint64_t v = 0;
+    for (int i = bytes - 1; i >= 0; --i) v = v << 8 | p[i];
+    return v;
+}
+
+/* Make the header of the model file b[0..size) match its bytes. */
+static void fix_header(uint8_t *b, size_t size)
+{
+    put_le(b + 16, size - HEADER, 8);
+    put_le(b + 24, crc32(crc32(0L, Z_NULL, 0), b + HEADER, (uInt)(size - HEADER)), 4);
+    put_le(b + 28, crc32(crc32(0L, Z_NULL, 0), b, 28), 4);
+}
+
+/* The record of a projected model's surrogate (tag 48, raw bytes) holds a
+ * whole model file: make its header right too, before the outer CRC. */
+enum { RECORD = 16, TAG_SURROGATE = 48, ELEM_BYTES = 6 };
+
+static void fix_nested(uint8_t *b, size_t size)
+{
+    size_t at = HEADER;
+    while (size - at >= RECORD) {
+        uint64_t tag = get_le(b + at, 4), type = get_le(b + at + 4, 4), count = get_le(b + at + 8, 8);
+        /* element sizes: f64, u64, i64 8 bytes; UTF-8 and raw bytes 1; u32 4 */
+        uint64_t elem = type >= 1 && type <= 3 ? 8 : type == 5 ? 4 : type == 4 || type == ELEM_BYTES ? 1 : 0;
+        if (elem == 0 || count > (size - at - RECORD) / elem) return;
+        uint64_t bytes = count * elem;
+        if (tag == TAG_SURROGATE && type == ELEM_BYTES && bytes >= HEADER &&
+            memcmp(b + at + RECORD, "RFXMODL\x1a", 8) == 0)
+            fix_header(b + at + RECORD, (size_t)bytes);
+        at += RECORD + (size_t)((bytes + 7) / 8 * 8);
+        if (at > size) return;
+    }
+}
+
 int fuzz_model_fix_header(const uint8_t *data, size_t size, uint8_t **copy)
 {
     *copy = NULL;
@@ -68,9 +104,8 @@ int fuzz_model_fix_header(const uint8_t *data, size_t size, uint8_t **copy)
     uint8_t *b = malloc(size);
     if (!b) fuzz_die("out of memory");
     memcpy(b, data, size);
-    put_le(b + 16, size - HEADER, 8);
-    put_le(b + 24, crc32(crc32(0L, Z_NULL, 0), b + HEADER, (uInt)(size - HEADER)), 4);
-    put_le(b + 28, crc32(crc32(0L, Z_NULL, 0), b, 28), 4);
+    fix_nested(b, size);
+    fix_header(b, size);
     *copy = b;
     return 1;
 }
