@@ -626,6 +626,7 @@ static void test_npy(void)
     rfx_data *d = NULL;
     snprintf(path, sizeof path, "%s", rfx_test_tmp("in.npy"));
     for (int i = 0; i < 12; i++) v[i] = 0.5 * i - 1.0 / 3.0;
+    memset(b, 0, sizeof b); /* the trailing-bytes case writes 4 past the values */
     le_f8(b, v, 12);
 
     /* versions 1.0, 2.0 and 3.0 */

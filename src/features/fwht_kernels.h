@@ -29,6 +29,14 @@
 /* 4 x 4 transpose: rows a, b, c, e (4 doubles each) into columns. */
 static inline void FWHT_FN(transpose4_)(vd *a, vd *b, vd *c, vd *e)
 {
+#if defined(__clang__) /* the fuzz build (make fuzz): clang's spelling, constant indices */
+    vd t0 = __builtin_shufflevector(*a, *b, 0, 4, 2, 6), t1 = __builtin_shufflevector(*a, *b, 1, 5, 3, 7);
+    vd t2 = __builtin_shufflevector(*c, *e, 0, 4, 2, 6), t3 = __builtin_shufflevector(*c, *e, 1, 5, 3, 7);
+    *a = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
+    *b = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
+    *c = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
+    *e = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
+#else
     const vdi lo = {0, 4, 2, 6}, hi = {1, 5, 3, 7}, first = {0, 1, 4, 5}, last = {2, 3, 6, 7};
     vd t0 = __builtin_shuffle(*a, *b, lo), t1 = __builtin_shuffle(*a, *b, hi);
     vd t2 = __builtin_shuffle(*c, *e, lo), t3 = __builtin_shuffle(*c, *e, hi);
@@ -36,6 +44,7 @@ static inline void FWHT_FN(transpose4_)(vd *a, vd *b, vd *c, vd *e)
     *b = __builtin_shuffle(t1, t3, first);
     *c = __builtin_shuffle(t0, t2, last);
     *e = __builtin_shuffle(t1, t3, last);
+#endif
 }
 
 /* Three butterfly stages (distances h, 2h, 4h) on the 8 values x[0..7]
