@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The two commands of the README:
 #   make demo   build, then run the demonstration on built-in data
 #   make test   install what is missing, build, run every test (also under

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench_attention - exact softmax attention against linear attention with
  * positive random features (Performers' FAVOR+), over the public API only:

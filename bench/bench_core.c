@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench_core - timings of rfx's core kernels, over the public API only.
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """bench_python.py [BUILD_DIR] - the Python package against the C API, and
 rfx against scikit-learn's RBFSampler + Ridge, in one run on the same data;
 prints a markdown table of times and ratios and writes it to a file.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench_sinks - accuracy against fit time of random kitchen sinks and the
  * greedy fit they replace (Rahimi & Recht, NIPS 2008, whose figures plot

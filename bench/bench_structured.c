@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * bench_structured - the structured feature maps against the dense one,
  * over the public API only.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """classify.py BUILD_DIR [--seeds N] [--out DIR] [--only NAME] - rfx fit's default classifier
 against scikit-learn on the same splits, in one run; writes a markdown table
 (classify.md) and an accuracy-against-time plot (classify.png, classify.svg).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """kernel_machines.py BUILD_DIR [--quick] [--out DIR] [--parts 1,2,3,4] - rfx's
 kernel machines and classifiers against scikit-learn, in one run, on the same
 data; writes a markdown report (kernel_machines.md).

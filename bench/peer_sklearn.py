@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The peer side of bench/run.sh: scikit-learn and numpy/scipy on the data
 that bench_core.c makes, timed the same way (best of --repeats, monotonic
 clock), printed as the same "key value" lines.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """projection.py BUILD_DIR [--quick] [--out DIR] - the self-supervised
 projection (rfx.projection.ProjectedRegressor, rfx_projected_fit) against
 rfx's sparse random features and polynomial chaos and scikit-learn's

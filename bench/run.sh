@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # bench/run.sh [BUILD_DIR] - rfx's core kernels against scikit-learn and
 # numpy/scipy, in the same run, on the same data, once per instruction-set
 # path (RFX_ISA): a markdown table of times, ratios and cycles per feature

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """sketch_errors.py [--out FILE] - the kernel approximation errors of rfx's
 dot-product and chi2 feature maps beside scikit-learn's at equal D; writes a
 markdown table (bench/results/sketch.md).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """surrogate.py BUILD_DIR [--quick] [--out DIR] - rfx's surrogate models
 against OpenTURNS and scikit-learn, in one run on the same data; writes a
 markdown report (surrogate.md) and a plot (surrogate_error_vs_m.png).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # examples/demo.sh RFX [OUTDIR]: the `make demo` walk-through of the rfx
 # command line on built-in data.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * kernel_trick.c - the four ways to run SGD with a kernel, on the 2-D
  * example of the Cornell CS4787 lecture "Kernels and the kernel trick":

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* quickstart.c - the C API in one page: features, a Bayesian fit with
  * predictive standard deviations, a model file, and the error model.
  * Build: cc quickstart.c $(pkg-config --cflags --libs rfx) -lm -o quickstart

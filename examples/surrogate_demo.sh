@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The surrogate showcase (part of make demo): the experiment of the talk the
 # project started from. Sobol G-function, d = 20, 800 training and 1000
 # validation points; each method's relative L2 validation error

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fuzz_cli_args.c - libFuzzer target: the option parser of the rfx tool
  * (tools/cli/opts.c) with each command's option table. The input is an

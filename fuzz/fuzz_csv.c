@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fuzz_csv.c - libFuzzer target: the CSV reader (rfx_data_read), the input
  * as a CSV file, read with several sets of reading parameters (detected or

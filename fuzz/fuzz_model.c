@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fuzz_model.c - libFuzzer targets fuzz_model_buffer and, built with
  * FUZZ_MODEL_FROM_FILE, fuzz_model_file: the model loader from memory

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fuzz_npy.c - libFuzzer target: the .npy reader (rfx_data_read on a file
  * that starts with the .npy magic; other inputs are skipped), with no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fuzz_util.c - the input file and the model exercise shared by the fuzz
  * targets (fuzz_util.h).

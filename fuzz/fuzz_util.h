@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fuzz_util.h - what the fuzz targets of fuzz/ share: the libFuzzer entry
  * point, a file that holds the current input (for readers that take a path),

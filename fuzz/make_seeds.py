@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Write the CSV, .npy and argv seeds of fuzz/corpus/ and the near-valid
 model files made from fuzz/make_seeds.sh's (run that first). Valid and
 near-valid inputs, each small: python3 fuzz/make_seeds.py (from the

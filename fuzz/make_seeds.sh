@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Make the model-file seeds of fuzz/corpus/model_*/ with the rfx tool from
 # tiny data: one file per kind of model. Usage: fuzz/make_seeds.sh RFX
 # (run from the repository; the CSV, .npy and argv seeds are written by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * replay.c - a main for a fuzz target without libFuzzer: it calls
  * LLVMFuzzerTestOneInput once on each file named on the command line and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Run fuzz targets built by make fuzz (RFX_FUZZ, clang) one after another:
 #   fuzz/run.sh BUILD SECONDS [TARGET ...]   (default: every target)
 # Each starts from its checked-in corpus fuzz/corpus/TARGET/ and writes the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Packaging of the rfx Python package (metadata here, not in pyproject.toml,
 so that Debian 12's setuptools 66 builds it offline).
 

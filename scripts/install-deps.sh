@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Install the Debian packages rfx needs to build, test, run the demo and the
 # benchmarks. Installs only what is missing; needs root (or prints the line).
 # Packages named as arguments are added (make fuzz: clang).

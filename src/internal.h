@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * internal.h - object layouts and helpers shared inside the library.
  * Nothing here is exported: internal functions carry the rfx__ prefix and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """tests/check_api_reference.py DOXYGEN DOXYFILE_IN SOURCE LIBRARY: the C API
 reference builds (doxygen over include/, as make docs), and every function
 the library exports is in it. Prints the count of exported functions whose

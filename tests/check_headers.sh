@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # tests/check_headers.sh CC INCLUDE_DIR: every public header compiles on its
 # own (it includes what it uses), as C11 with -Wall -Wextra -Wpedantic
 # -Werror, and twice in one unit (its guard holds).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """tests/check_kernel_asm.py OBJDUMP OBJECT...: the fused kernels' inner
 loops keep their accumulators in registers. Of the objects given, those of
 the vector kernels (vmath_generic, vmath_avx2, vmath_avx512) are read.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """tests/check_layers.py SRC_DIR: the library's folders call only down.
 
 Reads every src/FOLDER/*.c, finds where each rfx_ / rfx__ function and

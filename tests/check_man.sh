@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The manual page rfx(1) says what --help says: every command and each of its
 # options appears in `rfx help --man`, and groff formats it without a
 # warning. Usage: check_man.sh RFX

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Every dynamic symbol the library defines carries the rfx_ prefix.
 lib="$1"
 stray=$(nm -D --defined-only "$lib" | awk '$2 ~ /[TDBRVW]/ {print $3}' \

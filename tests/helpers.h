@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tests/helpers.h - what every test, benchmark and example program and the
  * rfx tool share: a monotonic clock and a small seeded generator

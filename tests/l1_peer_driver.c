@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The C side of tests/peer/l1_sklearn.py: reads A and y from .npy files
  * (public API only), runs an l1 fit and writes plain text with 17 digits.
  *

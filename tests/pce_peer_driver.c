@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* pce_peer_driver - fit an rfx PCE to a CSV file and print what a peer
  * (tests/peer/pce_openturns.py, OpenTURNS) compares: every term, the
  * predictions at test points, the moments and the Sobol indices.

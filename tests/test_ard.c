@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Learned per-input (ARD) length scales in rfx_model_fit
  * (learn_length_scales = 1):
  *  - on y = f(x0, x1) + noise with four irrelevant inputs x2..x5, the learned

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Positive random features of the softmax kernel and linear attention
  * (rfx/attention.h):
  *  - E phi(x).phi(y) = exp(x.y): the mean over seeds is within 4 standard

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Classification on random features (rfx/classify.h):
  *  - binary logistic regression by L-BFGS equals Newton's method written
  *    here on the same features (1e-6), and scikit-learn's

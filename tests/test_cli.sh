@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # tests/test_cli.sh RFX [DATA_DIR]: the command-line tool end to end - exit
 # codes, messages and files. Data sets are generated here with awk (with
 # its own MINSTD generator, not rand()), in a scratch directory removed at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Space-filling designs: the net and strata properties that define them,
  * closed-form first points, the quantile map, and every error path. (The
  * Sobol and Halton sequences are also compared with scipy.stats.qmc in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Random Fourier features: kernel approximation against the exact kernels,
  * the 1/sqrt(D) rate, conventions, reproducibility and parameter errors. */
 #include "internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Kernel ridge regression and Gaussian process regression
  * (rfx/kernels.h):
  *  - KRR: dual coefficients equal a LAPACK dposv solve of (K + lambda I) A

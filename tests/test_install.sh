@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # make install works: install the build into a scratch prefix, then build the
 # C quick start against it as a user would, with pkg-config (the README's
 # line) and with CMake's find_package(rfx) (tests/consumer), run them and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tests of the CSV and .npy readers and writers: round trips are bitwise,
  * every error names the file and the place, and no input crashes. .npy
  * inputs are generated here byte by byte rather than stored as binaries. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* SGD with a kernel in the four strategies (rfx/kernel_sgd.h):
  *  - with the kernel of a feature map, k = rfx_kern_features(f), the four
  *    strategies give the same decision values (1e-10 relative), the same w

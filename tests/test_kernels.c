@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Exact kernels and Gram matrices (rfx/kernels.h):
  *  - every positive semi-definite kernel (Gaussian, RBF, Laplacian, Cauchy,
  *    Matern nu = 0.5, 1.5, 2.5, 0.8, 3.7, isotropic and ARD, polynomial,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Kernel PCA with the anisotropic Gaussian kernel (rfx/projection.h):
  *  - exact: eigenvalues, explained variance ratios, training scores and
  *    scores of new points against an eigendecomposition (LAPACK dsyev,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* l1 solvers (rfx/l1.h) checked against their optimality conditions:
  *  - lasso: (1/m) A_j^T r = lambda w_j sign(c_j) on the support, |.| <= lambda
  *    w_j off it (KKT), for plain, weighted, intercept and unpolished fits;

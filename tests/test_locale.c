@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Numbers in CSV files do not depend on the program's locale: after
  * setlocale(LC_ALL, "de_DE.UTF-8") (decimal comma) the reader gives the
  * same bits and the writer the same bytes as in the C locale, and the

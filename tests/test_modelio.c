@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Model files: round trips predict bitwise identically (file and buffer),
  * for feature models and polynomial chaos (PCE) models alike, and every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Nystroem features (rfx/nystroem.h):
  *  - on the landmarks Z Z^T reproduces K_LL (1e-10), kernel values written
  *    out here entry by entry;

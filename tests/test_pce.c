@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Polynomial chaos: orthonormality by Gauss quadrature (nodes and weights
  * from textbook formulas, not from the library's recurrence), exact
  * recovery of polynomials, Sobol indices against the closed forms of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The self-supervised projection (rfx_projected_fit, rfx/projection.h):
  *  - theta_i = 0 removes input i: replacing it by noise leaves every
  *    prediction bitwise unchanged; with a given theta the loss is the

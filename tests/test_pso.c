@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Particle swarm optimisation (rfx/projection.h) on functions with known
  * minima:
  *  - a shifted sphere (minimum 0 at c), gbest and ring topologies;

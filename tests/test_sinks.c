@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Random kitchen sinks and the greedy baseline (rfx/sinks.h):
  *  - without an active box the fit is the least-squares solution of
  *    [Z 1] (LAPACK dgels, called here), C = INFINITY and C large alike;

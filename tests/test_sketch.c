@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tensor Sketch, random Maclaurin, additive and skewed chi2 maps
  * (include/rfx/sketch.h): kernel errors that fall like 1/sqrt(D),
  * unbiasedness over seeds, the closed form of the additive chi2 map, FFT

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Exact Sobol indices of random-feature models (rfx_sobol_model_exact):
  *  - small models (one feature; a few q-sparse features) in d = 2 and 3
  *    against tensor Gauss-Legendre / Gauss-Hermite quadrature of the model

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Sparse random feature expansions: exact recovery of a target built from
  * the same sparse feature map, agreement of the model with its parts,
  * cross-validated choices, model files, and parameter errors. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Structured frequencies (orthogonal, SORF, Fastfood, scrambled Halton):
  * the laws they promise (orthogonal blocks, unbiased kernel estimates or
  * SORF's documented sphere law), their gain over i.i.d. features, the fast

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Test functions and Monte Carlo Sobol indices: exact moments and indices
  * against closed forms (published Ishigami values, Si/Ci forms for
  * Friedman #1, brute-force quadrature for the SRFE example) and against

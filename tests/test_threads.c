@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_threads.c - one model, many callers: 8 pthreads predict with the same
  * model at once (ridge, Bayesian with std, polynomial chaos, a classifier's

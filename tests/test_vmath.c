@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The vector cos / sincos kernels against libm: absolute error over the
  * argument ranges random features produce, the tails, the large-argument
  * fallback, and the fused feature kernel against a plain loop. */

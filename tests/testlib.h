@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* testlib.h - a minimal test harness: checks count, failures print where. */
 #ifndef RFX_TESTLIB_H
 #define RFX_TESTLIB_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rfx/attention.h - positive random features for the softmax kernel and
  * linear-time attention (Choromanski et al., "Rethinking Attention with

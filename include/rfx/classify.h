@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rfx/classify.h - classification on random features: linear classifiers
  * on z(x), i.e. approximate kernel machines (kernel logistic regression,

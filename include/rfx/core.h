@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rfx/core.h - the base of the public C API: version, errors, instruction
  * sets, matrix views, progress callbacks. Every other rfx header includes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rfx/data.h - data files: CSV and .npy readers with exact error positions,
  * and writers.

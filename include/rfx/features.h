@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rfx/features.h - random Fourier feature maps: kernels, forms, activations,
  * structures; sampling and the fused transform.

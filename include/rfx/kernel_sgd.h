@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rfx/kernel_sgd.h - stochastic gradient descent with a kernel, in the four
  * ways of the kernel trick. Included by rfx.h (after rfx/kernels.h and

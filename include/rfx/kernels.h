@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rfx/kernels.h - exact kernel machines: kernel functions k(x, y) on R^d,
  * their algebra, Gram matrices, kernel ridge regression and Gaussian

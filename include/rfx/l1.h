@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rfx/l1.h - sparse linear fits on a dense matrix: basis pursuit denoising,
  * the lasso (with its regularisation path and k-fold cross-validation) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rfx/model.h - row-block sources, sufficient statistics, ridge and Bayesian
  * fits, models and their files.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rfx/nystroem.h - Nystroem features: a data-dependent feature map of any
  * kernel (Williams & Seeger, "Using the Nystroem method to speed up kernel

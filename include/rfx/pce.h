@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rfx/pce.h - polynomial chaos expansions (PCE): the baseline surrogate.
  *

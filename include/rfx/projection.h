@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rfx/projection.h - the building blocks of a learned projection: a particle
  * swarm optimiser and kernel PCA with an anisotropic Gaussian kernel.

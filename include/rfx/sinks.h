@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rfx/sinks.h - random kitchen sinks and the greedy baseline they replace.
  * Part of the public API (rfx.h includes it).

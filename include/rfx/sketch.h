@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rfx/sketch.h - feature maps of kernels that are not shift-invariant:
  * dot-product kernels (Tensor Sketch, random Maclaurin features) and the

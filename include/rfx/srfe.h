@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rfx/srfe.h - sparse random feature expansions (SRFE) for surrogate
  * models from few samples (Hashemi, Schaeffer, Shi, Topcu, Tran & Ward,

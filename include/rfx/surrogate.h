@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rfx/surrogate.h - benchmark functions of surrogate modelling with their
  * exact moments and Sobol indices, and Monte Carlo Sobol sensitivity

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Classification on random Fourier features: two interleaved half-moons,
 which no linear classifier separates, by kernel logistic regression with
 its penalty and length scale chosen on a holdout; probabilities, and a

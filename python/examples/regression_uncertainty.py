@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Regression with uncertainty: a Bayesian model on random Fourier features
 (a Gaussian process at linear cost) and its 95% predictive band.
 

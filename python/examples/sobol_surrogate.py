@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A surrogate model with its Sobol indices: the Ishigami function (a = 7,
 b = 0.1) on [-pi, pi]^3 learned from 300 samples by a sparse random
 feature expansion, and the sensitivity indices of the surrogate, in closed

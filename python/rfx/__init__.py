@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """rfx: random feature expansions, with scikit-learn estimators.
 
 A Python package over the rfx C library (librfx): random Fourier features

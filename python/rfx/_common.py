@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Parameter handling shared by the estimators: seeds, thread counts, kernel
 length scales, and the rfx_features_params struct they fill."""
 import functools

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The boundary between Python and librfx: loading, declarations, errors,
 and numpy arrays as rfx matrix views.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Model files back as fitted estimators: :func:`load_model`, and the one
 table from a model's method (rfx_method) to the estimator class that wraps
 it. Each class builds itself from a model with ``_from_model(model,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What every estimator wrapping an rfx model (an ``rfx_model *``) shares:
 the model file format (save, bytes, pickling by the file's bytes) in
 :class:`_ModelFile`, and in :class:`_RFXModel` the fit through

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The one place where rfx meets the scikit-learn API that changed between
 versions: input validation and estimator tags.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Softmax-kernel attention in linear time by positive random features
 (rfx/attention.h; Choromanski et al., "Rethinking Attention with
 Performers", ICLR 2021), and the exact attention to compare with."""

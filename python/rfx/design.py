@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Space-filling designs: where to run an expensive simulation.
 
 ``design(n, d, "sobol")`` gives n points of the unit cube (0, 1)^d; with

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """RandomFourierFeatures: the feature map as a scikit-learn transformer."""
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin

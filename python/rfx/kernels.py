@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Exact kernels and the kernel machines built on them (rfx/kernels.h,
 rfx/nystroem.h): ``Kernel`` (with sums, products, positive scaling, exp and
 warping), ``KernelRidge`` and ``GaussianProcessRegressor`` - the references

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Regressors and a classifier on random Fourier features, fitted by the rfx
 C library (rfx_model_fit: optional standardisation, the feature map, ridge
 or Bayesian regression, the length scale and regularisation chosen when not

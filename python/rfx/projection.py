@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The projection of the self-supervised surrogates over the rfx C library
 (rfx/projection.h): :class:`KernelPCA`, anisotropic kernel PCA (exact or by
 random features), and :class:`ProjectedRegressor`, a surrogate on a kernel

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The uncertainty-quantification side of the Sobol functions: input
 distributions given as a SALib problem, the default distribution of a
 fitted model (its training box), and the tables and bar charts of the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Feature maps of dot-product and chi2 kernels, as scikit-learn transformers
 over the C library's rfx_sketch (include/rfx/sketch.h):
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Surrogate models and sensitivity analysis over the rfx C library:
 
 - :class:`SparseRFERegressor`: sparse random feature expansions

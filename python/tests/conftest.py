@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Shared fixtures: where the rfx command-line tool and the C header are.
 
 ctest runs these tests with RFX_LIBRARY (the build's librfx.so) and RFX_CLI

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * features_ref - the C reference for test_agreement.py: features of X by the
  * public C API alone (no Python), to compare bit for bit with the package.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The package against independent computations of the same numbers: the C
 API in a C program, the rfx command line, numpy formulas, and scikit-learn
 peers (RBFSampler, Ridge, RidgeClassifier, BayesianRidge, rbf_kernel)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Linear attention by positive random features against the exact softmax
 attention computed here with numpy."""
 import pickle

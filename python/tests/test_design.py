@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """rfx.design against scipy.stats.qmc: the plain Sobol and Halton sequences
 point for point, and the quantile map against scipy.stats."""
 import numpy as np

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Behaviour of the estimators beyond scikit-learn's checks: pickling, seeds,
 float32, shapes, classes, model files, the docstring examples."""
 import copy

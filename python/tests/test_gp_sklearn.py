@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """rfx.GaussianProcessRegressor against scikit-learn's with the same fixed
 kernel (ConstantKernel(s2) * RBF(l), alpha = the noise variance,
 optimizer=None): the mean, the standard deviation, the covariance and the

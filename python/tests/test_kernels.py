@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Exact kernels, KernelRidge and GaussianProcessRegressor against
 scikit-learn and closed forms."""
 import pickle

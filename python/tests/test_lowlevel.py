@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The boundary: declarations against the header, struct layouts, library
 lookup, errors, array views, OpenBLAS threads, the GIL."""
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """n_jobs as scikit-learn reads it (joblib's effective_n_jobs): None is one
 thread unless a joblib context sets n_jobs, -1 all cores, -2 all but one;
 and the count that reaches the C library (the map's n_threads)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """pip install --no-build-isolation ./python works offline and bundles the
 library: built from a copy of python/ (pip builds in the source tree), into
 a scratch target directory, then imported with no RFX_LIBRARY and no build

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """partial_fit over mergeable statistics: batches give the fit of all rows,
 merged estimators give the fit of the union, and the preconditions are
 enforced."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """KernelPCA against scikit-learn's KernelPCA and the projection's
 invariances; ProjectedRegressor against the C API and the command line."""
 import pickle

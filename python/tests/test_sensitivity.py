@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The UQ interface of the Sobol functions: SALib-style problems, a fitted
 model's training box as its default distribution, input names in the
 results, tables (to_frame / to_dict) and bar charts (plot)."""

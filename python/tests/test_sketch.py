@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """PolynomialCountSketch, RandomMaclaurinFeatures, AdditiveChi2Sampler and
 SkewedChi2Sampler (rfx.sketch) against scikit-learn: the same numbers for
 the deterministic additive chi2 map, kernel errors beside scikit-learn's at

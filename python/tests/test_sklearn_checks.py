@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """scikit-learn's own estimator checks (check_estimator), one test per check
 and estimator. Small D keeps the whole run to seconds; the checks that look
 at defaults (construction, get_params, clone) use the defaults anyway. The

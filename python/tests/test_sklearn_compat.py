@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Both branches of rfx._sklearn_compat: scikit-learn's old API (1.2 to 1.5:
 the ``_validate_data`` method, ``_more_tags``) and the new one (1.6 on:
 ``sklearn.utils.validation.validate_data``, ``__sklearn_tags__``). Debian

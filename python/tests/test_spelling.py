@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """String options have one spelling in the Python API, scikit-learn's
 underscores (form="cos_bias", loss="squared_hinge", optimizer="dual_cd");
 the hyphenated spelling of the C library and the command line is still

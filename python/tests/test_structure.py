@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Structured and quasi-random feature maps through the Python package."""
 import pickle
 

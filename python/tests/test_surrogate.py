@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Surrogates and sensitivity: SparseRFERegressor (rfx_srfe_fit),
 PCERegressor (rfx/pce.h) and rfx.sobol_indices (rfx/surrogate.h)."""
 import pickle

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The one input standardisation of the library (ridge and Bayes fits,
  * kernel PCA, SRFE): column means and population standard deviations. */
 #include "internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Status codes and the thread-local error message. */
 #include "internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The fused feature kernel, written once for both precisions: vmath_kernels.h
  * includes it twice, with FT (double or float), FV / FVI (its value and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The instruction-set path of the vector kernels: the CPU's best, lowered
  * by the environment variable RFX_ISA or by rfx_isa_set. */
 #include "internal.h"

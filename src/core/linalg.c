@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Dense symmetric linear algebra over LAPACK (OpenBLAS ships the Fortran
  * LAPACK; calling it directly keeps one BLAS and one thread runtime). A
  * symmetric matrix is its own transpose, so a row-major array is passed to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Checked size arithmetic, aligned allocation, view validation, threads. */
 #include "internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The one table of enum names: every rfx_X_name / rfx_X_from_name pair of
  * the API reads its enum's row here, and every unknown name gets the same
  * message, "unknown <what> '<name>' (expected a, b or c)". */

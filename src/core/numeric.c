@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Numbers as text in the C locale, whatever the host program's locale.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The one way the library writes a file (model files, CSV, .npy).
  *

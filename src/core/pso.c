@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Particle swarm optimisation (include/rfx/projection.h has the update rule
  * and its references). Synchronous gbest / lbest PSO over a box:
  * every particle of an iteration moves against the attractors of the

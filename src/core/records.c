@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The record layer of model files (records.h): the field table of format
  * version 1, the record writer (a sink that stages bytes and keeps the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * records.h - the record layer of model files (src/core/records.c): the
  * field tags of format version 1 with their element types, the writer of

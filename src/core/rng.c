@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Counter-based random numbers: Philox4x64-10 (Salmon, Moraes, Dror & Shaw,
  * "Parallel random numbers: as easy as 1, 2, 3", SC'11) from Random123.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Vectorised cos / sincos and the fused transform, dispatched at run time
  * on the instruction-set path in force (rfx_isa_active: the CPU's best, or
  * what RFX_ISA or rfx_isa_set asked for). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* AVX-512F build of the vector cos / sincos kernels. */
 #define VB 64
 #define SUFFIX avx512

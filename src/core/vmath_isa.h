@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Per-instruction-set kernels of vmath.c, compiled with their own flags. */
 #ifndef RFX_VMATH_ISA_H
 #define RFX_VMATH_ISA_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Vector cos / sincos for the feature maps, written once with GCC vector
  * extensions and compiled per instruction set (vmath_generic.c: 2 doubles,

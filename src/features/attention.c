@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Positive random features of the softmax kernel exp(x.y) and linear
  * attention (Choromanski et al., "Rethinking Attention with Performers",

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Random Fourier features (Rahimi & Recht, "Random Features for Large-Scale
  * Kernel Machines", NIPS 2007): by Bochner's theorem a continuous shift-

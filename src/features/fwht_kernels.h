@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The fast structured projection, written once and compiled per instruction
  * set (structured.c includes it twice: generic, and under a target pragma

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Quasi-Monte Carlo frequencies (RFX_STRUCTURE_HALTON) and the inverse
  * distribution functions they go through.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Feature maps of dot-product and chi2 kernels: Tensor Sketch, random
  * Maclaurin features, the additive chi2 map and the skewed chi2 random
  * Fourier features. The maps, their kernels, sources and costs are in

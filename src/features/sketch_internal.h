@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sketch_internal.h - the layout of rfx_sketch (src/features/sketch.c),
  * shared with its test, which compares the FFT and direct convolutions of
  * Tensor Sketch on one map. The maps are described in include/rfx/sketch.h. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Structured frequencies for the dense kernel features: orthogonal random
  * features, structured orthogonal (SORF) and Fastfood maps with their

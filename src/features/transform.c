@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The fused transform Z = s cos(X W^T + b), blocked: for a tile of 64 rows
  * and 512 frequencies (256 KiB of doubles, resident in L2) a GEMM writes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The one-call fit used by the command line: standardise the inputs, choose
  * the length scale (and the regularisation) automatically, fit.

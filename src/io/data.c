@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Reading tables of numbers: CSV (tokenised by libcsv) and .npy files.
  *

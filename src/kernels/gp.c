@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Gaussian process regression (rfx/kernels.h): the posterior of
  * f ~ GP(0, s2 k) under Gaussian noise, with the variances s2 and noise
  * optionally fitted by maximising the log marginal likelihood in the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Gram matrices of exact kernels (rfx/kernels.h), in 64 x 64 tiles.
  *
  * A call first "prepares" the kernel tree against the data: every distance

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Exact kernels (rfx/kernels.h): construction, reference counting, point
  * evaluation, and the Matern correlation through the modified Bessel
  * function K_nu. Gram matrices are in gram.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * kern_internal.h - the layout of exact kernels (rfx/kernels.h), shared by
  * the files of src/kernels only. Nothing here is exported.

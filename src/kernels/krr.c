@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Kernel ridge regression (rfx/kernels.h): (K + lambda I) A = Y by
  * Cholesky, f(x) = k(x, X) A. */
 #include "kern_internal.h"

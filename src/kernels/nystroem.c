@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Nystroem features (Williams & Seeger 2001): z(x) = k(x, L) N with N the
  * pseudo-inverse square root of K_LL = k(L, L). The math, the cutoff and
  * the costs are in include/rfx/nystroem.h.

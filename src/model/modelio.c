@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Model files, format version 1: the container (the layout is documented
  * above rfx_model_save in rfx.h). A 32-byte header (magic, version, header

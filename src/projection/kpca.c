@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Kernel PCA with the anisotropic Gaussian kernel
  * k(x, y) = exp(-gamma sum_i theta_i (x_i - y_i)^2), exact (m x m Gram
  * matrix) or through random Fourier features (D x D covariance). The math,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The self-supervised projection (include/rfx/projection.h has the
  * algorithm, its source and the loss):
  *  1. screening: each input alone, scored by the fast ridge score below;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Projected models as rfx_model objects: their kind (what the model object
  * calls for a kernel PCA projection with a surrogate on its scores: free,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Weight-space Bayesian linear regression on random features (Rasmussen &
  * Williams, "Gaussian Processes for Machine Learning", 2006, section 2.1;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Classification on random features (rfx/classify.h): the logistic,
  * softmax, hinge and squared hinge objectives, minimised by L-BFGS, dual

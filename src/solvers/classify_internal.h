@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * classify_internal.h - classifier functions shared by the fit
  * (solvers/classify.c), the one-call fit (model/fit.c) and the tests.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The least-squares classifier (RFX_LOSS_SQUARED) in closed form, with the
  * exact leave-one-out (LOO) error of every penalty and every class from one

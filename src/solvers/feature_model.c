@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Feature models as rfx_model objects: ridge, Bayes, SRFE, HARFE,
  * classifiers, kitchen sinks and greedy models, a feature map with weights

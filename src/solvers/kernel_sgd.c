@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Stochastic gradient descent with a kernel in the four strategies of the
  * kernel trick: the weight-space step w <- w - alpha_t l'(w.phi(x_i), y_i)
  * phi(x_i) with the features computed on the fly or cached, and the

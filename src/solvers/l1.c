@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Sparse linear fits on a dense m x N matrix A (include/rfx/l1.h):
  *

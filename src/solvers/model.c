@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Fitted models: ownership, accessors and prediction. */
 #include "internal.h"
 

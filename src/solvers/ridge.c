@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Ridge regression on random features:
  *   min_W |Y - Z W - 1 c^T|_F^2 + lambda |W|_F^2,

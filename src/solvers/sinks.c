@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Random kitchen sinks (Rahimi & Recht, NIPS 2008): the weights of K random
  * nonlinearities by box-constrained empirical risk minimisation, and the

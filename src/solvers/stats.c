@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Mergeable sufficient statistics of a linear model on random features.
  * Streaming, cross-validation folds and distributed fits all reduce to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Space-filling designs in the unit cube (random, Latin hypercube, Sobol,
  * Halton; rfx/surrogate.h describes each) and their map to the input

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Benchmark functions of surrogate modelling and sensitivity analysis, with
  * their input distributions and exact moments and Sobol indices. The

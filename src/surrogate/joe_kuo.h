@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * joe_kuo.h - Sobol sequence direction numbers for the first 1024 dimensions:
  * S. Joe and F. Y. Kuo, "Constructing Sobol sequences with better

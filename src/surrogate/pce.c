@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Polynomial chaos expansions: orthonormal Legendre / Hermite bases,
  * total-degree and hyperbolic multi-index sets, least squares by Householder
  * QR, sparse selection by hybrid LARS with the corrected leave-one-out error,

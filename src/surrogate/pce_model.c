@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Polynomial chaos models as rfx_model objects: their kind (what the model
  * object calls for a PCE model: free, standard deviations, predict, info,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Independent input distributions, and Sobol sensitivity indices of any
  * function or fitted model by Monte Carlo: the Saltelli (2010) first-order and Jansen (1999)

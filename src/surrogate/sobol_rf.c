@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Exact moments and Sobol indices of random-feature models (cos / sin
  * features) under independent uniform or normal inputs: closed forms from

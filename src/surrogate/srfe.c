@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Sparse random feature expansions: q-sparse random features, columns
  * normalised on the training rows, coefficients by an l1 program, the

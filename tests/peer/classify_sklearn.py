@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """scikit-learn's linear classifiers on a feature matrix, for tests/test_classify.c.
 
 Usage: classify_sklearn.py KIND DATA C

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """scikit-learn's values for the exact-kernel tests (tests/test_kernels.c,
 tests/test_gp.c), which run this script with popen.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """rfx's l1 solvers against scikit-learn on the same data (run by ctest).
 
 Usage: /usr/bin/python3 l1_sklearn.py <l1_peer_driver> <scratch dir>

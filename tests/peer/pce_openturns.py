@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Peer check of rfx's polynomial chaos against OpenTURNS.
 
 Usage: pce_openturns.py PATH/TO/pce_peer_driver

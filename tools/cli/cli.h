@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cli.h - what the files of the rfx command-line tool (tools/cli/) share:
  * the exit codes, the option ids, option tables and commands, the option

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cmd_eval.c - rfx eval: its options and help, the errors of predictions
  * (RMSE, MAE, R^2, relative L2, and the accuracy of rounded class labels),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cmd_fit.c - rfx fit: its options and help, the values of its own options
  * (methods, losses, class weights, theta, ...), and the fits: bayes and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cmd_info.c - rfx info: its help, and the description of a model file:
  * random feature models, classifiers, polynomial chaos expansions (terms,

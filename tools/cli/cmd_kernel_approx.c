@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cmd_kernel_approx.c - rfx kernel-approx: its options and help, the
  * built-in S-curve data set, the Gram matrix Z Z^T of the features, and the

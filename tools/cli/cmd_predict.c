@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cmd_predict.c - rfx predict: its options and help, reading a model's
  * inputs (with or without the target column), and the predictions of a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cmd_sample.c - rfx sample: its options and help, the list of benchmark
  * functions, and a sample of one of them as CSV, .npy or on stdout.

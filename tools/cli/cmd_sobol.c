@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cmd_sobol.c - rfx sobol: its options and help, and the Sobol indices of a
  * model: Monte Carlo estimates with bootstrap intervals under given input

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * main.c - main() of rfx, the command-line tool: fit random feature models
  * (regression and classification), polynomial chaos expansions and

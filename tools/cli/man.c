@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * man.c - the manual page rfx(1), written in roff by `rfx help --man` from
  * the tables that --help prints: the command table, each command's synopsis,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * opts.c - the option parser of the rfx command-line tool and its help:
  * the table-driven walk over argv (one opt_spec table per command serves

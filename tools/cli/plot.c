@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * plot.c - the plots of the rfx command-line tool, by gnuplot through a
  * pipe: whether gnuplot is installed, a PNG written beside its path and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * report.c - how the rfx command-line tool reports: library statuses mapped
  * to exit codes, the "rfx: <message>" lines of errors and usage errors,
