@@ -12,6 +12,7 @@
 #include "rfx/nystroem.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The Philox stream of the landmark draw ("nys"). */
@@ -281,6 +282,19 @@ rfx_status rfx__nystroem_leverage(const rfx_kern *k, rfx_cmat X, double lambda, 
     return st;
 }
 
+/* The keys the comparison below reads (qsort takes no context; set only
+ * around one sort, which runs on the calling thread). */
+static _Thread_local const double *sort_keys;
+
+/* Decreasing key, then increasing row: a total order, so the result does
+ * not depend on the sort's algorithm. */
+static int by_key_desc(const void *pa, const void *pb)
+{
+    size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+    if (sort_keys[a] != sort_keys[b]) return sort_keys[a] > sort_keys[b] ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
 /* m rows drawn without replacement with probabilities proportional to w
  * (Efraimidis & Spirakis 2006: the m largest keys log(u_i) / w_i), in
  * decreasing key order. */
@@ -301,19 +315,12 @@ static rfx_status weighted_rows(const double *w, size_t n, size_t m, uint64_t se
         key[i] = w[i] > 0 ? log(u) / w[i] : -INFINITY;
         order[i] = i;
     }
-    /* partial selection: the m largest keys by repeated maximum (m << n is
-     * typical; ties by the lower row) */
-    for (size_t a = 0; a < m; a++) {
-        size_t best = a;
-        for (size_t i = a + 1; i < n; i++)
-            if (key[order[i]] > key[order[best]] ||
-                (key[order[i]] == key[order[best]] && order[i] < order[best]))
-                best = i;
-        size_t t = order[a];
-        order[a] = order[best];
-        order[best] = t;
-        idx[a] = order[a];
-    }
+    /* the m largest keys (ties by the lower row): one sort, O(n log n),
+     * where a selection by repeated maxima cost O(n m) */
+    sort_keys = key;
+    qsort(order, n, sizeof *order, by_key_desc);
+    sort_keys = NULL;
+    memcpy(idx, order, m * sizeof *idx);
     free(key);
     free(order);
     return RFX_OK;
