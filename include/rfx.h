@@ -34,5 +34,6 @@
 #include "rfx/kernel_sgd.h"
 #include "rfx/nystroem.h"
 #include "rfx/sketch.h"
+#include "rfx/auto.h"
 
 #endif /* RFX_H */

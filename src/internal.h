@@ -401,6 +401,10 @@ rfx_status rfx__feature_predict(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rf
 rfx_status rfx__model_predict(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_mat Ystd,
                               int noisy);
 
+/* y = T^-1(Y) in place for a model with a target transform
+ * (src/solvers/target.c); nothing for RFX_TARGET_NONE. */
+void rfx__target_inverse_mat(const rfx_model *m, rfx_mat Y);
+
 struct rfx_model {
     const rfx__model_kind *kind; /* what the model is: rfx__feature_kind, ...   */
     rfx_method method;
@@ -437,6 +441,10 @@ struct rfx_model {
     double *classes;        /* owned: C strictly increasing labels, or NULL  */
     int loss;               /* rfx_loss                                      */
     int multiclass;         /* rfx_multiclass                                */
+    /* any regression model: it predicts T^-1 of the kind's prediction
+       (rfx_model_set_target_transform; applied by rfx__model_predict)      */
+    int target;             /* rfx_target_transform, RFX_TARGET_NONE = 0     */
+    double target_lambda;   /* Box-Cox lambda                               */
 };
 
 /* PCE internals for the models (src/surrogate/pce.c): a deep copy with the

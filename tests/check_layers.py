@@ -22,7 +22,7 @@ LAYERS = [
     ["surrogate"],
     ["fit"],
     ["projection"],
-    ["model", "io"],
+    ["model", "io", "auto"],
 ]
 
 DEF_FN = re.compile(r"^(?:static\s+)?[A-Za-z_][\w \*]*?\b(rfx_\w+)\s*\([^;{]*\)\s*\{", re.M)

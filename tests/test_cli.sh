@@ -450,7 +450,7 @@ check "info: harfe, cos, uniform weights" sh -c "grep -Eq '^method +harfe' '$T/s
 
 # options of another method, and bad values: usage errors, no model written
 expect 1 "fit --method nope" "$RFX" fit "$T/ish3.csv" --method nope -o "$T/x.rfx"
-stderr_has "fit --method nope lists the methods" "lasso, harfe, pce, projected or classify"
+stderr_has "fit --method nope lists the methods" "lasso, harfe, pce, projected, auto or classify"
 expect 1 "pce with --kernel" "$RFX" fit "$T/ish3.csv" --method pce --kernel matern -o "$T/x.rfx"
 stderr_has "pce with --kernel" "--kernel applies to --method bayes, ridge or classify, not pce"
 expect 1 "pce with --seed" "$RFX" fit "$T/ish3.csv" --method pce --seed 3 -o "$T/x.rfx"

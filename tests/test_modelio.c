@@ -43,7 +43,8 @@ enum {
     T_PROJ_K = 40, T_PROJ_GAMMA = 41, T_PROJ_THETA = 42, T_PROJ_ROWS = 43, T_PROJ_ALPHA = 44,
     T_PROJ_ROW_MEANS = 45, T_PROJ_GRAND_MEAN = 46, T_PROJ_LOSS = 47, T_PROJ_SURROGATE = 48,
     /* the feature map's structure; classifiers */
-    T_STRUCTURE = 49, T_CLASSES = 50, T_LOSS = 51, T_MULTICLASS = 52
+    T_STRUCTURE = 49, T_CLASSES = 50, T_LOSS = 51, T_MULTICLASS = 52, T_TARGET = 53,
+    T_TARGET_LAMBDA = 54
 };
 enum { E_F64 = 1, E_U64 = 2, E_UTF8 = 4, E_U32 = 5, E_BYTES = 6 }; /* element types */
 
@@ -267,7 +268,8 @@ static void check_same_model(const rfx_model *a, const rfx_model *b, const char 
     CHECK_MSG(ia.method == ib.method && ia.n_inputs == ib.n_inputs &&
                   ia.n_targets == ib.n_targets && ia.n_train == ib.n_train &&
                   ia.standardized == ib.standardized && ia.fit_intercept == ib.fit_intercept &&
-                  ia.has_std == ib.has_std,
+                  ia.has_std == ib.has_std && ia.target_transform == ib.target_transform &&
+                  same_doubles(&ia.target_lambda, &ib.target_lambda, 1),
               "%s: model info differs", what);
     CHECK_MSG(same_doubles(&ia.lambda, &ib.lambda, 1) &&
                   same_doubles(&ia.noise_var, &ib.noise_var, 1) &&
@@ -1396,6 +1398,80 @@ static void check_same_classifier(const rfx_model *a, const rfx_model *b, const 
     free(sb);
 }
 
+/* The target transform (tags 53, 54): none is written as no record (a
+ * model keeps its bytes), Box-Cox predicts (1 + lambda f)^(1/lambda) of
+ * the untransformed prediction f and is read back exactly, and every
+ * inconsistent pair of records is refused by name. m: ridge, one target. */
+static void check_target_transform(rfx_model *m)
+{
+    void *plain = NULL, *again = NULL;
+    size_t plen = 0, alen = 0, len = 0;
+    CHECK_OK(rfx_model_save_buffer(m, &plain, &plen));
+    CHECK(find_record(plain, plen, T_TARGET) == 0 && find_record(plain, plen, T_TARGET_LAMBDA) == 0);
+    double *f = malloc(N * sizeof *f), *g = malloc(N * sizeof *g), *h = malloc(N * sizeof *h);
+    rfx_cmat XX = rfx_cmat_of(X, N, DIN);
+    CHECK_OK(rfx_model_predict(m, XX, rfx_mat_of(f, N, 1), rfx_mat_none()));
+    const double lam = 0.37;
+    CHECK_OK(rfx_model_set_target_transform(m, RFX_TARGET_BOXCOX, lam));
+    CHECK_OK(rfx_model_predict(m, XX, rfx_mat_of(g, N, 1), rfx_mat_none()));
+    for (size_t i = 0; i < N; i++) {
+        const double base = 1 + lam * f[i], want = base > 0 ? pow(base, 1 / lam) : 0.0;
+        CHECK_NEAR(g[i], want, 1e-13 * (1 + fabs(want)));
+    }
+    unsigned char *img = round_trip(m, "modelio_boxcox.rfx", &len);
+    rfx_model *back = NULL;
+    CHECK_OK(rfx_model_load_buffer(img, len, &back));
+    if (back) {
+        rfx_model_info info;
+        CHECK_OK(rfx_model_get_info(back, &info));
+        CHECK(info.target_transform == RFX_TARGET_BOXCOX && info.target_lambda == lam &&
+              !info.has_std);
+        CHECK_OK(rfx_model_predict(back, XX, rfx_mat_of(h, N, 1), rfx_mat_none()));
+        CHECK(same_doubles(g, h, N));
+        rfx_model_free(back);
+    }
+    /* damaged pairs */
+    unsigned char *b = copy_image(img, len, 64);
+    size_t n = remove_record(b, len, T_TARGET_LAMBDA);
+    LOAD_FAILS(b, n, RFX_EFORMAT, "missing for the boxcox transform", "no lambda");
+    memcpy(b, img, len);
+    n = remove_record(b, len, T_TARGET);
+    LOAD_FAILS(b, n, RFX_EFORMAT, "'target_lambda' without 'target_transform'", "no transform");
+    const uint64_t bad_kind[2] = {0, 3};
+    const char *bad_msg[2] = {"= 0", "expected 0 .. 2"};
+    for (int k = 0; k < 2; k++) {
+        memcpy(b, img, len);
+        size_t at = find_record(b, len, T_TARGET);
+        put64(b + at + 16, bad_kind[k]);
+        fix_crcs(b, len);
+        LOAD_FAILS(b, len, RFX_EFORMAT, bad_msg[k], "bad transform");
+    }
+    memcpy(b, img, len);
+    putf64(b + find_record(b, len, T_TARGET_LAMBDA) + 16, NAN);
+    fix_crcs(b, len);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "not finite", "NaN lambda");
+    free(b);
+    rfx_buffer_free(img);
+    /* the log: no lambda record; predictions exp(f) */
+    CHECK_OK(rfx_model_set_target_transform(m, RFX_TARGET_LOG, 5.0));
+    CHECK_OK(rfx_model_predict(m, XX, rfx_mat_of(g, N, 1), rfx_mat_none()));
+    for (size_t i = 0; i < N; i++) CHECK_NEAR(g[i], exp(f[i]), 1e-14 * exp(f[i]));
+    img = round_trip(m, "modelio_log.rfx", &len);
+    CHECK(find_record(img, len, T_TARGET) != 0 && find_record(img, len, T_TARGET_LAMBDA) == 0);
+    rfx_buffer_free(img);
+    /* back to none: the bytes of the model that never had one */
+    CHECK_OK(rfx_model_set_target_transform(m, RFX_TARGET_NONE, 0));
+    CHECK_OK(rfx_model_save_buffer(m, &again, &alen));
+    CHECK(alen == plen && memcmp(again, plain, plen) == 0);
+    CHECK_STATUS(rfx_model_set_target_transform(m, (rfx_target_transform)7, 0), RFX_EINVAL);
+    CHECK_STATUS(rfx_model_set_target_transform(m, RFX_TARGET_BOXCOX, INFINITY), RFX_EINVAL);
+    rfx_buffer_free(again);
+    rfx_buffer_free(plain);
+    free(f);
+    free(g);
+    free(h);
+}
+
 /* Append a record of n f64 values v (room for it must exist). */
 static size_t append_f64s(unsigned char *b, size_t len, uint32_t tag, const double *v, size_t n)
 {
@@ -1730,6 +1806,21 @@ int main(void)
     rfx_buffer_free(img);
     check_classifiers(ridge);
     check_sinks_greedy(ridge);
+    check_target_transform(ridge);
+    /* several targets, or a Bayesian model's std, take no transform */
+    rfx_model *m3t = fit_ridge(make_features(RFX_KERNEL_GAUSSIAN, RFX_FORM_COS_BIAS, 16, 5, NULL),
+                               3, 1);
+    if (m3t) CHECK_STATUS(rfx_model_set_target_transform(m3t, RFX_TARGET_LOG, 0), RFX_EINVAL);
+    rfx_model_free(m3t);
+    CHECK_OK(rfx_model_set_target_transform(bayes, RFX_TARGET_LOG, 0));
+    {
+        double yh[N], ys[N];
+        CHECK_STATUS(rfx_model_predict(bayes, rfx_cmat_of(X, N, DIN), rfx_mat_of(yh, N, 1),
+                                       rfx_mat_of(ys, N, 1)),
+                     RFX_EINVAL);
+        CHECK(strstr(rfx_last_error(), "log-transformed") != NULL);
+    }
+    CHECK_OK(rfx_model_set_target_transform(bayes, RFX_TARGET_NONE, 0));
 
     check_io_errors(ridge, bayes);
     rfx_model_free(ridge);

@@ -350,9 +350,58 @@ typedef struct rfx_model_info {
     double lambda;            /* ridge penalty, or noise_var / prior_var     */
     double noise_var, prior_var;
     double log_evidence;      /* Bayesian log marginal likelihood, else 0     */
+    int target_transform;     /* rfx_target_transform the model predicts
+                                 through (RFX_TARGET_NONE for most)          */
+    double target_lambda;     /* its Box-Cox lambda (0 otherwise)            */
 } rfx_model_info;
 
 RFX_API rfx_status rfx_model_get_info(const rfx_model *m, rfx_model_info *info);
+
+/* Target transforms. A model may be fitted to z = T(y) instead of y and
+ * then predict y = T^-1(f(x)): the median of y when the error of z is
+ * symmetric, not its mean. A product-form target (the Sobol G-function)
+ * becomes additive under the log, and low-order surrogates fit it far
+ * better (rfx_surrogate_fit chooses the transform by cross-validation).
+ *   RFX_TARGET_NONE    z = y
+ *   RFX_TARGET_LOG     z = log y, y > 0
+ *   RFX_TARGET_BOXCOX  z = (y^lambda - 1) / lambda, log y at lambda = 0,
+ *                      y > 0 (Box & Cox, JRSS B 26, 1964)
+ * The inverse of Box-Cox is (1 + lambda z)^(1/lambda) where 1 + lambda z >
+ * 0; below, it is 0 for lambda > 0 and +inf for lambda < 0 (a prediction
+ * the model cannot make: rfx_model_predict then fails with RFX_ENUMERIC
+ * naming the row). */
+typedef enum rfx_target_transform {
+    RFX_TARGET_NONE = 0,
+    RFX_TARGET_LOG = 1,
+    RFX_TARGET_BOXCOX = 2
+} rfx_target_transform;
+
+/* "none", "log", "boxcox", and the reverse look-up (also "box-cox"). */
+RFX_API const char *rfx_target_transform_name(rfx_target_transform t);
+RFX_API rfx_status rfx_target_transform_from_name(const char *name, rfx_target_transform *out);
+
+/* The maximum-likelihood Box-Cox lambda of n >= 2 positive values, not all
+ * equal: the maximiser in [-3, 3] of the profile log-likelihood
+ *   -(n/2) log(var z(lambda)) + (lambda - 1) sum log y_i
+ * (a grid of step 0.1, then golden section in the best cell; scale-free:
+ * y and c y give the same lambda). RFX_EINVAL for a value <= 0 or not
+ * finite, naming it. */
+RFX_API rfx_status rfx_target_boxcox_lambda(const double *y, size_t n, double *lambda);
+
+/* z = T(y) (RFX_EINVAL, naming the value, for y outside T's domain) and y
+ * = T^-1(z), elementwise; z and y may be the same array. */
+RFX_API rfx_status rfx_target_forward(rfx_target_transform t, double lambda, const double *y,
+                                      size_t n, double *z);
+RFX_API rfx_status rfx_target_inverse(rfx_target_transform t, double lambda, const double *z,
+                                      size_t n, double *y);
+
+/* Make m, fitted to z = T(y), predict y = T^-1(f(x)). Regression models
+ * with one target only (RFX_EINVAL for a classifier or ny > 1). The model
+ * then gives no predictive standard deviation, and its closed-form Sobol
+ * indices (rfx_sobol_model_exact) are refused: those of y need Monte Carlo
+ * (rfx_sobol_model). Saved with the model (tags 53 and 54). */
+RFX_API rfx_status rfx_model_set_target_transform(rfx_model *m, rfx_target_transform t,
+                                                  double lambda);
 
 /* The feature map of the model (owned by m; NULL for a PCE model). */
 RFX_API const rfx_features *rfx_model_features(const rfx_model *m);
@@ -428,7 +477,13 @@ RFX_API const double *rfx_model_intercepts(const rfx_model *m);
  *   51 loss (rfx_loss, 0..2)
  *   52 multi-class scheme (rfx_multiclass, 0..1; softmax only with the
  *      logistic loss)
- * and no other model holds any of 50..52. Kitchen-sinks (method 7) and
+ * and no other model holds any of 50..52. Any regression model (not a
+ * classifier) may hold
+ *   53 target transform (rfx_target_transform, 1..2; absent means none,
+ *      and is how none is written)
+ *   54 its Box-Cox lambda (f64, finite; with 53 = 2 only, and then
+ *      required).
+ * Kitchen-sinks (method 7) and
  * greedy (method 8) models are feature models stored as ridge models are
  * (no posterior).
  * Unknown tags, missing required tags and duplicates make a file corrupt.

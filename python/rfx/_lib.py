@@ -236,9 +236,27 @@ typedef struct rfx_model_info {
     double lambda;
     double noise_var, prior_var;
     double log_evidence;
+    int target_transform;
+    double target_lambda;
 } rfx_model_info;
 
 rfx_status rfx_model_get_info(const rfx_model *m, rfx_model_info *info);
+
+typedef enum rfx_target_transform {
+    RFX_TARGET_NONE = 0,
+    RFX_TARGET_LOG = 1,
+    RFX_TARGET_BOXCOX = 2
+} rfx_target_transform;
+
+const char *rfx_target_transform_name(rfx_target_transform t);
+rfx_status rfx_target_transform_from_name(const char *name, rfx_target_transform *out);
+rfx_status rfx_target_boxcox_lambda(const double *y, size_t n, double *lambda);
+rfx_status rfx_target_forward(rfx_target_transform t, double lambda, const double *y,
+                              size_t n, double *z);
+rfx_status rfx_target_inverse(rfx_target_transform t, double lambda, const double *z,
+                              size_t n, double *y);
+rfx_status rfx_model_set_target_transform(rfx_model *m, rfx_target_transform t,
+                                          double lambda);
 const rfx_features *rfx_model_features(const rfx_model *m);
 rfx_cmat rfx_model_weights(const rfx_model *m);
 const double *rfx_model_intercepts(const rfx_model *m);

@@ -35,6 +35,7 @@ static const names ISA = NAMES("instruction set", "generic", "avx2", "avx512");
 static const names DESIGN = NAMES("design", "random", "lhs", "sobol", "halton");
 static const names SKETCH = NAMES("sketch kind", "tensor", "maclaurin", "additive-chi2",
                                   "skewed-chi2");
+static const names TARGET = NAMES("target transform", "none", "log", "boxcox");
 static const names DOT_KERNEL = NAMES("dot-product kernel", "polynomial", "exponential");
 
 static const char *name_of(const names *t, int v)
@@ -82,6 +83,21 @@ NAME_PAIR(rfx_isa, rfx_isa, ISA)
 NAME_PAIR(rfx_design_kind, rfx_design, DESIGN)
 NAME_PAIR(rfx_sketch_kind, rfx_sketch_kind, SKETCH)
 NAME_PAIR(rfx_dot_kernel, rfx_dot_kernel, DOT_KERNEL)
+
+/* target transforms: "box-cox" is also Box-Cox */
+const char *rfx_target_transform_name(rfx_target_transform v) { return name_of(&TARGET, (int)v); }
+
+rfx_status rfx_target_transform_from_name(const char *name, rfx_target_transform *out)
+{
+    if (name && out && strcmp(name, "box-cox") == 0) {
+        *out = RFX_TARGET_BOXCOX;
+        return RFX_OK;
+    }
+    int v = 0;
+    RFX__TRY(value_of(&TARGET, name, &v));
+    *out = (rfx_target_transform)v;
+    return RFX_OK;
+}
 
 /* kernels: scikit-learn's "rbf" is also the Gaussian */
 const char *rfx_kernel_name(rfx_kernel v) { return name_of(&KERNEL, (int)v); }

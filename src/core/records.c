@@ -71,6 +71,8 @@ const rfx__field_spec rfx__field_specs[RFX__TAG_END] = {
     [RFX__TAG_CLASSES] = {"classes", RFX__ELEM_F64, RFX__F_CLS},
     [RFX__TAG_LOSS] = {"loss", RFX__ELEM_U64, RFX__F_SCALAR | RFX__F_CLS},
     [RFX__TAG_MULTICLASS] = {"multiclass", RFX__ELEM_U64, RFX__F_SCALAR | RFX__F_CLS},
+    [RFX__TAG_TARGET] = {"target_transform", RFX__ELEM_U64, RFX__F_SCALAR | RFX__F_COMMON},
+    [RFX__TAG_TARGET_LAMBDA] = {"target_lambda", RFX__ELEM_F64, RFX__F_SCALAR | RFX__F_COMMON},
 };
 
 /* zlib's crc32 takes a uInt length: feed large buffers in pieces. */

@@ -109,6 +109,9 @@ enum rfx__tag {
                                else C                                        */
     RFX__TAG_LOSS = 51,     /* u64: rfx_loss                                 */
     RFX__TAG_MULTICLASS = 52,    /* u64: rfx_multiclass (softmax: logistic loss)  */
+    /* any regression model, optional:                                       */
+    RFX__TAG_TARGET = 53,   /* u64: rfx_target_transform, 1..2 (absent: none) */
+    RFX__TAG_TARGET_LAMBDA = 54, /* f64: Box-Cox lambda, finite (with 53 = 2 only) */
     RFX__TAG_END            /* one past the last tag                         */
 };
 

@@ -25,6 +25,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <math.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -64,6 +65,11 @@ static rfx_status write_payload(rfx__sink *s, const rfx_model *m, const unsigned
 {
     char creator[64];
     RFX__TRY(m->kind->save(s, m, nested, len));
+    if (m->target != RFX_TARGET_NONE) { /* none is written as no record */
+        rfx__put_u64(s, RFX__TAG_TARGET, (uint64_t)m->target);
+        if (m->target == RFX_TARGET_BOXCOX)
+            rfx__put_f64(s, RFX__TAG_TARGET_LAMBDA, m->target_lambda);
+    }
     snprintf(creator, sizeof creator, "rfx %s", rfx_version());
     rfx__put_utf8(s, RFX__TAG_CREATOR, creator);
     rfx__sink_flush(s);
@@ -229,6 +235,38 @@ static rfx_status load_nested(const unsigned char *file, size_t len, const char 
     return load_payload(file + HEADER_SIZE, (size_t)payload, crc, name, 1, out);
 }
 
+/* The target transform of any regression model (tags 53 and 54, both
+ * optional): set on the model its kind built. */
+static rfx_status load_target(const rfx__record *rec, const char *name, rfx_model *m)
+{
+    const rfx__record *t = &rec[RFX__TAG_TARGET], *l = &rec[RFX__TAG_TARGET_LAMBDA];
+    if (!t->present) {
+        if (l->present)
+            return rfx__corrupt(name, "field 'target_lambda' without 'target_transform' "
+                                      "(corrupt file)");
+        return RFX_OK;
+    }
+    uint64_t v = 0;
+    RFX__TRY(rfx__rec_enum(rec, RFX__TAG_TARGET, RFX_TARGET_BOXCOX, name, &v));
+    if (v == RFX_TARGET_NONE)
+        return rfx__corrupt(name, "field 'target_transform' = 0 (none is written as no field; "
+                                  "corrupt file)");
+    if (m->classes || m->ny != 1)
+        return rfx__corrupt(name, "a target transform on a %s model (corrupt file)",
+                            m->classes ? "classifier" : "multi-target");
+    if ((v == RFX_TARGET_BOXCOX) != l->present)
+        return rfx__corrupt(name, "field 'target_lambda' %s (corrupt file)",
+                            l->present ? "with a transform other than boxcox"
+                                       : "missing for the boxcox transform");
+    double lambda = l->present ? rfx__rec_f64(l) : 0.0;
+    if (!isfinite(lambda))
+        return rfx__corrupt(name, "field 'target_lambda' = %g is not finite (corrupt file)",
+                            lambda);
+    m->target = (int)v;
+    m->target_lambda = lambda;
+    return RFX_OK;
+}
+
 /* Records -> model: the method picks the kind, which checks and reads the
  * rest. nested: the surrogate of a projected model, of method ridge ..
  * pce. */
@@ -245,7 +283,15 @@ static rfx_status build_model(const rfx__record *rec, const char *name, int nest
         return rfx__corrupt(name, "a %s model as the surrogate of a projected model, which takes "
                             "ridge, bayes, srfe, harfe or pce (corrupt file)",
                             rfx_method_name((rfx_method)method));
-    return KINDS[method]->load(rec, name, load_nested, out);
+    rfx_model *m = NULL;
+    RFX__TRY(KINDS[method]->load(rec, name, load_nested, &m));
+    rfx_status st = load_target(rec, name, m);
+    if (st) {
+        rfx_model_free(m);
+        return st;
+    }
+    *out = m;
+    return RFX_OK;
 }
 
 /* The payload after the header: checksum, records, model. */

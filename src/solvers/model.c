@@ -68,7 +68,11 @@ rfx_status rfx_model_get_info(const rfx_model *m, rfx_model_info *info)
     info->n_inputs = m->d;
     info->n_targets = m->classes ? 1 : m->ny; /* a classifier predicts one label */
     info->n_train = m->n_train;
-    return m->kind->info(m, info);
+    RFX__TRY(m->kind->info(m, info));
+    info->target_transform = m->target;
+    info->target_lambda = m->target_lambda;
+    if (m->target != RFX_TARGET_NONE) info->has_std = 0;
+    return RFX_OK;
 }
 
 /* One tile of rows: scale, featurise, Yhat = Z W + c, and the posterior
@@ -135,6 +139,10 @@ rfx_status rfx__model_predict(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_
         return rfx__error(RFX_EDIM, "predict: Yhat is %zu x %zu, expected %zu x %zu", Yhat.rows,
                           Yhat.cols, X.rows, m->ny);
     int want_std = Ystd.data != NULL;
+    if (want_std && m->target != RFX_TARGET_NONE)
+        return rfx__error(RFX_EINVAL, "predict: a model of a %s-transformed target gives no "
+                                      "predictive standard deviation",
+                          rfx_target_transform_name((rfx_target_transform)m->target));
     if (want_std) RFX__TRY(m->kind->check_std(m));
     if (want_std && (Ystd.rows != X.rows || Ystd.cols != m->ny))
         return rfx__error(RFX_EDIM, "predict: Ystd is %zu x %zu, expected %zu x %zu", Ystd.rows,
@@ -143,7 +151,9 @@ rfx_status rfx__model_predict(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_
     if (!rfx__all_finite(X, &r, &c))
         return rfx__error(RFX_EPARSE, "predict: X row %zu, column %zu: %g is not finite", r, c,
                           X.data[r * X.stride + c]);
-    return m->kind->predict(m, X, Yhat, Ystd, noisy);
+    RFX__TRY(m->kind->predict(m, X, Yhat, Ystd, noisy));
+    rfx__target_inverse_mat(m, Yhat);
+    return RFX_OK;
 }
 
 rfx_status rfx__feature_predict(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rfx_mat Ystd,

@@ -357,6 +357,11 @@ static rfx_status exact_check(const rfx_model *m, const rfx_marginal *mg, size_t
                               "indices (no closed-form characteristic function); use "
                               "rfx_sobol_model",
                               k);
+    if (m->target != RFX_TARGET_NONE)
+        return rfx__error(RFX_EINVAL,
+                          "exact sobol: the model predicts through a %s target transform; the "
+                          "indices of its predictions need rfx_sobol_model",
+                          rfx_target_transform_name((rfx_target_transform)m->target));
     const rfx_features *f = m->features;
     if (!f)
         return rfx__error(RFX_EINVAL,

@@ -29,8 +29,20 @@ static const opt_spec FIT_OPTS[] = {
       "bayes (default; Bayesian regression on random Fourier features, with predictive std), "
       "ridge, srfe (sparse random features: basis pursuit denoising with --eta, else the "
       "lasso), lasso, harfe (sparse random features, hard thresholding), pce (polynomial "
-      "chaos), projected (a surrogate on a learned kernel PCA of the inputs) or classify "
-      "(the same as --task classify)" },
+      "chaos), projected (a surrogate on a learned kernel PCA of the inputs), auto (the "
+      "methods and target transforms compared by cross-validation, the best refitted) or "
+      "classify (the same as --task classify)" },
+    { O_TRANSFORM, 0, "transform", "T",
+      "regression: fit the target through a transform and predict it back: none (default), "
+      "log or boxcox (Box-Cox, lambda by maximum likelihood; both need every target > 0); "
+      "auto: chosen among those by cross-validation of the method with its defaults; "
+      "auto method: the transforms to compare, a comma list (default: all that apply)" },
+    { O_BUDGET, 0, "budget", "SECONDS",
+      "auto: stop starting candidate fits when the time would pass SECONDS > 0 (the choice "
+      "then depends on the machine's speed; default: no budget)" },
+    { O_CANDIDATES, 0, "candidates", "M1,M2,..",
+      "auto: the methods to compare, from bayes, ridge, srfe, harfe, pce, projected "
+      "(default bayes,srfe,harfe,pce)" },
     { O_LOSS, 0, "loss", "L",
       "classify: squared (default: least squares, the ridge classifier, lambda by exact "
       "leave-one-out; probabilities by a fitted temperature), logistic (with probabilities), "
@@ -198,11 +210,12 @@ const command cli_fit_command = {
 /* The methods of rfx fit: the library's rfx_method ones, and the lasso (an
  * srfe model whose coefficients come from the lasso). */
 enum fit_method {
-    FM_BAYES, FM_RIDGE, FM_SRFE, FM_LASSO, FM_HARFE, FM_PCE, FM_PROJECTED, FM_CLASSIFY, FM_COUNT
+    FM_BAYES, FM_RIDGE, FM_SRFE, FM_LASSO, FM_HARFE, FM_PCE, FM_PROJECTED, FM_CLASSIFY, FM_AUTO,
+    FM_COUNT
 };
 
 static const char *const FIT_METHODS[FM_COUNT] = {
-    "bayes", "ridge", "srfe", "lasso", "harfe", "pce", "projected", "classify"
+    "bayes", "ridge", "srfe", "lasso", "harfe", "pce", "projected", "classify", "auto"
 };
 
 #define FM(m) (1u << (m))
@@ -223,11 +236,13 @@ static const struct fit_opt_methods {
     { O_LENGTH_SCALES, FM_RFF }, { O_LEARN_ITERATIONS, FM_RFF },
     { O_NOISE_VAR, FM(FM_BAYES) }, { O_PRIOR_VAR, FM(FM_BAYES) },
     { O_FEATURES, FM_KERNEL | FM_SPARSE | FM(FM_PROJECTED) },
-    { O_SEED, FM_KERNEL | FM_SPARSE | FM(FM_PROJECTED) },
+    { O_SEED, FM_KERNEL | FM_SPARSE | FM(FM_PROJECTED) | FM(FM_AUTO) },
     { O_NO_STANDARDIZE, FM_KERNEL | FM_SPARSE | FM(FM_PROJECTED) },
     { O_LAMBDA, FM(FM_RIDGE) | FM(FM_SRFE) | FM(FM_LASSO) | FM(FM_CLASSIFY) },
     { O_SPARSITY, FM_SPARSE }, { O_ACTIVATION, FM_SPARSE }, { O_WEIGHTS, FM_SPARSE },
-    { O_WEIGHT_SCALE, FM_SPARSE }, { O_FOLDS, FM_SPARSE | FM(FM_PROJECTED) | FM(FM_CLASSIFY) },
+    { O_WEIGHT_SCALE, FM_SPARSE },
+    { O_FOLDS, FM_SPARSE | FM(FM_PROJECTED) | FM(FM_CLASSIFY) | FM(FM_AUTO) },
+    { O_TRANSFORM, ~FM(FM_CLASSIFY) }, { O_BUDGET, FM(FM_AUTO) }, { O_CANDIDATES, FM(FM_AUTO) },
     { O_LOSS, FM(FM_CLASSIFY) }, { O_MULTICLASS, FM(FM_CLASSIFY) },
     { O_OPTIMIZER, FM(FM_CLASSIFY) }, { O_CLASS_WEIGHT, FM(FM_CLASSIFY) },
     { O_ETA, FM(FM_SRFE) }, { O_TERMS, FM(FM_HARFE) },
@@ -253,7 +268,7 @@ static int parse_fit_method(const opt_iter *it, const char *s, int *out)
         }
     }
     return cli_value_error(it, "unknown method '%s' (bayes, ridge, srfe, lasso, harfe, pce, "
-                               "projected or classify)", s);
+                               "projected, auto or classify)", s);
 }
 
 static int parse_loss(const opt_iter *it, const char *s, rfx_loss *out)
@@ -363,6 +378,69 @@ static int parse_surrogate(const opt_iter *it, const char *s, rfx_method *out)
     return cli_value_error(it, "unknown surrogate '%s' (ridge, bayes, srfe or pce)", s);
 }
 
+/* A comma list of names into a bit mask (1u << value): each name read by
+ * from_name (which sets the message), every bit within allowed. */
+static int parse_name_list(const opt_iter *it, const char *s, const char *what, unsigned allowed,
+                           rfx_status (*from_name)(const char *, int *), unsigned *mask)
+{
+    char buf[256];
+    if (strlen(s) >= sizeof buf) return cli_value_error(it, "'%.40s...' is too long", s);
+    snprintf(buf, sizeof buf, "%s", s);
+    *mask = 0;
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        int v = 0;
+        if (from_name(tok, &v) != RFX_OK || v < 0 || v > 31 || !(allowed & (1u << v))) {
+            rfx_clear_error();
+            return cli_value_error(it, "'%s' is not %s", tok, what);
+        }
+        *mask |= 1u << v;
+    }
+    if (*mask == 0) return cli_value_error(it, "expected a comma list of %s", what);
+    return 0;
+}
+
+static rfx_status transform_from_name(const char *s, int *out)
+{
+    rfx_target_transform t;
+    rfx_status st = rfx_target_transform_from_name(s, &t);
+    if (st == RFX_OK) *out = (int)t;
+    return st;
+}
+
+static rfx_status method_from_name(const char *s, int *out)
+{
+    rfx_method m;
+    rfx_status st = rfx_method_from_name(s, &m);
+    if (st == RFX_OK) *out = (int)m;
+    return st;
+}
+
+/* --transform: none, log, boxcox, auto, or (--method auto) a comma list of
+ * the first three. */
+static int parse_transform(const opt_iter *it, const char *s, unsigned *mask, int *choose)
+{
+    *choose = strcmp(s, "auto") == 0;
+    if (*choose) {
+        *mask = 0;
+        return 0;
+    }
+    return parse_name_list(it, s, "a target transform (none, log, boxcox or auto)",
+                           (1u << (RFX_TARGET_BOXCOX + 1)) - 1, transform_from_name, mask);
+}
+
+/* --candidates: regression methods */
+static int parse_candidates(const opt_iter *it, const char *s, unsigned *mask)
+{
+    const unsigned allowed = RFX_AUTO_METHOD(RFX_METHOD_RIDGE) |
+                             RFX_AUTO_METHOD(RFX_METHOD_BAYES) | RFX_AUTO_METHOD(RFX_METHOD_SRFE) |
+                             RFX_AUTO_METHOD(RFX_METHOD_HARFE) | RFX_AUTO_METHOD(RFX_METHOD_PCE) |
+                             RFX_AUTO_METHOD(RFX_METHOD_PROJECTED);
+    return parse_name_list(it, s, "a method to compare (bayes, ridge, srfe, harfe, pce or "
+                                  "projected)",
+                           allowed, method_from_name, mask);
+}
+
 /* "T1,..,TD": numbers in [0, 1], not all zero. *n receives their count and
  * vals, when not NULL, the values (room for as many as the list has). */
 static int parse_theta(const opt_iter *it, const char *s, double *vals, size_t *n)
@@ -423,6 +501,15 @@ typedef struct fit_opts {
     /* classify */
     rfx_classify_params cls;      /* loss, multi-class scheme, optimizer      */
     const char *class_weight;     /* --class-weight, syntax checked           */
+    /* the target transform (every regression method) */
+    unsigned transforms;          /* --transform: the mask of those named     */
+    int transform_auto;           /* --transform auto                          */
+    rfx_target_transform transform; /* the one applied (not auto)             */
+    double transform_lambda;      /* its Box-Cox lambda                        */
+    rfx_cmat Y;                   /* the target the fit sees: z = T(y)         */
+    /* auto */
+    rfx_auto_params autop;        /* candidates, folds, budget; seed, threads
+                                     set at the fit                           */
 } fit_opts;
 
 /* "--name" (or "-x") of option id of c. */
@@ -513,9 +600,12 @@ static void print_fit_report(const rfx_model *m, const rfx_fit_report *r, const 
     fprintf(e, "%-16s %s\n", "model", path);
 }
 
-/* Save a fitted model, or report why it was not fitted or saved. */
-static int save_fitted(rfx_status st, const rfx_model *model, const char *path)
+/* Save a fitted model (with the target transform it was fitted through),
+ * or report why it was not fitted or saved. */
+static int save_fitted(const fit_opts *o, rfx_status st, rfx_model *model, const char *path)
 {
+    if (st == RFX_OK && o->transform != RFX_TARGET_NONE)
+        st = rfx_model_set_target_transform(model, o->transform, o->transform_lambda);
     if (st == RFX_OK) st = rfx_model_save(model, path);
     return st == RFX_OK ? RC_OK : cli_fail(st);
 }
@@ -533,10 +623,10 @@ static int fit_rff(fit_opts *o, const rfx_data *data, const char *path)
         o->fit.progress_user = &progress;
     }
     double t0 = cli_now_seconds();
-    rfx_status st = rfx_model_fit(&o->fit, rfx_data_x(data), rfx_data_y(data), &model, &report);
+    rfx_status st = rfx_model_fit(&o->fit, rfx_data_x(data), o->Y, &model, &report);
     double seconds = cli_now_seconds() - t0;
     cli_progress_end(&progress);
-    int rc = save_fitted(st, model, path);
+    int rc = save_fitted(o, st, model, path);
     if (rc == RC_OK)
         print_fit_report(model, &report, &o->fit, o->ko.have_gamma || o->ko.have_length_scale,
                          data, seconds, path);
@@ -615,10 +705,10 @@ static int fit_sparse(const fit_opts *o, const rfx_data *data, const char *path)
         sp.progress_user = &progress;
     }
     double t0 = cli_now_seconds();
-    rfx_status st = rfx_srfe_fit(&sp, X, rfx_data_y(data), &model, &report);
+    rfx_status st = rfx_srfe_fit(&sp, X, o->Y, &model, &report);
     double seconds = cli_now_seconds() - t0;
     cli_progress_end(&progress);
-    int rc = save_fitted(st, model, path);
+    int rc = save_fitted(o, st, model, path);
     if (rc == RC_OK) print_sparse_report(o, &sp, &report, data, seconds, path);
     rfx_model_free(model);
     return rc;
@@ -666,7 +756,7 @@ static void print_pce_report(const fit_opts *o, const rfx_pce_params *p, const r
  * or the library's automatic one; then a model of the expansion. */
 static int fit_pce(const fit_opts *o, const rfx_data *data, const char *path)
 {
-    rfx_cmat X = rfx_data_x(data), Y = rfx_data_y(data);
+    rfx_cmat X = rfx_data_x(data), Y = o->Y;
     const size_t n = X.rows, d = X.cols;
     rfx_pce_params p = rfx_pce_params_default();
     rfx_marginal *mg = malloc((d ? d : 1) * sizeof *mg);
@@ -704,7 +794,7 @@ static int fit_pce(const fit_opts *o, const rfx_data *data, const char *path)
     rfx_status st = rfx_pce_fit(&p, X, y, &pce);
     double seconds = cli_now_seconds() - t0;
     if (st == RFX_OK) st = rfx_model_from_pce(pce, &model);
-    rc = save_fitted(st, model, path);
+    rc = save_fitted(o, st, model, path);
     if (rc == RC_OK) print_pce_report(o, &p, pce, data, seconds, path);
     rfx_model_free(model);
     rfx_pce_free(pce);
@@ -852,9 +942,9 @@ static int fit_projected(const fit_opts *o, const rfx_data *data, const char *pa
     report.history = hist;
     double t0 = cli_now_seconds();
     progress.t0 = t0;
-    rfx_status st = rfx_projected_fit(&p, X, rfx_data_y(data), &model, &report);
+    rfx_status st = rfx_projected_fit(&p, X, o->Y, &model, &report);
     double seconds = cli_now_seconds() - t0;
-    rc = save_fitted(st, model, path);
+    rc = save_fitted(o, st, model, path);
     if (rc == RC_OK) print_projected_report(&p, &report, model, data, seconds, path);
     if (rc == RC_OK && o->plot_path) {
         char title[128];
@@ -926,7 +1016,7 @@ static int fit_classify(fit_opts *o, const rfx_data *data, const char *path)
     rfx_model *model = NULL;
     rfx_fit_report report;
     progress_state progress;
-    rfx_cmat Y = rfx_data_y(data);
+    rfx_cmat Y = o->Y;
     double *classes = NULL, *cw = NULL, *pl = NULL, *pw = NULL;
     size_t C = 0, np = 0;
     int rc = RC_OK;
@@ -972,7 +1062,7 @@ static int fit_classify(fit_opts *o, const rfx_data *data, const char *path)
     rfx_status st = rfx_model_fit(&o->fit, rfx_data_x(data), Y, &model, &report);
     double seconds = cli_now_seconds() - t0;
     cli_progress_end(&progress);
-    rc = save_fitted(st, model, path);
+    rc = save_fitted(o, st, model, path);
     if (rc == RC_OK) print_classify_report(o, model, &report, data, seconds, path);
 done:
     rfx_model_free(model);
@@ -981,6 +1071,122 @@ done:
     free(pl);
     free(pw);
     return rc;
+}
+
+/* auto: rfx_auto_fit, and the table of its candidates on stderr. */
+static int fit_auto(fit_opts *o, const rfx_data *data, const char *path)
+{
+    rfx_cmat X = rfx_data_x(data), Y = rfx_data_y(data);
+    const size_t n = X.rows;
+    double *y = malloc((n ? n : 1) * sizeof *y);
+    if (!y) {
+        cli_say("out of memory for %zu rows", n);
+        return RC_INTERNAL;
+    }
+    for (size_t i = 0; i < n; i++) y[i] = Y.data[i * Y.stride];
+    rfx_model *model = NULL;
+    rfx_auto_report r;
+    progress_state progress;
+    memset(&r, 0, sizeof r);
+    memset(&progress, 0, sizeof progress);
+    if (isatty(STDERR_FILENO)) {
+        o->autop.progress = cli_progress_show;
+        o->autop.progress_user = &progress;
+    }
+    const double t0 = cli_now_seconds();
+    rfx_status st = rfx_auto_fit(&o->autop, X, y, &model, &r);
+    const double seconds = cli_now_seconds() - t0;
+    cli_progress_end(&progress);
+    free(y);
+    int rc = save_fitted(o, st, model, path);
+    rfx_model_free(model);
+    if (rc != RC_OK) return rc;
+    static const char *const OUTCOME[] = {"all folds", "raced out", "budget", "failed",
+                                           "alone after racing"};
+    FILE *e = stderr;
+    fprintf(e, "%-16s auto (%zu candidates, %zu-fold cross-validation, rows in a random order "
+               "of seed %llu)\n",
+            "method", r.n_candidates, o->autop.n_folds, (unsigned long long)o->autop.seed);
+    fprintf(e, "  %-10s %-9s %7s %6s %12s %9s  %s\n", "method", "transform", "lambda", "folds",
+            "cv rel. err", "seconds", "");
+    for (size_t j = 0; j < r.n_candidates; j++) {
+        const rfx_auto_candidate *a = &r.candidates[j];
+        char lam[16] = "-";
+        if (a->transform == RFX_TARGET_BOXCOX) snprintf(lam, sizeof lam, "%.3f", a->lambda);
+        fprintf(e, "  %-10s %-9s %7s %6zu %12.5g %9.2f  %s%s\n", rfx_method_name(a->method),
+                rfx_target_transform_name(a->transform), lam, a->folds, a->cv_error, a->seconds,
+                OUTCOME[a->outcome], j == r.chosen ? "  <- chosen" : "");
+    }
+    const rfx_auto_candidate *w = &r.candidates[r.chosen];
+    fprintf(e, "%-16s %s on the %s target (compared over %zu fold%s)\n", "chosen",
+            rfx_method_name(w->method), rfx_target_transform_name(w->transform),
+            r.compared_folds, r.compared_folds == 1 ? "" : "s");
+    fprintf(e, "%-16s %.3f s (cross-validation %.3f s, final fit %.3f s)\n", "time", seconds,
+            r.seconds_cv, r.seconds_final);
+    fprintf(e, "%-16s %s\n", "model", path);
+    return RC_OK;
+}
+
+/* The target the fit sees: y, or z = T(y) for --transform T (auto: T
+ * chosen by rfx_auto_fit over the method alone). z is allocated into *buf. */
+static int apply_transform(fit_opts *o, const rfx_data *data, double **buf)
+{
+    rfx_cmat X = rfx_data_x(data), Y = rfx_data_y(data);
+    o->Y = Y;
+    if (o->method == FM_CLASSIFY || o->method == FM_AUTO) return RC_OK;
+    if (!o->transform_auto && !(o->transforms & ~RFX_AUTO_TRANSFORM(RFX_TARGET_NONE)))
+        return RC_OK;
+    const size_t n = Y.rows;
+    double *z = malloc((n ? n : 1) * sizeof *z);
+    if (!z) {
+        cli_say("out of memory for %zu rows", n);
+        return RC_INTERNAL;
+    }
+    *buf = z;
+    for (size_t i = 0; i < n; i++) z[i] = Y.data[i * Y.stride];
+    rfx_status st = RFX_OK;
+    if (o->transform_auto) {
+        /* the method's cross-validation over the transforms, then T */
+        static const rfx_method M[FM_COUNT] = {
+            [FM_BAYES] = RFX_METHOD_BAYES, [FM_RIDGE] = RFX_METHOD_RIDGE,
+            [FM_SRFE] = RFX_METHOD_SRFE,   [FM_LASSO] = RFX_METHOD_SRFE,
+            [FM_HARFE] = RFX_METHOD_HARFE, [FM_PCE] = RFX_METHOD_PCE,
+            [FM_PROJECTED] = RFX_METHOD_PROJECTED,
+        };
+        rfx_auto_params ap = o->autop;
+        ap.methods = RFX_AUTO_METHOD(M[o->method]);
+        ap.race_factor = INFINITY;
+        rfx_auto_report r;
+        rfx_model *m = NULL;
+        st = rfx_auto_fit(&ap, X, z, &m, &r);
+        rfx_model_free(m);
+        if (st == RFX_OK) {
+            const rfx_auto_candidate *w = &r.candidates[r.chosen];
+            o->transform = w->transform;
+            fprintf(stderr, "%-16s %s (chosen by %zu-fold cross-validation of %s:", "transform",
+                    rfx_target_transform_name(w->transform), ap.n_folds,
+                    rfx_method_name(w->method));
+            for (size_t j = 0; j < r.n_candidates; j++)
+                fprintf(stderr, " %s %.4g%s", rfx_target_transform_name(r.candidates[j].transform),
+                        r.candidates[j].cv_error, j + 1 < r.n_candidates ? "," : ")\n");
+        }
+    } else {
+        o->transform = (o->transforms & RFX_AUTO_TRANSFORM(RFX_TARGET_LOG)) ? RFX_TARGET_LOG
+                                                                            : RFX_TARGET_BOXCOX;
+    }
+    if (st == RFX_OK && o->transform == RFX_TARGET_BOXCOX)
+        st = rfx_target_boxcox_lambda(z, n, &o->transform_lambda);
+    if (st == RFX_OK) st = rfx_target_forward(o->transform, o->transform_lambda, z, n, z);
+    if (st != RFX_OK) return cli_fail(st);
+    if (o->transform != RFX_TARGET_NONE && o->method != FM_AUTO) {
+        char lam[32] = "";
+        if (o->transform == RFX_TARGET_BOXCOX)
+            snprintf(lam, sizeof lam, ", lambda %.4g", o->transform_lambda);
+        fprintf(stderr, "%-16s the model is fitted to %s(y)%s and predicts y\n", "target",
+                rfx_target_transform_name(o->transform), lam);
+    }
+    o->Y = rfx_cmat_of(z, n, 1);
+    return RC_OK;
 }
 
 static int cmd_fit(const command *c, int argc, char **argv)
@@ -1000,6 +1206,7 @@ static int cmd_fit(const command *c, int argc, char **argv)
     o.proj = rfx_projected_params_default();
     o.cls = rfx_classify_params_default();
     o.cls.loss = RFX_LOSS_SQUARED; /* the tool's default: the least-squares classifier */
+    o.autop = rfx_auto_params_default();
     rp.target = "-1";
     int task_classify = 0;
     while ((id = cli_opt_next(&it, &v)) != OPT_DONE) {
@@ -1072,6 +1279,9 @@ static int cmd_fit(const command *c, int argc, char **argv)
         case O_PATIENCE: bad = cli_parse_size(&it, v, 0, &o.proj.patience); break;
         case O_THETA: bad = parse_theta(&it, v, NULL, &o.n_theta); o.theta = v; break;
         case O_PLOT: o.plot_path = v; break;
+        case O_TRANSFORM: bad = parse_transform(&it, v, &o.transforms, &o.transform_auto); break;
+        case O_BUDGET: bad = cli_parse_positive(&it, v, &o.autop.budget); break;
+        case O_CANDIDATES: bad = parse_candidates(&it, v, &o.autop.methods); break;
         case O_UNIFORM:
             bad = cli_parse_pair(&it, v, &o.dist_a, &o.dist_b);
             if (!bad && !(o.dist_a < o.dist_b))
@@ -1145,6 +1355,31 @@ static int cmd_fit(const command *c, int argc, char **argv)
         }
         if (rfx_fit_params_check(&o.fit)) return cli_usage_error(c, "%s", rfx_last_error());
     }
+    if (o.given[O_TRANSFORM] && o.method != FM_AUTO && !o.transform_auto &&
+        (o.transforms & (o.transforms - 1)))
+        return cli_usage_error(c, "--transform takes one of none, log, boxcox or auto for --method "
+                                  "%s (a list only for --method auto)",
+                               FIT_METHODS[o.method]);
+    if (o.transform_auto && o.method == FM_AUTO) o.transforms = 0; /* auto: all that apply */
+    if (o.method == FM_AUTO || o.transform_auto) {
+        o.autop.transforms = o.transforms;
+        o.autop.seed = o.fit.features.seed;
+        o.autop.n_threads = o.fit.features.n_threads;
+        if (o.given[O_FOLDS]) o.autop.n_folds = o.folds;
+        if (rfx_auto_params_check(&o.autop)) return cli_usage_error(c, "%s", rfx_last_error());
+    }
+    if (o.transform_auto && o.method != FM_AUTO) {
+        /* the comparison fits each transform with the method's defaults */
+        for (int id2 = 1; id2 < O_COUNT; id2++) {
+            char name[48];
+            if (o.given[id2] && id2 != O_TRANSFORM && id2 != O_TARGET && id2 != O_OUTPUT &&
+                id2 != O_METHOD && id2 != O_SEED && id2 != O_THREADS && id2 != O_DELIMITER &&
+                id2 != O_NO_HEADER && id2 != O_TASK)
+                return cli_usage_error(c, "--transform auto compares the transforms with the "
+                                          "method's defaults; leave out %s or give the transform",
+                                       option_name(c, id2, name, sizeof name));
+        }
+    }
     if (o.plot_path && !cli_program_in_path("gnuplot")) {
         cli_say("--plot: gnuplot is not installed (not found in PATH); install it or leave out "
                 "--plot");
@@ -1158,7 +1393,13 @@ static int cmd_fit(const command *c, int argc, char **argv)
     rfx_data *data = NULL;
     rfx_status st = rfx_data_read(data_path, &rp, &data);
     if (st != RFX_OK) return cli_fail(st);
-    if (o.method == FM_PCE)
+    double *z = NULL;
+    rc = apply_transform(&o, data, &z);
+    if (rc != RC_OK)
+        ;
+    else if (o.method == FM_AUTO)
+        rc = fit_auto(&o, data, model_path);
+    else if (o.method == FM_PCE)
         rc = fit_pce(&o, data, model_path);
     else if (o.method == FM_PROJECTED)
         rc = fit_projected(&o, data, model_path);
@@ -1168,6 +1409,7 @@ static int cmd_fit(const command *c, int argc, char **argv)
         rc = fit_classify(&o, data, model_path);
     else
         rc = fit_rff(&o, data, model_path);
+    free(z);
     rfx_data_free(data);
     return rc;
 }

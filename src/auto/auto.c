@@ -1,0 +1,497 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The automatic surrogate (rfx/auto.h): every (method, target transform)
+ * candidate by k-fold cross-validation with racing, then the best refitted
+ * on all rows.
+ */
+#include "internal.h"
+
+#include "rfx/auto.h"
+#include "rfx/pce.h"
+#include "rfx/projection.h"
+#include "rfx/srfe.h"
+
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#define DEFAULT_FOLDS 5
+#define DEFAULT_RACE 1.5
+/* Box-Cox is a default candidate only this far from the log and from none */
+#define BOXCOX_APART 0.25
+/* the final fit on all rows takes about this multiple of a fold's fit */
+#define FINAL_COST 1.3
+
+/* the methods in the order each round fits them: the cheap ones first */
+static const rfx_method ORDER[] = {RFX_METHOD_HARFE, RFX_METHOD_RIDGE, RFX_METHOD_BAYES,
+                                   RFX_METHOD_PCE,   RFX_METHOD_SRFE,  RFX_METHOD_PROJECTED};
+#define N_ORDER (sizeof ORDER / sizeof *ORDER)
+#define ALL_METHODS                                                                          \
+    (RFX_AUTO_METHOD(RFX_METHOD_RIDGE) | RFX_AUTO_METHOD(RFX_METHOD_BAYES) |                  \
+     RFX_AUTO_METHOD(RFX_METHOD_SRFE) | RFX_AUTO_METHOD(RFX_METHOD_HARFE) |                   \
+     RFX_AUTO_METHOD(RFX_METHOD_PCE) | RFX_AUTO_METHOD(RFX_METHOD_PROJECTED))
+#define ALL_TRANSFORMS                                                                       \
+    (RFX_AUTO_TRANSFORM(RFX_TARGET_NONE) | RFX_AUTO_TRANSFORM(RFX_TARGET_LOG) |               \
+     RFX_AUTO_TRANSFORM(RFX_TARGET_BOXCOX))
+
+rfx_auto_params rfx_auto_params_default(void)
+{
+    rfx_auto_params p;
+    memset(&p, 0, sizeof p);
+    p.n_folds = DEFAULT_FOLDS;
+    p.race_factor = DEFAULT_RACE;
+    return p;
+}
+
+rfx_status rfx_auto_params_check(const rfx_auto_params *p)
+{
+    if (!p) return rfx__error(RFX_EINVAL, "auto: params is NULL");
+    if (p->methods & ~(unsigned)ALL_METHODS)
+        return rfx__error(RFX_EINVAL, "auto.methods: 0x%x holds a method that is not a "
+                                      "regression surrogate (ridge, bayes, srfe, harfe, pce, "
+                                      "projected)",
+                          p->methods);
+    if (p->transforms & ~(unsigned)ALL_TRANSFORMS)
+        return rfx__error(RFX_EINVAL, "auto.transforms: 0x%x holds an unknown transform",
+                          p->transforms);
+    if (p->n_folds < 2)
+        return rfx__error(RFX_EINVAL, "auto.n_folds: %zu, at least 2 are needed", p->n_folds);
+    if (!(p->race_factor > 1))
+        return rfx__error(RFX_EINVAL, "auto.race_factor: %g, must be > 1 (INFINITY: no racing)",
+                          p->race_factor);
+    if (!(p->budget >= 0) || isinf(p->budget))
+        return rfx__error(RFX_EINVAL, "auto.budget: %g seconds, must be finite and >= 0 (0: no "
+                                      "budget)",
+                          p->budget);
+    if (p->n_threads < 0)
+        return rfx__error(RFX_EINVAL, "auto.n_threads: %d is negative", p->n_threads);
+    return RFX_OK;
+}
+
+static double now_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* ---- one candidate's fit ------------------------------------------------- */
+
+typedef struct fit_ctx {
+    const rfx_auto_params *p;
+    const rfx_marginal *marginals; /* d: uniform on the range of all rows */
+} fit_ctx;
+
+/* Fit method to X (m x d) and z (m): each method with its own defaults. */
+static rfx_status fit_method(const fit_ctx *c, rfx_method method, rfx_cmat X, const double *z,
+                             rfx_model **out)
+{
+    const rfx_auto_params *p = c->p;
+    rfx_cmat Z = rfx_cmat_of(z, X.rows, 1);
+    switch (method) {
+    case RFX_METHOD_RIDGE:
+    case RFX_METHOD_BAYES: {
+        rfx_fit_params fp = rfx_fit_params_default();
+        fp.method = method;
+        fp.features.seed = p->seed;
+        fp.features.n_threads = p->n_threads;
+        return rfx_model_fit(&fp, X, Z, out, NULL);
+    }
+    case RFX_METHOD_SRFE:
+    case RFX_METHOD_HARFE: {
+        rfx_srfe_params sp = rfx_srfe_params_default();
+        sp.features.seed = p->seed;
+        sp.features.n_threads = p->n_threads;
+        if (method == RFX_METHOD_HARFE) sp.method = RFX_L1_METHOD_HTP;
+        return rfx_srfe_fit(&sp, X, Z, out, NULL);
+    }
+    case RFX_METHOD_PCE: {
+        /* as rfx fit --method pce: LARS, the automatic basis, degrees from 1 */
+        rfx_pce_params pp = rfx_pce_params_default();
+        pp.marginals = c->marginals;
+        pp.method = RFX_PCE_METHOD_LARS;
+        pp.auto_basis = 1;
+        pp.degree_min = 1;
+        pp.n_threads = p->n_threads;
+        rfx_pce *pce = NULL;
+        RFX__TRY(rfx_pce_fit(&pp, X, z, &pce));
+        rfx_status st = rfx_model_from_pce(pce, out);
+        rfx_pce_free(pce);
+        return st;
+    }
+    case RFX_METHOD_PROJECTED: {
+        rfx_projected_params pp = rfx_projected_params_default();
+        pp.seed = p->seed;
+        pp.n_threads = p->n_threads;
+        return rfx_projected_fit(&pp, X, Z, out, NULL);
+    }
+    default:
+        return rfx__error(RFX_EINTERNAL, "auto: method %d is not a candidate", (int)method);
+    }
+}
+
+/* Fit (method, transform) to rows X, y; the model predicts y. */
+static rfx_status fit_candidate(const fit_ctx *c, rfx_method method, rfx_target_transform t,
+                                rfx_cmat X, const double *y, double *z, rfx_model **out)
+{
+    double lambda = 0;
+    if (t == RFX_TARGET_BOXCOX) RFX__TRY(rfx_target_boxcox_lambda(y, X.rows, &lambda));
+    RFX__TRY(rfx_target_forward(t, lambda, y, X.rows, z));
+    rfx_model *m = NULL;
+    RFX__TRY(fit_method(c, method, X, z, &m));
+    rfx_status st = rfx_model_set_target_transform(m, t, lambda);
+    if (st) {
+        rfx_model_free(m);
+        return st;
+    }
+    *out = m;
+    return RFX_OK;
+}
+
+/* ---- the cross-validation ------------------------------------------------ */
+
+typedef struct cand {
+    rfx_auto_candidate pub;
+    double *sse;        /* per fold: sum of squared held-out errors        */
+    double last_seconds;
+    int active;
+} cand;
+
+/* The score of a candidate over folds 0..nf-1: sqrt(sse / sst) */
+static double score_of(const cand *c, const double *sst, size_t nf)
+{
+    double a = 0, b = 0;
+    for (size_t f = 0; f < nf; f++) {
+        a += c->sse[f];
+        b += sst[f];
+    }
+    return b > 0 ? sqrt(a / b) : (a > 0 ? INFINITY : 0.0);
+}
+
+static rfx_status check_data(rfx_cmat X, const double *y, size_t k)
+{
+    RFX__TRY(rfx__check_cmat(X, "auto: X"));
+    if (!y) return rfx__error(RFX_EINVAL, "auto: y is NULL");
+    if (X.cols == 0) return rfx__error(RFX_EINVAL, "auto: X has no columns");
+    size_t need;
+    RFX__TRY(rfx__mul(2, k, &need, "auto: rows"));
+    if (X.rows < need)
+        return rfx__error(RFX_EDIM, "auto: %zu rows for %zu folds; at least %zu are needed",
+                          X.rows, k, need);
+    size_t r, c;
+    if (!rfx__all_finite(X, &r, &c))
+        return rfx__error(RFX_EPARSE, "auto: X row %zu, column %zu is not finite", r, c);
+    for (size_t i = 0; i < X.rows; i++)
+        if (!isfinite(y[i])) return rfx__error(RFX_EPARSE, "auto: y row %zu is not finite", i);
+    return RFX_OK;
+}
+
+/* Given folds: each in 0..k-1, every fold with rows held out and rows to
+ * fit (count: k scratch values). */
+static rfx_status check_folds(const size_t *folds, size_t n, size_t k, size_t *count)
+{
+    memset(count, 0, k * sizeof *count);
+    for (size_t i = 0; i < n; i++) {
+        if (folds[i] >= k)
+            return rfx__error(RFX_EINVAL, "auto.folds: row %zu is in fold %zu, expected 0 .. %zu",
+                              i, folds[i], k - 1);
+        count[folds[i]]++;
+    }
+    for (size_t f = 0; f < k; f++)
+        if (count[f] == 0 || count[f] == n)
+            return rfx__error(RFX_EINVAL, "auto.folds: fold %zu holds %zu of the %zu rows", f,
+                              count[f], n);
+    return RFX_OK;
+}
+
+/* The candidates the parameters and the data allow, in fitting order. */
+static rfx_status make_candidates(const rfx_auto_params *p, const double *y, size_t n,
+                                  cand *cs, size_t *nc)
+{
+    const unsigned methods = p->methods ? p->methods : RFX_AUTO_DEFAULT_METHODS;
+    unsigned transforms = p->transforms ? p->transforms : ALL_TRANSFORMS;
+    int positive = 1;
+    for (size_t i = 0; i < n; i++) positive &= y[i] > 0;
+    double lambda = 0;
+    if (!positive) {
+        transforms &= RFX_AUTO_TRANSFORM(RFX_TARGET_NONE);
+        if (!transforms)
+            return rfx__error(RFX_EINVAL, "auto.transforms: the log and Box-Cox take y > 0, and "
+                                          "the targets hold values <= 0");
+    } else if (transforms & RFX_AUTO_TRANSFORM(RFX_TARGET_BOXCOX)) {
+        rfx_status st = rfx_target_boxcox_lambda(y, n, &lambda);
+        if (st == RFX_OK && !p->transforms &&
+            (fabs(lambda) < BOXCOX_APART || fabs(lambda - 1) < BOXCOX_APART))
+            transforms &= ~RFX_AUTO_TRANSFORM(RFX_TARGET_BOXCOX);
+        if (st) { /* all y equal */
+            rfx_clear_error();
+            transforms &= ~RFX_AUTO_TRANSFORM(RFX_TARGET_BOXCOX);
+            if (!transforms) transforms = RFX_AUTO_TRANSFORM(RFX_TARGET_NONE);
+        }
+    }
+    *nc = 0;
+    for (int t = RFX_TARGET_NONE; t <= RFX_TARGET_BOXCOX; t++) {
+        if (!(transforms & RFX_AUTO_TRANSFORM(t))) continue;
+        for (size_t i = 0; i < N_ORDER; i++) {
+            if (!(methods & RFX_AUTO_METHOD(ORDER[i]))) continue;
+            cand *c = &cs[(*nc)++];
+            memset(c, 0, sizeof *c);
+            c->pub.method = ORDER[i];
+            c->pub.transform = (rfx_target_transform)t;
+            c->pub.lambda = t == RFX_TARGET_BOXCOX ? lambda : 0.0;
+            c->pub.cv_error = NAN;
+            c->active = 1;
+        }
+    }
+    return RFX_OK;
+}
+
+/* Rows of fold f (held == 1) or the other folds (held == 0) into X_out, y_out. */
+static size_t take_rows(rfx_cmat X, const double *y, const size_t *fold, size_t f, int held,
+                        double *Xo, double *yo)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < X.rows; i++) {
+        if ((fold[i] == f) != held) continue;
+        memcpy(Xo + k * X.cols, X.data + i * X.stride, X.cols * sizeof *Xo);
+        yo[k++] = y[i];
+    }
+    return k;
+}
+
+rfx_status rfx_auto_fit(const rfx_auto_params *params, rfx_cmat X, const double *y,
+                        rfx_model **out, rfx_auto_report *report)
+{
+    if (!out) return rfx__error(RFX_EINVAL, "auto: out is NULL");
+    RFX__TRY(rfx_auto_params_check(params));
+    const rfx_auto_params *p = params;
+    const size_t k = p->n_folds;
+    RFX__TRY(check_data(X, y, k));
+    const size_t n = X.rows, d = X.cols;
+    const double t0 = now_seconds();
+
+    cand cs[RFX_AUTO_MAX_CANDIDATES];
+    size_t nc = 0;
+    RFX__TRY(make_candidates(p, y, n, cs, &nc));
+
+    size_t *perm = NULL, *fold = NULL;
+    double *Xtr = NULL, *ytr = NULL, *ztr = NULL, *Xte = NULL, *yte = NULL, *pred = NULL;
+    double *sst = NULL, *sse = NULL;
+    rfx_marginal *marg = NULL;
+    rfx_model *model = NULL;
+    rfx_status st = rfx__alloc(n, sizeof *perm, (void **)&perm, "auto: folds");
+    if (!st) st = rfx__alloc(n, sizeof *fold, (void **)&fold, "auto: folds");
+    if (!st) st = rfx__alloc(n * d, sizeof *Xtr, (void **)&Xtr, "auto: training rows");
+    if (!st) st = rfx__alloc(n, sizeof *ytr, (void **)&ytr, "auto: training targets");
+    if (!st) st = rfx__alloc(n, sizeof *ztr, (void **)&ztr, "auto: transformed targets");
+    if (!st) st = rfx__alloc(n * d, sizeof *Xte, (void **)&Xte, "auto: held-out rows");
+    if (!st) st = rfx__alloc(n, sizeof *yte, (void **)&yte, "auto: held-out targets");
+    if (!st) st = rfx__alloc(n, sizeof *pred, (void **)&pred, "auto: predictions");
+    if (!st) st = rfx__calloc(k, sizeof *sst, (void **)&sst, "auto: fold variances");
+    if (!st) st = rfx__calloc(nc * k, sizeof *sse, (void **)&sse, "auto: fold errors");
+    if (!st) st = rfx__alloc(d, sizeof *marg, (void **)&marg, "auto: marginals");
+    if (st) goto done;
+    for (size_t j = 0; j < nc; j++) cs[j].sse = sse + j * k;
+
+    /* the folds: rows in a seeded random order, row perm[i] in fold i mod k */
+    if (p->folds) {
+        st = check_folds(p->folds, n, k, perm);
+        if (st) goto done;
+        memcpy(fold, p->folds, n * sizeof *fold);
+    } else {
+        for (size_t i = 0; i < n; i++) perm[i] = i;
+        rfx__rng rng;
+        rfx__rng_init(&rng, p->seed, 0x6175746fULL /* "auto" */, 0);
+        rfx__rng_shuffle(&rng, perm, n);
+        for (size_t i = 0; i < n; i++) fold[perm[i]] = i % k;
+    }
+    /* the held-out rows' spread about the mean of all targets */
+    double ybar = 0;
+    for (size_t i = 0; i < n; i++) ybar += y[i];
+    ybar /= (double)n;
+    for (size_t i = 0; i < n; i++) sst[fold[i]] += (y[i] - ybar) * (y[i] - ybar);
+    /* PCE's marginals: uniform on each input's range over all rows (the
+     * inputs' distribution, which the held-out rows belong to) */
+    for (size_t j = 0; j < d; j++) {
+        double lo = INFINITY, hi = -INFINITY;
+        for (size_t i = 0; i < n; i++) {
+            const double v = X.data[i * X.stride + j];
+            lo = v < lo ? v : lo;
+            hi = v > hi ? v : hi;
+        }
+        if (!(hi > lo)) {
+            lo -= 0.5;
+            hi += 0.5;
+        }
+        marg[j] = rfx_marginal_uniform(lo, hi);
+    }
+    const fit_ctx ctx = {p, marg};
+
+    rfx_status first_failure = RFX_OK;
+    char first_message[512] = "";
+    size_t rounds = 0, planned = nc * k, done_fits = 0;
+    for (size_t f = 0; f < k; f++) {
+        const size_t mtr = take_rows(X, y, fold, f, 0, Xtr, ytr);
+        const size_t mte = take_rows(X, y, fold, f, 1, Xte, yte);
+        size_t ran = 0;
+        for (size_t j = 0; j < nc; j++) {
+            cand *c = &cs[j];
+            if (!c->active) continue;
+            if (p->budget > 0) {
+                /* the best so far must still be refitted on all rows; a
+                 * candidate not yet run is expected to take the mean time
+                 * of those that ran (and one always runs) */
+                double best_t = 0, best_s = INFINITY, sum_t = 0;
+                size_t n_run = 0;
+                for (size_t i = 0; i < nc; i++)
+                    if (cs[i].pub.folds > 0 && cs[i].pub.outcome != RFX_AUTO_FAILED) {
+                        const double s = score_of(&cs[i], sst, cs[i].pub.folds);
+                        sum_t += cs[i].last_seconds;
+                        n_run++;
+                        if (s < best_s) {
+                            best_s = s;
+                            best_t = cs[i].last_seconds;
+                        }
+                    }
+                const double est = c->pub.folds > 0 ? c->last_seconds
+                                 : n_run > 0        ? sum_t / (double)n_run
+                                                    : 0.0;
+                if (n_run > 0 && now_seconds() - t0 + est + FINAL_COST * best_t > p->budget) {
+                    c->active = 0;
+                    c->pub.outcome = RFX_AUTO_BUDGET;
+                    continue;
+                }
+            }
+            const double t1 = now_seconds();
+            rfx_status fs = fit_candidate(&ctx, c->pub.method, c->pub.transform,
+                                          rfx_cmat_of(Xtr, mtr, d), ytr, ztr, &model);
+            if (!fs)
+                fs = rfx_model_predict(model, rfx_cmat_of(Xte, mte, d), rfx_mat_of(pred, mte, 1),
+                                       rfx_mat_none());
+            rfx_model_free(model);
+            model = NULL;
+            if (fs == RFX_ENOMEM || fs == RFX_ECANCELLED) {
+                st = fs;
+                goto done;
+            }
+            c->last_seconds = now_seconds() - t1;
+            c->pub.seconds += c->last_seconds;
+            if (fs) {
+                if (!first_failure) {
+                    first_failure = fs;
+                    snprintf(first_message, sizeof first_message, "%s", rfx_last_error());
+                }
+                rfx_clear_error();
+                c->active = 0;
+                c->pub.outcome = RFX_AUTO_FAILED;
+                c->pub.status = fs;
+                continue;
+            }
+            double e = 0;
+            for (size_t i = 0; i < mte; i++) e += (pred[i] - yte[i]) * (pred[i] - yte[i]);
+            c->sse[f] = e;
+            c->pub.folds = f + 1;
+            ran++;
+            done_fits++;
+            if (p->progress && p->progress(p->progress_user, "auto",
+                                           (double)done_fits / (double)planned)) {
+                st = rfx__error(RFX_ECANCELLED, "auto: cancelled by the progress callback");
+                goto done;
+            }
+        }
+        if (ran == 0) break;
+        rounds = f + 1;
+        /* racing over this round's folds */
+        double best = INFINITY;
+        for (size_t j = 0; j < nc; j++)
+            if (cs[j].active && cs[j].pub.folds == rounds)
+                best = fmin(best, score_of(&cs[j], sst, rounds));
+        for (size_t j = 0; j < nc; j++) {
+            cand *c = &cs[j];
+            if (!c->active) continue;
+            if (c->pub.folds == rounds && score_of(c, sst, rounds) > p->race_factor * best) {
+                c->active = 0;
+                c->pub.outcome = RFX_AUTO_RACED;
+            }
+        }
+        /* one candidate left (none stopped by the budget, which could
+         * still be compared): it is the choice, and more folds would only
+         * refine its score */
+        size_t left = 0, cut = 0;
+        for (size_t j = 0; j < nc; j++) {
+            left += cs[j].active;
+            cut += cs[j].pub.outcome == RFX_AUTO_BUDGET;
+        }
+        if (left == 1 && cut == 0) {
+            for (size_t j = 0; j < nc; j++)
+                if (cs[j].active && cs[j].pub.folds < k) cs[j].pub.outcome = RFX_AUTO_ALONE;
+            break;
+        }
+        planned = done_fits;
+        for (size_t j = 0; j < nc; j++)
+            if (cs[j].active) planned += k - rounds;
+    }
+    /* the choice: least score over the folds every remaining (not raced,
+     * not failed) candidate ran */
+    size_t common = SIZE_MAX;
+    for (size_t j = 0; j < nc; j++) {
+        const rfx_auto_candidate *c = &cs[j].pub;
+        if (c->folds > 0) cs[j].pub.cv_error = score_of(&cs[j], sst, c->folds);
+        if (c->folds > 0 && c->outcome != RFX_AUTO_RACED && c->outcome != RFX_AUTO_FAILED &&
+            c->folds < common)
+            common = c->folds;
+    }
+    if (common == SIZE_MAX) {
+        if (first_failure) {
+            st = rfx__error(first_failure, "%s", first_message);
+        } else {
+            st = rfx__error(RFX_EINVAL, "auto: no candidate finished a fold within the budget "
+                                        "of %g s",
+                            p->budget);
+        }
+        goto done;
+    }
+    size_t chosen = SIZE_MAX;
+    double best = INFINITY;
+    for (size_t j = 0; j < nc; j++) {
+        const rfx_auto_candidate *c = &cs[j].pub;
+        if (c->folds < common || c->outcome == RFX_AUTO_RACED || c->outcome == RFX_AUTO_FAILED)
+            continue;
+        const double s = score_of(&cs[j], sst, common);
+        if (chosen == SIZE_MAX || s < best) {
+            best = s;
+            chosen = j;
+        }
+    }
+    const double t_cv = now_seconds();
+    /* the final fit on all rows */
+    for (size_t i = 0; i < n; i++) memcpy(Xtr + i * d, X.data + i * X.stride, d * sizeof *Xtr);
+    st = fit_candidate(&ctx, cs[chosen].pub.method, cs[chosen].pub.transform,
+                       rfx_cmat_of(Xtr, n, d), y, ztr, &model);
+    if (st) goto done;
+    if (report) {
+        memset(report, 0, sizeof *report);
+        report->n_candidates = nc;
+        for (size_t j = 0; j < nc; j++) report->candidates[j] = cs[j].pub;
+        report->chosen = chosen;
+        report->compared_folds = common;
+        report->seconds_cv = t_cv - t0;
+        report->seconds_final = now_seconds() - t_cv;
+    }
+    *out = model;
+    model = NULL;
+done:
+    rfx_model_free(model);
+    free(perm);
+    free(fold);
+    free(Xtr);
+    free(ytr);
+    free(ztr);
+    free(Xte);
+    free(yte);
+    free(pred);
+    free(sst);
+    free(sse);
+    free(marg);
+    return st;
+}

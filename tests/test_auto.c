@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The automatic surrogate: its cross-validated errors against an explicit
+ * k-fold comparison written here with the methods' own calls on the same
+ * folds, the choice (with and without racing), the final model against a
+ * direct fit of the chosen candidate, determinism over runs and threads,
+ * the transforms y <= 0 rules out, the budget, and the error paths. */
+#include "rfx.h"
+#include "testlib.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NR 90
+#define DD 2
+#define K 3
+
+static double X[NR * DD], Y[NR];
+
+/* y = exp(sin(pi x0) + x1^2 / 2) on [-1, 1]^2: positive, additive in log y */
+static void make_data(void)
+{
+    rfx_test_rng r = {77};
+    for (size_t i = 0; i < NR; i++) {
+        X[i * DD] = 2 * rfx_test_uniform(&r) - 1;
+        X[i * DD + 1] = 2 * rfx_test_uniform(&r) - 1;
+        Y[i] = exp(sin(3.141592653589793 * X[i * DD]) + 0.5 * X[i * DD + 1] * X[i * DD + 1]);
+    }
+}
+
+/* One candidate fitted as rfx_auto_fit documents it: the method's defaults
+ * with the seed, PCE by LARS on the automatic basis with inputs uniform on
+ * the range of all rows. */
+static rfx_status fit_one(rfx_method method, rfx_target_transform t, const double *Xtr,
+                          const double *ytr, size_t m, rfx_model **out)
+{
+    double *z = malloc(m * sizeof *z), lambda = 0;
+    rfx_status st = RFX_OK;
+    if (t == RFX_TARGET_BOXCOX) st = rfx_target_boxcox_lambda(ytr, m, &lambda);
+    if (!st) st = rfx_target_forward(t, lambda, ytr, m, z);
+    rfx_cmat Xm = rfx_cmat_of(Xtr, m, DD), Z = rfx_cmat_of(z, m, 1);
+    if (!st && (method == RFX_METHOD_BAYES || method == RFX_METHOD_RIDGE)) {
+        rfx_fit_params fp = rfx_fit_params_default();
+        fp.method = method;
+        st = rfx_model_fit(&fp, Xm, Z, out, NULL);
+    } else if (!st && (method == RFX_METHOD_SRFE || method == RFX_METHOD_HARFE)) {
+        rfx_srfe_params sp = rfx_srfe_params_default();
+        if (method == RFX_METHOD_HARFE) sp.method = RFX_L1_METHOD_HTP;
+        st = rfx_srfe_fit(&sp, Xm, Z, out, NULL);
+    } else if (!st) {
+        rfx_marginal mg[DD];
+        for (size_t j = 0; j < DD; j++) {
+            double lo = INFINITY, hi = -INFINITY;
+            for (size_t i = 0; i < NR; i++) {
+                lo = fmin(lo, X[i * DD + j]);
+                hi = fmax(hi, X[i * DD + j]);
+            }
+            mg[j] = rfx_marginal_uniform(lo, hi);
+        }
+        rfx_pce_params pp = rfx_pce_params_default();
+        pp.marginals = mg;
+        pp.method = RFX_PCE_METHOD_LARS;
+        pp.auto_basis = 1;
+        pp.degree_min = 1;
+        rfx_pce *pce = NULL;
+        st = rfx_pce_fit(&pp, Xm, z, &pce);
+        if (!st) st = rfx_model_from_pce(pce, out);
+        rfx_pce_free(pce);
+    }
+    if (!st) st = rfx_model_set_target_transform(*out, t, lambda);
+    free(z);
+    return st;
+}
+
+/* The explicit k-fold error of a candidate on folds i mod K. */
+static double explicit_cv(rfx_method method, rfx_target_transform t)
+{
+    double Xtr[NR * DD], ytr[NR], Xte[NR * DD], yte[NR], pred[NR];
+    double ybar = 0, sse = 0, sst = 0;
+    for (size_t i = 0; i < NR; i++) ybar += Y[i] / NR;
+    for (size_t i = 0; i < NR; i++) sst += (Y[i] - ybar) * (Y[i] - ybar);
+    for (size_t f = 0; f < K; f++) {
+        size_t a = 0, b = 0;
+        for (size_t i = 0; i < NR; i++) {
+            if (i % K == f) {
+                memcpy(Xte + b * DD, X + i * DD, DD * sizeof *X);
+                yte[b++] = Y[i];
+            } else {
+                memcpy(Xtr + a * DD, X + i * DD, DD * sizeof *X);
+                ytr[a++] = Y[i];
+            }
+        }
+        rfx_model *m = NULL;
+        CHECK_OK(fit_one(method, t, Xtr, ytr, a, &m));
+        if (!m) return NAN;
+        CHECK_OK(rfx_model_predict(m, rfx_cmat_of(Xte, b, DD), rfx_mat_of(pred, b, 1),
+                                   rfx_mat_none()));
+        for (size_t i = 0; i < b; i++) sse += (pred[i] - yte[i]) * (pred[i] - yte[i]);
+        rfx_model_free(m);
+    }
+    return sqrt(sse / sst);
+}
+
+static size_t FOLDS[NR];
+
+static rfx_auto_params small_params(void)
+{
+    rfx_auto_params p = rfx_auto_params_default();
+    p.methods = RFX_AUTO_METHOD(RFX_METHOD_RIDGE) | RFX_AUTO_METHOD(RFX_METHOD_HARFE) |
+                RFX_AUTO_METHOD(RFX_METHOD_PCE);
+    p.transforms = RFX_AUTO_TRANSFORM(RFX_TARGET_NONE) | RFX_AUTO_TRANSFORM(RFX_TARGET_LOG);
+    p.n_folds = K;
+    for (size_t i = 0; i < NR; i++) FOLDS[i] = i % K;
+    p.folds = FOLDS;
+    return p;
+}
+
+static void test_against_explicit_cv(void)
+{
+    rfx_auto_params p = small_params();
+    p.race_factor = INFINITY;
+    rfx_auto_report rep;
+    rfx_model *m = NULL;
+    CHECK_OK(rfx_auto_fit(&p, rfx_cmat_of(X, NR, DD), Y, &m, &rep));
+    if (!m) return;
+    CHECK(rep.n_candidates == 6 && rep.compared_folds == K);
+    size_t best = 0;
+    double best_err = INFINITY;
+    for (size_t j = 0; j < rep.n_candidates; j++) {
+        const rfx_auto_candidate *c = &rep.candidates[j];
+        CHECK(c->outcome == RFX_AUTO_RAN_ALL && c->folds == K && c->status == RFX_OK);
+        const double e = explicit_cv(c->method, c->transform);
+        CHECK_NEAR(c->cv_error, e, 1e-12 * e);
+        if (e < best_err) {
+            best_err = e;
+            best = j;
+        }
+    }
+    CHECK(rep.chosen == best);
+    /* the final model is the chosen candidate fitted on all rows */
+    rfx_model *direct = NULL;
+    const rfx_auto_candidate *w = &rep.candidates[rep.chosen];
+    CHECK_OK(fit_one(w->method, w->transform, X, Y, NR, &direct));
+    if (direct) {
+        double a[NR], b[NR];
+        CHECK_OK(rfx_model_predict(m, rfx_cmat_of(X, NR, DD), rfx_mat_of(a, NR, 1),
+                                   rfx_mat_none()));
+        CHECK_OK(rfx_model_predict(direct, rfx_cmat_of(X, NR, DD), rfx_mat_of(b, NR, 1),
+                                   rfx_mat_none()));
+        CHECK(memcmp(a, b, sizeof a) == 0);
+        rfx_model_free(direct);
+    }
+    /* the log is the better transform for this function */
+    CHECK(w->transform == RFX_TARGET_LOG);
+    /* racing picks the same, with fewer fits */
+    rfx_auto_report raced;
+    rfx_model *m2 = NULL;
+    p.race_factor = 1.5;
+    CHECK_OK(rfx_auto_fit(&p, rfx_cmat_of(X, NR, DD), Y, &m2, &raced));
+    CHECK(raced.chosen == rep.chosen);
+    size_t fits = 0;
+    for (size_t j = 0; j < raced.n_candidates; j++) fits += raced.candidates[j].folds;
+    CHECK(fits < rep.n_candidates * K);
+    rfx_model_free(m2);
+    rfx_model_free(m);
+}
+
+static void test_determinism(void)
+{
+    rfx_auto_params p = small_params();
+    p.folds = NULL; /* seeded folds */
+    p.seed = 5;
+    double pred[2][NR];
+    rfx_auto_report rep[2];
+    for (int run = 0; run < 2; run++) {
+        p.n_threads = run + 1;
+        rfx_model *m = NULL;
+        CHECK_OK(rfx_auto_fit(&p, rfx_cmat_of(X, NR, DD), Y, &m, &rep[run]));
+        if (!m) return;
+        CHECK_OK(rfx_model_predict(m, rfx_cmat_of(X, NR, DD), rfx_mat_of(pred[run], NR, 1),
+                                   rfx_mat_none()));
+        rfx_model_free(m);
+    }
+    CHECK(memcmp(pred[0], pred[1], sizeof pred[0]) == 0);
+    CHECK(rep[0].chosen == rep[1].chosen && rep[0].n_candidates == rep[1].n_candidates);
+    for (size_t j = 0; j < rep[0].n_candidates; j++)
+        CHECK(rep[0].candidates[j].cv_error == rep[1].candidates[j].cv_error ||
+              (isnan(rep[0].candidates[j].cv_error) && isnan(rep[1].candidates[j].cv_error)));
+}
+
+static void test_candidates(void)
+{
+    /* y <= 0: no log, no Box-Cox */
+    double yz[NR];
+    for (size_t i = 0; i < NR; i++) yz[i] = log(Y[i]);
+    rfx_auto_params p = small_params();
+    p.transforms = 0;
+    rfx_auto_report rep;
+    rfx_model *m = NULL;
+    CHECK_OK(rfx_auto_fit(&p, rfx_cmat_of(X, NR, DD), yz, &m, &rep));
+    CHECK(rep.n_candidates == 3);
+    for (size_t j = 0; j < rep.n_candidates; j++)
+        CHECK(rep.candidates[j].transform == RFX_TARGET_NONE);
+    rfx_model_free(m);
+    m = NULL;
+    /* only the log asked for, with values <= 0: refused by name */
+    p.transforms = RFX_AUTO_TRANSFORM(RFX_TARGET_LOG);
+    CHECK_STATUS(rfx_auto_fit(&p, rfx_cmat_of(X, NR, DD), yz, &m, NULL), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "auto.transforms") != NULL && m == NULL);
+    /* Box-Cox asked for: a candidate with the lambda of all rows */
+    p.transforms = RFX_AUTO_TRANSFORM(RFX_TARGET_BOXCOX);
+    CHECK_OK(rfx_auto_fit(&p, rfx_cmat_of(X, NR, DD), Y, &m, &rep));
+    double lam = NAN;
+    CHECK_OK(rfx_target_boxcox_lambda(Y, NR, &lam));
+    CHECK(rep.n_candidates == 3 && rep.candidates[0].lambda == lam);
+    rfx_model_info info;
+    if (m) {
+        CHECK_OK(rfx_model_get_info(m, &info));
+        CHECK(info.target_transform == RFX_TARGET_BOXCOX && info.target_lambda == lam);
+    }
+    rfx_model_free(m);
+    m = NULL;
+    /* a budget too small for a second fit: the first candidate alone */
+    p = small_params();
+    p.budget = 1e-9;
+    CHECK_OK(rfx_auto_fit(&p, rfx_cmat_of(X, NR, DD), Y, &m, &rep));
+    CHECK(rep.chosen == 0 && rep.candidates[0].folds == 1);
+    for (size_t j = 1; j < rep.n_candidates; j++)
+        CHECK(rep.candidates[j].outcome == RFX_AUTO_BUDGET && rep.candidates[j].folds == 0);
+    rfx_model_free(m);
+}
+
+static void test_errors(void)
+{
+    rfx_auto_params p = small_params();
+    rfx_model *m = NULL;
+    rfx_cmat Xm = rfx_cmat_of(X, NR, DD);
+    p.n_folds = 1;
+    CHECK_STATUS(rfx_auto_params_check(&p), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "auto.n_folds") != NULL);
+    p = small_params();
+    p.race_factor = 1.0;
+    CHECK_STATUS(rfx_auto_fit(&p, Xm, Y, &m, NULL), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "auto.race_factor") != NULL);
+    p = small_params();
+    p.budget = -1;
+    CHECK_STATUS(rfx_auto_params_check(&p), RFX_EINVAL);
+    p = small_params();
+    p.methods |= RFX_AUTO_METHOD(RFX_METHOD_CLASSIFY);
+    CHECK_STATUS(rfx_auto_params_check(&p), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "auto.methods") != NULL);
+    p = small_params();
+    p.transforms = 1u << 5;
+    CHECK_STATUS(rfx_auto_params_check(&p), RFX_EINVAL);
+    CHECK_STATUS(rfx_auto_params_check(NULL), RFX_EINVAL);
+    /* folds out of range, or a fold that holds nothing */
+    p = small_params();
+    size_t bad[NR];
+    for (size_t i = 0; i < NR; i++) bad[i] = i % K;
+    bad[4] = K;
+    p.folds = bad;
+    CHECK_STATUS(rfx_auto_fit(&p, Xm, Y, &m, NULL), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "row 4") != NULL);
+    for (size_t i = 0; i < NR; i++) bad[i] = i % 2;
+    CHECK_STATUS(rfx_auto_fit(&p, Xm, Y, &m, NULL), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "fold 2 holds 0") != NULL);
+    /* data */
+    p = small_params();
+    p.folds = NULL;
+    CHECK_STATUS(rfx_auto_fit(&p, rfx_cmat_of(X, 5, DD), Y, &m, NULL), RFX_EDIM);
+    double yn[NR];
+    memcpy(yn, Y, sizeof yn);
+    yn[7] = NAN;
+    CHECK_STATUS(rfx_auto_fit(&p, Xm, yn, &m, NULL), RFX_EPARSE);
+    CHECK(strstr(rfx_last_error(), "row 7") != NULL);
+    CHECK_STATUS(rfx_auto_fit(&p, Xm, NULL, &m, NULL), RFX_EINVAL);
+    CHECK_STATUS(rfx_auto_fit(&p, Xm, Y, NULL, NULL), RFX_EINVAL);
+    CHECK(m == NULL);
+}
+
+int main(void)
+{
+    make_data();
+    RFX_TEST_RUN(test_against_explicit_cv);
+    RFX_TEST_RUN(test_determinism);
+    RFX_TEST_RUN(test_candidates);
+    RFX_TEST_RUN(test_errors);
+    return rfx_test_finish("test_auto");
+}
