@@ -341,7 +341,7 @@ fi
 # ---- sample ---------------------------------------------------------------
 expect 0 "sample --list" "$RFX" sample --list
 check "sample --list names every function" sh -c \
-    "for f in gfunction ishigami friedman1 borehole srfe; do grep -q \"^\$f \" '$T/stdout' || exit 1; done"
+    "for f in gfunction ishigami friedman1 borehole srfe otl wingweight; do grep -q \"^\$f \" '$T/stdout' || exit 1; done"
 expect 0 "sample ishigami -o" "$RFX" sample ishigami -n 50 --seed 3 -o "$T/ish.csv"
 check "sample writes the header x0,x1,x2,y" sh -c "head -n 1 '$T/ish.csv' | grep -qx 'x0,x1,x2,y'"
 check "sample writes n rows" test "$(wc -l <"$T/ish.csv" | tr -d ' ')" -eq 51
@@ -355,6 +355,19 @@ expect 0 "sample gfunction -d 4" "$RFX" sample gfunction -n 5 -d 4
 check "sample -d sets the inputs" sh -c "head -n 1 '$T/stdout' | grep -qx 'x0,x1,x2,x3,y'"
 expect 0 "sample borehole .npy" "$RFX" sample borehole -n 20 -o "$T/bh.npy"
 check "sample .npy has the numpy magic" sh -c "od -An -c -N6 '$T/bh.npy' | grep -q 'N   U   M   P   Y'"
+# the engineering functions: their inputs and y, inside the published boxes
+expect 0 "sample otl" "$RFX" sample otl -n 30 --seed 2 -o "$T/otl.csv"
+check "sample otl writes x0..x5,y" sh -c "head -n 1 '$T/otl.csv' | grep -qx 'x0,x1,x2,x3,x4,x5,y'"
+check "sample otl: 30 rows of 7 columns, Rb1 in [50, 150], beta in [50, 300]" awk -F, '
+    NR > 1 && (NF != 7 || $1 < 50 || $1 > 150 || $6 < 50 || $6 > 300) { bad = 1 }
+    END { exit bad || NR != 31 }' "$T/otl.csv"
+expect 0 "sample wing-weight (alias)" "$RFX" sample wing-weight -n 30 --design lhs -o "$T/ww.csv"
+check "sample wingweight writes x0..x9,y" sh -c "head -n 1 '$T/ww.csv' | grep -qx 'x0,x1,x2,x3,x4,x5,x6,x7,x8,x9,y'"
+check "sample wingweight: 30 rows of 11 columns, Lambda in [-10, 10] degrees" awk -F, '
+    NR > 1 && (NF != 11 || $4 < -10 || $4 > 10 || $11 <= 0) { bad = 1 }
+    END { exit bad || NR != 31 }' "$T/ww.csv"
+expect 1 "sample otl -d 5" "$RFX" sample otl -n 5 -d 5
+stderr_has "sample otl -d 5" "otl has 6 inputs"
 # designs: a plain Sobol sequence's first points in closed form, and one point
 # per stratum of each input for a Latin hypercube and a scrambled Sobol net
 expect 0 "sample --design sobol --no-scramble" "$RFX" sample gfunction -n 4 -d 2 --design sobol --no-scramble

@@ -41,13 +41,20 @@ static void test_names(void)
         CHECK(k == (rfx_testfn_kind)n);
         CHECK(rfx_testfn_description((rfx_testfn_kind)n) != NULL);
     }
-    CHECK(n == 5);
-    CHECK(rfx_testfn_description((rfx_testfn_kind)5) == NULL);
+    CHECK(n == 7);
+    CHECK(rfx_testfn_description((rfx_testfn_kind)7) == NULL);
     CHECK_OK(rfx_testfn_from_name("sobol-g", &k));
     CHECK(k == RFX_TESTFN_GFUNCTION);
+    CHECK(strcmp(rfx_testfn_name(RFX_TESTFN_OTL), "otl") == 0);
+    CHECK(strcmp(rfx_testfn_name(RFX_TESTFN_WINGWEIGHT), "wingweight") == 0);
+    CHECK_OK(rfx_testfn_from_name("otl-circuit", &k));
+    CHECK(k == RFX_TESTFN_OTL);
+    CHECK_OK(rfx_testfn_from_name("wing-weight", &k));
+    CHECK(k == RFX_TESTFN_WINGWEIGHT);
     CHECK_STATUS(rfx_testfn_from_name("rosenbrock", &k), RFX_EINVAL);
     CHECK_ERROR_HAS("rosenbrock");
     CHECK_ERROR_HAS("ishigami");
+    CHECK_ERROR_HAS("wingweight");
     CHECK_STATUS(rfx_testfn_from_name(NULL, &k), RFX_EINVAL);
 }
 
@@ -68,6 +75,12 @@ static void test_create_errors(void)
     CHECK_STATUS(rfx_testfn_create(RFX_TESTFN_BOREHOLE, &p, &f), RFX_EINVAL);
     p.d = 1;
     CHECK_STATUS(rfx_testfn_create(RFX_TESTFN_SRFE, &p, &f), RFX_EINVAL);
+    p.d = 7;
+    CHECK_STATUS(rfx_testfn_create(RFX_TESTFN_OTL, &p, &f), RFX_EINVAL);
+    CHECK_ERROR_HAS("otl has 6 inputs");
+    p.d = 9;
+    CHECK_STATUS(rfx_testfn_create(RFX_TESTFN_WINGWEIGHT, &p, &f), RFX_EINVAL);
+    CHECK_ERROR_HAS("wingweight has 10 inputs");
     CHECK_STATUS(rfx_testfn_create((rfx_testfn_kind)99, NULL, &f), RFX_EINVAL);
     CHECK_ERROR_HAS("kind");
 
@@ -97,8 +110,8 @@ static void test_create_errors(void)
 
 static void test_defaults(void)
 {
-    static const size_t dims[5] = { 20, 3, 10, 8, 10 };
-    for (int k = 0; k < 5; ++k) {
+    static const size_t dims[7] = { 20, 3, 10, 8, 10, 6, 10 };
+    for (int k = 0; k < 7; ++k) {
         rfx_testfn *f = NULL;
         CHECK_OK(rfx_testfn_create((rfx_testfn_kind)k, NULL, &f));
         CHECK(rfx_testfn_dim(f) == dims[k]);
@@ -336,6 +349,100 @@ static void test_borehole_no_analytic(void)
     CHECK_ERROR_HAS("rw > 0");
     CHECK(y == -1);
     rfx_testfn_free(f);
+}
+
+/* The OTL circuit and the wing weight function (Surjanovic & Bingham's
+ * Virtual Library of Simulation Experiments): their uniform boxes, values
+ * at the centre and two corners of the box, no analytic moments or
+ * indices, the domain, and samples inside the box. The reference values
+ * were computed with mpmath at 40 digits from the published formulas:
+ *   OTL: Vb1 = 12 Rb2 / (Rb1 + Rb2), B = beta (Rc2 + 9),
+ *     Vm = (Vb1 + 0.74) B / (B + Rf) + 11.35 Rf / (B + Rf)
+ *          + 0.74 Rf B / ((B + Rf) Rc1);
+ *   wing weight: 0.036 Sw^0.758 Wfw^0.0035 (A / cos^2 L)^0.6 q^0.006
+ *     lambda^0.04 (100 tc / cos L)^-0.3 (Nz Wdg)^0.49 + Sw Wp, L in
+ *     degrees. */
+static void check_box_values(rfx_testfn_kind kind, size_t d, const double *lo,
+                             const double *hi, const double want[3])
+{
+    rfx_testfn *f = make_fn(kind, 0);
+    const rfx_marginal *m = rfx_testfn_marginals(f);
+    double X[3 * 10], y[3] = { 0, 0, 0 }, S[10], mean = 42;
+    CHECK(rfx_testfn_dim(f) == d && d <= 10);
+    for (size_t j = 0; j < d; ++j) {
+        CHECK(m[j].kind == RFX_MARGINAL_UNIFORM);
+        CHECK_MSG(m[j].a == lo[j] && m[j].b == hi[j], "%s input %zu: U[%g, %g]",
+                  rfx_testfn_name(kind), j, m[j].a, m[j].b);
+        X[j] = 0.5 * (lo[j] + hi[j]);
+        X[d + j] = lo[j];
+        X[2 * d + j] = hi[j];
+    }
+    CHECK_OK(rfx_testfn_eval(f, rfx_cmat_of(X, 3, d), y));
+    for (int i = 0; i < 3; ++i)
+        CHECK_MSG(fabs(y[i] - want[i]) <= 1e-12 * fabs(want[i]), "%s point %d: %.17g, want %.17g",
+                  rfx_testfn_name(kind), i, y[i], want[i]);
+    CHECK_STATUS(rfx_testfn_sobol(f, S, NULL), RFX_EINVAL);
+    CHECK_ERROR_HAS("no analytic Sobol indices for");
+    CHECK_ERROR_HAS(rfx_testfn_name(kind));
+    CHECK_STATUS(rfx_testfn_moments(f, &mean, NULL), RFX_EINVAL);
+    CHECK_ERROR_HAS("no analytic mean and variance");
+    CHECK(mean == 42);
+
+    /* a seeded sample lies in the box, with finite values; reproducible */
+    enum { N = 400 };
+    double *Xs = malloc(N * d * sizeof *Xs), ys[N], ys2[N];
+    CHECK_OK(rfx_testfn_sample(f, 11, rfx_mat_of(Xs, N, d), ys));
+    int inside = 1;
+    for (size_t i = 0; i < N; ++i) {
+        for (size_t j = 0; j < d; ++j) inside &= Xs[i * d + j] >= lo[j] && Xs[i * d + j] <= hi[j];
+        inside &= isfinite(ys[i]) && ys[i] > 0;
+    }
+    CHECK(inside);
+    CHECK_OK(rfx_testfn_eval(f, rfx_cmat_of(Xs, N, d), ys2));
+    CHECK(memcmp(ys, ys2, sizeof ys) == 0);
+    free(Xs);
+    rfx_testfn_free(f);
+}
+
+static void test_otl_wingweight(void)
+{
+    static const double otl_lo[6] = { 50, 25, 0.5, 1.2, 0.25, 50 };
+    static const double otl_hi[6] = { 150, 70, 3, 2.5, 1.2, 300 };
+    static const double otl_want[3] = { 5.3106169421883297206, 5.055138588912886969,
+                                        5.4519642062149407889 };
+    static const double ww_lo[10] = { 150, 220, 6, -10, 16, 0.5, 0.08, 2.5, 1700, 0.025 };
+    static const double ww_hi[10] = { 200, 300, 10, 10, 45, 1, 0.18, 6, 2500, 0.08 };
+    static const double ww_want[3] = { 267.62469257043568497, 158.2824504586482927,
+                                       409.33182691439054828 };
+    check_box_values(RFX_TESTFN_OTL, 6, otl_lo, otl_hi, otl_want);
+    check_box_values(RFX_TESTFN_WINGWEIGHT, 10, ww_lo, ww_hi, ww_want);
+
+    /* outside the domain: y untouched, the row named */
+    rfx_testfn *otl = make_fn(RFX_TESTFN_OTL, 0);
+    double x[2 * 10], y[2] = { -1, -1 };
+    memcpy(x, otl_lo, sizeof otl_lo);
+    memcpy(x + 6, otl_hi, sizeof otl_hi);
+    x[6 + 3] = 0; /* Rc1 = 0 */
+    CHECK_STATUS(rfx_testfn_eval(otl, rfx_cmat_of(x, 2, 6), y), RFX_EINVAL);
+    CHECK_ERROR_HAS("X row 1: otl is not finite");
+    CHECK(y[0] == -1 && y[1] == -1);
+    rfx_testfn_free(otl);
+
+    rfx_testfn *ww = make_fn(RFX_TESTFN_WINGWEIGHT, 0);
+    memcpy(x, ww_lo, sizeof ww_lo);
+    memcpy(x + 10, ww_hi, sizeof ww_hi);
+    x[10 + 3] = 120; /* cos Lambda < 0 */
+    CHECK_STATUS(rfx_testfn_eval(ww, rfx_cmat_of(x, 2, 10), y), RFX_EINVAL);
+    CHECK_ERROR_HAS("X row 1: wingweight needs");
+    x[10 + 3] = 10;
+    x[6] = -0.1; /* tc < 0 */
+    CHECK_STATUS(rfx_testfn_eval(ww, rfx_cmat_of(x, 2, 10), y), RFX_EINVAL);
+    CHECK_ERROR_HAS("X row 0: wingweight needs");
+    CHECK(y[0] == -1 && y[1] == -1);
+    x[6] = 0.1;
+    CHECK_OK(rfx_testfn_eval(ww, rfx_cmat_of(x, 2, 10), y));
+    CHECK(y[0] > 0 && y[1] > 0);
+    rfx_testfn_free(ww);
 }
 
 /* ---- evaluation and sampling ----------------------------------------------- */
@@ -900,6 +1007,7 @@ int main(void)
     check_pairwise_identity(RFX_TESTFN_SRFE, 2);
     test_srfe_exact();
     test_borehole_no_analytic();
+    test_otl_wingweight();
     test_eval_values();
     test_sample_reproducible();
     check_moments_mc(RFX_TESTFN_GFUNCTION, 200000, 1);

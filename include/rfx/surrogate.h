@@ -175,25 +175,53 @@ RFX_API rfx_status rfx_marginals_quantile(const rfx_marginal *marginals, size_t 
  *            with E p = sqrt(pi)/2 erf(1), E p^2 = sqrt(pi/8) erf(sqrt 2),
  *            E q = pi/4, E q^2 = 1/4 + pi/8 and E[p q] (1-D quadrature), so
  *            the ANOVA terms are exact: first order in x_k from the two
- *            terms holding x_k, second order (1/d^2) Var p Var q per pair. */
+ *            terms holding x_k, second order (1/d^2) Var p Var q per pair.
+ * OTL        The mid-point voltage of an output transformerless push-pull
+ *            circuit (Ben-Ari & Steinberg 2007; Surjanovic & Bingham's
+ *            Virtual Library of Simulation Experiments), d = 6:
+ *            x = (Rb1, Rb2, Rf, Rc1, Rc2, beta), with
+ *              Vb1 = 12 Rb2 / (Rb1 + Rb2),  B = beta (Rc2 + 9),
+ *              f = (Vb1 + 0.74) B / (B + Rf) + 11.35 Rf / (B + Rf)
+ *                  + 0.74 Rf B / ((B + Rf) Rc1)   [volts],
+ *            Rb1 ~ U[50, 150], Rb2 ~ U[25, 70], Rf ~ U[0.5, 3],
+ *            Rc1 ~ U[1.2, 2.5], Rc2 ~ U[0.25, 1.2] (resistances in
+ *            kOhm), beta ~ U[50, 300] (current gain). No analytic moments
+ *            or indices (RFX_EINVAL). Inputs where a denominator vanishes
+ *            are outside the domain.
+ * WINGWEIGHT The weight of a light aircraft's wing (Forrester, Sobester &
+ *            Keane 2008; Surjanovic & Bingham), d = 10:
+ *            x = (Sw, Wfw, A, Lambda, q, lambda, tc, Nz, Wdg, Wp),
+ *              f = 0.036 Sw^0.758 Wfw^0.0035 (A / cos^2 Lambda)^0.6
+ *                  q^0.006 lambda^0.04 (100 tc / cos Lambda)^-0.3
+ *                  (Nz Wdg)^0.49 + Sw Wp   [lb],
+ *            Sw ~ U[150, 200], Wfw ~ U[220, 300], A ~ U[6, 10],
+ *            Lambda ~ U[-10, 10] (the sweep angle, in DEGREES: converted
+ *            to radians inside), q ~ U[16, 45], lambda ~ U[0.5, 1],
+ *            tc ~ U[0.08, 0.18], Nz ~ U[2.5, 6], Wdg ~ U[1700, 2500],
+ *            Wp ~ U[0.025, 0.08]. No analytic moments or indices
+ *            (RFX_EINVAL). The domain is where the powers are real: Sw,
+ *            Wfw, A, q, lambda, tc and Nz Wdg > 0, and cos Lambda > 0. */
 typedef enum rfx_testfn_kind {
     RFX_TESTFN_GFUNCTION = 0,
     RFX_TESTFN_ISHIGAMI = 1,
     RFX_TESTFN_FRIEDMAN1 = 2,
     RFX_TESTFN_BOREHOLE = 3,
-    RFX_TESTFN_SRFE = 4
+    RFX_TESTFN_SRFE = 4,
+    RFX_TESTFN_OTL = 5,
+    RFX_TESTFN_WINGWEIGHT = 6
 } rfx_testfn_kind;
 
 /* The name of a kind ("gfunction", "ishigami", "friedman1", "borehole",
- * "srfe"), or NULL for a value that is not a kind: the kinds are 0, 1, ...
- * up to the first NULL. */
+ * "srfe", "otl", "wingweight"), or NULL for a value that is not a kind: the
+ * kinds are 0, 1, ... up to the first NULL. */
 RFX_API const char *rfx_testfn_name(rfx_testfn_kind kind);
 
 /* A one-line description of a kind (formula and inputs), or NULL. */
 RFX_API const char *rfx_testfn_description(rfx_testfn_kind kind);
 
-/* The kind of a name (also "g-function" and "sobol-g"); RFX_EINVAL for an
- * unknown name, with the list of names in the message. */
+/* The kind of a name (also "g-function" and "sobol-g", "otl-circuit" and
+ * "wing-weight"); RFX_EINVAL for an unknown name, with the list of names in
+ * the message. */
 RFX_API rfx_status rfx_testfn_from_name(const char *name, rfx_testfn_kind *out);
 
 typedef struct rfx_testfn_params {
@@ -228,7 +256,8 @@ RFX_API const double *rfx_testfn_coeffs(const rfx_testfn *f, size_t *n);
 RFX_API const rfx_marginal *rfx_testfn_marginals(const rfx_testfn *f);
 
 /* y[i] = f(row i of X); X is n x d. Non-finite inputs, and inputs outside
- * the domain (borehole: rw <= 0, r <= 0, or a non-finite value), are
+ * the domain (borehole: rw <= 0, r <= 0, or a non-finite value; otl and
+ * wingweight: as above rfx_testfn_kind, or a non-finite value), are
  * RFX_EINVAL naming the row; y is then left untouched. */
 RFX_API rfx_status rfx_testfn_eval(const rfx_testfn *f, rfx_cmat X, double *y);
 
@@ -238,11 +267,12 @@ RFX_API rfx_status rfx_testfn_eval(const rfx_testfn *f, rfx_cmat X, double *y);
 RFX_API rfx_status rfx_testfn_sample(const rfx_testfn *f, uint64_t seed, rfx_mat X, double *y);
 
 /* Exact mean and variance of f under its input distribution (either output
- * may be NULL). RFX_EINVAL for BOREHOLE. */
+ * may be NULL). RFX_EINVAL for BOREHOLE, OTL and WINGWEIGHT. */
 RFX_API rfx_status rfx_testfn_moments(const rfx_testfn *f, double *mean, double *variance);
 
 /* Exact first-order and total Sobol indices, d values each (either may be
- * NULL). RFX_EINVAL "no analytic Sobol indices for borehole". */
+ * NULL). RFX_EINVAL "no analytic Sobol indices for borehole" (likewise otl
+ * and wingweight). */
 RFX_API rfx_status rfx_testfn_sobol(const rfx_testfn *f, double *first, double *total);
 
 /* ------------------------------------------------------------------------ */

@@ -46,6 +46,14 @@ static const testfn_info INFO[] = {
     { "srfe",
       "(1/d) sum_i exp(-x_i^2)/(1 + x_{i+1}^2) on U[-1,1]^d, d >= 2 (after Hashemi et al. 2021)",
       10, 2, SIZE_MAX },
+    { "otl",
+      "OTL push-pull circuit mid-point voltage (Rb1, Rb2, Rf, Rc1, Rc2, beta), uniform inputs; "
+      "no analytic indices",
+      6, 6, 6 },
+    { "wingweight",
+      "light aircraft wing weight (Sw, Wfw, A, Lambda in degrees, q, lambda, tc, Nz, Wdg, Wp), "
+      "uniform inputs; no analytic indices",
+      10, 10, 10 },
 };
 
 #define N_KINDS (sizeof INFO / sizeof INFO[0])
@@ -74,13 +82,23 @@ rfx_status rfx_testfn_from_name(const char *name, rfx_testfn_kind *out)
             *out = (rfx_testfn_kind)k;
             return RFX_OK;
         }
-    if (strcmp(name, "g-function") == 0 || strcmp(name, "sobol-g") == 0) {
-        *out = RFX_TESTFN_GFUNCTION;
-        return RFX_OK;
-    }
+    static const struct {
+        const char *name;
+        rfx_testfn_kind kind;
+    } ALIASES[] = {
+        { "g-function", RFX_TESTFN_GFUNCTION },
+        { "sobol-g", RFX_TESTFN_GFUNCTION },
+        { "otl-circuit", RFX_TESTFN_OTL },
+        { "wing-weight", RFX_TESTFN_WINGWEIGHT },
+    };
+    for (size_t k = 0; k < sizeof ALIASES / sizeof ALIASES[0]; ++k)
+        if (strcmp(name, ALIASES[k].name) == 0) {
+            *out = ALIASES[k].kind;
+            return RFX_OK;
+        }
     return rfx__error(RFX_EINVAL,
-                      "unknown test function '%.64s' (gfunction, ishigami, friedman1, borehole "
-                      "or srfe)", name);
+                      "unknown test function '%.64s' (gfunction, ishigami, friedman1, borehole, "
+                      "srfe, otl or wingweight)", name);
 }
 
 rfx_testfn_params rfx_testfn_params_default(void)
@@ -204,6 +222,29 @@ rfx_status rfx_testfn_create(rfx_testfn_kind kind, const rfx_testfn_params *para
     case RFX_TESTFN_SRFE:
         for (size_t i = 0; i < d; ++i) f->marginals[i] = rfx_marginal_uniform(-1.0, 1.0);
         break;
+    case RFX_TESTFN_OTL:
+        /* Ben-Ari & Steinberg, Quality Engineering 19(4), 2007 */
+        f->marginals[0] = rfx_marginal_uniform(50.0, 150.0); /* Rb1, kOhm */
+        f->marginals[1] = rfx_marginal_uniform(25.0, 70.0);  /* Rb2, kOhm */
+        f->marginals[2] = rfx_marginal_uniform(0.5, 3.0);    /* Rf, kOhm  */
+        f->marginals[3] = rfx_marginal_uniform(1.2, 2.5);    /* Rc1, kOhm */
+        f->marginals[4] = rfx_marginal_uniform(0.25, 1.2);   /* Rc2, kOhm */
+        f->marginals[5] = rfx_marginal_uniform(50.0, 300.0); /* beta      */
+        break;
+    case RFX_TESTFN_WINGWEIGHT:
+        /* Forrester, Sobester & Keane, "Engineering Design via Surrogate
+         * Modelling", Wiley 2008 */
+        f->marginals[0] = rfx_marginal_uniform(150.0, 200.0);   /* Sw, ft^2         */
+        f->marginals[1] = rfx_marginal_uniform(220.0, 300.0);   /* Wfw, lb          */
+        f->marginals[2] = rfx_marginal_uniform(6.0, 10.0);      /* A                */
+        f->marginals[3] = rfx_marginal_uniform(-10.0, 10.0);    /* Lambda, degrees  */
+        f->marginals[4] = rfx_marginal_uniform(16.0, 45.0);     /* q, lb/ft^2       */
+        f->marginals[5] = rfx_marginal_uniform(0.5, 1.0);       /* lambda (taper)   */
+        f->marginals[6] = rfx_marginal_uniform(0.08, 0.18);     /* tc               */
+        f->marginals[7] = rfx_marginal_uniform(2.5, 6.0);       /* Nz               */
+        f->marginals[8] = rfx_marginal_uniform(1700.0, 2500.0); /* Wdg, lb          */
+        f->marginals[9] = rfx_marginal_uniform(0.025, 0.08);    /* Wp, lb/ft^2      */
+        break;
     }
     *out = f;
     return RFX_OK;
@@ -261,6 +302,34 @@ static double eval_borehole(const double *x)
            (lr * (1.0 + 2.0 * L * Tu / (lr * rw * rw * Kw) + Tu / Tl));
 }
 
+/* x = (Rb1, Rb2, Rf, Rc1, Rc2, beta); the formula is in rfx/surrogate.h */
+static double eval_otl(const double *x)
+{
+    double Rb1 = x[0], Rb2 = x[1], Rf = x[2], Rc1 = x[3], Rc2 = x[4], beta = x[5];
+    double Vb1 = 12.0 * Rb2 / (Rb1 + Rb2);
+    double B = beta * (Rc2 + 9.0), den = B + Rf;
+    return (Vb1 + 0.74) * B / den + 11.35 * Rf / den + 0.74 * Rf * B / (den * Rc1);
+}
+
+/* x = (Sw, Wfw, A, Lambda, q, lambda, tc, Nz, Wdg, Wp), Lambda in degrees */
+static double eval_wingweight(const double *x)
+{
+    double Sw = x[0], Wfw = x[1], A = x[2], q = x[4], taper = x[5], tc = x[6], Nz = x[7],
+           Wdg = x[8], Wp = x[9];
+    double c = cos(x[3] * (RFX__PI / 180.0));
+    return 0.036 * pow(Sw, 0.758) * pow(Wfw, 0.0035) * pow(A / (c * c), 0.6) * pow(q, 0.006) *
+               pow(taper, 0.04) * pow(100.0 * tc / c, -0.3) * pow(Nz * Wdg, 0.49) +
+           Sw * Wp;
+}
+
+/* The wing weight's powers are real: Sw, Wfw, A, q, lambda, tc, Nz Wdg > 0
+ * and cos Lambda > 0. */
+static int wingweight_in_domain(const double *x)
+{
+    return x[0] > 0 && x[1] > 0 && x[2] > 0 && x[4] > 0 && x[5] > 0 && x[6] > 0 &&
+           x[7] * x[8] > 0 && cos(x[3] * (RFX__PI / 180.0)) > 0;
+}
+
 static double eval_srfe(const double *x, size_t d)
 {
     double s = 0.0;
@@ -276,6 +345,8 @@ static double testfn_value(const rfx_testfn *f, const double *x)
     case RFX_TESTFN_FRIEDMAN1: return eval_friedman1(x);
     case RFX_TESTFN_BOREHOLE: return eval_borehole(x);
     case RFX_TESTFN_SRFE: return eval_srfe(x, f->d);
+    case RFX_TESTFN_OTL: return eval_otl(x);
+    case RFX_TESTFN_WINGWEIGHT: return eval_wingweight(x);
     }
     return NAN;
 }
@@ -305,6 +376,23 @@ rfx_status rfx_testfn_eval(const rfx_testfn *f, rfx_cmat X, double *y)
                 return rfx__error(RFX_EINVAL,
                                   "X row %zu: borehole is not finite at these inputs "
                                   "(r = rw, Tl = 0 or Kw = 0?)", i);
+        }
+    } else if (f->kind == RFX_TESTFN_OTL) {
+        for (size_t i = 0; i < X.rows; ++i)
+            if (!isfinite(eval_otl(X.data + i * X.stride)))
+                return rfx__error(RFX_EINVAL,
+                                  "X row %zu: otl is not finite at these inputs "
+                                  "(Rb1 + Rb2 = 0, Rc1 = 0 or beta (Rc2 + 9) + Rf = 0?)", i);
+    } else if (f->kind == RFX_TESTFN_WINGWEIGHT) {
+        for (size_t i = 0; i < X.rows; ++i) {
+            const double *x = X.data + i * X.stride;
+            if (!wingweight_in_domain(x))
+                return rfx__error(RFX_EINVAL,
+                                  "X row %zu: wingweight needs Sw, Wfw, A, q, lambda, tc and "
+                                  "Nz Wdg > 0 and cos Lambda > 0 (Lambda in degrees)", i);
+            if (!isfinite(eval_wingweight(x)))
+                return rfx__error(RFX_EINVAL, "X row %zu: wingweight is not finite at these "
+                                              "inputs", i);
         }
     }
     for (size_t i = 0; i < X.rows; ++i) y[i] = testfn_value(f, X.data + i * X.stride);
@@ -494,8 +582,10 @@ rfx_status rfx_testfn_moments(const rfx_testfn *f, double *mean, double *varianc
         break;
     }
     case RFX_TESTFN_BOREHOLE:
-        return rfx__error(RFX_EINVAL, "no analytic mean and variance for borehole "
-                                      "(estimate them from a sample)");
+    case RFX_TESTFN_OTL:
+    case RFX_TESTFN_WINGWEIGHT:
+        return rfx__error(RFX_EINVAL, "no analytic mean and variance for %s "
+                                      "(estimate them from a sample)", INFO[f->kind].name);
     case RFX_TESTFN_SRFE: {
         srfe_moments s = srfe_parts();
         double dd = (double)f->d * (double)f->d;
@@ -516,9 +606,11 @@ rfx_status rfx_testfn_sobol(const rfx_testfn *f, double *first, double *total)
     double *S = NULL, *T = NULL;
     rfx_status st;
     if (!f) return rfx__error(RFX_EINVAL, "rfx_testfn_sobol: f is NULL");
-    if (f->kind == RFX_TESTFN_BOREHOLE)
-        return rfx__error(RFX_EINVAL, "no analytic Sobol indices for borehole "
-                                      "(estimate them with rfx_sobol_estimate)");
+    if (f->kind == RFX_TESTFN_BOREHOLE || f->kind == RFX_TESTFN_OTL ||
+        f->kind == RFX_TESTFN_WINGWEIGHT)
+        return rfx__error(RFX_EINVAL, "no analytic Sobol indices for %s "
+                                      "(estimate them with rfx_sobol_estimate)",
+                          INFO[f->kind].name);
     d = f->d;
     st = rfx__alloc(2 * d, sizeof *S, (void **)&S, "Sobol indices");
     if (st != RFX_OK) return st;
@@ -575,6 +667,8 @@ rfx_status rfx_testfn_sobol(const rfx_testfn *f, double *first, double *total)
         break;
     }
     case RFX_TESTFN_BOREHOLE:
+    case RFX_TESTFN_OTL:
+    case RFX_TESTFN_WINGWEIGHT:
         break;
     }
     if (first) memcpy(first, S, d * sizeof *first);

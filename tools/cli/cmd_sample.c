@@ -15,8 +15,8 @@ static int cmd_sample(const command *c, int argc, char **argv);
 static const opt_spec SAMPLE_OPTS[] = {
     { O_POINTS, 'n', "rows", "N", "number of rows to draw, >= 1 (required)" },
     { O_DIM, 'd', "dim", "D",
-      "number of inputs (default: the function's, see --list; ishigami has 3 and "
-      "borehole 8)" },
+      "number of inputs (default: the function's, see --list; ishigami has 3, borehole "
+      "8, otl 6 and wingweight 10)" },
     { O_SEED, 0, "seed", "S", "random seed of the inputs (default 0)" },
     { O_DESIGN, 0, "design", "KIND",
       "where the inputs go: random (independent draws, the default), lhs (Latin "
@@ -37,8 +37,9 @@ const command cli_sample_command = {
               "       rfx sample --list",
     "draw a sample of a benchmark function (G-function, Ishigami, ...)",
     "Draw N rows of inputs from the input distribution of a benchmark function of\n"
-    "surrogate modelling and evaluate it: gfunction, ishigami, friedman1, borehole\n"
-    "or srfe (rfx sample --list describes them; rfx/surrogate.h has the formulas).\n"
+    "surrogate modelling and evaluate it: gfunction, ishigami, friedman1, borehole,\n"
+    "srfe, otl (the OTL circuit) or wingweight (the wing weight function).\n"
+    "rfx sample --list describes them; rfx/surrogate.h has the formulas.\n"
     "The output has a header line and the columns x0 .. x<d-1>, y. With the\n"
     "random and sobol designs row i depends only on the seed and i, so the first k\n"
     "rows of a larger sample are the sample of k rows; a Latin hypercube depends\n"
