@@ -974,5 +974,27 @@ if command -v perl >/dev/null 2>&1; then
 fi
 interrupted INT 0 "an ignored SIGINT stays ignored" sh -c 'trap "" INT; exec "$@"' sh
 
+# target transforms and the automatic surrogate
+awk -F, 'NR == 1 { print; next } { $NF = exp($NF); print }' OFS=, "$T/train.csv" >"$T/pos.csv"
+expect 0 "fit --transform log" "$RFX" fit "$T/pos.csv" -o "$T/log.rfx" --method ridge --transform log
+stderr_has "fit --transform log says so" "fitted to log\(y\)"
+expect 0 "info of a log-target model" "$RFX" info "$T/log.rfx"
+check "info names the transform" grep -q '^target transform *log' "$T/stdout"
+expect 2 "fit --transform log on targets <= 0" "$RFX" fit "$T/train.csv" -o "$T/x.rfx" --method ridge --transform log
+stderr_has "--transform log names the row" "train.csv: the target of data row [0-9]+ .*needs every target > 0"
+expect 1 "--transform with two for one method" "$RFX" fit "$T/pos.csv" -o "$T/x.rfx" --method srfe --transform log,boxcox
+expect 1 "--budget without --method auto" "$RFX" fit "$T/pos.csv" -o "$T/x.rfx" --method srfe --budget 5
+stderr_has "--budget names auto" "applies to --method auto"
+expect 1 "--candidates classify" "$RFX" fit "$T/pos.csv" -o "$T/x.rfx" --method auto --candidates ridge,classify
+expect 1 "--transform sqrt" "$RFX" fit "$T/pos.csv" -o "$T/x.rfx" --transform sqrt
+expect 1 "--transform auto with a method option" "$RFX" fit "$T/pos.csv" -o "$T/x.rfx" --method ridge --transform auto --lambda 0.1
+expect 0 "fit --method auto" "$RFX" fit "$T/pos.csv" -o "$T/auto.rfx" --method auto --candidates ridge,harfe --folds 3
+stderr_has "auto prints its table" "^  harfe +log "
+stderr_has "auto says what it chose" "^chosen +(ridge|harfe) on the (none|log|boxcox) target"
+expect 0 "predict with the auto model" "$RFX" predict "$T/auto.rfx" "$T/pos.csv" -o "$T/auto_pred.csv"
+check "auto predictions are positive (exp of the log target)" awk -F, 'NR > 1 && !($1 > 0) { bad = 1 } END { exit bad }' "$T/auto_pred.csv"
+expect 0 "fit --transform auto" "$RFX" fit "$T/pos.csv" -o "$T/ta.rfx" --method harfe --transform auto
+stderr_has "--transform auto reports the comparison" "^transform +(none|log|boxcox) \(chosen by 5-fold cross-validation of harfe: none "
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

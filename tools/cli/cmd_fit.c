@@ -114,7 +114,8 @@ static const opt_spec FIT_OPTS[] = {
       "(rows i mod K), 2 <= K <= rows, instead of generalised cross-validation (GCV, the "
       "default); projected: the swarm's loss is the surrogate's K-fold error instead of "
       "the fast score (slower); classify: choose the length scale and lambda by K-fold cross-validation "
-      "instead of one holdout of a quarter of the rows" },
+      "instead of one holdout of a quarter of the rows; auto: the folds of the comparison "
+      "(default 5; rows in a random order of --seed)" },
     { O_K, 0, "k", "K",
       "projected: kernel PCA components k >= 1, at most rows - 1 (default: chosen with "
       "--gamma from 1 .. 8 by the fast score)" },
@@ -184,6 +185,11 @@ const command cli_fit_command = {
     "         scores, or the surrogate's own with --folds K), starting from a\n"
     "         screening of each input alone; k and gamma are chosen first\n"
     "         unless given; the loss history and theta are printed\n"
+    "  auto   the methods bayes, srfe, harfe and pce (--candidates), each on the\n"
+    "         target as it is and under the log and Box-Cox transforms (when every\n"
+    "         target is > 0), compared by K-fold cross-validation with racing (a\n"
+    "         candidate far behind the best after a fold stops); the best is\n"
+    "         refitted on all rows and a table of the candidates is printed\n"
     "  classify  (--task classify) a classifier on random Fourier features: the\n"
     "         target's distinct values are the classes; squared (default: the\n"
     "         least-squares or ridge classifier), logistic (kernel logistic\n"
@@ -1129,7 +1135,8 @@ static int fit_auto(fit_opts *o, const rfx_data *data, const char *path)
 
 /* The target the fit sees: y, or z = T(y) for --transform T (auto: T
  * chosen by rfx_auto_fit over the method alone). z is allocated into *buf. */
-static int apply_transform(fit_opts *o, const rfx_data *data, double **buf)
+static int apply_transform(fit_opts *o, const rfx_data *data, const char *data_path,
+                           double **buf)
 {
     rfx_cmat X = rfx_data_x(data), Y = rfx_data_y(data);
     o->Y = Y;
@@ -1144,6 +1151,17 @@ static int apply_transform(fit_opts *o, const rfx_data *data, double **buf)
     }
     *buf = z;
     for (size_t i = 0; i < n; i++) z[i] = Y.data[i * Y.stride];
+    const int named = o->transforms & ~RFX_AUTO_TRANSFORM(RFX_TARGET_NONE);
+    for (size_t i = 0; named && i < n; i++)
+        if (!(z[i] > 0)) {
+            cli_say("%s: the target of data row %zu (the first is 1) is %g; --transform %s needs every target "
+                    "> 0",
+                    data_path, i + 1, z[i],
+                    rfx_target_transform_name((o->transforms & RFX_AUTO_TRANSFORM(RFX_TARGET_LOG))
+                                                  ? RFX_TARGET_LOG
+                                                  : RFX_TARGET_BOXCOX));
+            return RC_DATA;
+        }
     rfx_status st = RFX_OK;
     if (o->transform_auto) {
         /* the method's cross-validation over the transforms, then T */
@@ -1394,7 +1412,7 @@ static int cmd_fit(const command *c, int argc, char **argv)
     rfx_status st = rfx_data_read(data_path, &rp, &data);
     if (st != RFX_OK) return cli_fail(st);
     double *z = NULL;
-    rc = apply_transform(&o, data, &z);
+    rc = apply_transform(&o, data, data_path, &z);
     if (rc != RC_OK)
         ;
     else if (o.method == FM_AUTO)

@@ -217,8 +217,12 @@ static int print_pce_info(const char *path, const rfx_model *m, long long file_s
         print_multi_index(alpha + order[r].k * d, d);
         putchar('\n');
     }
-    printf("%-16s from the coefficients, inputs x0..x%zu%s\n", "Sobol indices", d - 1,
-           path ? "" : " (the scores)");
+    rfx_model_info mi;
+    const int transformed = rfx_model_get_info(m, &mi) == RFX_OK &&
+                            mi.target_transform != RFX_TARGET_NONE;
+    printf("%-16s from the coefficients, inputs x0..x%zu%s%s\n", "Sobol indices", d - 1,
+           path ? "" : " (the scores)",
+           transformed ? "; of the transformed target T(y) (rfx sobol gives those of y)" : "");
     for (int t = 0; t < 2; t++) {
         printf("%-16s", t ? "Sobol total" : "Sobol first");
         for (size_t j = 0; j < d; j++) printf(" %.4f", sob[t * d + j]);
@@ -297,6 +301,12 @@ static int cmd_info(const command *c, int argc, char **argv)
     else
         print_model_info(path, &info, size);
     if (rc == RC_OK && info.method == RFX_METHOD_CLASSIFY) rc = print_classifier_info(model);
+    if (rc == RC_OK && info.target_transform == RFX_TARGET_BOXCOX)
+        printf("%-16s boxcox, lambda %.6g (fitted to T(y), predicts y)\n", "target transform",
+               info.target_lambda);
+    else if (rc == RC_OK && info.target_transform != RFX_TARGET_NONE)
+        printf("%-16s %s (fitted to T(y), predicts y)\n", "target transform",
+               rfx_target_transform_name((rfx_target_transform)info.target_transform));
     rfx_model_free(model);
     return rc;
 }

@@ -94,8 +94,11 @@ static int cmd_sobol(const command *c, int argc, char **argv)
     rfx_model_info info;
     rfx_model_get_info(m, &info);
     const size_t d = info.n_inputs;
-    const rfx_pce *pce = rfx_model_pce(m);
-    const int mc = like || have_uniform; /* Monte Carlo, under a given distribution */
+    /* a PCE of a transformed target: its coefficients give the indices of
+     * T(y), not of y; Monte Carlo under the expansion's marginals instead */
+    const rfx_pce *pce_t = rfx_model_pce(m);
+    const rfx_pce *pce = info.target_transform == RFX_TARGET_NONE ? pce_t : NULL;
+    const int mc = like || have_uniform || (pce_t && !pce); /* Monte Carlo */
     if (!mc && !pce) {
         rc = cli_usage_error(c, "give the input distribution: --like FUNCTION or --uniform A,B");
         goto done;
@@ -148,7 +151,9 @@ static int cmd_sobol(const command *c, int argc, char **argv)
         goto done;
     }
     for (size_t j = 0; j < d; j++)
-        marg[j] = fn ? rfx_testfn_marginals(fn)[j] : rfx_marginal_uniform(lo, hi);
+        marg[j] = fn             ? rfx_testfn_marginals(fn)[j]
+                  : have_uniform ? rfx_marginal_uniform(lo, hi)
+                                 : rfx_pce_marginals(pce_t)[j];
     rfx_sobol_result res = { buf, buf + d, buf + 2 * d, buf + 3 * d, buf + 4 * d, buf + 5 * d,
                              0, 0, 0 };
     if ((st = rfx_sobol_model(m, 0, marg, d, &sp, &res)) != RFX_OK) {
