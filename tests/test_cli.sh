@@ -628,7 +628,7 @@ check "no model written by the usage errors" test ! -e "$T/bad.rfx"
 # ---- the projected surrogate (--method projected) ------------------------
 "$RFX" sample ishigami -n 150 --seed 5 -o "$T/pj.csv" 2>/dev/null
 expect 0 "fit projected" "$RFX" fit "$T/pj.csv" --method projected --k 2 --iterations 3 \
-    --particles 4 -D 50 --seed 1 --threads 1 -o "$T/pj.rfx"
+    --particles 4 --surrogate ridge -D 50 --seed 1 --threads 1 -o "$T/pj.rfx"
 cp "$T/stderr" "$T/pj_report"
 check "projected report: one history line per iteration 0..3" \
     test "$(grep -Ec '^iteration +[0-9]+ [0-9.e+-]+$' "$T/pj_report")" -eq 4
@@ -707,7 +707,7 @@ stderr_has "--plot without gnuplot" "gnuplot is not installed"
 check "no model written without gnuplot" test ! -e "$T/pjn.rfx"
 if command -v gnuplot >/dev/null 2>&1; then
     expect 0 "fit projected --plot" "$RFX" fit "$T/pj.csv" --method projected --iterations 2 \
-        --particles 3 -D 30 --plot "$T/pj.png" -o "$T/pjp.rfx"
+        --particles 3 --surrogate ridge -D 30 --plot "$T/pj.png" -o "$T/pjp.rfx"
     check "--plot writes a PNG" sh -c "head -c 4 '$T/pj.png' | od -An -c | grep -q 'P   N   G'"
     check "--plot leaves no temporary file" test -z "$(ls "$T" | grep 'pj\.png\.')"
 else

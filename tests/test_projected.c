@@ -126,6 +126,7 @@ static void test_zero_weight(void)
     rfx_projected_params p = rfx_projected_params_default();
     p.theta = theta;
     p.n_components = 2;
+    p.surrogate = RFX_METHOD_RIDGE;
     rfx_projected_report rep;
     memset(&rep, 0, sizeof rep);
     double th[4];
@@ -205,6 +206,7 @@ static void test_kfold_loss(void)
     p.gamma = 0.3;
     p.n_folds = folds;
     p.fit = &fp;
+    p.surrogate = RFX_METHOD_RIDGE;
     rfx_projected_report rep;
     memset(&rep, 0, sizeof rep);
     rfx_model *mod = fit_or_null(&p, X, y, m, d, &rep);
@@ -365,6 +367,7 @@ static void test_learns_relevant_inputs(void)
     p.n_particles = 8;
     p.iterations = 8;
     p.seed = 3;
+    p.surrogate = RFX_METHOD_RIDGE; /* the loss is then the search's */
     double th[8], hist[9];
     rfx_projected_report rep;
     memset(&rep, 0, sizeof rep);
@@ -801,7 +804,7 @@ static void test_errors(void)
     CHECK(mod == NULL);
     /* the defaults */
     p = rfx_projected_params_default();
-    CHECK(p.n_components == 0 && p.gamma == 0 && p.surrogate == RFX_METHOD_RIDGE);
+    CHECK(p.n_components == 0 && p.gamma == 0 && p.surrogate == RFX_PROJECTED_AUTO);
     CHECK(p.n_particles == 10 && p.iterations == 20 && p.patience == 5 && p.n_folds == 0);
     CHECK(p.standardize == 1 && p.seed == 0 && p.n_threads == 0 && !p.theta && !p.progress);
     free(X);
@@ -884,6 +887,65 @@ done:
     free(y);
 }
 
+/* The default surrogate: ridge, srfe and pce each fitted to the final
+ * scores; their own scores are those of fits with that surrogate alone,
+ * the least is chosen, and the model is that fit, bit for bit. */
+static void test_auto_surrogate(void)
+{
+    const size_t m = 60, d = 4, n = 25;
+    rfx_test_rng r = {23};
+    double *X, *y;
+    g_data(&r, m, d, &X, &y);
+    double *V = rfx_test_matrix(&r, n, d, -1, 1);
+    const double theta[4] = {0.9, 0.6, 0.1, 0.3};
+    rfx_projected_params p = rfx_projected_params_default();
+    CHECK(p.surrogate == RFX_PROJECTED_AUTO);
+    p.theta = theta;
+    p.n_components = 2;
+    rfx_projected_report rep;
+    memset(&rep, 0, sizeof rep);
+    rfx_model *a = fit_or_null(&p, X, y, m, d, &rep);
+    const rfx_method cand[3] = {RFX_METHOD_RIDGE, RFX_METHOD_SRFE, RFX_METHOD_PCE};
+    double loss[3], best = INFINITY, ya[25], yb[25];
+    size_t bi = 0;
+    for (size_t i = 0; a && i < 3; i++) {
+        rfx_projected_params q = p;
+        q.surrogate = cand[i];
+        rfx_projected_report r1;
+        memset(&r1, 0, sizeof r1);
+        rfx_model *b = fit_or_null(&q, X, y, m, d, &r1);
+        loss[i] = r1.loss;
+        CHECK_MSG(rep.surrogate_scores[i] == loss[i], "%s: %.17g in the auto fit, %.17g alone",
+                  rfx_method_name(cand[i]), rep.surrogate_scores[i], loss[i]);
+        if (loss[i] < best) {
+            best = loss[i];
+            bi = i;
+            if (b) {
+                CHECK_OK(rfx_model_predict(b, rfx_cmat_of(V, n, d), rfx_mat_of(yb, n, 1),
+                                           rfx_mat_none()));
+            }
+        }
+        rfx_model_free(b);
+    }
+    if (a) {
+        CHECK(rep.loss == best);
+        CHECK_OK(rfx_model_predict(a, rfx_cmat_of(V, n, d), rfx_mat_of(ya, n, 1),
+                                   rfx_mat_none()));
+        CHECK(memcmp(ya, yb, sizeof ya) == 0);
+        rfx_projected_info info;
+        rfx_model_info si;
+        CHECK_OK(rfx_model_projected_info(a, &info));
+        CHECK_OK(rfx_model_get_info(info.surrogate, &si));
+        CHECK(si.method == cand[bi]);
+        printf("  own scores: ridge %.4g, srfe %.4g, pce %.4g; chose %s\n", loss[0], loss[1],
+               loss[2], rfx_method_name(si.method));
+    }
+    rfx_model_free(a);
+    free(X);
+    free(y);
+    free(V);
+}
+
 int main(void)
 {
     RFX_TEST_RUN(test_zero_weight);
@@ -896,5 +958,6 @@ int main(void)
     RFX_TEST_RUN(test_threads);
     RFX_TEST_RUN(test_errors);
     RFX_TEST_RUN(test_finalists);
+    RFX_TEST_RUN(test_auto_surrogate);
     return rfx_test_finish("test_projected");
 }

@@ -436,11 +436,19 @@ RFX_API rfx_status rfx_kpca_theta(const rfx_kpca *kp, double *theta);
  * component (any marginals given in pce are replaced: the scores'
  * distribution changes with theta), on one thread. */
 
+/* The surrogate of a projected fit chosen at the end among ridge, srfe and
+ * pce by their own estimates of the relative error on the final scores
+ * (ridge GCV, SRFE GCV, PCE corrected leave-one-out); the swarm searches
+ * with the fast score. The default of rfx_projected_params.surrogate (the
+ * value is RFX_METHOD_PROJECTED, which is never a surrogate). */
+#define RFX_PROJECTED_AUTO RFX_METHOD_PROJECTED
+
 typedef struct rfx_projected_params {
     size_t n_components;    /* k, at most m - 1 (the rank of the centred
                                kernel), or 0 (default): chosen with gamma,
                                see step 2                                   */
-    rfx_method surrogate;   /* RFX_METHOD_RIDGE (default), RFX_METHOD_BAYES,
+    rfx_method surrogate;   /* RFX_PROJECTED_AUTO (default: chosen, see
+                               above), RFX_METHOD_RIDGE, RFX_METHOD_BAYES,
                                RFX_METHOD_SRFE or RFX_METHOD_PCE            */
     const rfx_fit_params *fit;   /* ridge / bayes: NULL (default) = the
                                     defaults with 1000 features; its method
@@ -494,6 +502,10 @@ typedef struct rfx_projected_report {
     double search_loss;     /* the swarm's best search loss, history[
                                n_iterations] (NaN with a given theta)        */
     size_t finalists;       /* candidates scored in step 4 (0: none)         */
+    double surrogate_scores[3]; /* RFX_PROJECTED_AUTO: the own relative error
+                               estimates of ridge, srfe and pce on the
+                               final scores (NaN: could not be fitted);
+                               the chosen surrogate is the model's         */
 } rfx_projected_report;
 
 /* Fit X (m x d, m >= 3, finite) and Y (m x 1, finite). Every parameter is

@@ -78,7 +78,7 @@ rfx_projected_params rfx_projected_params_default(void)
     rfx_projected_params p;
     memset(&p, 0, sizeof p);
     p.n_components = 0;
-    p.surrogate = RFX_METHOD_RIDGE;
+    p.surrogate = RFX_PROJECTED_AUTO;
     p.fit = NULL;
     p.srfe = NULL;
     p.pce = NULL;
@@ -102,9 +102,10 @@ static rfx_status check_params(const rfx_projected_params *p, size_t m, size_t d
         return rfx__error(RFX_EINVAL, "projected.n_components: must be 0 (choose) or in 1..%zu "
                                       "(training rows - 1), got %zu", m - 1, p->n_components);
     if (p->surrogate != RFX_METHOD_RIDGE && p->surrogate != RFX_METHOD_BAYES &&
-        p->surrogate != RFX_METHOD_SRFE && p->surrogate != RFX_METHOD_PCE)
+        p->surrogate != RFX_METHOD_SRFE && p->surrogate != RFX_METHOD_PCE &&
+        p->surrogate != RFX_PROJECTED_AUTO)
         return rfx__error(RFX_EINVAL, "projected.surrogate: %d is not one of RFX_METHOD_RIDGE, "
-                                      "BAYES, SRFE, PCE", (int)p->surrogate);
+                                      "BAYES, SRFE, PCE or RFX_PROJECTED_AUTO", (int)p->surrogate);
     if (p->theta) {
         int any = 0;
         for (size_t j = 0; j < d; j++) {
@@ -164,6 +165,9 @@ typedef struct ctx {
     double *yc;             /* m centred targets                             */
     double yvar;            /* the variance of y (divisor m), or 1 if 0     */
     double *Wf, *bf;        /* SCORE_FEATURES x kmax frequencies, phases     */
+    rfx_method surrogate;   /* the surrogate fitted now: the caller's, or
+                            (RFX_PROJECTED_AUTO) ridge while searching and
+                            each candidate in turn at the end            */
     rfx_fit_params fit;     /* the surrogates' parameters (setup_surrogate)  */
     rfx_srfe_params srfe;
     rfx_pce_params pce;
@@ -372,7 +376,7 @@ static rfx_status fit_surrogate_k(const ctx *c, worker *wk, const double *T, con
     rfx_cmat Tm = rfx_cmat_of(T, rows, k), Ym = rfx_cmat_of(y, rows, 1);
     rfx_status st;
     *score = NAN;
-    switch (c->p->surrogate) {
+    switch (c->surrogate) {
     case RFX_METHOD_SRFE: {
         rfx_srfe_report rep;
         rfx_srfe_params sp = c->srfe;
@@ -413,11 +417,11 @@ static rfx_status fit_surrogate_k(const ctx *c, worker *wk, const double *T, con
     default: { /* ridge, bayes */
         rfx_fit_report rep;
         st = rfx_model_fit(&c->fit, Tm, Ym, out, &rep);
-        if (!st && c->p->surrogate == RFX_METHOD_RIDGE) *score = rep.score / c->yvar;
+        if (!st && c->surrogate == RFX_METHOD_RIDGE) *score = rep.score / c->yvar;
         break;
     }
     }
-    if (st) rfx__error_prefix("projected: %s surrogate", rfx_method_name(c->p->surrogate));
+    if (st) rfx__error_prefix("projected: %s surrogate", rfx_method_name(c->surrogate));
     return st;
 }
 
@@ -511,7 +515,7 @@ static void setup_surrogate(ctx *c)
         c->fit = rfx_fit_params_default();
         c->fit.features.n_features = DEFAULT_FEATURES;
     }
-    c->fit.method = p->surrogate == RFX_METHOD_BAYES ? RFX_METHOD_BAYES : RFX_METHOD_RIDGE;
+    c->fit.method = c->surrogate == RFX_METHOD_BAYES ? RFX_METHOD_BAYES : RFX_METHOD_RIDGE;
     c->fit.features.n_threads = SURROGATE_THREADS;
     if (p->srfe) {
         c->srfe = *p->srfe;
@@ -611,6 +615,7 @@ static rfx_status ctx_init(ctx *c, const rfx_projected_params *p, rfx_cmat X, rf
     c->gamma = p->gamma;
     c->kmax = p->n_components ? p->n_components : (m - 1 < AUTO_K_MAX ? m - 1 : AUTO_K_MAX);
     c->theta0_loss = NAN;
+    c->surrogate = p->surrogate == RFX_PROJECTED_AUTO ? RFX_METHOD_RIDGE : p->surrogate;
     for (size_t i = 0; i < m; i++) y[i] = Y.data[i * Y.stride];
     c->y = y;
     double mu = 0, v = 0;
@@ -1001,10 +1006,46 @@ rfx_status rfx_projected_fit(const rfx_projected_params *params, rfx_cmat X, rfx
     if (st == RFX_ENUMERIC && params->theta)
         rfx__error_prefix("projected: the given theta");
     if (st) goto done;
-    if ((st = fit_surrogate(&c, w0, rfx_kpca_embedding(w0->kp).data, c.y, m, params->n_threads,
-                            &inner, &own)))
+    if (params->surrogate == RFX_PROJECTED_AUTO) {
+        /* each candidate's own estimate of its relative error (ridge GCV,
+         * SRFE GCV, PCE corrected leave-one-out) on the same scores */
+        static const rfx_method CAND[3] = {RFX_METHOD_RIDGE, RFX_METHOD_SRFE, RFX_METHOD_PCE};
+        own = INFINITY;
+        for (size_t i = 0; i < 3; i++) {
+            rfx_model *cand = NULL;
+            double s = NAN;
+            c.surrogate = CAND[i];
+            setup_surrogate(&c);
+            st = fit_surrogate(&c, w0, rfx_kpca_embedding(w0->kp).data, c.y, m,
+                               params->n_threads, &cand, &s);
+            if (st == RFX_ENOMEM || st == RFX_ECANCELLED) goto done;
+            if (report) report->surrogate_scores[i] = st ? NAN : s;
+            if (st) { /* a candidate that cannot fit these scores */
+                rfx_clear_error();
+                st = RFX_OK;
+                continue;
+            }
+            if (!inner || s < own) {
+                rfx_model_free(inner);
+                inner = cand;
+                own = s;
+            } else {
+                rfx_model_free(cand);
+            }
+        }
+        if (!inner) {
+            st = rfx__error(RFX_ENUMERIC, "projected: no surrogate (ridge, srfe, pce) could be "
+                                          "fitted to the scores");
+            goto done;
+        }
+        loss = own; /* the chosen surrogate's own estimate */
+    } else if ((st = fit_surrogate(&c, w0, rfx_kpca_embedding(w0->kp).data, c.y, m,
+                                   params->n_threads, &inner, &own))) {
         goto done;
-    if (params->theta && (st = given_theta_loss(&c, w0, own, &loss))) goto done;
+    }
+    if (params->theta && params->surrogate != RFX_PROJECTED_AUTO &&
+        (st = given_theta_loss(&c, w0, own, &loss)))
+        goto done;
     if (n_final > 0) loss = own; /* the surrogate's own estimate decided */
     if ((st = make_model(&c, w0->kp, inner, loss, out))) goto done;
     inner = NULL;

@@ -120,7 +120,8 @@ static const opt_spec FIT_OPTS[] = {
       "projected: kernel PCA components k >= 1, at most rows - 1 (default: chosen with "
       "--gamma from 1 .. 8 by the fast score)" },
     { O_SURROGATE, 0, "surrogate", "S",
-      "projected: the model on the k scores, ridge (default), bayes, srfe or pce" },
+      "projected: the model on the k scores, auto (default: ridge, srfe or pce, the one of "
+      "least own error estimate on the final scores), ridge, bayes, srfe or pce" },
     { O_ITERATIONS, 0, "iterations", "N",
       "projected: particle swarm iterations >= 1 (default 20)" },
     { O_PARTICLES, 0, "particles", "P", "projected: swarm size >= 1 (default 10)" },
@@ -178,7 +179,8 @@ const command cli_fit_command = {
     "  harfe  the same features, coefficients by hard thresholding pursuit\n"
     "  pce    a polynomial chaos expansion: polynomials orthonormal under the\n"
     "         input distribution (Legendre for uniform, Hermite for normal inputs)\n"
-    "  projected  a surrogate (--surrogate ridge, bayes, srfe or pce) on the k\n"
+    "  projected  a surrogate (ridge, srfe or pce by their own error estimates, or\n"
+    "         --surrogate ridge, bayes, srfe or pce) on the k\n"
     "         scores of a kernel PCA of the inputs whose per-input weights theta\n"
     "         in [0, 1] a particle swarm chooses to minimise a relative\n"
     "         validation error (GCV of a ridge on random features of the\n"
@@ -373,7 +375,7 @@ static int parse_surrogate(const opt_iter *it, const char *s, rfx_method *out)
 {
     static const struct { const char *name; rfx_method method; } S[] = {
         { "ridge", RFX_METHOD_RIDGE }, { "bayes", RFX_METHOD_BAYES },
-        { "srfe", RFX_METHOD_SRFE }, { "pce", RFX_METHOD_PCE },
+        { "srfe", RFX_METHOD_SRFE }, { "pce", RFX_METHOD_PCE }, { "auto", RFX_PROJECTED_AUTO },
     };
     for (size_t i = 0; i < sizeof S / sizeof *S; i++) {
         if (strcmp(s, S[i].name) == 0) {
@@ -381,7 +383,7 @@ static int parse_surrogate(const opt_iter *it, const char *s, rfx_method *out)
             return 0;
         }
     }
-    return cli_value_error(it, "unknown surrogate '%s' (ridge, bayes, srfe or pce)", s);
+    return cli_value_error(it, "unknown surrogate '%s' (auto, ridge, bayes, srfe or pce)", s);
 }
 
 /* A comma list of names into a bit mask (1u << value): each name read by
@@ -839,6 +841,8 @@ static const char *projected_loss_name(const rfx_projected_params *p, char *buf,
     else if (!p->theta)
         snprintf(buf, size, "the fast score (GCV of a ridge on 128 random features of the "
                             "scores)");
+    else if (p->surrogate == RFX_PROJECTED_AUTO)
+        snprintf(buf, size, "the chosen surrogate's own estimate");
     else if (p->surrogate == RFX_METHOD_RIDGE)
         snprintf(buf, size, "the ridge surrogate's GCV score");
     else if (p->surrogate == RFX_METHOD_SRFE)
@@ -860,8 +864,10 @@ static void print_projected_report(const rfx_projected_params *p, const rfx_proj
     rfx_projected_info in;
     char what[96];
     if (rfx_model_projected_info(model, &in) != RFX_OK) return;
+    rfx_model_info si;
+    const int have_si = rfx_model_get_info(in.surrogate, &si) == RFX_OK;
     fprintf(e, "%-16s projected (a %s surrogate on k = %zu kernel PCA scores)\n", "method",
-            rfx_method_name(p->surrogate), in.n_components);
+            have_si ? rfx_method_name(si.method) : "?", in.n_components);
     fprintf(e, "%-16s %zu rows x %zu inputs, target '%s'\n", "data", X.rows, X.cols,
             rfx_data_name(data, SIZE_MAX));
     fprintf(e, "%-16s gamma %.6g (%s), %s\n", "kernel PCA", in.gamma,
@@ -885,6 +891,11 @@ static void print_projected_report(const rfx_projected_params *p, const rfx_proj
         fprintf(e, "%-16s %zu candidates (theta, gamma, k) by the %s surrogate's own %s\n",
                 "finalists", r->finalists, rfx_method_name(p->surrogate),
                 p->surrogate == RFX_METHOD_PCE ? "corrected leave-one-out error" : "GCV score");
+    if (p->surrogate == RFX_PROJECTED_AUTO)
+        fprintf(e, "%-16s ridge %.6g, srfe %.6g, pce %.6g (own relative error estimates on the "
+                   "final scores; the least chosen)\n",
+                "surrogates", r->surrogate_scores[0], r->surrogate_scores[1],
+                r->surrogate_scores[2]);
     fprintf(e, "%-16s %.6g\n", "final loss", r->loss);
     fprintf(e, "%-16s %zu in %zu iterations\n", "evaluations", r->evaluations, r->n_iterations);
     fprintf(e, "%-16s %.3f s\n", "time", seconds);
@@ -1359,8 +1370,10 @@ static int cmd_fit(const command *c, int argc, char **argv)
                                        option_name(c, SWARM[i], name, sizeof name));
         }
     }
-    if (o.method == FM_PROJECTED && o.given[O_FEATURES] && o.proj.surrogate == RFX_METHOD_PCE)
-        return cli_usage_error(c, "-D applies to --surrogate ridge, bayes or srfe, not pce");
+    if (o.method == FM_PROJECTED && o.given[O_FEATURES] &&
+        (o.proj.surrogate == RFX_METHOD_PCE || o.proj.surrogate == RFX_PROJECTED_AUTO))
+        return cli_usage_error(c, "-D applies to --surrogate ridge, bayes or srfe, not %s",
+                               o.proj.surrogate == RFX_METHOD_PCE ? "pce" : "auto (the default)");
     /* the one-call fit's parameters, checked by the library before any data is read */
     if (o.method == FM_BAYES || o.method == FM_RIDGE || o.method == FM_CLASSIFY) {
         o.fit.method = o.method == FM_CLASSIFY ? RFX_METHOD_CLASSIFY
