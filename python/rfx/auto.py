@@ -38,8 +38,8 @@ def _method_enum(name, what="method"):
 
 
 def _transform_enum(name):
-    return int(_common._name_to_enum(name, "transform", lib.rfx_target_transform_from_name,
-                                     "rfx_target_transform"))
+    return int(_common._name_to_enum(name, "target_transform",
+                                     lib.rfx_target_transform_from_name, "rfx_target_transform"))
 
 
 def _name(c_string):
@@ -58,10 +58,10 @@ def _transform_mask(transform):
     try:
         names = list(transform)
     except TypeError:
-        raise TypeError("transform must be 'auto', 'none', 'log', 'boxcox' or a list of them, "
-                        "got %r" % (transform,)) from None
+        raise TypeError("target_transform must be 'auto', 'none', 'log', 'boxcox' or a list "
+                        "of them, got %r" % (transform,)) from None
     if not names:
-        raise ValueError("transform: an empty list")
+        raise ValueError("target_transform: an empty list")
     mask = 0
     for t in names:
         mask |= 1 << _transform_enum(t)
@@ -121,14 +121,14 @@ class SurrogateRegressor(RegressorMixin, _ModelFile):
     ----------
     method : {"auto", "ridge", "bayes", "srfe", "harfe", "pce", "projected"}, default="auto"
         "auto" compares ``candidates``; a method name compares that method's
-        transforms, or with one fixed ``transform`` fits it directly (no
-        folds).
+        transforms, or with one fixed ``target_transform`` fits it directly
+        (no folds).
     candidates : list of method names or None, default=None
         method="auto": the methods to compare; None = bayes, srfe, harfe
         and pce (ridge is bayes' point estimate, projected costs tens of
         fits: ask for them).
-    transform : {"auto", "none", "log", "boxcox"} or list of them, default="auto"
-        The target transforms to compare. "auto": none, log, and Box-Cox
+    target_transform : {"auto", "none", "log", "boxcox"} or list of them, default="auto"
+        The target transforms to compare (``rfx fit --transform``). "auto": none, log, and Box-Cox
         when its lambda on all targets is at least 0.25 from 0 (the log) and
         from 1 (none); a list: those (Box-Cox always); one name: that one.
     n_folds : int, default=5
@@ -199,12 +199,12 @@ class SurrogateRegressor(RegressorMixin, _ModelFile):
     'log'
     """
 
-    def __init__(self, method="auto", *, candidates=None, transform="auto", n_folds=5,
-                 race_factor=1.5, budget=None, cv=None, random_state=0, n_jobs=None,
-                 verbose=0):
+    def __init__(self, method="auto", *, candidates=None, target_transform="auto",
+                 n_folds=5, race_factor=1.5, budget=None, cv=None, random_state=0,
+                 n_jobs=None, verbose=0):
         self.method = method
         self.candidates = candidates
-        self.transform = transform
+        self.target_transform = target_transform
         self.n_folds = n_folds
         self.race_factor = race_factor
         self.budget = budget
@@ -235,7 +235,7 @@ class SurrogateRegressor(RegressorMixin, _ModelFile):
                                  % (self.method,))
             single = _method_enum(self.method)
             p.methods = 1 << single
-        p.transforms, fixed = _transform_mask(self.transform)
+        p.transforms, fixed = _transform_mask(self.target_transform)
         k = _common.check_count(self.n_folds, "n_folds", 2)
         folds = None
         if self.cv is not None:
@@ -264,6 +264,8 @@ class SurrogateRegressor(RegressorMixin, _ModelFile):
         """Fit on X (n_samples, n_features) and y (n_samples,). On any error
         (or a cancelled fit) the estimator is left as it was."""
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        if X.shape[0] < 2:  # as the other estimators say it (the library: rows per fold)
+            raise ValueError("n_samples=%d: at least 2 samples are needed to fit" % X.shape[0])
         verbose = check_verbose(self.verbose)
         p, keep, method, transform = self._params(X, y)
         X = as_rows(X)
@@ -286,8 +288,9 @@ class SurrogateRegressor(RegressorMixin, _ModelFile):
     def _fit_auto(self, p, X, y, verbose):
         out = ffi.new("rfx_model **")
         rep = ffi.new("rfx_auto_report *")
-        call_with_progress(lib.rfx_auto_fit, p, cmat(X), ffi.cast("const double *", y.ctypes.data),
-                           out, rep, label=type(self).__name__, verbose=verbose, out=out)
+        call_with_progress(lib.rfx_auto_fit, p, cmat(X),
+                           ffi.cast("const double *", y.ctypes.data), out, rep,
+                           label=type(self).__name__, verbose=verbose, out=out)
         self._model = ffi.gc(out[0], lib.rfx_model_free)
         cands = [rep.candidates[j] for j in range(rep.n_candidates)]
         self.cv_results_ = {
@@ -316,7 +319,8 @@ class SurrogateRegressor(RegressorMixin, _ModelFile):
         if transform == lib.RFX_TARGET_BOXCOX:
             check(lib.rfx_target_boxcox_lambda(yp, n, lam))
         z = np.empty(n)
-        check(lib.rfx_target_forward(transform, lam[0], yp, n, ffi.cast("double *", z.ctypes.data)))
+        check(lib.rfx_target_forward(transform, lam[0], yp, n,
+                                     ffi.cast("double *", z.ctypes.data)))
         model = _fit_method(method, X, z, int(p.seed), int(p.n_threads),
                             type(self).__name__, verbose)
         check(lib.rfx_model_set_target_transform(model, transform, lam[0]))

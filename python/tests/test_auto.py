@@ -90,8 +90,8 @@ def _explicit_cv(method, transform, X, y, folds):
 def fitted(data):
     X, y = data
     folds = np.arange(N) % K
-    reg = rfx.SurrogateRegressor(candidates=CANDIDATES, transform=["none", "log"], cv=folds,
-                                 race_factor=float("inf")).fit(X, y)
+    reg = rfx.SurrogateRegressor(candidates=CANDIDATES, target_transform=["none", "log"],
+                                 cv=folds, race_factor=float("inf")).fit(X, y)
     return reg, folds
 
 
@@ -125,7 +125,8 @@ def test_the_final_model_is_the_chosen_candidate_refitted_on_all_rows(data, fitt
     np.testing.assert_array_equal(reg.predict(Xt), direct(Xt))
     assert reg.score(X, y) > 0.999
     # a fixed method and transform fits directly, without folds, the same model
-    one = rfx.SurrogateRegressor(reg.best_method_, transform=reg.best_transform_).fit(X, y)
+    one = rfx.SurrogateRegressor(reg.best_method_,
+                                 target_transform=reg.best_transform_).fit(X, y)
     np.testing.assert_array_equal(one.predict(Xt), reg.predict(Xt))
     assert one.cv_results_["outcome"] == ["direct"] and one.n_folds_ == 0
     assert np.isnan(one.cv_results_["cv_error"][0])
@@ -134,14 +135,15 @@ def test_the_final_model_is_the_chosen_candidate_refitted_on_all_rows(data, fitt
 def test_racing_and_splitters(data, fitted):
     X, y = data
     reg, folds = fitted
-    raced = rfx.SurrogateRegressor(candidates=CANDIDATES, transform=["none", "log"],
+    raced = rfx.SurrogateRegressor(candidates=CANDIDATES, target_transform=["none", "log"],
                                    cv=folds).fit(X, y)
     assert raced.best_index_ == reg.best_index_
     assert sum(raced.cv_results_["folds"]) < 6 * K
     assert set(raced.cv_results_["outcome"]) <= {"ran_all", "raced", "alone"}
     # a splitter gives its test sets as the folds
-    split = rfx.SurrogateRegressor("pce", transform=["none"], cv=KFold(3)).fit(X, y)
-    ids = rfx.SurrogateRegressor("pce", transform=["none"], cv=np.arange(N) // 30).fit(X, y)
+    split = rfx.SurrogateRegressor("pce", target_transform=["none"], cv=KFold(3)).fit(X, y)
+    ids = rfx.SurrogateRegressor("pce", target_transform=["none"],
+                                 cv=np.arange(N) // 30).fit(X, y)
     assert split.cv_results_["cv_error"] == ids.cv_results_["cv_error"]
     # one method, the transforms compared
     m = rfx.SurrogateRegressor("pce", cv=folds, race_factor=float("inf")).fit(X, y)
@@ -169,7 +171,8 @@ def test_transforms_against_numpy_and_scipy(data):
         assert _boxcox_lambda(7.5 * sample) == pytest.approx(_boxcox_lambda(sample), abs=1e-9)
     # a Box-Cox model carries the lambda of all rows
     X, _ = data
-    reg = rfx.SurrogateRegressor(candidates=["pce"], transform=["boxcox"], cv=3).fit(X, y)
+    reg = rfx.SurrogateRegressor(candidates=["pce"], target_transform=["boxcox"],
+                                 cv=3).fit(X, y)
     assert reg.best_transform_ == "boxcox"
     assert reg.transform_lambda_ == _boxcox_lambda(y) == reg.cv_results_["lambda"][0]
 
@@ -198,7 +201,7 @@ def test_every_loaded_transformed_model_predicts_y(data, method, tmp_path):
     predicts y."""
     X, y = data
     Xt = np.random.RandomState(9).uniform(-1, 1, size=(20, 2))
-    reg = rfx.SurrogateRegressor(method, transform="log").fit(X, y)
+    reg = rfx.SurrogateRegressor(method, target_transform="log").fit(X, y)
     path = str(tmp_path / "m.rfx")
     reg.save(path)
     loaded = rfx.load_model(path)
@@ -234,9 +237,9 @@ def test_targets_not_positive_leave_no_log_candidates(data):
     reg = rfx.SurrogateRegressor(candidates=["pce", "ridge"], cv=K).fit(X, z)
     assert set(reg.cv_results_["transform"]) == {"none"} and len(reg.cv_results_["method"]) == 2
     with pytest.raises(ValueError, match="auto.transforms: the log and Box-Cox take y > 0"):
-        rfx.SurrogateRegressor(candidates=["pce"], transform=["log"], cv=K).fit(X, z)
+        rfx.SurrogateRegressor(candidates=["pce"], target_transform=["log"], cv=K).fit(X, z)
     with pytest.raises(ValueError, match="the log transform takes values > 0 only"):
-        rfx.SurrogateRegressor("pce", transform="log").fit(X, z)
+        rfx.SurrogateRegressor("pce", target_transform="log").fit(X, z)
 
 
 def test_errors(data):
@@ -250,7 +253,7 @@ def test_errors(data):
                                         "regression surrogate"),
         (dict(method="classify"), "auto.methods"),
         (dict(candidates=["lasso"]), "unknown method 'lasso'"),
-        (dict(transform="sqrt"), "sqrt"),
+        (dict(target_transform="sqrt"), "sqrt"),
         (dict(method="pce", candidates=["pce"]), "candidates: only with method='auto'"),
         (dict(cv=np.arange(N) % 4 * (np.arange(N) % 4 != 2)), "auto.folds: fold 2 holds 0"),
         (dict(cv=np.arange(5)), "one per row"),
@@ -265,9 +268,10 @@ def test_errors(data):
     with pytest.raises(TypeError, match="race_factor"):
         rfx.SurrogateRegressor(race_factor="fast").fit(X, y)
     # get_params / set_params / clone
-    est = rfx.SurrogateRegressor("pce", transform="log", cv=4)
+    est = rfx.SurrogateRegressor("pce", target_transform="log", cv=4)
     assert est.get_params()["cv"] == 4 and clone(est).get_params() == est.get_params()
-    assert est.set_params(transform="none").transform == "none"
+    assert est.set_params(target_transform="none").target_transform == "none"
+    assert not hasattr(est, "transform")  # not taken for a transformer
 
 
 class _Frame:
@@ -286,7 +290,7 @@ class _Frame:
 
 def test_feature_names(data):
     X, y = data
-    reg = rfx.SurrogateRegressor("pce", transform="none").fit(_Frame(X, ["a", "b"]), y)
+    reg = rfx.SurrogateRegressor("pce", target_transform="none").fit(_Frame(X, ["a", "b"]), y)
     assert list(reg.feature_names_in_) == ["a", "b"]
     with pytest.warns(UserWarning, match="does not have valid feature names"):
         plain = reg.predict(X)
