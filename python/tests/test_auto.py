@@ -5,6 +5,7 @@ same folds, the choice and the final model against a direct fit of the
 chosen candidate, the transforms against numpy and scipy, model files and
 pickles, the transforms y <= 0 rules out, and the errors. The data are those
 of tests/test_auto.c: 90 rows, 2 inputs, a positive target additive in log y."""
+import doctest
 import pickle
 
 import numpy as np
@@ -193,6 +194,9 @@ def test_model_files_and_pickles(data, fitted, tmp_path):
     np.testing.assert_array_equal(loaded.predict(Xt), want)
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(loaded)).predict(Xt), want)
     assert loaded.to_bytes() == reg.to_bytes()
+    # Sobol indices of y on the training box, through predict
+    res = rfx.sobol_indices(reg, n=512, n_bootstrap=0)
+    assert res.first[0] > res.first[1] > 0 and res.total.sum() < 1.2
 
 
 @pytest.mark.parametrize("method", ["ridge", "harfe", "pce"])
@@ -297,3 +301,8 @@ def test_feature_names(data):
     np.testing.assert_array_equal(reg.predict(_Frame(X, ["a", "b"])), plain)
     with pytest.raises(ValueError, match="feature names"):
         reg.predict(_Frame(X, ["b", "a"]))
+
+
+def test_docstring_example():
+    failed, tried = doctest.testmod(rfx.auto, optionflags=doctest.ELLIPSIS)
+    assert tried > 0 and failed == 0
