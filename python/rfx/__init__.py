@@ -15,6 +15,9 @@ of shift-invariant kernels and the linear models fitted on them.
   HARFE) for surrogates from few samples.
 - :class:`PCERegressor`: polynomial chaos expansions, with Sobol indices
   and moments from the coefficients.
+- :class:`SurrogateRegressor`: the automatic surrogate, the regression
+  methods and target transforms (log, Box-Cox) compared by k-fold
+  cross-validation and the best refitted.
 - :class:`KernelPCA`: anisotropic kernel PCA (exact, or by random
   features), the projection of the self-supervised surrogates.
 - :class:`ProjectedRegressor`: a surrogate fitted on the kernel PCA
@@ -52,6 +55,7 @@ OSError for I/O; RuntimeError for numerical failures).
 """
 from ._lib import (CancelledError, isa, library_path, native_isa, progress_callback, set_isa,
                    version as library_version)
+from .auto import SurrogateRegressor
 from .attention import SoftmaxFeatures, exact_attention
 from .kernel_approximation import RandomFourierFeatures
 from .kernels import GaussianProcessRegressor, Kernel, KernelRidge, Nystroem
@@ -75,6 +79,7 @@ __all__ = [
     "RFFClassifier",
     "SparseRFERegressor",
     "PCERegressor",
+    "SurrogateRegressor",
     "KernelPCA",
     "ProjectedRegressor",
     "Kernel",

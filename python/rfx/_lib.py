@@ -5,7 +5,9 @@ and numpy arrays as rfx matrix views.
 cffi in ABI mode (no compiler needed at install time): the declarations
 below are copied from include/rfx.h and the parts it includes
 (include/rfx/*.h), without comments and RFX_API, and only those the package
-calls. python/tests/test_lowlevel.py checks that each of them
+calls; #define lines only for integer constants (cffi takes no
+function-like macro: RFX_AUTO_METHOD(m) is 1 << m in Python).
+python/tests/test_lowlevel.py checks that each of them
 still appears, word for word, in the header, so that a change to the C API
 cannot silently break the struct layouts cffi assumes. cffi releases the GIL
 around every C call.
@@ -186,6 +188,7 @@ typedef enum rfx_method {
 } rfx_method;
 
 const char *rfx_method_name(rfx_method method);
+rfx_status rfx_method_from_name(const char *name, rfx_method *out);
 
 typedef struct rfx_fit_params {
     rfx_method method;
@@ -914,6 +917,56 @@ typedef struct rfx_greedy_report {
 rfx_status rfx_greedy_fit(rfx_cmat X, const double *y, const rfx_greedy_params *params,
                                   rfx_model **out, rfx_greedy_report *report, double *mse_path);
 
+
+
+typedef struct rfx_auto_params {
+    unsigned methods;
+    unsigned transforms;
+    size_t n_folds;
+    double race_factor;
+    double budget;
+    uint64_t seed;
+    const size_t *folds;
+    int n_threads;
+    rfx_progress_fn progress;
+    void *progress_user;
+} rfx_auto_params;
+
+rfx_auto_params rfx_auto_params_default(void);
+rfx_status rfx_auto_params_check(const rfx_auto_params *p);
+
+#define RFX_AUTO_MAX_CANDIDATES 18
+
+typedef enum rfx_auto_outcome {
+    RFX_AUTO_RAN_ALL = 0,
+    RFX_AUTO_RACED = 1,
+    RFX_AUTO_BUDGET = 2,
+    RFX_AUTO_FAILED = 3,
+    RFX_AUTO_ALONE = 4
+} rfx_auto_outcome;
+
+typedef struct rfx_auto_candidate {
+    rfx_method method;
+    rfx_target_transform transform;
+    double lambda;
+    size_t folds;
+    double cv_error;
+    double seconds;
+    rfx_auto_outcome outcome;
+    rfx_status status;
+} rfx_auto_candidate;
+
+typedef struct rfx_auto_report {
+    size_t n_candidates;
+    rfx_auto_candidate candidates[RFX_AUTO_MAX_CANDIDATES];
+    size_t chosen;
+    size_t compared_folds;
+    double seconds_cv;
+    double seconds_final;
+} rfx_auto_report;
+
+rfx_status rfx_auto_fit(const rfx_auto_params *params, rfx_cmat X, const double *y,
+                        rfx_model **out, rfx_auto_report *report);
 
 
 typedef enum rfx_sketch_kind {

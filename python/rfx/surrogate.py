@@ -21,7 +21,8 @@ from sklearn.base import RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from . import _common
-from ._lib import as_rows, call_with_progress, check, check_verbose, cmat, ffi, lib, serial_blas
+from ._lib import (as_rows, call_with_progress, check, check_verbose, cmat, ffi, lib, mat,
+                   mat_none, serial_blas)
 from ._model import _ModelFile, _RFXModel
 from ._sklearn_compat import validate_data
 from .sensitivity import IndicesTable, box_marginals, default_names, marginals_from_problem
@@ -411,14 +412,25 @@ class PCERegressor(RegressorMixin, _ModelFile):
         """Predictions, of shape (n_samples,)."""
         check_is_fitted(self)
         X = as_rows(validate_data(self, X, dtype=np.float64, reset=False))
-        y = np.empty(X.shape[0])
-        with serial_blas:
-            check(lib.rfx_pce_predict(self._pce, cmat(X), ffi.cast("double *", y.ctypes.data)))
-        return y
+        y = np.empty((X.shape[0], 1))
+        with serial_blas:  # the model's: with its target transform undone
+            check(lib.rfx_model_predict(self._model, cmat(X), mat(y), mat_none()))
+        return y[:, 0]
+
+    def _untransformed(self, what):
+        """Refuse what the coefficients give of y when the expansion is of
+        T(y) (a model with a target transform, as rfx_auto_fit writes)."""
+        info = ffi.new("rfx_model_info *")
+        check(lib.rfx_model_get_info(self._model, info))
+        if info.target_transform != lib.RFX_TARGET_NONE:
+            name = ffi.string(lib.rfx_target_transform_name(info.target_transform)).decode()
+            raise ValueError("%s: the expansion is of the %s-transformed target, not of y; use "
+                             "rfx.sobol_indices on the model" % (what, name))
 
     def moments(self):
         """(mean, variance) of the expansion under the input marginals."""
         check_is_fitted(self)
+        self._untransformed("moments")
         mean = ffi.new("double *")
         var = ffi.new("double *")
         check(lib.rfx_pce_moments(self._pce, mean, var))
@@ -428,6 +440,7 @@ class PCERegressor(RegressorMixin, _ModelFile):
         """(first, total): the first-order and total Sobol indices of each
         input, from the coefficients (zeros for a constant expansion)."""
         check_is_fitted(self)
+        self._untransformed("sobol_indices")
         d = self.n_features_in_
         first = np.empty(d)
         total = np.empty(d)

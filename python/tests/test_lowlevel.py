@@ -23,9 +23,12 @@ def _normalise(text):
 
 
 def _declarations(cdef):
-    """Top-level declarations of a cdef: split at ';' outside braces."""
+    """Top-level declarations of a cdef: split at ';' outside braces; a
+    #define line (an integer constant) is one declaration of its own."""
     out, depth, cur = [], 0, ""
-    for ch in cdef:
+    lines = cdef.splitlines(keepends=True)
+    out += [line for line in lines if line.lstrip().startswith("#")]
+    for ch in "".join(line for line in lines if not line.lstrip().startswith("#")):
         cur += ch
         depth += ch == "{"
         depth -= ch == "}"

@@ -20,6 +20,8 @@ ESTIMATORS = [
     rfx.RFFRegressor(n_components=32, length_scale="learn", learn_iterations=2),
     rfx.BayesianRFFRegressor(n_components=32, length_scale="learn", learn_iterations=2,
                              learn_particles=4),
+    # the automatic surrogate, with two quick candidates and two folds
+    rfx.SurrogateRegressor(candidates=["ridge", "pce"], n_folds=2),
 ]
 
 

@@ -40,6 +40,7 @@ def _estimators():
         (rfx.KernelPCA(n_components=2), "transform"),
         (rfx.ProjectedRegressor(n_components=2, n_particles=3, iterations=1, random_state=0),
          "predict"),
+        (rfx.SurrogateRegressor(candidates=["ridge", "pce"], n_folds=2), "predict"),
     ]
 
 
