@@ -172,7 +172,7 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
 # The self-supervised projection
 # ---------------------------------------------------------------------------
 
-_SURROGATES = {"ridge": 0, "bayes": 1, "srfe": 2, "pce": 4}
+_SURROGATES = {"ridge": 0, "bayes": 1, "srfe": 2, "pce": 4, "auto": 5}
 _SURROGATE_NAMES = {v: k for k, v in _SURROGATES.items()}
 
 
@@ -204,10 +204,13 @@ class ProjectedRegressor(RegressorMixin, _ModelFile):
     n_components : int or None, default=None
         k, the kernel PCA components the surrogate sees; None chooses k in
         1..8 (at most n_samples - 1).
-    surrogate : {"ridge", "bayes", "srfe", "pce"}, default="ridge"
+    surrogate : {"auto", "ridge", "bayes", "srfe", "pce"}, default="auto"
         The model on the scores (1000 random features for ridge / bayes,
         4000 for srfe, degree 3 with LARS for pce; see
-        ``surrogate_components``).
+        ``surrogate_components``). "auto": ridge, srfe and pce are each
+        fitted to the final scores and the one of least own error estimate
+        (GCV, GCV, corrected leave-one-out) is kept (``surrogate_``,
+        ``surrogate_scores_``).
     n_particles : int, default=10
         Swarm size.
     iterations : int, default=20
@@ -256,6 +259,11 @@ class ProjectedRegressor(RegressorMixin, _ModelFile):
     search_loss_ : float
         The swarm's best loss, ``loss_history_[-1]`` (NaN with a given
         theta).
+    surrogate_ : str
+        The surrogate the model holds.
+    surrogate_scores_ : dict or None
+        With surrogate="auto": the own relative error estimate of each
+        candidate on the final scores (NaN when it could not be fitted).
     n_finalists_ : int
         Candidates (theta, gamma, k) the srfe or pce surrogate's own score
         chose among after the swarm: the swarm's theta, the screened
@@ -284,7 +292,7 @@ class ProjectedRegressor(RegressorMixin, _ModelFile):
     True
     """
 
-    def __init__(self, n_components=None, *, surrogate="ridge", n_particles=10, iterations=20,
+    def __init__(self, n_components=None, *, surrogate="auto", n_particles=10, iterations=20,
                  patience=5, n_folds=None, gamma=None, theta=None, surrogate_components=None,
                  standardize=True, random_state=None, n_jobs=None, verbose=0):
         self.n_components = n_components
@@ -375,6 +383,9 @@ class ProjectedRegressor(RegressorMixin, _ModelFile):
         self.theta0_loss_ = float(rep.theta0_loss)
         self.search_loss_ = float(rep.search_loss)
         self.n_finalists_ = int(rep.finalists)
+        self.surrogate_scores_ = (
+            {name: float(rep.surrogate_scores[i]) for i, name in enumerate(("ridge", "srfe", "pce"))}
+            if self.surrogate == "auto" else None)
         self._read_info()
         return self
 
@@ -390,6 +401,7 @@ class ProjectedRegressor(RegressorMixin, _ModelFile):
         mi = ffi.new("rfx_model_info *")
         check(lib.rfx_model_get_info(info.surrogate, mi))
         self._has_std = bool(mi.has_std)
+        self.surrogate_ = _SURROGATE_NAMES.get(int(mi.method), "ridge")
         return info
 
     @classmethod
@@ -411,6 +423,7 @@ class ProjectedRegressor(RegressorMixin, _ModelFile):
         est.theta0_loss_ = float("nan")
         est.search_loss_ = float("nan")
         est.n_finalists_ = 0
+        est.surrogate_scores_ = None
         est.n_iterations_ = 0
         est.n_evaluations_ = 0
         est._read_info()

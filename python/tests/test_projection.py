@@ -125,12 +125,15 @@ def test_learns_the_active_inputs(sparse_data):
     raw = rfx.RFFRegressor(n_components=1000, random_state=0).fit(X, y).predict(Xt)
     err_raw = np.linalg.norm(raw - yt) / np.linalg.norm(yt - yt.mean())
     assert err < 0.25 * err_raw
-    # the history: the best loss never rises, ends at the search loss (the
-    # ridge surrogate has no finalists: also the model's), starts at or below
-    # the screened start's loss
+    # the history: the best loss never rises, ends at the search loss, starts
+    # at or below the screened start's loss; the default surrogate is the
+    # candidate of least own score, and that score is the model's loss
     h = reg.loss_history_
     assert len(h) == reg.n_iterations_ + 1 and np.all(np.diff(h) <= 0)
-    assert h[-1] == reg.search_loss_ == reg.loss_ and reg.n_finalists_ == 0
+    assert h[-1] == reg.search_loss_ and reg.n_finalists_ == 0
+    scores = reg.surrogate_scores_
+    assert set(scores) == {"ridge", "srfe", "pce"}
+    assert reg.loss_ == min(scores.values()) == scores[reg.surrogate_]
     assert h[0] <= reg.theta0_loss_
     assert reg.n_evaluations_ == 10 * (reg.n_iterations_ + 1)
 

@@ -66,7 +66,8 @@ static const opt_spec FIT_OPTS[] = {
       "fastfood or halton (rfx_structure in rfx.h)" },
     { O_FEATURES, 'D', "features", "N",
       "number of random features D >= 1 (default 1024; srfe, lasso, harfe: from the number of "
-      "rows, as rfx/srfe.h documents; projected: of a ridge, bayes or srfe surrogate, default "
+      "rows, as rfx/srfe.h documents; projected: of a ridge, bayes or srfe surrogate (auto: its "
+      "ridge and srfe candidates), default "
       "1000, 4000 for srfe)" },
     { O_SEED, 0, "seed", "S",
       "random seed of the features (default 0); projected: of the swarm and of the features "
@@ -1370,10 +1371,9 @@ static int cmd_fit(const command *c, int argc, char **argv)
                                        option_name(c, SWARM[i], name, sizeof name));
         }
     }
-    if (o.method == FM_PROJECTED && o.given[O_FEATURES] &&
-        (o.proj.surrogate == RFX_METHOD_PCE || o.proj.surrogate == RFX_PROJECTED_AUTO))
-        return cli_usage_error(c, "-D applies to --surrogate ridge, bayes or srfe, not %s",
-                               o.proj.surrogate == RFX_METHOD_PCE ? "pce" : "auto (the default)");
+    if (o.method == FM_PROJECTED && o.given[O_FEATURES] && o.proj.surrogate == RFX_METHOD_PCE)
+        return cli_usage_error(c, "-D applies to --surrogate ridge, bayes, srfe or auto (its ridge "
+                                  "and srfe candidates), not pce");
     /* the one-call fit's parameters, checked by the library before any data is read */
     if (o.method == FM_BAYES || o.method == FM_RIDGE || o.method == FM_CLASSIFY) {
         o.fit.method = o.method == FM_CLASSIFY ? RFX_METHOD_CLASSIFY
