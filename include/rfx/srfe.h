@@ -33,7 +33,7 @@
  * the screen's fit is kept (N is then chosen from {N_s, N}). The
  * candidates of a stage are fitted concurrently, one per thread (each
  * needs its m x N matrix), and the result is the same for any thread
- * count. A lasso path stops 5 grid points after its score's minimum. On
+ * count. A GCV lasso path stops 5 grid points after its score's minimum. On
  * the G-function (d = 20, m = 800) GCV and 5-fold CV chose the same
  * lambda.
  */

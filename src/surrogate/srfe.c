@@ -22,7 +22,7 @@ static const double SCALE_GRID[] = {0.5, 1.0, 2.0};
 #define N_MIN 1000
 #define N_MAX 30000
 
-/* Lasso paths stop once the selection score has been above its minimum (by
+/* GCV lasso paths stop once the selection score has been above its minimum (by
  * more than this factor, which only absorbs rounding) for 5 grid points in a
  * row: the small-lambda end is the slow one, and there, with N > m, GCV
  * can fall again as the fit nears interpolation, where the fits are the
@@ -30,6 +30,10 @@ static const double SCALE_GRID[] = {0.5, 1.0, 2.0};
  * value near 1e-3 lambda_max, with a test error of 0.110, and 0.106 at its
  * first minimum). */
 #define PATH_STOP_FACTOR (1.0 + 1e-6)
+/* k-fold paths stop later: each fold's path stops on its own held-out
+ * error, which is noisy, and the mean over the folds ends where the first
+ * fold stops. */
+#define KFOLD_STOP_FACTOR 1.5
 
 /* Scale screening: the candidates are scored with N / SCREEN_DIV features,
  * at most SCREEN_MAX unless that is below N / (2 SCREEN_DIV), and at least
@@ -323,7 +327,7 @@ rfx_status rfx_srfe_fit(const rfx_srfe_params *params, rfx_cmat X, rfx_cmat Y, r
     lp.fit_intercept = 1;
     lp.n_folds = p->n_folds;
     lp.lambda_min_ratio = p->lambda_min_ratio;
-    lp.cv_stop_factor = PATH_STOP_FACTOR;
+    lp.cv_stop_factor = p->select == RFX_SELECT_KFOLD ? KFOLD_STOP_FACTOR : PATH_STOP_FACTOR;
     size_t s_htp = p->sparsity ? p->sparsity : (m / 2 < N ? m / 2 : N) / 2;
     if (s_htp < 1) s_htp = 1;
 
