@@ -24,11 +24,18 @@
  * all rows; or k-fold cross-validation (rows i mod k), k + 1 paths. Chosen
  * are the weight scale from a small grid, q, N and the lasso lambda along
  * its path (for SRFE-S the equivalent eta is reported). The candidates
- * are screened with N/4 features and half the lambda grid: the scales at
- * q = 2, then q = 1 and 3 at the best scale (a coordinate search); the
- * best pair is then fitted with all N features, and the fit with N/4 is
- * kept instead when its score is lower (N is then chosen from {N/4, N}). On the G-function
- * (d = 20, m = 800) GCV and 5-fold CV chose the same lambda.
+ * are screened with N_s = N/4 features (at most 3000, or N/8 when that is
+ * more; at least 1000) and half the lambda grid: the scales at q = 2, then
+ * q = 1 and 3 at the best scale (a coordinate search); the best pair is
+ * then fitted with all N features at its scale and, when the scale is
+ * chosen, at 1.5 times it (the best scale grows with N, so a screen with
+ * fewer features prefers too small a one); the best score of these and of
+ * the screen's fit is kept (N is then chosen from {N_s, N}). The
+ * candidates of a stage are fitted concurrently, one per thread (each
+ * needs its m x N matrix), and the result is the same for any thread
+ * count. A GCV lasso path stops 5 grid points after its score's minimum. On
+ * the G-function (d = 20, m = 800) GCV and 5-fold CV chose the same
+ * lambda.
  */
 #ifndef RFX_SRFE_H
 #define RFX_SRFE_H
@@ -48,7 +55,7 @@ typedef struct rfx_srfe_params {
                                      sin, weights normal, weight_scale 0
                                      (choose from {0.5, 1, 2}), n_features
                                      N = 0 (choose: 30 m within [1000,
-                                     30000], or a quarter of that when it
+                                     30000], or the screen's N_s when it
                                      scores better), seed 0. A dense map
                                      is sparsity = d.                      */
     rfx_l1_method method;   /* RFX_L1_METHOD_LASSO (default): lambda chosen
