@@ -309,8 +309,11 @@ size_t rfx__transform_ws_len(const rfx_features *f);
 /* Rows per tile of the parallel loops over rows. */
 #define RFX__ROW_TILE 64
 
-/* Validate feature parameters for input dimension d. */
+/* Validate feature parameters for input dimension d: the fields alone
+ * (rfx__features_check_fields, which needs no d), then the length scales,
+ * the sparsity, n_features x d and the structure against d. */
 rfx_status rfx__features_check(const rfx_features_params *p, size_t d);
+rfx_status rfx__features_check_fields(const rfx_features_params *p);
 
 /* ---- statistics --------------------------------------------------------- */
 

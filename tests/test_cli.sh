@@ -878,6 +878,24 @@ stderr_has "bad fit parameters before a missing data file" \
 expect 1 "--lambda 0 with classify before a missing data file" "$RFX" fit \
     "$T/no_such_file.csv" --task classify --lambda 0 -o "$T/bad.rfx"
 stderr_has "--lambda 0 before a missing data file" "fit.lambda: a classifier needs lambda > 0"
+# ... and so for srfe, lasso, harfe, pce and projected (each option value
+# the parser can range is ranged there; the rest is the library's check)
+expect 1 "--degree above the largest with pce before a missing data file" "$RFX" fit \
+    "$T/no_such_file.csv" --method pce --degree 1001 -o "$T/bad.rfx"
+stderr_has "pce --degree 1001 before a missing data file" \
+    "pce.degree: 1001 exceeds RFX_PCE_MAX_DEGREE = 1000"
+expect 1 "--degree-min above the largest with pce before a missing data file" "$RFX" fit \
+    "$T/no_such_file.csv" --method pce --degree-min 1001 -o "$T/bad.rfx"
+stderr_has "pce --degree-min 1001 before a missing data file" \
+    "pce.degree_min: 1001 exceeds RFX_PCE_MAX_DEGREE = 1000"
+for m in srfe lasso harfe; do
+    expect 1 "--weight-scale 0 with $m before a missing data file" "$RFX" fit \
+        "$T/no_such_file.csv" --method "$m" --weight-scale 0 -o "$T/bad.rfx"
+    stderr_has "$m --weight-scale 0 before a missing data file" "--weight-scale: must be > 0"
+done
+expect 1 "--iterations 0 with projected before a missing data file" "$RFX" fit \
+    "$T/no_such_file.csv" --method projected --iterations 0 -o "$T/bad.rfx"
+stderr_has "projected --iterations 0 before a missing data file" "--iterations: must be >= 1"
 expect 1 "--lambda 0 with classify" "$RFX" fit "$T/ctrain.csv" --task classify --lambda 0 \
     -o "$T/bad.rfx"
 expect 1 "--class-weight of an unknown label" "$RFX" fit "$T/ctrain.csv" --task classify \

@@ -1003,6 +1003,98 @@ static void test_errors(void)
     free(y);
 }
 
+/* rfx_pce_params_check: the defaults with marginals (or marginals_from_data)
+ * pass, each bad field is named; what needs d (each marginal,
+ * max_interaction <= d) is left to the fit; with auto_basis the degree is
+ * not read; and rfx_pce_fit makes the same check first, before it looks at
+ * the data. */
+static void test_params_check(void)
+{
+    rfx_marginal mg[2] = {uni(0, 1), nrm(0, 1)};
+    rfx_pce_params p = rfx_pce_params_default();
+    CHECK_ERR(rfx_pce_params_check(&p), RFX_EINVAL, "pce.marginals: NULL");
+    p.marginals_from_data = 1;
+    CHECK_OK(rfx_pce_params_check(&p));
+    p.marginals_from_data = 0;
+    p.marginals = mg;
+    CHECK_OK(rfx_pce_params_check(&p));
+    CHECK_ERR(rfx_pce_params_check(NULL), RFX_EINVAL, "pce: params is NULL");
+#define BAD(field, value, text)                                                           \
+    do {                                                                                  \
+        rfx_pce_params q_ = rfx_pce_params_default();                                     \
+        q_.marginals = mg;                                                                \
+        q_.field = value;                                                                 \
+        CHECK_ERR(rfx_pce_params_check(&q_), RFX_EINVAL, text);                           \
+    } while (0)
+    BAD(method, (rfx_pce_method)5, "pce.method");
+    BAD(max_candidates, 0, "pce.max_candidates");
+    BAD(lars_error_factor, 0.5, "pce.lars_error_factor");
+    BAD(lars_error_factor, NAN, "pce.lars_error_factor");
+    BAD(n_threads, -1, "pce.n_threads");
+    BAD(degree, 0, "pce.degree: must be >= 1");
+    BAD(degree, RFX_PCE_MAX_DEGREE + 1, "pce.degree: 1001 exceeds RFX_PCE_MAX_DEGREE");
+    BAD(degree_min, 4, "pce.degree_min: 4 exceeds pce.degree = 3");
+    BAD(q_norm, 1.5, "pce.q_norm");
+    BAD(q_norm, NAN, "pce.q_norm");
+    BAD(basis_terms, 4, "pce.basis_terms: 4 without a basis");
+#undef BAD
+    const unsigned basis[3 * 2] = {0, 0, 1, 0, 0, 1};
+    p = rfx_pce_params_default();
+    p.marginals = mg;
+    p.basis = basis;
+    CHECK_ERR(rfx_pce_params_check(&p), RFX_EINVAL, "pce.basis_terms: 0 with a basis given");
+    p.basis_terms = 3;
+    p.degree = 0; /* not read with a basis */
+    CHECK_OK(rfx_pce_params_check(&p));
+    p.max_candidates = 2;
+    CHECK_ERR(rfx_pce_params_check(&p), RFX_EINVAL, "pce.basis_terms: 3 exceeds");
+    /* auto_basis: the degree is not read, degree_min is */
+    p = rfx_pce_params_default();
+    p.marginals_from_data = 1;
+    p.auto_basis = 1;
+    p.degree = 0;
+    p.degree_min = 4;
+    CHECK_OK(rfx_pce_params_check(&p));
+    p.degree_min = RFX_PCE_MAX_DEGREE + 1;
+    CHECK_ERR(rfx_pce_params_check(&p), RFX_EINVAL, "pce.degree_min: 1001 exceeds");
+    /* the data's part */
+    rfx_marginal bad[2] = {uni(1, 1), nrm(0, -1)};
+    p = rfx_pce_params_default();
+    p.marginals = bad;
+    p.max_interaction = 5;
+    CHECK_OK(rfx_pce_params_check(&p));
+    double X[10 * 2], y[10];
+    for (int i = 0; i < 10; i++) {
+        X[2 * i] = 0.1 * i;
+        X[2 * i + 1] = 0.05 * i * i;
+        y[i] = X[2 * i];
+    }
+    rfx_pce *out = NULL;
+    CHECK_ERR(rfx_pce_fit(&p, rfx_cmat_of(X, 10, 2), y, &out), RFX_EINVAL, "pce.marginals[0]");
+    p.marginals = mg;
+    CHECK_ERR(rfx_pce_fit(&p, rfx_cmat_of(X, 10, 2), y, &out), RFX_EINVAL,
+              "pce.max_interaction: 5 exceeds the 2 inputs");
+    CHECK(out == NULL);
+    /* the fit's first check: the same message, whatever the data */
+    p = rfx_pce_params_default();
+    p.marginals = mg;
+    p.q_norm = 0;
+    char msg[256];
+    CHECK_STATUS(rfx_pce_params_check(&p), RFX_EINVAL);
+    snprintf(msg, sizeof msg, "%s", rfx_last_error());
+    CHECK_STATUS(rfx_pce_fit(&p, rfx_cmat_of(NULL, 0, 0), NULL, &out), RFX_EINVAL);
+    CHECK_MSG(strcmp(rfx_last_error(), msg) == 0, "'%s' is not '%s'", rfx_last_error(), msg);
+    p = rfx_pce_params_default();
+    p.marginals_from_data = 1;
+    p.auto_basis = 1;
+    p.degree_min = RFX_PCE_MAX_DEGREE + 1;
+    CHECK_STATUS(rfx_pce_params_check(&p), RFX_EINVAL);
+    snprintf(msg, sizeof msg, "%s", rfx_last_error());
+    CHECK_STATUS(rfx_pce_fit(&p, rfx_cmat_of(X, 10, 2), y, &out), RFX_EINVAL);
+    CHECK_MSG(strcmp(rfx_last_error(), msg) == 0, "'%s' is not '%s'", rfx_last_error(), msg);
+    CHECK(out == NULL);
+}
+
 /* The automatic basis and the marginals from the data (rfx_pce_params
  * auto_basis, marginals_from_data) are exactly the better of the two fits
  * they stand for: total degree 7 (the largest with C(8 + P, P) <= 10000 at
@@ -1101,6 +1193,7 @@ int main(void)
     test_lars_support();
     test_threads();
     test_errors();
+    test_params_check();
     test_ishigami();
     test_gfunction();
     return rfx_test_finish("test_pce");

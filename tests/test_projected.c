@@ -811,6 +811,93 @@ static void test_errors(void)
     free(y);
 }
 
+/* (9b) rfx_projected_params_check: the defaults pass, each bad field is
+ * named, the surrogate in use has its parameters checked as its fit sees
+ * them (threads and method replaced, PCE marginals from the scores), the
+ * message prefixed; what depends on the data (k <= m - 1, theta's d values,
+ * n_folds <= m) is left to the fit; and rfx_projected_fit makes the same
+ * check first, before it looks at the data. */
+static void test_params_check(void)
+{
+    rfx_projected_params p = rfx_projected_params_default();
+    CHECK_OK(rfx_projected_params_check(&p));
+    CHECK_STATUS(rfx_projected_params_check(NULL), RFX_EINVAL);
+    CHECK_MSG(strstr(rfx_last_error(), "projected: params is NULL") != NULL, "%s",
+              rfx_last_error());
+#define BAD(field, value, text)                                                        \
+    do {                                                                               \
+        rfx_projected_params q_ = rfx_projected_params_default();                      \
+        q_.field = value;                                                              \
+        CHECK_STATUS(rfx_projected_params_check(&q_), RFX_EINVAL);                     \
+        CHECK_MSG(strstr(rfx_last_error(), text) != NULL, "message '%s' lacks '%s'",   \
+                  rfx_last_error(), text);                                             \
+    } while (0)
+    BAD(surrogate, RFX_METHOD_HARFE, "projected.surrogate");
+    BAD(n_particles, 0, "projected.n_particles");
+    BAD(iterations, 0, "projected.iterations");
+    BAD(n_folds, 1, "projected.n_folds: must be 0 or >= 2, got 1");
+    BAD(gamma, NAN, "projected.gamma");
+    BAD(gamma, -1.0, "projected.gamma");
+    BAD(standardize, 2, "projected.standardize");
+    BAD(n_threads, -1, "projected.n_threads");
+#undef BAD
+    /* the data's part */
+    const double zero[3] = {0, 0, 0};
+    p.n_components = 1000;
+    p.n_folds = 1000;
+    p.theta = zero;
+    CHECK_OK(rfx_projected_params_check(&p));
+    /* the surrogate in use, as its fit sees it */
+    rfx_srfe_params sp = rfx_srfe_params_default();
+    rfx_pce_params pp = rfx_pce_params_default();
+    rfx_fit_params fp = rfx_fit_params_default();
+    sp.n_lambdas = 0;
+    pp.degree = 0;
+    fp.lambda = NAN;
+    p = rfx_projected_params_default();
+    p.srfe = &sp;
+    p.pce = &pp;
+    p.fit = &fp;
+    p.surrogate = RFX_METHOD_SRFE;
+    CHECK_STATUS(rfx_projected_params_check(&p), RFX_EINVAL);
+    CHECK_MSG(strstr(rfx_last_error(), "projected: srfe surrogate: srfe.n_lambdas") != NULL, "%s",
+              rfx_last_error());
+    p.surrogate = RFX_METHOD_PCE;
+    CHECK_STATUS(rfx_projected_params_check(&p), RFX_EINVAL);
+    CHECK_MSG(strstr(rfx_last_error(), "projected: pce surrogate: pce.degree") != NULL, "%s",
+              rfx_last_error());
+    p.surrogate = RFX_METHOD_BAYES;
+    CHECK_STATUS(rfx_projected_params_check(&p), RFX_EINVAL);
+    CHECK_MSG(strstr(rfx_last_error(), "projected: bayes surrogate: fit.lambda") != NULL, "%s",
+              rfx_last_error());
+    /* only the surrogate in use; threads, the method and the PCE marginals
+     * are the fit's */
+    sp = rfx_srfe_params_default();
+    sp.features.n_threads = -1;
+    pp = rfx_pce_params_default(); /* marginals NULL */
+    pp.n_threads = -1;
+    fp = rfx_fit_params_default();
+    fp.method = RFX_METHOD_PCE;
+    fp.features.n_threads = -1;
+    for (int s = 0; s < 4; s++) {
+        const rfx_method m[4] = {RFX_METHOD_RIDGE, RFX_METHOD_BAYES, RFX_METHOD_SRFE,
+                                 RFX_METHOD_PCE};
+        p.surrogate = m[s];
+        CHECK_OK(rfx_projected_params_check(&p));
+    }
+    /* the fit's first check: the same message, whatever the data */
+    p = rfx_projected_params_default();
+    p.gamma = INFINITY;
+    char msg[256];
+    rfx_model *mod = NULL;
+    CHECK_STATUS(rfx_projected_params_check(&p), RFX_EINVAL);
+    snprintf(msg, sizeof msg, "%s", rfx_last_error());
+    CHECK_STATUS(rfx_projected_fit(&p, rfx_cmat_of(NULL, 0, 0), rfx_cmat_of(NULL, 0, 0), &mod,
+                                   NULL), RFX_EINVAL);
+    CHECK_MSG(strcmp(rfx_last_error(), msg) == 0, "'%s' is not '%s'", rfx_last_error(), msg);
+    CHECK(mod == NULL);
+}
+
 /* (10) The finalists (step 4 of rfx/projection.h): with the PCE surrogate the returned model's
  * corrected LOO error (report.loss) is the lowest of the candidates that
  * share its theta: every (gamma, k) of {its gamma, 10^-2.5, 10^-1.5,
@@ -957,6 +1044,7 @@ int main(void)
     RFX_TEST_RUN(test_files);
     RFX_TEST_RUN(test_threads);
     RFX_TEST_RUN(test_errors);
+    RFX_TEST_RUN(test_params_check);
     RFX_TEST_RUN(test_finalists);
     RFX_TEST_RUN(test_auto_surrogate);
     return rfx_test_finish("test_projected");

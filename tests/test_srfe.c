@@ -298,10 +298,78 @@ static void test_selection(void)
     free(f);
 }
 
+#define EXPECT_ERR(call, status, text)                                                   \
+    do {                                                                                  \
+        CHECK_STATUS(call, status);                                                       \
+        CHECK_MSG(strstr(rfx_last_error(), text) != NULL, "message '%s' lacks '%s'",      \
+                  rfx_last_error(), text);                                                \
+    } while (0)
+
+/* rfx_srfe_params_check: the defaults pass, each bad field is named; what
+ * depends on the data (q <= d, n_folds <= m) is left to the fit; and
+ * rfx_srfe_fit makes the same check first, before it looks at the data. */
+static void test_params_check(void)
+{
+    rfx_srfe_params p = rfx_srfe_params_default();
+    CHECK_OK(rfx_srfe_params_check(&p));
+    p.method = RFX_L1_METHOD_HTP;
+    p.features.weight_scale = 2.0;
+    p.features.n_features = 500;
+    CHECK_OK(rfx_srfe_params_check(&p));
+    EXPECT_ERR(rfx_srfe_params_check(NULL), RFX_EINVAL, "srfe: params is NULL");
+#define BAD(field, value, text)                                                           \
+    do {                                                                                  \
+        rfx_srfe_params q_ = rfx_srfe_params_default();                                   \
+        q_.field = value;                                                                 \
+        EXPECT_ERR(rfx_srfe_params_check(&q_), RFX_EINVAL, text);                         \
+    } while (0)
+    BAD(method, (rfx_l1_method)9, "srfe.method");
+    BAD(lambda, NAN, "srfe.lambda");
+    BAD(eta, -1.0, "srfe.eta");
+    BAD(n_folds, 1, "srfe.n_folds: must be >= 2, got 1");
+    BAD(n_lambdas, 0, "srfe.n_lambdas");
+    BAD(select, RFX_SELECT_NONE, "srfe.select");
+    BAD(lambda_min_ratio, 1.0, "srfe.lambda_min_ratio");
+    BAD(features.activation, (rfx_activation)99, "features.activation");
+    BAD(features.n_threads, -1, "features.n_threads");
+    BAD(features.weight_scale, NAN, "features.weight_scale");
+    BAD(features.kernel, (rfx_kernel)99, "features.kernel");
+#undef BAD
+    p = rfx_srfe_params_default();
+    p.features.form = RFX_FORM_COS_SIN;
+    p.features.activation = RFX_ACTIVATION_COS;
+    EXPECT_ERR(rfx_srfe_params_check(&p), RFX_EINVAL, "srfe.features.form");
+    /* the data's part */
+    p = rfx_srfe_params_default();
+    p.features.sparsity = 50;
+    p.n_folds = 1000;
+    CHECK_OK(rfx_srfe_params_check(&p));
+    const size_t m = 20, d = 3;
+    double X[20 * 3] = {0}, y[20] = {0};
+    rfx_model *mo = NULL;
+    EXPECT_ERR(rfx_srfe_fit(&p, rfx_cmat_of(X, m, d), rfx_cmat_of(y, m, 1), &mo, NULL),
+               RFX_EINVAL, "srfe.n_folds: must be in [2, 20 rows], got 1000");
+    p.n_folds = 5;
+    EXPECT_ERR(rfx_srfe_fit(&p, rfx_cmat_of(X, m, d), rfx_cmat_of(y, m, 1), &mo, NULL),
+               RFX_EINVAL, "features.sparsity");
+    CHECK(mo == NULL);
+    /* the fit's first check: the same message, whatever the data */
+    p = rfx_srfe_params_default();
+    p.lambda_min_ratio = 0;
+    char msg[256];
+    CHECK_STATUS(rfx_srfe_params_check(&p), RFX_EINVAL);
+    snprintf(msg, sizeof msg, "%s", rfx_last_error());
+    CHECK_STATUS(rfx_srfe_fit(&p, rfx_cmat_of(NULL, 0, 0), rfx_cmat_of(NULL, 0, 0), &mo, NULL),
+                 RFX_EINVAL);
+    CHECK_MSG(strcmp(rfx_last_error(), msg) == 0, "'%s' is not '%s'", rfx_last_error(), msg);
+    CHECK(mo == NULL);
+}
+
 int main(void)
 {
     test_recovery();
     test_defaults();
     test_selection();
+    test_params_check();
     return rfx_test_finish("test_srfe");
 }

@@ -145,13 +145,24 @@ typedef struct rfx_pce_params {
 /* The defaults documented in the struct (marginals NULL: they must be set). */
 RFX_API rfx_pce_params rfx_pce_params_default(void);
 
+/* RFX_OK when the parameters are valid for rfx_pce_fit whatever the data,
+ * else RFX_EINVAL with a message naming the field ("pce.degree: ..."): the
+ * check rfx_pce_fit makes first, for use before any data is read. With
+ * auto_basis (and no basis) the degree is not read, and degree_min must be
+ * at most RFX_PCE_MAX_DEGREE. What depends on the d inputs is checked by
+ * the fit: each of the d marginals, max_interaction <= d, the entries of a
+ * basis and the size of the candidate basis. RFX_EINVAL for NULL, and for
+ * marginals NULL without marginals_from_data. */
+RFX_API rfx_status rfx_pce_params_check(const rfx_pce_params *p);
+
 /* A fitted (or assembled) expansion: marginals, multi-indices and
  * coefficients. Self-contained: it does not refer to the params or data. */
 typedef struct rfx_pce rfx_pce;
 
 /* Fit a PCE to X (n x d, d = the number of marginals, finite) and y (n
  * finite values). Every parameter is validated, the message naming the
- * field. Errors: RFX_EINVAL (bad params, n too small: LSQ needs n >= P,
+ * field; the errors of rfx_pce_params_check come first, before the data is
+ * looked at. Errors: RFX_EINVAL (bad params, n too small: LSQ needs n >= P,
  * LARS n >= 2), RFX_EDIM, RFX_EPARSE (non-finite data), RFX_EOVERFLOW
  * (C(d + p, p) overflows size_t), RFX_ENUMERIC (LSQ design matrix of
  * deficient rank, e.g. repeated points), RFX_ENOMEM.

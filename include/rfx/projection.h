@@ -483,6 +483,19 @@ typedef struct rfx_projected_params {
 /* The defaults documented in the struct. */
 RFX_API rfx_projected_params rfx_projected_params_default(void);
 
+/* RFX_OK when the parameters are valid for rfx_projected_fit whatever the
+ * data, else RFX_EINVAL with a message naming the field ("projected.gamma:
+ * ..."): the check rfx_projected_fit makes first, for use before any data
+ * is read. It includes the parameters of the surrogate in use (fit for
+ * ridge and bayes, srfe, pce, when given) as that surrogate's fit sees them
+ * (its threads and method replaced, the PCE marginals those of the scores)
+ * by rfx_fit_params_check, rfx_srfe_params_check or rfx_pce_params_check,
+ * the message prefixed "projected: srfe surrogate: ". What depends on the
+ * data is checked by the fit: n_components <= m - 1, theta's d values,
+ * n_folds <= m, and the surrogate's parameters against the k scores.
+ * RFX_EINVAL for NULL. */
+RFX_API rfx_status rfx_projected_params_check(const rfx_projected_params *p);
+
 /* What a fit did. The caller points theta (d values) and history
  * (iterations + 1 values) at its own buffers, or leaves them NULL; the
  * other fields are written by the fit. */
@@ -509,7 +522,9 @@ typedef struct rfx_projected_report {
 } rfx_projected_report;
 
 /* Fit X (m x d, m >= 3, finite) and Y (m x 1, finite). Every parameter is
- * validated, the message naming the field. On success *out is a model of
+ * validated, the message naming the field; the errors of
+ * rfx_projected_params_check come first, before the data is looked at. On
+ * success *out is a model of
  * method RFX_METHOD_PROJECTED and report (may be NULL) is filled. Errors:
  * RFX_EINVAL (a field), RFX_EDIM, RFX_EPARSE (a non-finite entry),
  * RFX_EOVERFLOW (more than 2^31 - 1 rows), RFX_ENUMERIC (no theta gave a

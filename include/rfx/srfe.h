@@ -81,6 +81,16 @@ typedef struct rfx_srfe_params {
 
 RFX_API rfx_srfe_params rfx_srfe_params_default(void);
 
+/* RFX_OK when the parameters are valid for rfx_srfe_fit whatever the data,
+ * else RFX_EINVAL with a message naming the field ("srfe.lambda_min_ratio:
+ * ..."; "features.activation: ..." for the feature map's fields, with
+ * weight_scale <= 0 and n_features 0 standing for the chosen ones): the
+ * check rfx_srfe_fit makes first, for use before any data is read. What
+ * depends on the data is checked by the fit: n_folds at most m, and the
+ * feature map against the d inputs (length_scales, sparsity q <= d, the
+ * structure). RFX_EINVAL for NULL. */
+RFX_API rfx_status rfx_srfe_params_check(const rfx_srfe_params *p);
+
 /* What the fit chose and did. */
 typedef struct rfx_srfe_report {
     size_t n_features;      /* N used                                        */
@@ -98,7 +108,8 @@ typedef struct rfx_srfe_report {
 
 /* Fit X (m x d), Y (m x 1). The model (method RFX_METHOD_SRFE, or
  * RFX_METHOD_HARFE for HTP) predicts with rfx_model_predict and saves like
- * any other. report may be NULL. */
+ * any other. report may be NULL. The errors of rfx_srfe_params_check come
+ * first, before the data is looked at. */
 RFX_API rfx_status rfx_srfe_fit(const rfx_srfe_params *params, rfx_cmat X, rfx_cmat Y,
                                 rfx_model **out, rfx_srfe_report *report);
 

@@ -34,10 +34,9 @@ rfx_features_params rfx_features_params_default(void)
     return p;
 }
 
-rfx_status rfx__features_check(const rfx_features_params *p, size_t d)
+rfx_status rfx__features_check_fields(const rfx_features_params *p)
 {
     if (!p) return rfx__error(RFX_EINVAL, "features: params is NULL");
-    if (d == 0) return rfx__error(RFX_EINVAL, "features: input dimension d must be >= 1");
     if ((unsigned)p->kernel > RFX_KERNEL_MATERN)
         return rfx__error(RFX_EINVAL, "features.kernel: %d is not an rfx_kernel", (int)p->kernel);
     if ((unsigned)p->form > RFX_FORM_COS_SIN)
@@ -58,17 +57,9 @@ rfx_status rfx__features_check(const rfx_features_params *p, size_t d)
                           "use length_scale for the %s kernel", rfx_kernel_name(p->kernel));
     if (p->gamma > 0 && p->length_scales)
         return rfx__error(RFX_EINVAL, "features: give gamma or length_scales, not both");
-    if (p->length_scales) {
-        for (size_t i = 0; i < d; i++) {
-            if (!(p->length_scales[i] > 0 && isfinite(p->length_scales[i])))
-                return rfx__error(RFX_EINVAL,
-                                  "features.length_scales[%zu]: must be > 0 and finite, got %g", i,
-                                  p->length_scales[i]);
-        }
-    } else if (p->gamma == 0 && !(p->length_scale > 0 && isfinite(p->length_scale))) {
+    if (!p->length_scales && p->gamma == 0 && !(p->length_scale > 0 && isfinite(p->length_scale)))
         return rfx__error(RFX_EINVAL, "features.length_scale: must be > 0 and finite, got %g",
                           p->length_scale);
-    }
     if (p->n_threads < 0)
         return rfx__error(RFX_EINVAL, "features.n_threads: must be >= 0, got %d", p->n_threads);
     if ((unsigned)p->activation > RFX_ACTIVATION_SIGN)
@@ -80,12 +71,28 @@ rfx_status rfx__features_check(const rfx_features_params *p, size_t d)
     if ((unsigned)p->weights > RFX_WEIGHTS_UNIFORM)
         return rfx__error(RFX_EINVAL, "features.weights: %d is not an rfx_weights",
                           (int)p->weights);
-    if (p->sparsity > d)
-        return rfx__error(RFX_EINVAL, "features.sparsity: q = %zu exceeds the %zu inputs",
-                          p->sparsity, d);
     if (!(p->weight_scale > 0 && isfinite(p->weight_scale)))
         return rfx__error(RFX_EINVAL, "features.weight_scale: must be > 0 and finite, got %g",
                           p->weight_scale);
+    return RFX_OK;
+}
+
+rfx_status rfx__features_check(const rfx_features_params *p, size_t d)
+{
+    if (!p) return rfx__error(RFX_EINVAL, "features: params is NULL");
+    if (d == 0) return rfx__error(RFX_EINVAL, "features: input dimension d must be >= 1");
+    RFX__TRY(rfx__features_check_fields(p));
+    if (p->length_scales) {
+        for (size_t i = 0; i < d; i++) {
+            if (!(p->length_scales[i] > 0 && isfinite(p->length_scales[i])))
+                return rfx__error(RFX_EINVAL,
+                                  "features.length_scales[%zu]: must be > 0 and finite, got %g", i,
+                                  p->length_scales[i]);
+        }
+    }
+    if (p->sparsity > d)
+        return rfx__error(RFX_EINVAL, "features.sparsity: q = %zu exceeds the %zu inputs",
+                          p->sparsity, d);
     size_t cells;
     RFX__TRY(rfx__mul(p->n_features, d, &cells, "features: n_features x d"));
     return rfx__structure_check(p, d);

@@ -96,16 +96,78 @@ rfx_projected_params rfx_projected_params_default(void)
     return p;
 }
 
-static rfx_status check_params(const rfx_projected_params *p, size_t m, size_t d)
+/* The surrogate's parameters as setup_surrogate and fit_surrogate_k use
+ * them (threads replaced, PCE marginals from the scores), checked without
+ * the data, the message prefixed as the surrogate's fit errors are. */
+static rfx_status check_one_surrogate(const rfx_projected_params *p);
+
+static rfx_status check_surrogate(const rfx_projected_params *p)
 {
-    if (p->n_components > m - 1)
-        return rfx__error(RFX_EINVAL, "projected.n_components: must be 0 (choose) or in 1..%zu "
-                                      "(training rows - 1), got %zu", m - 1, p->n_components);
+    if (p->surrogate != RFX_PROJECTED_AUTO) return check_one_surrogate(p);
+    /* the automatic choice: each candidate's parameters (ridge, srfe, pce) */
+    static const rfx_method CAND[3] = {RFX_METHOD_RIDGE, RFX_METHOD_SRFE, RFX_METHOD_PCE};
+    for (size_t i = 0; i < 3; i++) {
+        rfx_projected_params q = *p;
+        q.surrogate = CAND[i];
+        RFX__TRY(check_one_surrogate(&q));
+    }
+    return RFX_OK;
+}
+
+static rfx_status check_one_surrogate(const rfx_projected_params *p)
+{
+    rfx_status st = RFX_OK;
+    if (p->surrogate == RFX_METHOD_SRFE && p->srfe) {
+        rfx_srfe_params sp = *p->srfe;
+        sp.features.n_threads = SURROGATE_THREADS;
+        st = rfx_srfe_params_check(&sp);
+    } else if (p->surrogate == RFX_METHOD_PCE && p->pce) {
+        rfx_pce_params pp = *p->pce;
+        pp.marginals = NULL;
+        pp.marginals_from_data = 1;
+        pp.n_threads = SURROGATE_THREADS;
+        st = rfx_pce_params_check(&pp);
+    } else if ((p->surrogate == RFX_METHOD_RIDGE || p->surrogate == RFX_METHOD_BAYES) && p->fit) {
+        rfx_fit_params fp = *p->fit;
+        fp.method = p->surrogate;
+        fp.features.n_threads = SURROGATE_THREADS;
+        st = rfx_fit_params_check(&fp);
+    }
+    if (st) rfx__error_prefix("projected: %s surrogate", rfx_method_name(p->surrogate));
+    return st;
+}
+
+rfx_status rfx_projected_params_check(const rfx_projected_params *p)
+{
+    if (!p) return rfx__error(RFX_EINVAL, "projected: params is NULL");
     if (p->surrogate != RFX_METHOD_RIDGE && p->surrogate != RFX_METHOD_BAYES &&
         p->surrogate != RFX_METHOD_SRFE && p->surrogate != RFX_METHOD_PCE &&
         p->surrogate != RFX_PROJECTED_AUTO)
         return rfx__error(RFX_EINVAL, "projected.surrogate: %d is not one of RFX_METHOD_RIDGE, "
                                       "BAYES, SRFE, PCE or RFX_PROJECTED_AUTO", (int)p->surrogate);
+    if (p->n_particles == 0)
+        return rfx__error(RFX_EINVAL, "projected.n_particles: must be >= 1, got 0");
+    if (p->iterations == 0)
+        return rfx__error(RFX_EINVAL, "projected.iterations: must be >= 1, got 0");
+    if (p->n_folds == 1)
+        return rfx__error(RFX_EINVAL, "projected.n_folds: must be 0 or >= 2, got 1");
+    if (!(p->gamma >= 0 && isfinite(p->gamma)))
+        return rfx__error(RFX_EINVAL, "projected.gamma: must be > 0 and finite (or 0 to choose), "
+                                      "got %g", p->gamma);
+    if (p->standardize != 0 && p->standardize != 1)
+        return rfx__error(RFX_EINVAL, "projected.standardize: must be 0 or 1, got %d",
+                          p->standardize);
+    if (p->n_threads < 0)
+        return rfx__error(RFX_EINVAL, "projected.n_threads: must be >= 0, got %d", p->n_threads);
+    return check_surrogate(p);
+}
+
+/* What depends on the m x d data, after rfx_projected_params_check. */
+static rfx_status check_params(const rfx_projected_params *p, size_t m, size_t d)
+{
+    if (p->n_components > m - 1)
+        return rfx__error(RFX_EINVAL, "projected.n_components: must be 0 (choose) or in 1..%zu "
+                                      "(training rows - 1), got %zu", m - 1, p->n_components);
     if (p->theta) {
         int any = 0;
         for (size_t j = 0; j < d; j++) {
@@ -117,21 +179,9 @@ static rfx_status check_params(const rfx_projected_params *p, size_t m, size_t d
         if (!any)
             return rfx__error(RFX_EINVAL, "projected.theta: all %zu entries are zero", d);
     }
-    if (p->n_particles == 0)
-        return rfx__error(RFX_EINVAL, "projected.n_particles: must be >= 1, got 0");
-    if (p->iterations == 0)
-        return rfx__error(RFX_EINVAL, "projected.iterations: must be >= 1, got 0");
-    if (p->n_folds == 1 || p->n_folds > m)
+    if (p->n_folds > m)
         return rfx__error(RFX_EINVAL, "projected.n_folds: must be 0 or in 2..%zu (the rows), "
                                       "got %zu", m, p->n_folds);
-    if (!(p->gamma >= 0 && isfinite(p->gamma)))
-        return rfx__error(RFX_EINVAL, "projected.gamma: must be > 0 and finite (or 0 to choose), "
-                                      "got %g", p->gamma);
-    if (p->standardize != 0 && p->standardize != 1)
-        return rfx__error(RFX_EINVAL, "projected.standardize: must be 0 or 1, got %d",
-                          p->standardize);
-    if (p->n_threads < 0)
-        return rfx__error(RFX_EINVAL, "projected.n_threads: must be >= 0, got %d", p->n_threads);
     return RFX_OK;
 }
 
@@ -949,8 +999,8 @@ static rfx_status given_theta_loss(const ctx *c, worker *wk, double own, double 
 rfx_status rfx_projected_fit(const rfx_projected_params *params, rfx_cmat X, rfx_cmat Y,
                              rfx_model **out, rfx_projected_report *report)
 {
-    if (!params) return rfx__error(RFX_EINVAL, "projected: params is NULL");
     if (!out) return rfx__error(RFX_EINVAL, "projected: out is NULL");
+    RFX__TRY(rfx_projected_params_check(params));
     RFX__TRY(check_data(X, Y));
     RFX__TRY(check_params(params, X.rows, X.cols));
     const size_t m = X.rows, d = X.cols;

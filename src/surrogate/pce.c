@@ -105,10 +105,10 @@ static rfx_status check_marginals(const rfx_marginal *m, size_t d, const char *w
     return RFX_OK;
 }
 
-static rfx_status check_params(const rfx_pce_params *p, size_t d)
+/* The fields that need no data; automatic: the degree is chosen by the
+ * fit (auto_basis), at least degree_min, so only degree_min is read. */
+static rfx_status check_fields(const rfx_pce_params *p, int automatic)
 {
-    if (!p) return rfx__error(RFX_EINVAL, "pce: params is NULL");
-    RFX__TRY(check_marginals(p->marginals, d, "pce.marginals"));
     if (p->method != RFX_PCE_METHOD_LSQ && p->method != RFX_PCE_METHOD_LARS)
         return rfx__error(RFX_EINVAL, "pce.method: %d is not an rfx_pce_method", (int)p->method);
     if (p->max_candidates == 0) return rfx__error(RFX_EINVAL, "pce.max_candidates: must be >= 1");
@@ -120,22 +120,49 @@ static rfx_status check_params(const rfx_pce_params *p, size_t d)
     if (p->basis) {
         if (p->basis_terms == 0)
             return rfx__error(RFX_EINVAL, "pce.basis_terms: 0 with a basis given");
+        if (p->basis_terms > p->max_candidates)
+            return rfx__error(RFX_EINVAL, "pce.basis_terms: %zu exceeds pce.max_candidates = %zu",
+                              p->basis_terms, p->max_candidates);
         return RFX_OK; /* the entries are checked when copied */
     }
     if (p->basis_terms != 0)
         return rfx__error(RFX_EINVAL, "pce.basis_terms: %zu without a basis (pce.basis is NULL)",
                           p->basis_terms);
-    if (p->degree == 0)
-        return rfx__error(RFX_EINVAL, "pce.degree: must be >= 1 (degree 0 is the constant)");
-    if (p->degree > RFX_PCE_MAX_DEGREE)
-        return rfx__error(RFX_EINVAL, "pce.degree: %zu exceeds RFX_PCE_MAX_DEGREE = %u", p->degree,
-                          RFX_PCE_MAX_DEGREE);
-    if (p->degree_min > p->degree)
-        return rfx__error(RFX_EINVAL, "pce.degree_min: %zu exceeds pce.degree = %zu",
-                          p->degree_min, p->degree);
+    if (automatic) {
+        if (p->degree_min > RFX_PCE_MAX_DEGREE)
+            return rfx__error(RFX_EINVAL, "pce.degree_min: %zu exceeds RFX_PCE_MAX_DEGREE = %u",
+                              p->degree_min, RFX_PCE_MAX_DEGREE);
+    } else {
+        if (p->degree == 0)
+            return rfx__error(RFX_EINVAL, "pce.degree: must be >= 1 (degree 0 is the constant)");
+        if (p->degree > RFX_PCE_MAX_DEGREE)
+            return rfx__error(RFX_EINVAL, "pce.degree: %zu exceeds RFX_PCE_MAX_DEGREE = %u",
+                              p->degree, RFX_PCE_MAX_DEGREE);
+        if (p->degree_min > p->degree)
+            return rfx__error(RFX_EINVAL, "pce.degree_min: %zu exceeds pce.degree = %zu",
+                              p->degree_min, p->degree);
+    }
     if (!(p->q_norm > 0 && p->q_norm <= 1))
         return rfx__error(RFX_EINVAL, "pce.q_norm: must be in (0, 1], got %g", p->q_norm);
-    if (p->max_interaction > d)
+    return RFX_OK;
+}
+
+rfx_status rfx_pce_params_check(const rfx_pce_params *p)
+{
+    if (!p) return rfx__error(RFX_EINVAL, "pce: params is NULL");
+    if (!p->marginals && !p->marginals_from_data)
+        return rfx__error(RFX_EINVAL, "pce.marginals: NULL (one marginal per input is needed, or "
+                                      "marginals_from_data = 1)");
+    return check_fields(p, p->auto_basis && !p->basis);
+}
+
+/* The parameters of one fit on d inputs: marginals set, degree given. */
+static rfx_status check_params(const rfx_pce_params *p, size_t d)
+{
+    if (!p) return rfx__error(RFX_EINVAL, "pce: params is NULL");
+    RFX__TRY(check_marginals(p->marginals, d, "pce.marginals"));
+    RFX__TRY(check_fields(p, 0));
+    if (!p->basis && p->max_interaction > d)
         return rfx__error(RFX_EINVAL, "pce.max_interaction: %zu exceeds the %zu inputs",
                           p->max_interaction, d);
     return RFX_OK;
@@ -938,10 +965,7 @@ fail:
 /* Copy an explicit basis, checking it. */
 static rfx_status copy_basis(const rfx_pce_params *p, size_t d, unsigned **alpha, size_t *P)
 {
-    size_t Pd = 0;
-    if (p->basis_terms > p->max_candidates)
-        return rfx__error(RFX_EINVAL, "pce.basis_terms: %zu exceeds pce.max_candidates = %zu",
-                          p->basis_terms, p->max_candidates);
+    size_t Pd = 0; /* basis_terms <= max_candidates: check_params */
     RFX__TRY(rfx__mul(p->basis_terms, d, &Pd, "pce.basis"));
     RFX__TRY(check_alpha(p->basis, p->basis_terms, d, "pce.basis"));
     RFX__TRY(rfx__alloc(Pd, sizeof **alpha, (void **)alpha, "pce.basis"));
@@ -1429,7 +1453,7 @@ static void note_basis(rfx_pce *pce, const rfx_pce_params *p)
 rfx_status rfx_pce_fit(const rfx_pce_params *params, rfx_cmat X, const double *y, rfx_pce **out)
 {
     if (!out) return rfx__error(RFX_EINVAL, "pce_fit: out is NULL");
-    if (!params) return rfx__error(RFX_EINVAL, "pce: params is NULL");
+    RFX__TRY(rfx_pce_params_check(params));
     rfx_pce_params p = *params;
     rfx_marginal *mg = NULL;
     rfx_pce *pce = NULL, *pce2 = NULL;

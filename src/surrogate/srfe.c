@@ -81,16 +81,25 @@ rfx_srfe_params rfx_srfe_params_default(void)
     return p;
 }
 
-static rfx_status check_params(const rfx_srfe_params *p, size_t m, size_t d)
+/* The features as the fit uses them: weight_scale <= 0 and n_features 0
+ * stand for the chosen ones, any valid value. */
+static rfx_features_params fit_features(const rfx_srfe_params *p)
+{
+    rfx_features_params fp = p->features;
+    if (fp.weight_scale <= 0) fp.weight_scale = 1.0;
+    if (fp.n_features == 0) fp.n_features = 1000;
+    return fp;
+}
+
+rfx_status rfx_srfe_params_check(const rfx_srfe_params *p)
 {
     if (!p) return rfx__error(RFX_EINVAL, "srfe: params is NULL");
     if ((unsigned)p->method > RFX_L1_METHOD_HTP)
         return rfx__error(RFX_EINVAL, "srfe.method: %d is not an rfx_l1_method", (int)p->method);
     if (!isfinite(p->lambda) || !isfinite(p->eta) || p->eta < 0)
         return rfx__error(RFX_EINVAL, "srfe.lambda / srfe.eta: must be finite (eta >= 0)");
-    if (p->n_folds < 2 || p->n_folds > m)
-        return rfx__error(RFX_EINVAL, "srfe.n_folds: must be in [2, %zu rows], got %zu", m,
-                          p->n_folds);
+    if (p->n_folds < 2)
+        return rfx__error(RFX_EINVAL, "srfe.n_folds: must be >= 2, got %zu", p->n_folds);
     if (p->n_lambdas < 1)
         return rfx__error(RFX_EINVAL, "srfe.n_lambdas: must be >= 1");
     if (p->select != RFX_SELECT_GCV && p->select != RFX_SELECT_KFOLD)
@@ -99,13 +108,21 @@ static rfx_status check_params(const rfx_srfe_params *p, size_t m, size_t d)
     if (!(p->lambda_min_ratio > 0 && p->lambda_min_ratio < 1))
         return rfx__error(RFX_EINVAL, "srfe.lambda_min_ratio: must be in (0, 1), got %g",
                           p->lambda_min_ratio);
-    rfx_features_params fp = p->features;
-    if (fp.weight_scale <= 0) fp.weight_scale = 1.0;
-    if (fp.n_features == 0) fp.n_features = 1000;
-    RFX__TRY(rfx__features_check(&fp, d));
+    rfx_features_params fp = fit_features(p);
+    RFX__TRY(rfx__features_check_fields(&fp));
     if (fp.form != RFX_FORM_COS_BIAS)
         return rfx__error(RFX_EINVAL, "srfe.features.form: sparse expansions use cos-bias");
     return RFX_OK;
+}
+
+/* What depends on the m x d data, after rfx_srfe_params_check. */
+static rfx_status check_params(const rfx_srfe_params *p, size_t m, size_t d)
+{
+    if (p->n_folds > m)
+        return rfx__error(RFX_EINVAL, "srfe.n_folds: must be in [2, %zu rows], got %zu", m,
+                          p->n_folds);
+    rfx_features_params fp = fit_features(p);
+    return rfx__features_check(&fp, d);
 }
 
 /* A = phi(X W^T + b) (m x N) with unit-norm columns; scales their norms. */
@@ -278,6 +295,7 @@ rfx_status rfx_srfe_fit(const rfx_srfe_params *params, rfx_cmat X, rfx_cmat Y, r
                         rfx_srfe_report *report)
 {
     if (!out) return rfx__error(RFX_EINVAL, "srfe: out is NULL");
+    RFX__TRY(rfx_srfe_params_check(params));
     RFX__TRY(rfx__check_cmat(X, "srfe: X"));
     RFX__TRY(rfx__check_cmat(Y, "srfe: Y"));
     const size_t m = X.rows, d = X.cols;

@@ -680,16 +680,10 @@ static void print_sparse_report(const fit_opts *o, const rfx_srfe_params *sp,
     fprintf(e, "%-16s %s\n", "model", path);
 }
 
-/* srfe, lasso, harfe: rfx_srfe_fit from its defaults and what was given. */
-static int fit_sparse(const fit_opts *o, const rfx_data *data, const char *path)
+/* srfe, lasso, harfe: rfx_srfe_params from its defaults and what was given. */
+static rfx_srfe_params sparse_params(const fit_opts *o)
 {
     rfx_srfe_params sp = rfx_srfe_params_default();
-    rfx_srfe_report report;
-    rfx_model *model = NULL;
-    progress_state progress;
-    rfx_cmat X = rfx_data_x(data);
-    memset(&report, 0, sizeof report);
-    memset(&progress, 0, sizeof progress);
     if (o->method == FM_HARFE)
         sp.method = RFX_L1_METHOD_HTP;
     else
@@ -709,6 +703,19 @@ static int fit_sparse(const fit_opts *o, const rfx_data *data, const char *path)
     if (o->given[O_WEIGHTS]) sp.features.weights = o->weights;
     if (o->given[O_WEIGHT_SCALE]) sp.features.weight_scale = o->weight_scale;
     if (o->given[O_SPARSITY]) sp.features.sparsity = o->sparsity;
+    return sp;
+}
+
+/* srfe, lasso, harfe: rfx_srfe_fit. */
+static int fit_sparse(const fit_opts *o, const rfx_data *data, const char *path)
+{
+    rfx_srfe_params sp = sparse_params(o);
+    rfx_srfe_report report;
+    rfx_model *model = NULL;
+    progress_state progress;
+    rfx_cmat X = rfx_data_x(data);
+    memset(&report, 0, sizeof report);
+    memset(&progress, 0, sizeof progress);
     if (isatty(STDERR_FILENO)) {
         sp.progress = cli_progress_show;
         sp.progress_user = &progress;
@@ -760,14 +767,34 @@ static void print_pce_report(const fit_opts *o, const rfx_pce_params *p, const r
     fprintf(e, "%-16s %s\n", "model", path);
 }
 
-/* pce: rfx_pce_fit on the marginals given, or (the library's choice)
- * uniform ones over the training range of each column; the basis given,
- * or the library's automatic one; then a model of the expansion. */
+/* pce: rfx_pce_params from what was given: the marginals mg (one per
+ * input) with --uniform or --normal, else (the library's choice) uniform
+ * ones over the training range of each column; the basis given, or the
+ * library's automatic one. */
+static rfx_pce_params pce_params(const fit_opts *o, const rfx_marginal *mg)
+{
+    rfx_pce_params p = rfx_pce_params_default();
+    if (o->given[O_UNIFORM] || o->given[O_NORMAL])
+        p.marginals = mg;
+    else
+        p.marginals_from_data = 1;
+    p.method = o->pce_method;
+    p.degree_min = o->given[O_DEGREE_MIN] ? o->degree_min : 1;
+    if (o->given[O_DEGREE])
+        p.degree = o->degree;
+    else
+        p.auto_basis = 1;
+    if (o->given[O_Q_NORM]) p.q_norm = o->q_norm;
+    if (o->given[O_MAX_INTERACTION]) p.max_interaction = o->max_interaction;
+    if (o->given[O_THREADS]) p.n_threads = o->fit.features.n_threads;
+    return p;
+}
+
+/* pce: rfx_pce_fit, then a model of the expansion. */
 static int fit_pce(const fit_opts *o, const rfx_data *data, const char *path)
 {
     rfx_cmat X = rfx_data_x(data), Y = o->Y;
     const size_t n = X.rows, d = X.cols;
-    rfx_pce_params p = rfx_pce_params_default();
     rfx_marginal *mg = malloc((d ? d : 1) * sizeof *mg);
     double *y = malloc((n ? n : 1) * sizeof *y);
     rfx_pce *pce = NULL;
@@ -786,19 +813,7 @@ static int fit_pce(const fit_opts *o, const rfx_data *data, const char *path)
             mg[j] = rfx_marginal_normal(o->dist_a, o->dist_b);
     }
     for (size_t i = 0; i < n; i++) y[i] = Y.data[i * Y.stride];
-    if (o->given[O_UNIFORM] || o->given[O_NORMAL])
-        p.marginals = mg;
-    else
-        p.marginals_from_data = 1;
-    p.method = o->pce_method;
-    p.degree_min = o->given[O_DEGREE_MIN] ? o->degree_min : 1;
-    if (o->given[O_DEGREE])
-        p.degree = o->degree;
-    else
-        p.auto_basis = 1;
-    if (o->given[O_Q_NORM]) p.q_norm = o->q_norm;
-    if (o->given[O_MAX_INTERACTION]) p.max_interaction = o->max_interaction;
-    if (o->given[O_THREADS]) p.n_threads = o->fit.features.n_threads;
+    rfx_pce_params p = pce_params(o, mg);
     double t0 = cli_now_seconds();
     rfx_status st = rfx_pce_fit(&p, X, y, &pce);
     double seconds = cli_now_seconds() - t0;
@@ -903,15 +918,38 @@ static void print_projected_report(const rfx_projected_params *p, const rfx_proj
     fprintf(e, "%-16s %s\n", "model", path);
 }
 
-/* projected: rfx_projected_fit from its defaults and what was given. */
+/* projected: rfx_projected_params from its defaults and what was given
+ * (but --theta); with -D its surrogate's parameters fp and sp, the
+ * defaults with that many features. */
+static rfx_projected_params projected_params(const fit_opts *o, rfx_fit_params *fp,
+                                             rfx_srfe_params *sp)
+{
+    rfx_projected_params p = o->proj;
+    *fp = rfx_fit_params_default();
+    *sp = rfx_srfe_params_default();
+    if (o->given[O_FOLDS]) p.n_folds = o->folds;
+    if (o->given[O_SEED]) p.seed = o->fit.features.seed;
+    if (o->given[O_GAMMA]) p.gamma = o->ko.gamma;
+    if (o->given[O_NO_STANDARDIZE]) p.standardize = 0;
+    p.n_threads = o->fit.features.n_threads;
+    if (o->given[O_FEATURES]) {
+        fp->features.n_features = o->fit.features.n_features;
+        sp->features.n_features = o->fit.features.n_features;
+        p.fit = fp;
+        p.srfe = sp;
+    }
+    return p;
+}
+
+/* projected: rfx_projected_fit. */
 static int fit_projected(const fit_opts *o, const rfx_data *data, const char *path)
 {
     rfx_cmat X = rfx_data_x(data);
     const size_t d = X.cols;
-    rfx_projected_params p = o->proj;
+    rfx_fit_params fp;
+    rfx_srfe_params sp;
+    rfx_projected_params p = projected_params(o, &fp, &sp);
     rfx_projected_report report;
-    rfx_fit_params fp = rfx_fit_params_default();
-    rfx_srfe_params sp = rfx_srfe_params_default();
     rfx_model *model = NULL;
     pso_progress progress;
     int rc;
@@ -937,17 +975,6 @@ static int fit_projected(const fit_opts *o, const rfx_data *data, const char *pa
             q = *end ? end + 1 : end;
         }
         p.theta = given;
-    }
-    if (o->given[O_FOLDS]) p.n_folds = o->folds;
-    if (o->given[O_SEED]) p.seed = o->fit.features.seed;
-    if (o->given[O_GAMMA]) p.gamma = o->ko.gamma;
-    if (o->given[O_NO_STANDARDIZE]) p.standardize = 0;
-    p.n_threads = o->fit.features.n_threads;
-    if (o->given[O_FEATURES]) {
-        fp.features.n_features = o->fit.features.n_features;
-        sp.features.n_features = o->fit.features.n_features;
-        p.fit = &fp;
-        p.srfe = &sp;
     }
     memset(&progress, 0, sizeof progress);
     progress.iterations = p.iterations;
@@ -1374,7 +1401,7 @@ static int cmd_fit(const command *c, int argc, char **argv)
     if (o.method == FM_PROJECTED && o.given[O_FEATURES] && o.proj.surrogate == RFX_METHOD_PCE)
         return cli_usage_error(c, "-D applies to --surrogate ridge, bayes, srfe or auto (its ridge "
                                   "and srfe candidates), not pce");
-    /* the one-call fit's parameters, checked by the library before any data is read */
+    /* the method's parameters, checked by the library before any data is read */
     if (o.method == FM_BAYES || o.method == FM_RIDGE || o.method == FM_CLASSIFY) {
         o.fit.method = o.method == FM_CLASSIFY ? RFX_METHOD_CLASSIFY
                        : o.method == FM_RIDGE  ? RFX_METHOD_RIDGE
@@ -1385,6 +1412,19 @@ static int cmd_fit(const command *c, int argc, char **argv)
             if (o.given[O_FOLDS]) o.fit.classify_folds = o.folds;
         }
         if (rfx_fit_params_check(&o.fit)) return cli_usage_error(c, "%s", rfx_last_error());
+    } else if (sparse) {
+        rfx_srfe_params sp = sparse_params(&o);
+        if (rfx_srfe_params_check(&sp)) return cli_usage_error(c, "%s", rfx_last_error());
+    } else if (o.method == FM_PCE) {
+        rfx_marginal one = o.given[O_NORMAL] ? rfx_marginal_normal(o.dist_a, o.dist_b)
+                                             : rfx_marginal_uniform(o.dist_a, o.dist_b);
+        rfx_pce_params pp = pce_params(&o, &one); /* the check reads no marginal */
+        if (rfx_pce_params_check(&pp)) return cli_usage_error(c, "%s", rfx_last_error());
+    } else if (o.method == FM_PROJECTED) {
+        rfx_fit_params fp;
+        rfx_srfe_params sp;
+        rfx_projected_params pp = projected_params(&o, &fp, &sp);
+        if (rfx_projected_params_check(&pp)) return cli_usage_error(c, "%s", rfx_last_error());
     }
     if (o.given[O_TRANSFORM] && o.method != FM_AUTO && !o.transform_auto &&
         (o.transforms & (o.transforms - 1)))
