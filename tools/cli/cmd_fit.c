@@ -790,20 +790,32 @@ static rfx_pce_params pce_params(const fit_opts *o, const rfx_marginal *mg)
     return p;
 }
 
+/* The target column as a contiguous array (malloc'd), or NULL after
+ * saying that memory ran out. */
+static double *target_copy(rfx_cmat Y)
+{
+    double *y = malloc((Y.rows ? Y.rows : 1) * sizeof *y);
+    if (!y) {
+        cli_say("out of memory for %zu rows", Y.rows);
+        return NULL;
+    }
+    for (size_t i = 0; i < Y.rows; i++) y[i] = Y.data[i * Y.stride];
+    return y;
+}
+
 /* pce: rfx_pce_fit, then a model of the expansion. */
 static int fit_pce(const fit_opts *o, const rfx_data *data, const char *path)
 {
     rfx_cmat X = rfx_data_x(data), Y = o->Y;
     const size_t n = X.rows, d = X.cols;
     rfx_marginal *mg = malloc((d ? d : 1) * sizeof *mg);
-    double *y = malloc((n ? n : 1) * sizeof *y);
+    double *y = mg ? target_copy(Y) : NULL;
     rfx_pce *pce = NULL;
     rfx_model *model = NULL;
     int rc;
-    if (!mg || !y) {
+    if (!y) {
+        if (!mg) cli_say("out of memory for %zu rows", n);
         free(mg);
-        free(y);
-        cli_say("out of memory for %zu rows", n);
         return RC_INTERNAL;
     }
     for (size_t j = 0; j < d; j++) {
@@ -812,7 +824,6 @@ static int fit_pce(const fit_opts *o, const rfx_data *data, const char *path)
         else if (o->given[O_NORMAL])
             mg[j] = rfx_marginal_normal(o->dist_a, o->dist_b);
     }
-    for (size_t i = 0; i < n; i++) y[i] = Y.data[i * Y.stride];
     rfx_pce_params p = pce_params(o, mg);
     double t0 = cli_now_seconds();
     rfx_status st = rfx_pce_fit(&p, X, y, &pce);
@@ -1121,14 +1132,9 @@ done:
 /* auto: rfx_auto_fit, and the table of its candidates on stderr. */
 static int fit_auto(fit_opts *o, const rfx_data *data, const char *path)
 {
-    rfx_cmat X = rfx_data_x(data), Y = rfx_data_y(data);
-    const size_t n = X.rows;
-    double *y = malloc((n ? n : 1) * sizeof *y);
-    if (!y) {
-        cli_say("out of memory for %zu rows", n);
-        return RC_INTERNAL;
-    }
-    for (size_t i = 0; i < n; i++) y[i] = Y.data[i * Y.stride];
+    rfx_cmat X = rfx_data_x(data);
+    double *y = target_copy(rfx_data_y(data));
+    if (!y) return RC_INTERNAL;
     rfx_model *model = NULL;
     rfx_auto_report r;
     progress_state progress;
@@ -1183,13 +1189,9 @@ static int apply_transform(fit_opts *o, const rfx_data *data, const char *data_p
     if (!o->transform_auto && !(o->transforms & ~RFX_AUTO_TRANSFORM(RFX_TARGET_NONE)))
         return RC_OK;
     const size_t n = Y.rows;
-    double *z = malloc((n ? n : 1) * sizeof *z);
-    if (!z) {
-        cli_say("out of memory for %zu rows", n);
-        return RC_INTERNAL;
-    }
+    double *z = target_copy(Y);
+    if (!z) return RC_INTERNAL;
     *buf = z;
-    for (size_t i = 0; i < n; i++) z[i] = Y.data[i * Y.stride];
     const int named = o->transforms & ~RFX_AUTO_TRANSFORM(RFX_TARGET_NONE);
     for (size_t i = 0; named && i < n; i++)
         if (!(z[i] > 0)) {
