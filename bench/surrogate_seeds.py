@@ -9,6 +9,7 @@ surrogate_seeds.json (and with --plot surrogate_error_vs_m_seeds.png).
     /usr/bin/python3 bench/surrogate_seeds.py build --seeds 2 --cases ishigami,borehole \\
         --out /tmp/sseeds                                           # a smoke run
     /usr/bin/python3 bench/surrogate_seeds.py build --resume       # finish a cut-off run
+    /usr/bin/python3 bench/surrogate_seeds.py build --resume --tables-only  # tables of the JSON
 
 Cases (the training size m; inputs from the function's input distribution):
 
@@ -661,6 +662,8 @@ def main():
     ap.add_argument("--resume", action="store_true",
                     help="keep the results in DIR/surrogate_seeds.json and run only the "
                     "cells missing from it")
+    ap.add_argument("--tables-only", action="store_true",
+                    help="run nothing: write the tables of the cells in the JSON (with --resume)")
     ap.add_argument("--timeout", type=float, default=600, help="seconds per fit (default 600)")
     ap.add_argument("--out", help="directory of the results (default bench/results)")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
@@ -717,6 +720,8 @@ def main():
         with open(json_path) as f:
             doc = json.load(f)
         log("resuming: %d cells in %s" % (len(doc["results"]), json_path))
+    if args.tables_only and "meta" in doc:
+        cmd = doc["meta"]["command"] + " (tables: " + cmd + ")"
     doc["meta"] = {"rfx_version": version[0] if version else "?", "build": build,
                    "ot_version": ot_version, "sklearn_version": sklearn.__version__,
                    "numpy_version": np.__version__, "machine": machine(),
@@ -738,7 +743,7 @@ def main():
     try:
         for j, (c, k, m, i) in enumerate(plan):
             key = cell_key(c, k, m, TRAIN_SEED0 + i)
-            if key in doc["results"]:
+            if key in doc["results"] or args.tables_only:
                 continue
             train = sample_file(build, data_dir, c, m, TRAIN_SEED0 + i)
             val = sample_file(build, data_dir, c, N_VAL, VAL_SEED0 + i)
