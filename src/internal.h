@@ -454,6 +454,10 @@ struct rfx_model {
  * fit report; the report's fields (degree, method, n_train, n_candidates,
  * the LOO errors) set from info (the other fields are not read); the terms'
  * arrays (n_terms x d multi-indices, n_terms coefficients; owned by pce). */
+/* Uniform marginals over each column's range in X (n >= 1 finite rows; a
+ * constant column x gets [x - 1/2, x + 1/2]): what marginals_from_data
+ * gives (src/surrogate/pce.c). */
+void rfx__range_marginals(rfx_cmat X, rfx_marginal *mg);
 rfx_status rfx__pce_copy(const rfx_pce *pce, rfx_pce **out);
 void rfx__pce_set_report(rfx_pce *pce, const rfx_pce_info *info);
 void rfx__pce_arrays(const rfx_pce *pce, const unsigned **alpha, const double **coef);

@@ -312,19 +312,7 @@ rfx_status rfx_auto_fit(const rfx_auto_params *params, rfx_cmat X, const double 
     for (size_t i = 0; i < n; i++) sst[fold[i]] += (y[i] - ybar) * (y[i] - ybar);
     /* PCE's marginals: uniform on each input's range over all rows (the
      * inputs' distribution, which the held-out rows belong to) */
-    for (size_t j = 0; j < d; j++) {
-        double lo = INFINITY, hi = -INFINITY;
-        for (size_t i = 0; i < n; i++) {
-            const double v = X.data[i * X.stride + j];
-            lo = v < lo ? v : lo;
-            hi = v > hi ? v : hi;
-        }
-        if (!(hi > lo)) {
-            lo -= 0.5;
-            hi += 0.5;
-        }
-        marg[j] = rfx_marginal_uniform(lo, hi);
-    }
+    rfx__range_marginals(X, marg);
     const fit_ctx ctx = {p, marg};
 
     rfx_status first_failure = RFX_OK;

@@ -1423,8 +1423,7 @@ static size_t auto_pairwise_degree(size_t d, size_t n)
     return best;
 }
 
-/* Uniform marginals over each column's training range (n >= 1 finite rows). */
-static void range_marginals(rfx_cmat X, rfx_marginal *mg)
+void rfx__range_marginals(rfx_cmat X, rfx_marginal *mg)
 {
     for (size_t j = 0; j < X.cols; j++) {
         double lo = X.data[j], hi = X.data[j];
@@ -1467,7 +1466,7 @@ rfx_status rfx_pce_fit(const rfx_pce_params *params, rfx_cmat X, const double *y
             return rfx__error(RFX_EPARSE, "pce_fit: X row %zu, column %zu: value is not finite",
                               bi, bj);
         RFX__TRY(rfx__alloc(X.cols, sizeof *mg, (void **)&mg, "pce: marginals"));
-        range_marginals(X, mg);
+        rfx__range_marginals(X, mg);
         p.marginals = mg;
     }
     const int automatic = p.auto_basis && !p.basis;
