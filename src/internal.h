@@ -143,6 +143,22 @@ rfx_status rfx__output_open(const char *path, rfx__output *o);
 rfx_status rfx__output_commit(rfx__output *o);
 void rfx__output_abort(rfx__output *o);
 
+/* The column spec names among a table's n columns (names: n names, or
+ * NULL when the table has none): a name (an exact match wins over an index:
+ * a column named "3" over column 3), or a 0-based index as text, negative
+ * counting from the end ("-1" = the last). FOUND sets *col; AMBIGUOUS
+ * (two columns have that name) sets *col and *other to the first two;
+ * RANGE is an index outside 0..n-1 (-n..-1); MISSING is neither a name nor
+ * an index (src/core/colnames.c). */
+typedef enum rfx__column_found {
+    RFX__COLUMN_FOUND,
+    RFX__COLUMN_AMBIGUOUS,
+    RFX__COLUMN_RANGE,
+    RFX__COLUMN_MISSING
+} rfx__column_found;
+rfx__column_found rfx__column_find(const char *const *names, size_t n, const char *spec,
+                                   size_t *col, size_t *other);
+
 /* Column means and population standard deviations of X (n >= 1 finite
  * rows): mean[j] = sum_i x_ij / n and scale[j] = sqrt(sum_i (x_ij -
  * mean[j])^2 / n), or 1 for a constant column, every sum in row order; a
@@ -448,7 +464,17 @@ struct rfx_model {
        (rfx_model_set_target_transform; applied by rfx__model_predict)      */
     int target;             /* rfx_target_transform, RFX_TARGET_NONE = 0     */
     double target_lambda;   /* Box-Cox lambda                               */
+    /* any model: its schema (rfx_model_set_names; src/solvers/schema.c)    */
+    char **input_names;     /* owned, one block: d pointers, then the texts;
+                               NULL without names                           */
+    char *target_name;      /* owned; NULL without one                       */
 };
+
+/* Model names (src/solvers/schema.c): the checks of rfx_model_set_names
+ * (d input names, an optional target name), and the copy of checked names
+ * into m (m->d of them), replacing any it had. */
+rfx_status rfx__model_names_check(const char *const *input, size_t d, const char *target);
+rfx_status rfx__model_names_copy(rfx_model *m, const char *const *input, const char *target);
 
 /* PCE internals for the models (src/surrogate/pce.c): a deep copy with the
  * fit report; the report's fields (degree, method, n_train, n_candidates,

@@ -10,6 +10,7 @@
 RFX=${1:?usage: sh tests/test_cli.sh path/to/rfx [tests/data]}
 case $RFX in /*) ;; *) RFX=$(pwd)/$RFX ;; esac
 [ -x "$RFX" ] || { echo "test_cli.sh: $RFX is not an executable"; exit 2; }
+DATA=${2:-$(dirname "$0")/data}
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/rfx-cli.XXXXXX") || exit 2
 trap 'rm -rf "$T"' EXIT
@@ -1013,6 +1014,70 @@ expect 0 "predict with the auto model" "$RFX" predict "$T/auto.rfx" "$T/pos.csv"
 check "auto predictions are positive (exp of the log target)" awk -F, 'NR > 1 && !($1 > 0) { bad = 1 } END { exit bad }' "$T/auto_pred.csv"
 expect 0 "fit --transform auto" "$RFX" fit "$T/pos.csv" -o "$T/ta.rfx" --method harfe --transform auto
 stderr_has "--transform auto reports the comparison" "^transform +(none|log|boxcox) \(chosen by 5-fold cross-validation of harfe: none "
+
+# ---- the model's schema: columns matched by name ----------------------
+expect 0 "fit on named columns" "$RFX" fit "$T/train.csv" -o "$T/named.rfx" --method ridge -D 64
+expect 0 "info of a named model" "$RFX" info "$T/named.rfx"
+check "info lists the input names" grep -q '^input names *x0, x1, x2$' "$T/stdout"
+check "info names the target" grep -q '^target name *y$' "$T/stdout"
+expect 0 "eval in the file's order" "$RFX" eval "$T/named.rfx" "$T/train.csv"
+cp "$T/stdout" "$T/eval_in_order"
+awk -F, '{ print $3 "," $4 "," $1 "," $2 }' OFS=, "$T/train.csv" >"$T/reordered.csv"
+expect 0 "eval with the columns reordered" "$RFX" eval "$T/named.rfx" "$T/reordered.csv"
+check "reordered columns give the same errors" cmp -s "$T/stdout" "$T/eval_in_order"
+expect 0 "predict with the columns reordered" "$RFX" predict "$T/named.rfx" "$T/reordered.csv" -o "$T/p_re.csv"
+expect 0 "predict in the file's order" "$RFX" predict "$T/named.rfx" "$T/train.csv" -o "$T/p_in.csv"
+check "reordered columns give the same predictions" cmp -s "$T/p_re.csv" "$T/p_in.csv"
+sed '1s/x1/speed/' "$T/train.csv" >"$T/renamed.csv"
+expect 2 "eval with a renamed column" "$RFX" eval "$T/named.rfx" "$T/renamed.csv"
+stderr_has "a renamed column is named" "renamed.csv: the model's input 'x1' is not a column \(columns: x0, speed, x2, y\)"
+awk -F, '{ print $0 "," (NR == 1 ? "extra" : 1) }' "$T/train.csv" >"$T/extra.csv"
+expect 2 "predict with an unexpected column" "$RFX" predict "$T/named.rfx" "$T/extra.csv"
+stderr_has "an unexpected column is named" "unexpected column 'extra' \(column 4\): the model's inputs are x0, x1, x2 and its target is 'y'"
+cut -d, -f1,2,4 "$T/train.csv" >"$T/missing.csv"
+expect 2 "eval without an input column" "$RFX" eval "$T/named.rfx" "$T/missing.csv"
+stderr_has "the missing input is named" "the model's input 'x2' is not a column"
+cut -d, -f1-3 "$T/train.csv" >"$T/no_target.csv"
+expect 2 "eval without the target column" "$RFX" eval "$T/named.rfx" "$T/no_target.csv"
+stderr_has "eval asks for the target" "no target column"
+expect 0 "predict without the target column" "$RFX" predict "$T/named.rfx" "$T/no_target.csv" -o "$T/p_nt.csv"
+check "the target column changes no prediction" cmp -s "$T/p_nt.csv" "$T/p_in.csv"
+tail -n +2 "$T/train.csv" >"$T/headerless.csv"
+expect 0 "eval without a header: by position" "$RFX" eval "$T/named.rfx" "$T/headerless.csv"
+check "by position, the same errors" cmp -s "$T/stdout" "$T/eval_in_order"
+cut -d, -f1,2 "$T/headerless.csv" >"$T/two.csv"
+expect 2 "predict with too few columns, no header" "$RFX" predict "$T/named.rfx" "$T/two.csv"
+stderr_has "the count is checked" "the table has 2 columns; the model takes 3 inputs"
+expect 0 "eval from a pipe with the target column" sh -c 'cat "$1" | "$2" eval "$3" /dev/stdin' sh "$T/reordered.csv" "$RFX" "$T/named.rfx"
+check "from a pipe, the same errors" cmp -s "$T/stdout" "$T/eval_in_order"
+expect 0 "predict from a pipe with the target column" sh -c 'cat "$1" | "$2" predict "$3" /dev/stdin' sh "$T/train.csv" "$RFX" "$T/named.rfx"
+awk 'NR > 1' "$T/stdout" >"$T/p_pipe.csv"
+check "from a pipe, the same predictions" sh -c 'tail -n +2 "$1" | cmp -s - "$2"' sh "$T/p_in.csv" "$T/p_pipe.csv"
+expect 0 "sobol labels the inputs by name" "$RFX" sobol "$T/named.rfx" --uniform -2,2 -n 200
+check "sobol's rows are the input names" sh -c 'grep -q "^x1 " "$1" && ! grep -q "^x1x" "$1"' sh "$T/stdout"
+# a header whose names repeat: the fit keeps no names, with a warning
+sed '1s/x2/x0/' "$T/train.csv" >"$T/dup.csv"
+expect 0 "fit on repeated column names" "$RFX" fit "$T/dup.csv" -o "$T/dup.rfx" --method ridge -D 32
+stderr_has "repeated names are warned of" "warning: model names: inputs 0 and 2 are both named 'x0'"
+expect 0 "predict by position after repeated names" "$RFX" predict "$T/dup.rfx" "$T/reordered.csv"
+# control bytes of a column name never reach the terminal
+printf 'a,b\033[2J,c,y\n1,2,3,4\n' >"$T/esc.csv"
+expect 2 "predict with a hostile column name" "$RFX" predict "$T/named.rfx" "$T/esc.csv"
+check "the escape byte is escaped" sh -c '! grep -q "$(printf "\033")" "$1" && grep -q "b\\\\x1b\[2J" "$1"' sh "$T/stderr"
+# a model file written before names existed (format version 1) still loads
+for kind in bayes pce; do
+    std=
+    [ $kind = bayes ] && std=--std
+    expect 0 "predict with a version 1 $kind model" "$RFX" predict "$DATA/model_v1_$kind.rfx" "$DATA/model_v1_train.csv" $std -o "$T/v1_$kind.csv"
+    check "version 1 $kind model: its predictions (to 1e-12)" awk -F, '
+        NR == FNR { want[FNR] = $0; next }
+        { split(want[FNR], w, ","); for (k = 1; k <= NF; k++) if (FNR > 1) {
+              d = $k - w[k]; if (d < 0) d = -d; s = w[k] < 0 ? -w[k] : w[k]
+              if (d > 1e-12 * (1 + s)) bad = 1 } else if ($0 != want[FNR]) bad = 1 }
+        END { exit bad }' "$DATA/model_v1_$kind.pred.csv" "$T/v1_$kind.csv"
+done
+expect 0 "info of a version 1 model" "$RFX" info "$DATA/model_v1_bayes.rfx"
+check "a version 1 model has no names" grep -q '^input names *none' "$T/stdout"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

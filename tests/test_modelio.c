@@ -44,7 +44,9 @@ enum {
     T_PROJ_ROW_MEANS = 45, T_PROJ_GRAND_MEAN = 46, T_PROJ_LOSS = 47, T_PROJ_SURROGATE = 48,
     /* the feature map's structure; classifiers */
     T_STRUCTURE = 49, T_CLASSES = 50, T_LOSS = 51, T_MULTICLASS = 52, T_TARGET = 53,
-    T_TARGET_LAMBDA = 54
+    T_TARGET_LAMBDA = 54,
+    /* the schema (format version 2) */
+    T_INPUT_NAMES = 55, T_TARGET_NAME = 56
 };
 enum { E_F64 = 1, E_U64 = 2, E_UTF8 = 4, E_U32 = 5, E_BYTES = 6 }; /* element types */
 
@@ -450,10 +452,10 @@ static void check_header_damage(const unsigned char *img, size_t len)
     char path[4096];
 
     /* a newer version, with a valid header checksum */
-    put32(b + 8, 2);
+    put32(b + 8, 3);
     fix_header_crc(b);
-    LOAD_FAILS(b, len, RFX_EVERSION, "model format version 2 is newer than this library", "v2");
-    CHECK(contains(rfx_last_error(), "(1); upgrade rfx"));
+    LOAD_FAILS(b, len, RFX_EVERSION, "model format version 3 is newer than this library", "v3");
+    CHECK(contains(rfx_last_error(), "(2); upgrade rfx"));
     snprintf(path, sizeof path, "%s", rfx_test_tmp("modelio_v2.rfx"));
     CHECK(write_file(path, b, len));
     {
@@ -1472,6 +1474,160 @@ static void check_target_transform(rfx_model *m)
     free(h);
 }
 
+/* Names (tags 55, 56): set, kept through files (version 2), a model
+ * without them written as version 1 byte for byte as before, and hostile
+ * name records refused. */
+static void check_names(rfx_model *m)
+{
+    void *plain = NULL, *named = NULL;
+    size_t plen = 0, nlen = 0;
+    const char *in[DIN] = {"pressure", "temp\xc3\xa9rature", "x 3"};
+    CHECK_OK(rfx_model_save_buffer(m, &plain, &plen));
+    CHECK(get32((unsigned char *)plain + 8) == 1);
+    CHECK(rfx_model_input_name(m, 0) == NULL && rfx_model_target_name(m) == NULL);
+    /* refused names leave the model as it was */
+    const char *dup[DIN] = {"a", "b", "a"}, *empty[DIN] = {"a", "", "c"};
+    CHECK_STATUS(rfx_model_set_names(m, dup, NULL), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "inputs 0 and 2 are both named 'a'") != NULL);
+    CHECK_STATUS(rfx_model_set_names(m, empty, NULL), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "input name 1 is empty") != NULL);
+    CHECK_STATUS(rfx_model_set_names(m, in, "x 3"), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "the target is named 'x 3', as input 2") != NULL);
+    CHECK(rfx_model_input_name(m, 0) == NULL);
+    CHECK_OK(rfx_model_set_names(m, in, "yield"));
+    CHECK(strcmp(rfx_model_input_name(m, 1), in[1]) == 0 && rfx_model_input_name(m, 3) == NULL);
+    CHECK(strcmp(rfx_model_target_name(m), "yield") == 0);
+    size_t len = 0;
+    unsigned char *img = round_trip(m, "modelio_names.rfx", &len);
+    CHECK(get32(img + 8) == 2);
+    rfx_model *back = NULL;
+    CHECK_OK(rfx_model_load_buffer(img, len, &back));
+    if (back) {
+        for (size_t j = 0; j < DIN; j++) CHECK(strcmp(rfx_model_input_name(back, j), in[j]) == 0);
+        CHECK(strcmp(rfx_model_target_name(back), "yield") == 0);
+        rfx_model_free(back);
+    }
+    /* hostile name records */
+    unsigned char *b = copy_image(img, len, 64);
+    size_t at = find_record(b, len, T_INPUT_NAMES), n;
+    CHECK(strlen(in[0]) + strlen(in[1]) + strlen(in[2]) + 3 == 26);
+    CHECK(at != 0 && get64(b + at + 8) == strlen(in[0]) + strlen(in[1]) + strlen(in[2]) + 3);
+    b[at + 16 + strlen(in[0])] = 'x'; /* two names run together: one short */
+    fix_crcs(b, len);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "does not hold 3 names", "names run together");
+    memcpy(b, img, len);
+    {
+        /* the same 26 bytes, naming "x 3" twice */
+        const char twice_names[26] = "x 3\0abcdefghijklmnopq\0x 3";
+        memcpy(b, img, len);
+        memcpy(b + at + 16, twice_names, sizeof twice_names);
+        fix_crcs(b, len);
+        LOAD_FAILS(b, len, RFX_EFORMAT, "inputs 0 and 2 are both named 'x 3'", "names twice");
+    }
+    memcpy(b, img, len);
+    n = remove_record(b, len, T_INPUT_NAMES);
+    LOAD_FAILS(b, n, RFX_EFORMAT, "'target_name' without 'input_names'", "target name alone");
+    /* a version 1 file may not hold names */
+    memcpy(b, img, len);
+    put32(b + 8, 1);
+    fix_header_crc(b);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "field 'input_names' in a version 1 file", "v1 with names");
+    free(b);
+    rfx_buffer_free(img);
+    /* names removed: the bytes of the model that never had them */
+    CHECK_OK(rfx_model_set_names(m, NULL, NULL));
+    CHECK_OK(rfx_model_save_buffer(m, &named, &nlen));
+    CHECK(nlen == plen && memcmp(named, plain, plen) == 0);
+    rfx_buffer_free(named);
+    rfx_buffer_free(plain);
+}
+
+/* Columns of a table to a model's inputs: by name in any order, with or
+ * without the target; by position; and each way it can fail. */
+static void check_match_columns(rfx_model *m)
+{
+    const char *in[DIN] = {"a", "b", "c"};
+    size_t cols[DIN], tc = 0;
+    /* no names: by position */
+    const char *t4[4] = {"c", "y", "a", "b"};
+    CHECK_OK(rfx_model_match_columns(m, t4, 3, NULL, cols, &tc));
+    CHECK(cols[0] == 0 && cols[1] == 1 && cols[2] == 2 && tc == SIZE_MAX);
+    CHECK_OK(rfx_model_match_columns(m, NULL, 4, NULL, cols, &tc));
+    CHECK(cols[0] == 0 && cols[2] == 2 && tc == 3);
+    CHECK_OK(rfx_model_match_columns(m, NULL, 4, "1", cols, &tc));
+    CHECK(cols[0] == 0 && cols[1] == 2 && cols[2] == 3 && tc == 1);
+    CHECK_STATUS(rfx_model_match_columns(m, NULL, 5, NULL, cols, &tc), RFX_EDIM);
+    CHECK(strstr(rfx_last_error(), "the table has 5 columns; the model takes 3 inputs") != NULL);
+    /* by name, reordered, the target found by its name */
+    CHECK_OK(rfx_model_set_names(m, in, "y"));
+    CHECK_OK(rfx_model_match_columns(m, t4, 4, NULL, cols, &tc));
+    CHECK(cols[0] == 2 && cols[1] == 3 && cols[2] == 0 && tc == 1);
+    CHECK_OK(rfx_model_match_columns(m, (const char *[]){"b", "c", "a"}, 3, NULL, cols, &tc));
+    CHECK(cols[0] == 2 && cols[1] == 0 && cols[2] == 1 && tc == SIZE_MAX);
+    /* a table without names still goes by position */
+    CHECK_OK(rfx_model_match_columns(m, NULL, 3, NULL, cols, &tc));
+    CHECK(cols[0] == 0 && cols[2] == 2 && tc == SIZE_MAX);
+    /* the target given by another name */
+    CHECK_OK(rfx_model_match_columns(m, (const char *[]){"c", "out", "a", "b"}, 4, "out", cols,
+                                     &tc));
+    CHECK(cols[0] == 2 && tc == 1);
+    /* a renamed input, an unexpected column, a repeated name, a target that is an input */
+    CHECK_STATUS(rfx_model_match_columns(m, (const char *[]){"a", "B", "c"}, 3, NULL, cols, &tc),
+                 RFX_EDIM);
+    CHECK(strstr(rfx_last_error(), "the model's input 'b' is not a column (columns: a, B, c)"));
+    CHECK_STATUS(rfx_model_match_columns(m, (const char *[]){"a", "b", "c", "z"}, 4, NULL, cols,
+                                         &tc),
+                 RFX_EDIM);
+    CHECK(strstr(rfx_last_error(), "unexpected column 'z' (column 3): the model's inputs are a, "
+                                   "b, c and its target is 'y'"));
+    CHECK_STATUS(rfx_model_match_columns(m, (const char *[]){"a", "b", "c", "b"}, 4, NULL, cols,
+                                         &tc),
+                 RFX_EPARSE);
+    CHECK(strstr(rfx_last_error(), "column name 'b' appears twice (columns 1 and 3)"));
+    CHECK_STATUS(rfx_model_match_columns(m, t4, 4, "a", cols, &tc), RFX_EPARSE);
+    CHECK(strstr(rfx_last_error(), "target column 'a' is the model's input 0"));
+    CHECK_STATUS(rfx_model_match_columns(m, t4, 4, "q", cols, &tc), RFX_EPARSE);
+    CHECK(strstr(rfx_last_error(), "target column 'q' not found (columns: c, y, a, b)"));
+    /* control bytes of a column name are escaped in the message */
+    CHECK_STATUS(rfx_model_match_columns(m, (const char *[]){"a", "b", "c", "\x1b[2J"}, 4, NULL,
+                                         cols, &tc),
+                 RFX_EDIM);
+    CHECK(strstr(rfx_last_error(), "unexpected column '\\x1b[2J'") != NULL);
+    CHECK_OK(rfx_model_set_names(m, NULL, NULL));
+}
+
+/* Save runs the loader's checks: a model holding a value its file may not
+ * hold is refused with the loader's reason, and no file appears (an old
+ * one stays as it was). */
+static void check_save_validates(rfx_model *m)
+{
+    char path[4096];
+    void *buf = SENTINEL;
+    size_t len = 0;
+    snprintf(path, sizeof path, "%s", rfx_test_tmp("modelio_invalid.rfx"));
+    CHECK_OK(rfx_model_save(m, path));
+    size_t before = 0;
+    unsigned char *old = read_file(path, &before);
+    rfx_cmat W = rfx_model_weights(m);
+    double *w = (double *)W.data, keep = w[1];
+    w[1] = NAN;
+    CHECK_STATUS(rfx_model_save(m, path), RFX_ENUMERIC);
+    CHECK(strstr(rfx_last_error(), "would not load back") != NULL &&
+          strstr(rfx_last_error(), "weights") != NULL &&
+          strstr(rfx_last_error(), "nothing was written") != NULL);
+    CHECK(!leftover_temps(path));
+    size_t after = 0;
+    unsigned char *now = read_file(path, &after);
+    CHECK(old && now && after == before && memcmp(old, now, before) == 0);
+    CHECK_STATUS(rfx_model_save_buffer(m, &buf, &len), RFX_ENUMERIC);
+    CHECK(buf == SENTINEL);
+    w[1] = keep;
+    CHECK_OK(rfx_model_save(m, path));
+    free(old);
+    free(now);
+    remove(path);
+}
+
 /* Append a record of n f64 values v (room for it must exist). */
 static size_t append_f64s(unsigned char *b, size_t len, uint32_t tag, const double *v, size_t n)
 {
@@ -1807,6 +1963,9 @@ int main(void)
     check_classifiers(ridge);
     check_sinks_greedy(ridge);
     check_target_transform(ridge);
+    check_names(ridge);
+    check_match_columns(ridge);
+    check_save_validates(ridge);
     /* several targets, or a Bayesian model's std, take no transform */
     rfx_model *m3t = fit_ridge(make_features(RFX_KERNEL_GAUSSIAN, RFX_FORM_COS_BIAS, 16, 5, NULL),
                                3, 1);

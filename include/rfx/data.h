@@ -52,6 +52,9 @@ RFX_API rfx_cmat rfx_data_y(const rfx_data *data);  /* rfx_cmat_none() if none *
 /* The name of input column j (j < d), or of the target when j == SIZE_MAX;
  * "x<j>" style names when the file had no header. */
 RFX_API const char *rfx_data_name(const rfx_data *data, size_t j);
+/* 1 when the names came from the file's header line, 0 when they were made
+ * up (no header, or a .npy file). */
+RFX_API int rfx_data_has_names(const rfx_data *data);
 
 /* Write M as CSV (with a header line when names is not NULL: M.cols names)
  * with 17 significant digits, or as a float64 .npy file. Both write files

@@ -413,10 +413,51 @@ RFX_API const rfx_features *rfx_model_features(const rfx_model *m);
 RFX_API rfx_cmat rfx_model_weights(const rfx_model *m);
 RFX_API const double *rfx_model_intercepts(const rfx_model *m);
 
-/* Model files. The format (version 1), all integers little-endian:
+/* The model's schema: the names of its d inputs and of its target, when
+ * the data it was fitted on named its columns (rfx fit sets them from the
+ * CSV header). Model files keep them (tags 55 and 56, format version 2);
+ * a model without them (fitted on unnamed data, or read from an older file)
+ * has none, and its inputs are matched by position.
+ *
+ * rfx_model_set_names sets d input names (input_names[0..d-1]) and an
+ * optional target name (NULL for none); input_names NULL removes both.
+ * Each name is 1..RFX_MODEL_MAX_NAME bytes, the input names are distinct
+ * and the target's differs from them: RFX_EINVAL naming the first that is
+ * not. A classifier's target is its label column. The names are copied. */
+#define RFX_MODEL_MAX_NAME 4096
+RFX_API rfx_status rfx_model_set_names(rfx_model *m, const char *const *input_names,
+                                       const char *target_name);
+
+/* The name of input j (NULL without names, or for j >= d) and of the
+ * target (NULL without one); owned by m. */
+RFX_API const char *rfx_model_input_name(const rfx_model *m, size_t j);
+RFX_API const char *rfx_model_target_name(const rfx_model *m);
+
+/* Which columns of a table (n_cols columns; names: their n_cols names, or
+ * NULL when the table has none) are the model's inputs: cols[j] (d
+ * entries) is the table column of input j, and *target_col that of the
+ * target, or SIZE_MAX when the table has no target column. target is the
+ * target column as in rfx_read_params (a name, a 0-based index as text,
+ * "-1" for the last), or NULL to take the model's target name.
+ *
+ * By name, when both the model and the table have names: every input is
+ * found by its name, in any order; the target is the column target names,
+ * or without it the column of the model's target name if there is one;
+ * any other column is unexpected. By position otherwise: n_cols == d
+ * columns are the inputs in order (no target); n_cols == d + 1 are the
+ * inputs and the target column (target, or the last). Errors, with a
+ * message naming the column: RFX_EDIM for a missing input, an unexpected
+ * column or a count that is neither d nor d + 1; RFX_EPARSE for a name
+ * that two columns share or a target that is not a column. */
+RFX_API rfx_status rfx_model_match_columns(const rfx_model *m, const char *const *names,
+                                           size_t n_cols, const char *target, size_t *cols,
+                                           size_t *target_col);
+
+/* Model files. The format (version 2; version 1 files are version 2 files
+ * without tags 55 and 56), all integers little-endian:
  *
  *   offset 0   8 bytes  magic "RFXMODL\x1a"
- *          8   u32      format version (1)
+ *          8   u32      format version (1 or 2: see below)
  *         12   u32      header size in bytes (32)
  *         16   u64      payload size P in bytes
  *         24   u32      CRC-32 (zlib) of the payload
@@ -429,7 +470,7 @@ RFX_API const double *rfx_model_intercepts(const rfx_model *m);
  *                       multiple of 8 bytes.
  *
  * Bytes 0..15 (magic, version, header size) keep their meaning in every
- * future version. Version 1 tags, each at most once, in any order (u64 unless
+ * future version. Tags, each at most once, in any order (u64 unless
  * marked; scalars have count 1; F = D for COS_BIAS, D/2 for COS_SIN; arrays
  * row-major):
  *    1 method        2 d             3 D             4 ny
@@ -483,6 +524,14 @@ RFX_API const double *rfx_model_intercepts(const rfx_model *m);
  *      and is how none is written)
  *   54 its Box-Cox lambda (f64, finite; with 53 = 2 only, and then
  *      required).
+ * Any model may hold, in a version 2 file only (and never the surrogate
+ * inside a projected model):
+ *   55 input names (element type 6): d names, each followed by a NUL
+ *      byte, each 1..RFX_MODEL_MAX_NAME bytes, no two equal
+ *   56 target name (UTF-8, 1..RFX_MODEL_MAX_NAME bytes, no NUL, none of
+ *      the input names; with 55 only).
+ * A model with names is written as version 2, one without as version 1,
+ * which older readers take too.
  * Kitchen-sinks (method 7) and
  * greedy (method 8) models are feature models stored as ridge models are
  * (no posterior).
@@ -492,14 +541,20 @@ RFX_API const double *rfx_model_intercepts(const rfx_model *m);
  * both CRCs, and checks every count against the bytes that remain and
  * against the shapes the sizes imply before it allocates. Errors are
  * RFX_EFORMAT (RFX_EVERSION for a newer file, RFX_EIO when the file cannot
- * be read or written) with a message naming the file, or "buffer". The
+ * be read or written) with a message naming the file, or "buffer" (the
+ * path's control bytes escaped as \xHH). The
  * weights and frequencies are stored, not re-derived from the seed, so a
  * loaded model predicts bitwise identically to the saved one. Saving a
  * regular file writes a temporary file beside it (path.tmp.PID.N), syncs
  * it and renames it over path, so path is never left half-written; the
  * file keeps its mode (a new one: 0666 less the umask), a symbolic link
  * keeps its link, and a device or FIFO (/dev/null, a pipe) is written in
- * place with its write errors reported. */
+ * place with its write errors reported. Saving (to a file or a buffer)
+ * first makes the whole file in memory and runs the loader's checks on
+ * it, so rfx never writes a file it would refuse: a model the loader
+ * would not take (a weight, scale or variance that is not finite) is
+ * RFX_ENUMERIC with the loader's reason, and nothing is written. The
+ * memory needed is the file's size plus a loaded copy of the model. */
 RFX_API rfx_status rfx_model_save(const rfx_model *m, const char *path);
 RFX_API rfx_status rfx_model_load(const char *path, rfx_model **out);
 

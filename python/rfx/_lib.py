@@ -260,6 +260,10 @@ rfx_status rfx_target_inverse(rfx_target_transform t, double lambda, const doubl
                               size_t n, double *y);
 rfx_status rfx_model_set_target_transform(rfx_model *m, rfx_target_transform t,
                                           double lambda);
+rfx_status rfx_model_set_names(rfx_model *m, const char *const *input_names,
+                               const char *target_name);
+const char *rfx_model_input_name(const rfx_model *m, size_t j);
+const char *rfx_model_target_name(const rfx_model *m);
 const rfx_features *rfx_model_features(const rfx_model *m);
 rfx_cmat rfx_model_weights(const rfx_model *m);
 const double *rfx_model_intercepts(const rfx_model *m);

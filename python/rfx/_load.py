@@ -6,6 +6,7 @@ n_jobs)``."""
 import os
 
 from ._lib import check, ffi, lib
+from ._model import model_input_names
 from .models import BayesianRFFRegressor, RFFClassifier, RFFRegressor
 from .projection import ProjectedRegressor
 from .surrogate import PCERegressor, SparseRFERegressor
@@ -57,4 +58,8 @@ def _estimator_from_model(model, n_jobs=None):
     info = ffi.new("rfx_model_info *")
     check(lib.rfx_model_get_info(model, info))
     cls = _ESTIMATORS.get(int(info.method), RFFRegressor)
-    return cls._from_model(model, n_jobs)
+    est = cls._from_model(model, n_jobs)
+    names = model_input_names(model, int(info.n_inputs))
+    if names is not None:
+        est.feature_names_in_ = names
+    return est

@@ -5,6 +5,7 @@ the model file format (save, bytes, pickling by the file's bytes) in
 rfx_model_fit, predictions and weights of the random feature models."""
 import numbers
 import os
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -12,7 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _common
 from ._lib import (as_rows, call_with_progress, check, check_verbose, cmat, cmat_to_array,
-                   double_array, ffi, lib, mat, mat_none, serial_blas)
+                   c_string, double_array, ffi, lib, mat, mat_none, serial_blas)
 from ._sklearn_compat import validate_data
 
 
@@ -25,6 +26,28 @@ def _model_bytes(model):
         return bytes(ffi.buffer(buf[0], n[0]))
     finally:
         lib.rfx_buffer_free(buf[0])
+
+
+def _set_model_names(model, names):
+    """Give an rfx model the input names of its estimator (feature_names_in_),
+    so that its file and pickle keep them; names the C library cannot take
+    (empty or repeated) are left out with a warning."""
+    keep = [ffi.new("char[]", str(v).encode("utf-8")) for v in names]
+    arr = ffi.new("const char *[]", keep)
+    if lib.rfx_model_set_names(model, arr, ffi.NULL) != 0:
+        why = c_string(lib.rfx_last_error())
+        warnings.warn("the model file keeps no input names: %s" % why, stacklevel=3)
+        lib.rfx_model_set_names(model, ffi.NULL, ffi.NULL)
+
+
+def model_input_names(model, d):
+    """The input names an rfx model holds, as feature_names_in_ holds them (an
+    object array of str), or None."""
+    if lib.rfx_model_input_name(model, 0) == ffi.NULL:
+        return None
+    names = [ffi.string(lib.rfx_model_input_name(model, j)).decode("utf-8", "replace")
+             for j in range(d)]
+    return np.asarray(names, dtype=object)
 
 
 def _load_buffer(data):
@@ -44,14 +67,24 @@ class _ModelFile(BaseEstimator):
     def save(self, path):
         """Write the fitted model to an rfx model file (the C library's
         checked binary format), readable by ``rfx.load_model``, the ``rfx``
-        command line and the C API."""
+        command line and the C API. The input names (``feature_names_in_``,
+        when X had string column names) go with it: ``rfx predict`` then
+        matches a CSV file's columns by name."""
         check_is_fitted(self)
+        self._name_model()
         check(lib.rfx_model_save(self._model, os.fsencode(path)))
 
     def to_bytes(self):
-        """The fitted model in the rfx model format, as bytes."""
+        """The fitted model in the rfx model format, as bytes (with its input
+        names, as :meth:`save`)."""
         check_is_fitted(self)
+        self._name_model()
         return _model_bytes(self._model)
+
+    def _name_model(self):
+        names = getattr(self, "feature_names_in_", None)
+        if names is not None:
+            _set_model_names(self._model, names)
 
     def __getstate__(self):
         state = dict(super().__getstate__())  # a copy: it may be __dict__ itself

@@ -35,8 +35,8 @@ enum rfx__elem_type {
     RFX__ELEM_BYTES = 6 /* raw bytes (a nested model file)                */
 };
 
-/* Record tags of version 1. Numbers are part of the format: never reuse or
- * renumber them; new fields take new numbers and a new format version. */
+/* Record tags. Numbers are part of the format: never reuse or renumber
+ * them; new fields take new numbers (tags 55 and 56 came with version 2). */
 enum rfx__tag {
     RFX__TAG_METHOD = 1,    /* u64: rfx_method                               */
     RFX__TAG_N_INPUTS = 2,  /* u64: d >= 1                                   */
@@ -112,6 +112,13 @@ enum rfx__tag {
     /* any regression model, optional:                                       */
     RFX__TAG_TARGET = 53,   /* u64: rfx_target_transform, 1..2 (absent: none) */
     RFX__TAG_TARGET_LAMBDA = 54, /* f64: Box-Cox lambda, finite (with 53 = 2 only) */
+    /* any model, optional, format version 2 and later; never in a nested
+       model (the surrogate of a projected model):                          */
+    RFX__TAG_INPUT_NAMES = 55,  /* bytes: the d input names, each followed by a
+                               NUL byte; each 1..RFX_MODEL_MAX_NAME bytes,
+                               no two equal                                 */
+    RFX__TAG_TARGET_NAME = 56,  /* utf8: the target's name, 1..RFX_MODEL_MAX_NAME
+                               bytes, no NUL (with 55 only)                  */
     RFX__TAG_END            /* one past the last tag                         */
 };
 

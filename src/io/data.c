@@ -30,6 +30,7 @@ struct rfx_data {
     double *y;         /* n x 1, or NULL without a target                    */
     char **names;      /* d input column names                               */
     char *target_name; /* NULL without a target                              */
+    int has_names;     /* the names came from a header                        */
 };
 
 /* No target column. */
@@ -134,6 +135,8 @@ const char *rfx_data_name(const rfx_data *data, size_t j)
     return data->names[j];
 }
 
+int rfx_data_has_names(const rfx_data *data) { return data ? data->has_names : 0; }
+
 /* An empty table of n rows and d inputs: X, Y (when has_target) and the
  * name array allocated; names still NULL. */
 static rfx_status data_alloc(size_t n, size_t d, int has_target, rfx_data **out)
@@ -168,6 +171,7 @@ static rfx_status data_name(rfx_data *data, char *const *file_names, size_t ncol
 {
     char made[32];
     size_t j = 0;
+    data->has_names = file_names != NULL;
     for (size_t c = 0; c < ncols; c++) {
         const char *name = file_names && file_names[c][0] ? file_names[c] : NULL;
         char *copy;
@@ -189,23 +193,6 @@ static rfx_status data_name(rfx_data *data, char *const *file_names, size_t ncol
 }
 
 /* ---- the target column --------------------------------------------------- */
-
-/* Parse "12" or "-1" (no spaces, no '+'); 0 when the text is not an integer.
- * Magnitudes beyond size_t saturate: they are out of range anyway. */
-static int parse_index(const char *s, int *negative, size_t *value)
-{
-    size_t v = 0;
-    *negative = (*s == '-');
-    if (*negative) s++;
-    if (*s == '\0') return 0;
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9') return 0;
-        unsigned dig = (unsigned)(*s - '0');
-        v = v > (SIZE_MAX - dig) / 10 ? SIZE_MAX : v * 10 + dig;
-    }
-    *value = v;
-    return 1;
-}
 
 /* Append "a, b, c" (the header) to buf, cut short with ", ..." when long. */
 static void list_names(char *buf, size_t size, char *const *names, size_t ncols)
@@ -233,39 +220,23 @@ static void list_names(char *buf, size_t size, char *const *names, size_t ncols)
 static rfx_status find_target(const char *path, const char *target, char *const *names,
                               size_t ncols, int npy, size_t *out)
 {
-    size_t value, found = NO_TARGET;
-    int negative;
+    size_t other = 0;
     char q[RFX__QUOTE_SIZE(QUOTE_MAX)];
     if (!target) {
         *out = NO_TARGET;
         return RFX_OK;
     }
-    if (names) {
-        for (size_t c = 0; c < ncols; c++) {
-            if (strcmp(names[c], target) != 0) continue;
-            if (found != NO_TARGET)
-                return rfx__error(RFX_EPARSE,
-                                  "%s: target column '%s' is ambiguous (columns %zu and %zu "
-                                  "have that name; give the index instead)",
-                                  path, QUOTED(target, q), found, c);
-            found = c;
-        }
-        if (found != NO_TARGET) {
-            *out = found;
-            return RFX_OK;
-        }
-    }
-    if (parse_index(target, &negative, &value)) {
-        if (!negative && value < ncols) {
-            *out = value;
-            return RFX_OK;
-        }
-        if (negative && value >= 1 && value <= ncols) {
-            *out = ncols - value;
-            return RFX_OK;
-        }
+    switch (rfx__column_find((const char *const *)names, ncols, target, out, &other)) {
+    case RFX__COLUMN_FOUND: return RFX_OK;
+    case RFX__COLUMN_AMBIGUOUS:
+        return rfx__error(RFX_EPARSE,
+                          "%s: target column '%s' is ambiguous (columns %zu and %zu have that "
+                          "name; give the index instead)",
+                          path, QUOTED(target, q), *out, other);
+    case RFX__COLUMN_RANGE:
         return rfx__error(RFX_EPARSE, "%s: target index %s out of range (%zu column%s)", path,
                           QUOTED(target, q), ncols, ncols == 1 ? "" : "s");
+    case RFX__COLUMN_MISSING: break;
     }
     if (npy)
         return rfx__error(RFX_EPARSE,

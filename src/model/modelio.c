@@ -31,7 +31,8 @@
 #include <unistd.h>
 
 #define HEADER_SIZE 32
-#define FORMAT_VERSION 1
+#define FORMAT_VERSION 2 /* the newest this library reads and writes */
+#define PATH_SHOWN 160   /* bytes of a path quoted in messages */
 
 static const unsigned char MAGIC[8] = {'R', 'F', 'X', 'M', 'O', 'D', 'L', 0x1a};
 
@@ -46,10 +47,15 @@ static const rfx__model_kind *const KINDS[] = {
 };
 #define N_KINDS (sizeof KINDS / sizeof *KINDS)
 
-static void encode_header(unsigned char h[HEADER_SIZE], uint64_t payload, uint32_t payload_crc)
+/* The oldest version that holds m: 2 for a model with names (tags 55, 56),
+ * else 1, so that a file without them is read by older versions too. */
+static uint32_t version_of(const rfx_model *m) { return m->input_names ? 2 : 1; }
+
+static void encode_header(unsigned char h[HEADER_SIZE], uint32_t version, uint64_t payload,
+                          uint32_t payload_crc)
 {
     memcpy(h, MAGIC, sizeof MAGIC);
-    rfx__put_le32(h + 8, FORMAT_VERSION);
+    rfx__put_le32(h + 8, version);
     rfx__put_le32(h + 12, HEADER_SIZE);
     rfx__put_le64(h + 16, payload);
     rfx__put_le32(h + 24, payload_crc);
@@ -58,8 +64,18 @@ static void encode_header(unsigned char h[HEADER_SIZE], uint64_t payload, uint32
 
 /* ---- writing ------------------------------------------------------------ */
 
+/* The input names (tag 55): the d names with their NUL bytes, which the
+ * names block holds one after another. */
+static void put_names(rfx__sink *s, const rfx_model *m)
+{
+    const char *first = m->input_names[0], *last = m->input_names[m->d - 1];
+    size_t len = (size_t)(last + strlen(last) + 1 - first);
+    rfx__put_bytes(s, RFX__TAG_INPUT_NAMES, (const unsigned char *)first, len);
+    if (m->target_name) rfx__put_utf8(s, RFX__TAG_TARGET_NAME, m->target_name);
+}
+
 /* The payload: the kind's records (nested: the surrogate's file of a
- * projected model), then the creator. */
+ * projected model), the target transform, the names, then the creator. */
 static rfx_status write_payload(rfx__sink *s, const rfx_model *m, const unsigned char *nested,
                                 size_t len)
 {
@@ -70,110 +86,128 @@ static rfx_status write_payload(rfx__sink *s, const rfx_model *m, const unsigned
         if (m->target == RFX_TARGET_BOXCOX)
             rfx__put_f64(s, RFX__TAG_TARGET_LAMBDA, m->target_lambda);
     }
+    if (m->input_names) put_names(s, m);
     snprintf(creator, sizeof creator, "rfx %s", rfx_version());
     rfx__put_utf8(s, RFX__TAG_CREATOR, creator);
     rfx__sink_flush(s);
     return RFX_OK;
 }
 
-static rfx_status check_savable(const rfx_model *m, const char *where)
-{
-    if (!m) return rfx__error(RFX_EINVAL, "%s: model is NULL", where);
-    if (!m->kind) return rfx__error(RFX_EINTERNAL, "%s: the model is incomplete", where);
-    return RFX_OK;
-}
+static rfx_status model_bytes(const rfx_model *m, int validate, unsigned char **buf,
+                              size_t *len);
 
 /* The surrogate of a projected model as a model file in memory (NULL for
- * other models). */
-static rfx_status nested_bytes(const rfx_model *m, const char *where, void **buf, size_t *len)
+ * other models); the outer file's validation covers it. */
+static rfx_status nested_bytes(const rfx_model *m, unsigned char **buf, size_t *len)
 {
     *buf = NULL;
     *len = 0;
     if (!m->inner) return RFX_OK;
-    rfx_status st = rfx_model_save_buffer(m->inner, buf, len);
-    if (st) rfx__error_prefix("%s: the projected model's surrogate", where);
+    rfx_status st = model_bytes(m->inner, 0, buf, len);
+    if (st) rfx__error_prefix("the projected model's surrogate");
     return st;
 }
 
-rfx_status rfx_model_save_buffer(const rfx_model *m, void **buf, size_t *len)
+/* What the loader says of the bytes the writer made: rfx never writes a
+ * file it will not read. A refusal is a value the model should not hold
+ * (a weight or scale that is not finite): RFX_ENUMERIC with the loader's
+ * reason. */
+static rfx_status validate(const unsigned char *b, size_t len)
 {
-    RFX__TRY(check_savable(m, "save model to buffer"));
-    if (!buf || !len) return rfx__error(RFX_EINVAL, "save model to buffer: buf or len is NULL");
+    rfx_model *back = NULL;
+    if (rfx_model_load_buffer(b, len, &back) == RFX_OK) {
+        rfx_model_free(back);
+        return RFX_OK;
+    }
+    char why[768];
+    const char *msg = rfx_last_error();
+    snprintf(why, sizeof why, "%s", strncmp(msg, "buffer: ", 8) == 0 ? msg + 8 : msg);
+    return rfx__error(RFX_ENUMERIC, "the model would not load back (%s); nothing was written",
+                      why);
+}
+
+/* The whole file in memory: a measuring pass (size and CRC), the header,
+ * the payload, then (validate) the loader's checks of the result. */
+static rfx_status model_bytes(const rfx_model *m, int validate_it, unsigned char **buf,
+                              size_t *len)
+{
     rfx__sink s;
-    void *nb;
+    unsigned char *nb;
     size_t nl;
-    RFX__TRY(nested_bytes(m, "save model to buffer", &nb, &nl));
+    if (!m->kind) return rfx__error(RFX_EINTERNAL, "the model is incomplete");
+    RFX__TRY(nested_bytes(m, &nb, &nl));
     rfx__sink_init(&s, NULL, NULL);
     rfx_status st = write_payload(&s, m, nb, nl); /* measure */
+    if (!st && s.total > SIZE_MAX - HEADER_SIZE)
+        st = rfx__error(RFX_EOVERFLOW, "%llu bytes overflow size_t",
+                        (unsigned long long)s.total);
+    size_t total = st ? 0 : HEADER_SIZE + (size_t)s.total;
+    unsigned char *b = st ? NULL : malloc(total);
+    if (!st && !b) st = rfx__error(RFX_ENOMEM, "cannot allocate %zu bytes", total);
     if (st) {
         free(nb);
-        rfx__error_prefix("save model to buffer");
         return st;
-    }
-    if (s.total > SIZE_MAX - HEADER_SIZE) {
-        free(nb);
-        return rfx__error(RFX_EOVERFLOW, "save model to buffer: %llu bytes overflow size_t",
-                          (unsigned long long)s.total);
-    }
-    size_t total = HEADER_SIZE + (size_t)s.total;
-    unsigned char *b = malloc(total);
-    if (!b) {
-        free(nb);
-        return rfx__error(RFX_ENOMEM, "save model to buffer: cannot allocate %zu bytes", total);
     }
     rfx__sink_init(&s, b + HEADER_SIZE, NULL);
     (void)write_payload(&s, m, nb, nl); /* cannot fail: the measuring pass did not */
     free(nb);
-    encode_header(b, s.total, s.crc);
+    encode_header(b, version_of(m), s.total, s.crc);
+    if (validate_it && (st = validate(b, total))) {
+        free(b);
+        return st;
+    }
     *buf = b;
     *len = total;
     return RFX_OK;
 }
 
+rfx_status rfx_model_save_buffer(const rfx_model *m, void **buf, size_t *len)
+{
+    unsigned char *b;
+    size_t n;
+    if (!m) return rfx__error(RFX_EINVAL, "save model to buffer: model is NULL");
+    if (!buf || !len) return rfx__error(RFX_EINVAL, "save model to buffer: buf or len is NULL");
+    rfx_status st = model_bytes(m, 1, &b, &n);
+    if (st) {
+        rfx__error_prefix("save model to buffer");
+        return st;
+    }
+    *buf = b;
+    *len = n;
+    return RFX_OK;
+}
+
 /* Through rfx__output (src/core/output.c): a temporary file beside path,
  * made durable and renamed over it, so readers see the old file or the new
- * one, never half of one; a device or FIFO written directly. A measuring
- * pass gives the payload's size and CRC first, so the header goes first and
- * the file is written in one sequential pass (no seek: a pipe will do). */
+ * one, never half of one; a device or FIFO written directly. The bytes are
+ * made and checked in memory first, so nothing is opened for a model the
+ * loader would refuse. */
 rfx_status rfx_model_save(const rfx_model *m, const char *path)
 {
-    unsigned char hdr[HEADER_SIZE] = {0};
-    rfx__sink sk, *s = &sk;
-    void *nb = NULL;
-    size_t nl = 0;
+    unsigned char *b = NULL;
+    size_t n = 0;
     rfx__output out;
-    RFX__TRY(check_savable(m, "save model"));
+    char q[RFX__QUOTE_SIZE(PATH_SHOWN)];
+    if (!m) return rfx__error(RFX_EINVAL, "save model: model is NULL");
     if (!path || !*path) return rfx__error(RFX_EINVAL, "save model: path is NULL or empty");
-    RFX__TRY(nested_bytes(m, path, &nb, &nl));
-    rfx__sink_init(s, NULL, NULL);
-    rfx_status st = write_payload(s, m, nb, nl); /* measure: size and CRC */
+    const char *shown = rfx__quote(path, strlen(path), PATH_SHOWN, q, sizeof q);
+    rfx_status st = model_bytes(m, 1, &b, &n);
     if (st) {
-        free(nb);
-        rfx__error_prefix("save model");
+        rfx__error_prefix("%s: save model", shown);
         return st;
     }
-    encode_header(hdr, s->total, s->crc);
-    const uint64_t total = s->total;
-    const uint32_t crc = s->crc;
     st = rfx__output_open(path, &out);
     if (st) {
-        free(nb);
+        free(b);
         return st;
     }
-    int e = 0;
-    if (fwrite(hdr, 1, sizeof hdr, out.fp) != sizeof hdr) e = errno ? errno : EIO;
-    if (!e) {
-        rfx__sink_init(s, NULL, out.fp);
-        (void)write_payload(s, m, nb, nl);
-        e = s->err;
-        if (!e && (s->total != total || s->crc != crc)) e = EIO; /* cannot happen */
-    }
-    free(nb);
+    int e = fwrite(b, 1, n, out.fp) == n ? 0 : (errno ? errno : EIO);
+    free(b);
     if (e) {
         char buf[128];
         if (strerror_r(e, buf, sizeof buf) != 0) snprintf(buf, sizeof buf, "error %d", e);
         rfx__output_abort(&out);
-        return rfx__error(RFX_EIO, "%s: cannot write the model: %s", path, buf);
+        return rfx__error(RFX_EIO, "%s: cannot write the model: %s", shown, buf);
     }
     return rfx__output_commit(&out);
 }
@@ -183,7 +217,7 @@ rfx_status rfx_model_save(const rfx_model *m, const char *path)
 /* The fixed header: magic, version, header size, header CRC. n is the number
  * of header bytes available (< HEADER_SIZE for a short file). */
 static rfx_status parse_header(const unsigned char *h, size_t n, const char *name,
-                               uint64_t *payload, uint32_t *payload_crc)
+                               uint32_t *version_out, uint64_t *payload, uint32_t *payload_crc)
 {
     size_t k = n < sizeof MAGIC ? n : sizeof MAGIC;
     if (k > 0 && memcmp(h, MAGIC, k) != 0)
@@ -202,6 +236,7 @@ static rfx_status parse_header(const unsigned char *h, size_t n, const char *nam
                             (unsigned long)rfx__get_le32(h + 12), HEADER_SIZE);
     if (rfx__get_le32(h + 28) != rfx__crc_of(h, 28))
         return rfx__corrupt(name, "header checksum mismatch (corrupt file)");
+    *version_out = version;
     *payload = rfx__get_le64(h + 16);
     *payload_crc = rfx__get_le32(h + 24);
     return RFX_OK;
@@ -220,8 +255,8 @@ static rfx_status check_length(uint64_t payload, uint64_t present, const char *n
     return RFX_OK;
 }
 
-static rfx_status load_payload(const unsigned char *p, size_t n, uint32_t crc, const char *name,
-                               int nested, rfx_model **out);
+static rfx_status load_payload(const unsigned char *p, size_t n, uint32_t version, uint32_t crc,
+                               const char *name, int nested, rfx_model **out);
 
 /* A whole model file inside a record (the surrogate of a projected model),
  * which may not itself hold a projected model: the kinds' rfx__load_nested. */
@@ -229,10 +264,10 @@ static rfx_status load_nested(const unsigned char *file, size_t len, const char 
                               rfx_model **out)
 {
     uint64_t payload = 0;
-    uint32_t crc = 0;
-    RFX__TRY(parse_header(file, len, name, &payload, &crc));
+    uint32_t crc = 0, version = 0;
+    RFX__TRY(parse_header(file, len, name, &version, &payload, &crc));
     RFX__TRY(check_length(payload, len - HEADER_SIZE, name));
-    return load_payload(file + HEADER_SIZE, (size_t)payload, crc, name, 1, out);
+    return load_payload(file + HEADER_SIZE, (size_t)payload, version, crc, name, 1, out);
 }
 
 /* The target transform of any regression model (tags 53 and 54, both
@@ -267,11 +302,63 @@ static rfx_status load_target(const rfx__record *rec, const char *name, rfx_mode
     return RFX_OK;
 }
 
+/* The names (tags 55 and 56, both optional, version 2 on, never in a
+ * nested model): d names each ended by a NUL byte, as rfx_model_set_names
+ * takes them. */
+static rfx_status load_names(const rfx__record *rec, const char *name, uint32_t version,
+                             int nested, rfx_model *m)
+{
+    const rfx__record *r = &rec[RFX__TAG_INPUT_NAMES], *t = &rec[RFX__TAG_TARGET_NAME];
+    if (!r->present && !t->present) return RFX_OK;
+    if (version < 2)
+        return rfx__corrupt(name, "field '%s' in a version %lu file, which has no names "
+                            "(corrupt file)", rfx__field_specs[r->present ? RFX__TAG_INPUT_NAMES
+                                                                          : RFX__TAG_TARGET_NAME].name,
+                            (unsigned long)version);
+    if (nested) return rfx__corrupt(name, "names in a projected model's surrogate (corrupt file)");
+    if (!r->present) return rfx__corrupt(name, "field 'target_name' without 'input_names' "
+                                               "(corrupt file)");
+    const char *p = (const char *)r->data, *end = p + r->count;
+    char *tname = NULL;
+    const char **v = malloc(m->d * sizeof *v);
+    if (!v) return rfx__error(RFX_ENOMEM, "%s: cannot allocate %zu names", name, m->d);
+    size_t j = 0;
+    while (p < end && j < m->d) {
+        const char *z = memchr(p, '\0', (size_t)(end - p));
+        if (!z) break;
+        v[j++] = p;
+        p = z + 1;
+    }
+    rfx_status st = RFX_OK;
+    if (j < m->d || p != end)
+        st = rfx__corrupt(name, "field 'input_names' does not hold %zu names, each ended by a "
+                          "NUL byte (corrupt file)", m->d);
+    if (!st && t->present) {
+        if (memchr(t->data, '\0', t->count))
+            st = rfx__corrupt(name, "field 'target_name' holds a NUL byte (corrupt file)");
+        else if (!(tname = malloc(t->count + 1)))
+            st = rfx__error(RFX_ENOMEM, "%s: cannot allocate a name", name);
+        else {
+            memcpy(tname, t->data, t->count);
+            tname[t->count] = '\0';
+        }
+    }
+    if (!st && rfx__model_names_check(v, m->d, tname) != RFX_OK) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", rfx_last_error() + strlen("model names: "));
+        st = rfx__corrupt(name, "%s (corrupt file)", why);
+    }
+    if (!st) st = rfx__model_names_copy(m, v, tname);
+    free(v);
+    free(tname);
+    return st;
+}
+
 /* Records -> model: the method picks the kind, which checks and reads the
  * rest. nested: the surrogate of a projected model, of method ridge ..
  * pce. */
-static rfx_status build_model(const rfx__record *rec, const char *name, int nested,
-                              rfx_model **out)
+static rfx_status build_model(const rfx__record *rec, const char *name, uint32_t version,
+                              int nested, rfx_model **out)
 {
     uint64_t method = 0;
     if (!rec[RFX__TAG_METHOD].present)
@@ -286,6 +373,7 @@ static rfx_status build_model(const rfx__record *rec, const char *name, int nest
     rfx_model *m = NULL;
     RFX__TRY(KINDS[method]->load(rec, name, load_nested, &m));
     rfx_status st = load_target(rec, name, m);
+    if (!st) st = load_names(rec, name, version, nested, m);
     if (st) {
         rfx_model_free(m);
         return st;
@@ -295,26 +383,26 @@ static rfx_status build_model(const rfx__record *rec, const char *name, int nest
 }
 
 /* The payload after the header: checksum, records, model. */
-static rfx_status load_payload(const unsigned char *p, size_t n, uint32_t crc, const char *name,
-                               int nested, rfx_model **out)
+static rfx_status load_payload(const unsigned char *p, size_t n, uint32_t version, uint32_t crc,
+                               const char *name, int nested, rfx_model **out)
 {
     rfx__record rec[RFX__TAG_END];
     if (rfx__crc_of(p, n) != crc)
         return rfx__corrupt(name, "payload checksum mismatch (corrupt file)");
     RFX__TRY(rfx__parse_records(p, n, name, rec));
-    return build_model(rec, name, nested, out);
+    return build_model(rec, name, version, nested, out);
 }
 
 rfx_status rfx_model_load_buffer(const void *buf, size_t len, rfx_model **out)
 {
     const unsigned char *b = buf;
     uint64_t payload;
-    uint32_t crc;
+    uint32_t crc, version;
     if (!out) return rfx__error(RFX_EINVAL, "load model from buffer: out is NULL");
     if (!buf && len > 0) return rfx__error(RFX_EINVAL, "load model from buffer: buf is NULL");
-    RFX__TRY(parse_header(b, len, "buffer", &payload, &crc));
+    RFX__TRY(parse_header(b, len, "buffer", &version, &payload, &crc));
     RFX__TRY(check_length(payload, len - HEADER_SIZE, "buffer"));
-    return load_payload(b + HEADER_SIZE, (size_t)payload, crc, "buffer", 0, out);
+    return load_payload(b + HEADER_SIZE, (size_t)payload, version, crc, "buffer", 0, out);
 }
 
 /* Read exactly n payload bytes. For a regular file n was already checked
@@ -360,36 +448,38 @@ rfx_status rfx_model_load(const char *path, rfx_model **out)
 {
     unsigned char hdr[HEADER_SIZE], *payload = NULL;
     uint64_t n;
-    uint32_t crc;
+    uint32_t crc, version;
     struct stat sb;
     rfx_status st;
+    char q[RFX__QUOTE_SIZE(PATH_SHOWN)];
     if (!path || !out) return rfx__error(RFX_EINVAL, "load model: path or out is NULL");
+    const char *name = rfx__quote(path, strlen(path), PATH_SHOWN, q, sizeof q);
     FILE *fp = fopen(path, "rb");
-    if (!fp) return rfx__error(RFX_EIO, "%s: cannot open: %s", path, strerror(errno));
+    if (!fp) return rfx__error(RFX_EIO, "%s: cannot open: %s", name, strerror(errno));
     if (fstat(fileno(fp), &sb) != 0) {
-        st = rfx__error(RFX_EIO, "%s: cannot stat: %s", path, strerror(errno));
+        st = rfx__error(RFX_EIO, "%s: cannot stat: %s", name, strerror(errno));
         goto done;
     }
     if (S_ISDIR(sb.st_mode)) {
-        st = rfx__error(RFX_EIO, "%s: is a directory, not a model file", path);
+        st = rfx__error(RFX_EIO, "%s: is a directory, not a model file", name);
         goto done;
     }
     size_t got = fread(hdr, 1, sizeof hdr, fp);
     if (got < sizeof hdr && ferror(fp)) {
-        st = rfx__error(RFX_EIO, "%s: read error: %s", path, strerror(errno));
+        st = rfx__error(RFX_EIO, "%s: read error: %s", name, strerror(errno));
         goto done;
     }
-    if ((st = parse_header(hdr, got, path, &n, &crc))) goto done;
+    if ((st = parse_header(hdr, got, name, &version, &n, &crc))) goto done;
     int regular = S_ISREG(sb.st_mode);
     uint64_t size = sb.st_size > HEADER_SIZE ? (uint64_t)sb.st_size : HEADER_SIZE;
-    if (regular && (st = check_length(n, size - HEADER_SIZE, path))) goto done;
+    if (regular && (st = check_length(n, size - HEADER_SIZE, name))) goto done;
     if (n > SIZE_MAX) {
-        st = rfx__corrupt(path, "the header announces %llu payload bytes, more than size_t holds",
+        st = rfx__corrupt(name, "the header announces %llu payload bytes, more than size_t holds",
                           (unsigned long long)n);
         goto done;
     }
-    if ((st = read_payload(fp, (size_t)n, regular, path, &payload))) goto done;
-    st = load_payload(payload, (size_t)n, crc, path, 0, out);
+    if ((st = read_payload(fp, (size_t)n, regular, name, &payload))) goto done;
+    st = load_payload(payload, (size_t)n, version, crc, name, 0, out);
 
 done:
     free(payload);

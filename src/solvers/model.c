@@ -47,6 +47,8 @@ void rfx_model_free(rfx_model *m)
     free(m->chol);
     free(m->zmean);
     free(m->classes);
+    free(m->input_names);
+    free(m->target_name);
     if (m->kind) m->kind->free_parts(m);
     free(m);
 }

@@ -163,8 +163,16 @@ int cli_print_man(FILE *out);
 /* Messages, progress and output (report.c)                                  */
 /* ------------------------------------------------------------------------ */
 
+/* Messages go through cli_escape: no byte of an input (a file name, a
+ * column name, an argument) can reach the terminal as a control. */
 void cli_say(const char *fmt, ...) PRINTF_LIKE(1, 2);
+/* s as terminal-safe text in buf (size bytes; cut short when full): C0
+ * controls, DEL, C1 controls and bytes that are not well-formed UTF-8 as
+ * \xHH, the rest as is. Returns buf. */
+const char *cli_escape(const char *s, char *buf, size_t size);
 int cli_fail(rfx_status st);
+/* The exit code of a library status (RC_DATA for RFX_EPARSE, ...). */
+int cli_exit_code(rfx_status st);
 int cli_usage_error(const command *c, const char *fmt, ...) PRINTF_LIKE(2, 3);
 /* Before any work: the output path out (of -o; NULL: none) is not empty,
  * not one of the inputs, and can be written (its folder takes a new file,
@@ -199,6 +207,29 @@ int cli_ends_with(const char *s, const char *suffix);
 void cli_format_label(double v, char *buf, size_t size);
 void cli_print_label_list(FILE *out, const double *v, size_t n, size_t max);
 int cli_compare_doubles(const void *a, const void *b);
+
+/* ------------------------------------------------------------------------ */
+/* The rows a model reads (table.c)                                          */
+/* ------------------------------------------------------------------------ */
+
+/* A model's inputs from a table: X (n x d, the model's order; it may point
+ * into data), and y (n) with its column's name when the table has the
+ * target column. */
+typedef struct model_rows {
+    rfx_data *data;
+    double *x, *y; /* owned: X's rows when reordered (else NULL), the target */
+    rfx_cmat X;
+    const char *target_name;
+} model_rows;
+
+/* Read path once and match its columns to the model's inputs
+ * (rfx_model_match_columns: by name when the model and the file have names,
+ * else by position; target as --target gives it, NULL for the model's).
+ * need_target: a file without the target column is a data error. RC_OK,
+ * or the exit code after a message naming the file and the column. */
+int cli_read_model_rows(const char *path, rfx_read_params rp, const rfx_model *m,
+                        const char *target, int need_target, model_rows *out);
+void cli_model_rows_free(model_rows *r);
 
 /* ------------------------------------------------------------------------ */
 /* Plots by gnuplot (plot.c)                                                 */

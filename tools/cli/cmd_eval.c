@@ -15,7 +15,9 @@
 static int cmd_eval(const command *c, int argc, char **argv);
 
 static const opt_spec EVAL_OPTS[] = {
-    OPT_TARGET(" of DATA"),
+    { O_TARGET, 0, "target", "COL",
+      "the target column of DATA: a header name, a 0-based index, or -1 for the last column "
+      "(default: the column of the model's target name, else the last column)" },
     { O_CLASSES, 0, "classes", NULL,
       "targets are integer class labels: also print the accuracy of the predictions "
       "rounded to the nearest label" },
@@ -37,7 +39,10 @@ const command cli_eval_command = {
     "'name value' pair per line. For a classifier: the rows, the accuracy and the\n"
     "number of classes as such pairs, then a table of each class's precision,\n"
     "recall and support, and the confusion matrix (rows: true class, columns:\n"
-    "predicted class), headed by the class labels.\n",
+    "predicted class), headed by the class labels.\n"
+    "\n"
+    "DATA's columns are matched to the model's inputs as rfx predict does: by name\n"
+    "when both have names, else by position; DATA must hold the target column too.\n",
     EVAL_OPTS, cmd_eval
 };
 
@@ -124,36 +129,45 @@ static int print_eval(const double *f, size_t fs, const double *y, size_t ys, si
     return RC_OK;
 }
 
-/* Predictions of the model at model_path for the inputs of truth; for a
- * classifier *classes (malloc'd) and *n_classes receive its classes
- * (NULL and 0 otherwise). */
-static int eval_predict(const char *model_path, const rfx_data *truth, double **out,
-                        double **classes, size_t *n_classes)
+/* The model at model_path, its predictions of the rows of data_path
+ * (matched to its inputs by cli_read_model_rows) and their targets; for a
+ * classifier *classes (malloc'd) and *n_classes receive its classes (NULL
+ * and 0 otherwise). */
+static int eval_predict(const char *model_path, const char *data_path, rfx_read_params rp,
+                        const char *target, model_rows *rows, double **out, double **classes,
+                        size_t *n_classes)
 {
     rfx_model *model = NULL;
     rfx_model_info info;
-    rfx_cmat X = rfx_data_x(truth);
+    char q[1024];
+    int rc = RC_OK;
+    double *f = NULL;
     rfx_status st = rfx_model_load(model_path, &model);
     if (st == RFX_OK) st = rfx_model_get_info(model, &info);
     if (st != RFX_OK) {
         rfx_model_free(model);
         return cli_fail(st);
     }
+    *classes = NULL;
+    *n_classes = 0;
     if (info.n_targets != 1) {
-        cli_say("%s: the model predicts %zu targets; eval compares one", model_path,
-                info.n_targets);
+        cli_say("%s: the model predicts %zu targets; eval compares one",
+                cli_escape(model_path, q, sizeof q), info.n_targets);
         rfx_model_free(model);
         return RC_DATA;
     }
-    double *f = malloc((X.rows ? X.rows : 1) * sizeof *f);
-    if (!f) {
+    rc = cli_read_model_rows(data_path, rp, model, target, 1, rows);
+    if (rc != RC_OK) {
         rfx_model_free(model);
-        cli_say("out of memory for %zu predictions", X.rows);
+        return rc;
+    }
+    const size_t n = rows->X.rows;
+    if (!(f = malloc((n ? n : 1) * sizeof *f))) {
+        rfx_model_free(model);
+        cli_say("out of memory for %zu predictions", n);
         return RC_INTERNAL;
     }
-    st = rfx_model_predict(model, X, rfx_mat_of(f, X.rows, 1), rfx_mat_none());
-    *classes = NULL;
-    *n_classes = 0;
+    st = rfx_model_predict(model, rows->X, rfx_mat_of(f, n, 1), rfx_mat_none());
     if (st == RFX_OK && info.method == RFX_METHOD_CLASSIFY) {
         const double *c;
         size_t C = 0;
@@ -270,7 +284,7 @@ static int cmd_eval(const command *c, int argc, char **argv)
     const char *v;
     int id;
 
-    rp.target = "-1";
+    rp.target = NULL; /* the model's target name, else the last column */
     while ((id = cli_opt_next(&it, &v)) != OPT_DONE) {
         int bad = 0;
         switch (id) {
@@ -299,15 +313,17 @@ static int cmd_eval(const command *c, int argc, char **argv)
         return cli_usage_error(c, n_pos ? "missing DATA" : "missing MODEL and DATA");
 
     rfx_data *truth = NULL, *pred = NULL;
+    model_rows rows = { 0 };
     double *f = NULL, *mclasses = NULL;
     size_t mC = 0;
-    const double *fp;
-    size_t fs = 1;
+    const double *fp, *y;
+    size_t fs = 1, ys = 1, n;
     int rc;
-    rfx_status st = rfx_data_read(compare_files ? truth_path : pos[1], &rp, &truth);
-    if (st != RFX_OK) return cli_fail(st);
-    rfx_cmat Y = rfx_data_y(truth);
     if (compare_files) {
+        if (!rp.target) rp.target = "-1";
+        rfx_status st = rfx_data_read(truth_path, &rp, &truth);
+        if (st != RFX_OK) return cli_fail(st);
+        rfx_cmat Y = rfx_data_y(truth);
         rfx_read_params pp = rfx_read_params_default(); /* as rfx predict writes it */
         st = rfx_data_read(pred_path, &pp, &pred);
         if (st != RFX_OK) {
@@ -316,24 +332,32 @@ static int cmd_eval(const command *c, int argc, char **argv)
         }
         rfx_cmat P = rfx_data_x(pred);
         if (P.rows != Y.rows) {
-            cli_say("%s has %zu rows but %s has %zu", pred_path, P.rows, truth_path, Y.rows);
+            char q1[1024], q2[1024];
+            cli_say("%s has %zu rows but %s has %zu", cli_escape(pred_path, q1, sizeof q1), P.rows,
+                    cli_escape(truth_path, q2, sizeof q2), Y.rows);
             rc = RC_DATA;
             goto done;
         }
         fp = P.data;
         fs = P.stride;
+        y = Y.data;
+        ys = Y.stride;
+        n = Y.rows;
     } else {
-        rc = eval_predict(pos[0], truth, &f, &mclasses, &mC);
+        rc = eval_predict(pos[0], pos[1], rp, rp.target, &rows, &f, &mclasses, &mC);
         if (rc != RC_OK) goto done;
         fp = f;
+        y = rows.y;
+        n = rows.X.rows;
     }
     if (mC > 0)
-        rc = print_classification(fp, Y.data, Y.stride, Y.rows, mclasses, mC);
+        rc = print_classification(fp, y, ys, n, mclasses, mC);
     else
-        rc = print_eval(fp, fs, Y.data, Y.stride, Y.rows, classes);
+        rc = print_eval(fp, fs, y, ys, n, classes);
 done:
     free(f);
     free(mclasses);
+    cli_model_rows_free(&rows);
     rfx_data_free(pred);
     rfx_data_free(truth);
     return rc;

@@ -559,6 +559,21 @@ static int fit_check_methods(const command *c, const fit_opts *o)
     return 0;
 }
 
+/* The summary's last line: where the model went. */
+static void print_model_line(FILE *e, const char *path)
+{
+    char q[1024];
+    fprintf(e, "%-16s %s\n", "model", cli_escape(path, q, sizeof q));
+}
+
+/* The summary's "data" line: rows, inputs and the target's name. */
+static void print_data_line(FILE *e, rfx_cmat X, const rfx_data *data)
+{
+    char q[1024];
+    fprintf(e, "%-16s %zu rows x %zu inputs, target '%s'\n", "data", X.rows, X.cols,
+            cli_escape(rfx_data_name(data, SIZE_MAX), q, sizeof q));
+}
+
 /* What a ridge or Bayesian fit chose, on stderr: the settings a user may
  * want to reuse. */
 static void print_fit_report(const rfx_model *m, const rfx_fit_report *r, const rfx_fit_params *p,
@@ -574,8 +589,7 @@ static void print_fit_report(const rfx_model *m, const rfx_fit_report *r, const 
     if (info.features.kernel == RFX_KERNEL_MATERN) fprintf(e, " (nu = %g)", info.features.nu);
     fprintf(e, ", %s features, D = %zu, seed %llu\n", rfx_form_name(info.features.form),
             info.features.n_features, (unsigned long long)info.features.seed);
-    fprintf(e, "%-16s %zu rows x %zu inputs, target '%s'\n", "data", X.rows, X.cols,
-            rfx_data_name(data, SIZE_MAX));
+    print_data_line(e, X, data);
     fprintf(e, "%-16s %.6g (%s%s)\n", "length scale", r->length_scale,
             length_scale_given ? "given" : "chosen",
             info.standardized ? ", standardised units" : "");
@@ -606,15 +620,38 @@ static void print_fit_report(const rfx_model *m, const rfx_fit_report *r, const 
             fprintf(e, "%-16s %.6g\n", "GCV score", r->score);
     }
     fprintf(e, "%-16s %.3f s\n", "time", seconds);
-    fprintf(e, "%-16s %s\n", "model", path);
+    print_model_line(e, path);
 }
 
-/* Save a fitted model (with the target transform it was fitted through),
- * or report why it was not fitted or saved. */
-static int save_fitted(const fit_opts *o, rfx_status st, rfx_model *model, const char *path)
+/* The names of data's columns as the model's schema, when the file had a
+ * header. Names the model cannot take (two inputs of one name) are left
+ * out with a warning: the model then matches columns by position. */
+static rfx_status name_inputs(rfx_model *model, const rfx_data *data)
+{
+    if (!rfx_data_has_names(data)) return RFX_OK;
+    const size_t d = rfx_data_x(data).cols;
+    const char **names = malloc(d * sizeof *names);
+    if (!names) return rfx_model_set_names(model, NULL, NULL); /* nothing to lose but names */
+    for (size_t j = 0; j < d; j++) names[j] = rfx_data_name(data, j);
+    rfx_status st = rfx_model_set_names(model, names, rfx_data_name(data, SIZE_MAX));
+    free(names);
+    if (st == RFX_EINVAL) {
+        cli_say("warning: %s; the model keeps no column names, and predict and eval will take "
+                "its inputs by position", rfx_last_error());
+        st = RFX_OK;
+    }
+    return st;
+}
+
+/* Save a fitted model (with the target transform it was fitted through,
+ * and the names of the data's columns), or report why it was not fitted
+ * or saved. */
+static int save_fitted(const fit_opts *o, const rfx_data *data, rfx_status st, rfx_model *model,
+                       const char *path)
 {
     if (st == RFX_OK && o->transform != RFX_TARGET_NONE)
         st = rfx_model_set_target_transform(model, o->transform, o->transform_lambda);
+    if (st == RFX_OK) st = name_inputs(model, data);
     if (st == RFX_OK) st = rfx_model_save(model, path);
     return st == RFX_OK ? RC_OK : cli_fail(st);
 }
@@ -635,7 +672,7 @@ static int fit_rff(fit_opts *o, const rfx_data *data, const char *path)
     rfx_status st = rfx_model_fit(&o->fit, rfx_data_x(data), o->Y, &model, &report);
     double seconds = cli_now_seconds() - t0;
     cli_progress_end(&progress);
-    int rc = save_fitted(o, st, model, path);
+    int rc = save_fitted(o, data, st, model, path);
     if (rc == RC_OK)
         print_fit_report(model, &report, &o->fit, o->ko.have_gamma || o->ko.have_length_scale,
                          data, seconds, path);
@@ -659,8 +696,7 @@ static void print_sparse_report(const fit_opts *o, const rfx_srfe_params *sp,
         snprintf(cv, sizeof cv, "chosen by generalised cross-validation");
     fprintf(e, "%-16s %s (%s)\n", "method", FIT_METHODS[o->method],
             htp ? "hard thresholding pursuit" : bpdn ? "basis pursuit denoising" : "lasso");
-    fprintf(e, "%-16s %zu rows x %zu inputs, target '%s'\n", "data", X.rows, X.cols,
-            rfx_data_name(data, SIZE_MAX));
+    print_data_line(e, X, data);
     fprintf(e, "%-16s N = %zu, q = %zu inputs per feature, %s, %zu of %zu terms nonzero\n",
             "sparse features", r->n_features, r->sparsity,
             rfx_activation_name(sp->features.activation), r->n_nonzero, r->n_features);
@@ -677,7 +713,7 @@ static void print_sparse_report(const fit_opts *o, const rfx_srfe_params *sp,
     fprintf(e, "%-16s %.6g\n", "RMS residual", r->eta);
     if (isfinite(r->cv_mse)) fprintf(e, "%-16s %.6g\n", kfold ? "CV MSE" : "GCV score", r->cv_mse);
     fprintf(e, "%-16s %.3f s\n", "time", seconds);
-    fprintf(e, "%-16s %s\n", "model", path);
+    print_model_line(e, path);
 }
 
 /* srfe, lasso, harfe: rfx_srfe_params from its defaults and what was given. */
@@ -724,7 +760,7 @@ static int fit_sparse(const fit_opts *o, const rfx_data *data, const char *path)
     rfx_status st = rfx_srfe_fit(&sp, X, o->Y, &model, &report);
     double seconds = cli_now_seconds() - t0;
     cli_progress_end(&progress);
-    int rc = save_fitted(o, st, model, path);
+    int rc = save_fitted(o, data, st, model, path);
     if (rc == RC_OK) print_sparse_report(o, &sp, &report, data, seconds, path);
     rfx_model_free(model);
     return rc;
@@ -741,8 +777,7 @@ static void print_pce_report(const fit_opts *o, const rfx_pce_params *p, const r
     const int lars = p->method == RFX_PCE_METHOD_LARS;
     fprintf(e, "%-16s pce (%s)\n", "method",
             lars ? "least-angle regression, corrected leave-one-out error" : "least squares");
-    fprintf(e, "%-16s %zu rows x %zu inputs, target '%s'\n", "data", X.rows, X.cols,
-            rfx_data_name(data, SIZE_MAX));
+    print_data_line(e, X, data);
     if (o->given[O_UNIFORM])
         fprintf(e, "%-16s uniform [%.6g, %.6g], every input\n", "marginals", o->dist_a, o->dist_b);
     else if (o->given[O_NORMAL])
@@ -764,7 +799,7 @@ static void print_pce_report(const fit_opts *o, const rfx_pce_params *p, const r
     fprintf(e, "%-16s %.6g\n", "mean", in.mean);
     fprintf(e, "%-16s %.6g\n", "variance", in.variance);
     fprintf(e, "%-16s %.3f s\n", "time", seconds);
-    fprintf(e, "%-16s %s\n", "model", path);
+    print_model_line(e, path);
 }
 
 /* pce: rfx_pce_params from what was given: the marginals mg (one per
@@ -829,7 +864,7 @@ static int fit_pce(const fit_opts *o, const rfx_data *data, const char *path)
     rfx_status st = rfx_pce_fit(&p, X, y, &pce);
     double seconds = cli_now_seconds() - t0;
     if (st == RFX_OK) st = rfx_model_from_pce(pce, &model);
-    rc = save_fitted(o, st, model, path);
+    rc = save_fitted(o, data, st, model, path);
     if (rc == RC_OK) print_pce_report(o, &p, pce, data, seconds, path);
     rfx_model_free(model);
     rfx_pce_free(pce);
@@ -895,8 +930,7 @@ static void print_projected_report(const rfx_projected_params *p, const rfx_proj
     const int have_si = rfx_model_get_info(in.surrogate, &si) == RFX_OK;
     fprintf(e, "%-16s projected (a %s surrogate on k = %zu kernel PCA scores)\n", "method",
             have_si ? rfx_method_name(si.method) : "?", in.n_components);
-    fprintf(e, "%-16s %zu rows x %zu inputs, target '%s'\n", "data", X.rows, X.cols,
-            rfx_data_name(data, SIZE_MAX));
+    print_data_line(e, X, data);
     fprintf(e, "%-16s gamma %.6g (%s), %s\n", "kernel PCA", in.gamma,
             p->gamma > 0 ? "given" : "chosen", in.standardized ? "standardised inputs"
                                                             : "inputs as they are");
@@ -911,8 +945,10 @@ static void print_projected_report(const rfx_projected_params *p, const rfx_proj
         for (size_t t = 0; t <= r->n_iterations; t++)
             fprintf(e, "%-16s %zu %.6g\n", "iteration", t, r->history[t]);
     }
+    char q[1024];
     for (size_t j = 0; j < in.n_inputs; j++)
-        fprintf(e, "%-16s %s %.6g\n", "theta", rfx_data_name(data, j), in.theta[j]);
+        fprintf(e, "%-16s %s %.6g\n", "theta", cli_escape(rfx_data_name(data, j), q, sizeof q),
+                in.theta[j]);
     if (!p->theta) fprintf(e, "%-16s %.6g\n", "search loss", r->search_loss);
     if (r->finalists > 0)
         fprintf(e, "%-16s %zu candidates (theta, gamma, k) by the %s surrogate's own %s\n",
@@ -926,7 +962,7 @@ static void print_projected_report(const rfx_projected_params *p, const rfx_proj
     fprintf(e, "%-16s %.6g\n", "final loss", r->loss);
     fprintf(e, "%-16s %zu in %zu iterations\n", "evaluations", r->evaluations, r->n_iterations);
     fprintf(e, "%-16s %.3f s\n", "time", seconds);
-    fprintf(e, "%-16s %s\n", "model", path);
+    print_model_line(e, path);
 }
 
 /* projected: rfx_projected_params from its defaults and what was given
@@ -1000,7 +1036,7 @@ static int fit_projected(const fit_opts *o, const rfx_data *data, const char *pa
     progress.t0 = t0;
     rfx_status st = rfx_projected_fit(&p, X, o->Y, &model, &report);
     double seconds = cli_now_seconds() - t0;
-    rc = save_fitted(o, st, model, path);
+    rc = save_fitted(o, data, st, model, path);
     if (rc == RC_OK) print_projected_report(&p, &report, model, data, seconds, path);
     if (rc == RC_OK && o->plot_path) {
         char title[128];
@@ -1010,7 +1046,9 @@ static int fit_projected(const fit_opts *o, const rfx_data *data, const char *pa
         snprintf(title, sizeof title, "projected surrogate (%s, k = %zu): best loss",
                  rfx_method_name(p.surrogate), k);
         rc = cli_plot_history(o->plot_path, hist, report.n_iterations, title);
-        if (rc == RC_OK) fprintf(stderr, "%-16s %s\n", "plot", o->plot_path);
+        char q[1024];
+        if (rc == RC_OK)
+            fprintf(stderr, "%-16s %s\n", "plot", cli_escape(o->plot_path, q, sizeof q));
     }
     rfx_model_free(model);
     free(theta);
@@ -1046,8 +1084,7 @@ static void print_classify_report(const fit_opts *o, const rfx_model *m, const r
     if (info.features.kernel == RFX_KERNEL_MATERN) fprintf(e, " (nu = %g)", info.features.nu);
     fprintf(e, ", %s features, D = %zu, seed %llu\n", rfx_form_name(info.features.form),
             info.features.n_features, (unsigned long long)info.features.seed);
-    fprintf(e, "%-16s %zu rows x %zu inputs, target '%s'\n", "data", X.rows, X.cols,
-            rfx_data_name(data, SIZE_MAX));
+    print_data_line(e, X, data);
     fprintf(e, "%-16s %zu: ", "classes", C);
     cli_print_label_list(e, classes, C, 20);
     fputc('\n', e);
@@ -1062,7 +1099,7 @@ static void print_classify_report(const fit_opts *o, const rfx_model *m, const r
                 : loo ? "leave-one-out error rate" : "error rate");
     }
     fprintf(e, "%-16s %.3f s\n", "time", seconds);
-    fprintf(e, "%-16s %s\n", "model", path);
+    print_model_line(e, path);
 }
 
 /* classify: rfx_model_fit with RFX_METHOD_CLASSIFY; --class-weight LABEL:W
@@ -1118,7 +1155,7 @@ static int fit_classify(fit_opts *o, const rfx_data *data, const char *path)
     rfx_status st = rfx_model_fit(&o->fit, rfx_data_x(data), Y, &model, &report);
     double seconds = cli_now_seconds() - t0;
     cli_progress_end(&progress);
-    rc = save_fitted(o, st, model, path);
+    rc = save_fitted(o, data, st, model, path);
     if (rc == RC_OK) print_classify_report(o, model, &report, data, seconds, path);
 done:
     rfx_model_free(model);
@@ -1149,7 +1186,7 @@ static int fit_auto(fit_opts *o, const rfx_data *data, const char *path)
     const double seconds = cli_now_seconds() - t0;
     cli_progress_end(&progress);
     free(y);
-    int rc = save_fitted(o, st, model, path);
+    int rc = save_fitted(o, data, st, model, path);
     rfx_model_free(model);
     if (rc != RC_OK) return rc;
     static const char *const OUTCOME[] = {"all folds", "raced out", "budget", "failed",
@@ -1174,7 +1211,7 @@ static int fit_auto(fit_opts *o, const rfx_data *data, const char *path)
             r.compared_folds, r.compared_folds == 1 ? "" : "s");
     fprintf(e, "%-16s %.3f s (cross-validation %.3f s, final fit %.3f s)\n", "time", seconds,
             r.seconds_cv, r.seconds_final);
-    fprintf(e, "%-16s %s\n", "model", path);
+    print_model_line(e, path);
     return RC_OK;
 }
 

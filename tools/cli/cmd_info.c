@@ -41,9 +41,10 @@ static const char *yes_no(int v) { return v ? "yes" : "no"; }
 /* path NULL: without the file lines (the surrogate of a projected model). */
 static void print_model_info(const char *path, const rfx_model_info *in, long long file_size)
 {
+    char q[1024];
     const rfx_features_params *f = &in->features;
     if (path) {
-        printf("%-16s %s\n", "file", path);
+        printf("%-16s %s\n", "file", cli_escape(path, q, sizeof q));
         printf("%-16s %lld bytes\n", "file size", file_size);
     }
     printf("%-16s %s\n", "method", rfx_method_name(in->method));
@@ -140,6 +141,7 @@ static int by_magnitude(const void *pa, const void *pb)
  * the file lines (the surrogate of a projected model). */
 static int print_pce_info(const char *path, const rfx_model *m, long long file_size)
 {
+    char q[1024];
     enum { SHOW_TERMS = 10 };
     const rfx_pce *pce = rfx_model_pce(m);
     rfx_pce_info in;
@@ -176,7 +178,7 @@ static int print_pce_info(const char *path, const rfx_model *m, long long file_s
         return cli_fail(st);
     }
     if (path) {
-        printf("%-16s %s\n", "file", path);
+        printf("%-16s %s\n", "file", cli_escape(path, q, sizeof q));
         printf("%-16s %lld bytes\n", "file size", file_size);
     }
     printf("%-16s %s\n", "method", "pce");
@@ -239,12 +241,13 @@ static int print_pce_info(const char *path, const rfx_model *m, long long file_s
  * surrogate on the scores as rfx info describes a model of its method. */
 static int print_projected_info(const char *path, const rfx_model *m, long long file_size)
 {
+    char q[1024];
     rfx_projected_info in;
     rfx_model_info sin;
     rfx_status st = rfx_model_projected_info(m, &in);
     if (st == RFX_OK) st = rfx_model_get_info(in.surrogate, &sin);
     if (st != RFX_OK) return cli_fail(st);
-    printf("%-16s %s\n", "file", path);
+    printf("%-16s %s\n", "file", cli_escape(path, q, sizeof q));
     printf("%-16s %lld bytes\n", "file size", file_size);
     printf("%-16s %s\n", "method", "projected");
     printf("%-16s %zu\n", "inputs d", in.n_inputs);
@@ -262,6 +265,23 @@ static int print_projected_info(const char *path, const rfx_model *m, long long 
     if (rfx_model_pce(in.surrogate)) return print_pce_info(NULL, in.surrogate, file_size);
     print_model_info(NULL, &sin, file_size);
     return RC_OK;
+}
+
+/* The model's schema, when it has one: its input names in order (escaped:
+ * they come from a file), and its target's name. */
+static void print_schema(const rfx_model *m, size_t d)
+{
+    char q[1024];
+    if (!rfx_model_input_name(m, 0)) {
+        printf("%-16s none (inputs are taken by position)\n", "input names");
+        return;
+    }
+    printf("%-16s", "input names");
+    for (size_t j = 0; j < d; j++)
+        printf("%s%s", j ? ", " : " ", cli_escape(rfx_model_input_name(m, j), q, sizeof q));
+    putchar('\n');
+    if (rfx_model_target_name(m))
+        printf("%-16s %s\n", "target name", cli_escape(rfx_model_target_name(m), q, sizeof q));
 }
 
 static int cmd_info(const command *c, int argc, char **argv)
@@ -307,6 +327,7 @@ static int cmd_info(const command *c, int argc, char **argv)
     else if (rc == RC_OK && info.target_transform != RFX_TARGET_NONE)
         printf("%-16s %s (fitted to T(y), predicts y)\n", "target transform",
                rfx_target_transform_name((rfx_target_transform)info.target_transform));
+    if (rc == RC_OK) print_schema(model, info.n_inputs);
     rfx_model_free(model);
     return rc;
 }

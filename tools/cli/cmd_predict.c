@@ -21,7 +21,10 @@ static const opt_spec PREDICT_OPTS[] = {
     { O_PROBA, 0, "proba", NULL,
       "classifiers with the squared or logistic loss: after the column 'label', one column of "
       "probabilities per class, named by its label" },
-    OPT_TARGET(" dropped from DATA when DATA has one column more than the model's inputs"),
+    { O_TARGET, 0, "target", "COL",
+      "the target column, dropped from DATA: a header name, a 0-based index, or -1 for the "
+      "last column (default: the column of the model's target name; without names, the last "
+      "column when DATA has one column more than the model's inputs)" },
     OPT_DELIMITER,
     OPT_NO_HEADER,
     { O_END, 0, NULL, NULL, NULL }
@@ -33,7 +36,10 @@ const command cli_predict_command = {
     "predict with a model",
     "Predict the target for every row of DATA. The output has a header line and\n"
     "one column 'prediction' (and 'std' with --std). DATA holds the model's input\n"
-    "columns, or those and the target column, which is then dropped. A classifier\n"
+    "columns, or those and the target column, which is then dropped. When the model\n"
+    "and DATA both name their columns (rfx fit on a CSV file with a header), the\n"
+    "inputs are found by name in any order, and a missing or unexpected column is\n"
+    "an error naming it; otherwise they are taken by position. A classifier\n"
     "writes the column 'label', the predicted class, and with --proba (squared or\n"
     "logistic loss) one column of probabilities per class, headed by the class\n"
     "label.\n",
@@ -44,38 +50,16 @@ const command cli_predict_command = {
 /* rfx predict                                                               */
 /* ------------------------------------------------------------------------ */
 
-/* Read the inputs of a model with d inputs from path: all columns, or all
- * but the target column when there is one column more than d. Any other
- * width is left for rfx_model_predict to reject with its message. */
-static rfx_status read_inputs(const char *path, rfx_read_params rp, const char *target, size_t d,
-                              rfx_data **out)
-{
-    rfx_data *data = NULL;
-    rfx_status st;
-    rp.target = NULL;
-    st = rfx_data_read(path, &rp, &data);
-    if (st != RFX_OK) return st;
-    if (rfx_data_x(data).cols == d + 1) {
-        rfx_data_free(data);
-        data = NULL;
-        rp.target = target;
-        st = rfx_data_read(path, &rp, &data);
-        if (st != RFX_OK) return st;
-    }
-    *out = data;
-    return RFX_OK;
-}
-
 /* rfx predict with a classifier: the column 'label' and, with --proba, one
  * column of probabilities per class named by its label. */
 static int predict_classes(const command *c, const rfx_model *model, const char *data_path,
-                           rfx_read_params rp, const char *target, size_t d, int want_proba,
+                           rfx_read_params rp, const char *target, int want_proba,
                            const char *out_path)
 {
     rfx_classifier_info ci;
     const double *classes;
     size_t C = 0;
-    rfx_data *data = NULL;
+    model_rows rows;
     double *out = NULL;
     char **names = NULL, *text = NULL;
     int rc = RC_OK;
@@ -86,9 +70,9 @@ static int predict_classes(const command *c, const rfx_model *model, const char 
         return cli_usage_error(c, "--proba: this classifier has the %s loss, which gives no "
                                   "probabilities (fit with --loss logistic)",
                                rfx_loss_name(ci.loss));
-    st = read_inputs(data_path, rp, target, d, &data);
-    if (st != RFX_OK) return cli_fail(st);
-    rfx_cmat X = rfx_data_x(data);
+    rc = cli_read_model_rows(data_path, rp, model, target, 0, &rows);
+    if (rc != RC_OK) return rc;
+    rfx_cmat X = rows.X;
     const size_t w = want_proba ? C + 1 : 1;
     out = calloc(X.rows ? X.rows : 1, w * sizeof *out);
     names = malloc(w * sizeof *names);
@@ -116,14 +100,14 @@ done:
     free(out);
     free(names);
     free(text);
-    rfx_data_free(data);
+    cli_model_rows_free(&rows);
     return rc;
 }
 
 static int cmd_predict(const command *c, int argc, char **argv)
 {
     rfx_read_params rp = rfx_read_params_default();
-    const char *pos[2] = { NULL, NULL }, *out_path = NULL, *target = "-1";
+    const char *pos[2] = { NULL, NULL }, *out_path = NULL, *target = NULL;
     int want_std = 0, want_proba = 0, n_pos = 0;
     opt_iter it = cli_opt_begin(c, argc, argv);
     const char *v;
@@ -153,7 +137,7 @@ static int cmd_predict(const command *c, int argc, char **argv)
     if (checked != RC_OK) return checked;
 
     rfx_model *model = NULL;
-    rfx_data *data = NULL;
+    model_rows rows = { 0 };
     double *out = NULL;
     char **names = NULL;
     rfx_model_info info;
@@ -182,15 +166,12 @@ static int cmd_predict(const command *c, int argc, char **argv)
         goto done;
     }
     if (info.method == RFX_METHOD_CLASSIFY) {
-        rc = predict_classes(c, model, pos[1], rp, target, info.n_inputs, want_proba, out_path);
+        rc = predict_classes(c, model, pos[1], rp, target, want_proba, out_path);
         goto done;
     }
-    st = read_inputs(pos[1], rp, target, info.n_inputs, &data);
-    if (st != RFX_OK) {
-        rc = cli_fail(st);
-        goto done;
-    }
-    rfx_cmat X = rfx_data_x(data);
+    rc = cli_read_model_rows(pos[1], rp, model, target, 0, &rows);
+    if (rc != RC_OK) goto done;
+    rfx_cmat X = rows.X;
     size_t ny = info.n_targets, w = want_std ? 2 * ny : ny;
     out = calloc(X.rows ? X.rows : 1, w * sizeof(double));
     names = cli_output_names(ny, want_std);
@@ -210,7 +191,7 @@ static int cmd_predict(const command *c, int argc, char **argv)
 done:
     free(names);
     free(out);
-    rfx_data_free(data);
+    cli_model_rows_free(&rows);
     rfx_model_free(model);
     return rc;
 }

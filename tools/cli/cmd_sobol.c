@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int cmd_sobol(const command *c, int argc, char **argv);
 
@@ -45,6 +46,28 @@ const command cli_sobol_command = {
 /* ------------------------------------------------------------------------ */
 /* rfx sobol                                                                 */
 /* ------------------------------------------------------------------------ */
+
+/* How input j is labelled: its name (escaped) when the model has names,
+ * else x<j>. */
+static const char *input_label(const rfx_model *m, size_t j, char *buf, size_t size)
+{
+    const char *name = rfx_model_input_name(m, j);
+    if (name) return cli_escape(name, buf, size);
+    snprintf(buf, size, "x%zu", j);
+    return buf;
+}
+
+/* The width of the input column: the longest label, at least 6. */
+static int label_width(const rfx_model *m, size_t d)
+{
+    char b[256];
+    size_t w = 6;
+    for (size_t j = 0; j < d; j++) {
+        size_t len = strlen(input_label(m, j, b, sizeof b));
+        if (len > w) w = len;
+    }
+    return (int)w;
+}
 
 static int cmd_sobol(const command *c, int argc, char **argv)
 {
@@ -94,6 +117,8 @@ static int cmd_sobol(const command *c, int argc, char **argv)
     rfx_model_info info;
     rfx_model_get_info(m, &info);
     const size_t d = info.n_inputs;
+    char q[1024], lab[256];
+    const int w = label_width(m, d);
     /* a PCE of a transformed target: its coefficients give the indices of
      * T(y), not of y; Monte Carlo under the expansion's marginals instead */
     const rfx_pce *pce_t = rfx_model_pce(m);
@@ -144,10 +169,11 @@ static int cmd_sobol(const command *c, int argc, char **argv)
         rfx_pce_moments(pce, &mean, &var);
         printf("# Sobol indices of %s from its polynomial chaos coefficients (exact for the "
                "expansion under its input marginals): output mean %.6g, variance %.6g\n",
-               model_path, mean, var);
-        printf("%-6s %9s %9s\n", "input", "first", "total");
+               cli_escape(model_path, q, sizeof q), mean, var);
+        printf("%-*s %9s %9s\n", w, "input", "first", "total");
         for (size_t j = 0; j < d; j++)
-            printf("x%-5zu %9.4f %9.4f\n", j, pce_idx[j], pce_idx[d + j]);
+            printf("%-*s %9.4f %9.4f\n", w, input_label(m, j, lab, sizeof lab), pce_idx[j],
+                   pce_idx[d + j]);
         goto done;
     }
     for (size_t j = 0; j < d; j++)
@@ -165,7 +191,7 @@ static int cmd_sobol(const command *c, int argc, char **argv)
     const int have_rf =
         !pce && rfx_sobol_model_exact(m, marg, d, &rf_mean, &rf_var, rf, rf + d, NULL) == RFX_OK;
     printf("# Sobol indices of %s: %zu model evaluations, output mean %.6g, variance %.6g\n",
-           model_path, res.n_evaluations, res.mean, res.variance);
+           cli_escape(model_path, q, sizeof q), res.n_evaluations, res.mean, res.variance);
     if (have_rf)
         printf("# model_first, model_total: the model's indices in closed form (its mean %.6g, "
                "variance %.6g); the Monte Carlo columns estimate the same numbers\n",
@@ -174,12 +200,13 @@ static int cmd_sobol(const command *c, int argc, char **argv)
     if (pce)
         printf("# pce_first, pce_total: from the polynomial chaos coefficients, under the "
                "model's own input marginals\n");
-    printf("%-6s %9s %9s %9s %9s %9s %9s%s%s%s\n", "input", "first", "lo", "hi", "total", "lo",
+    printf("%-*s %9s %9s %9s %9s %9s %9s%s%s%s\n", w, "input", "first", "lo", "hi", "total", "lo",
            "hi", pce ? "  pce_first  pce_total" : "",
            have_rf ? "  model_first  model_total" : "",
            have_exact ? "  exact_first  exact_total" : "");
     for (size_t j = 0; j < d; j++) {
-        printf("x%-5zu %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f", j, res.first[j], res.first_lo[j],
+        printf("%-*s %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f", w, input_label(m, j, lab, sizeof lab),
+               res.first[j], res.first_lo[j],
                res.first_hi[j], res.total[j], res.total_lo[j], res.total_hi[j]);
         if (pce) printf("  %9.4f  %9.4f", pce_idx[j], pce_idx[d + j]);
         if (have_rf) printf("  %11.4f  %11.4f", rf[j], rf[d + j]);

@@ -25,7 +25,7 @@
 /* ------------------------------------------------------------------------ */
 
 /* The one place where library statuses become exit codes. */
-static int exit_code_of(rfx_status st)
+int cli_exit_code(rfx_status st)
 {
     switch (st) {
     case RFX_OK: return RC_OK;
@@ -44,13 +44,56 @@ static int exit_code_of(rfx_status st)
     return RC_INTERNAL;
 }
 
+/* The length of the well-formed UTF-8 sequence at s (2..4 bytes, not a C1
+ * control, no overlong form, no surrogate, at most U+10FFFF), or 0. */
+static size_t utf8_length(const unsigned char *s)
+{
+    size_t n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
+    if (n == 0 || s[0] > 0xf4) return 0;
+    for (size_t i = 1; i < n; i++)
+        if ((s[i] & 0xc0) != 0x80) return 0;
+    if (n == 2 && s[0] == 0xc2 && s[1] < 0xa0) return 0; /* C1 controls */
+    if (n == 3 && ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0))) return 0;
+    if (n == 4 && ((s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))) return 0;
+    return n;
+}
+
+const char *cli_escape(const char *s, char *buf, size_t size)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t used = 0;
+    if (size == 0) return buf;
+    while (*p && used + 5 < size) {
+        size_t n = *p >= 0x80 ? utf8_length(p) : (*p >= 0x20 && *p != 0x7f);
+        if (n == 0) {
+            used += (size_t)snprintf(buf + used, size - used, "\\x%02x", *p);
+            p++;
+            continue;
+        }
+        if (used + n + 1 >= size) break;
+        memcpy(buf + used, p, n);
+        used += n;
+        p += n;
+    }
+    buf[used] = '\0';
+    return buf;
+}
+
+/* fmt with its arguments, every byte a terminal could act on escaped. */
+static void say_escaped(const char *fmt, va_list ap)
+{
+    char text[4096], safe[4 * sizeof text];
+    vsnprintf(text, sizeof text, fmt, ap);
+    fputs(cli_escape(text, safe, sizeof safe), stderr);
+}
+
 /* "rfx: <message>" on stderr. */
 void cli_say(const char *fmt, ...)
 {
     va_list ap;
     fputs("rfx: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    say_escaped(fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
 }
@@ -60,7 +103,7 @@ int cli_fail(rfx_status st)
 {
     const char *m = rfx_last_error();
     cli_say("%s", (m && m[0]) ? m : rfx_strerror(st));
-    return exit_code_of(st);
+    return cli_exit_code(st);
 }
 
 /* "rfx: <message>" and a pointer to the help; returns RC_USAGE. */
@@ -69,7 +112,7 @@ int cli_usage_error(const command *c, const char *fmt, ...)
     va_list ap;
     fputs("rfx: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    say_escaped(fmt, ap);
     va_end(ap);
     if (c)
         fprintf(stderr, "\nTry 'rfx %s --help'.\n", c->name);
@@ -82,9 +125,10 @@ int cli_usage_error(const command *c, const char *fmt, ...)
 int cli_value_error(const opt_iter *it, const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "rfx: %s: ", it->name);
+    char q[4 * sizeof it->name];
+    fprintf(stderr, "rfx: %s: ", cli_escape(it->name, q, sizeof q));
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    say_escaped(fmt, ap);
     va_end(ap);
     fprintf(stderr, "\nTry 'rfx %s --help'.\n", it->cmd->name);
     return RC_USAGE;

@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* A model's schema: the names of its inputs and target, and how the
+ * columns of a table are matched to them (by name when both have names,
+ * else by position). Model files keep the names (src/model/modelio.c). */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define QUOTE_MAX 40
+
+/* s quoted for a message into buf (char buf[RFX__QUOTE_SIZE(QUOTE_MAX)]). */
+#define QUOTED(s, buf) rfx__quote((s), strlen(s), QUOTE_MAX, (buf), sizeof(buf))
+
+/* A name and where it is: the sort key of the look-ups below. */
+typedef struct named {
+    const char *name;
+    size_t at;
+} named;
+
+static int named_cmp(const void *a, const void *b)
+{
+    const named *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->at > y->at) - (x->at < y->at);
+}
+
+/* names[0..n) sorted by name (ties by position): a look-up table. */
+static rfx_status sorted_names(const char *const *names, size_t n, named **out)
+{
+    named *t = malloc((n ? n : 1) * sizeof *t);
+    if (!t) return rfx__error(RFX_ENOMEM, "model names: cannot allocate %zu entries", n);
+    for (size_t i = 0; i < n; i++) t[i] = (named){ names[i], i };
+    qsort(t, n, sizeof *t, named_cmp);
+    *out = t;
+    return RFX_OK;
+}
+
+/* The first entry of t (n, sorted) named name, or NULL. */
+static const named *lookup(const named *t, size_t n, const char *name)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(t[mid].name, name) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && strcmp(t[lo].name, name) == 0 ? &t[lo] : NULL;
+}
+
+/* "a, b, c" into buf, cut short with ", ..." when long. */
+static void list_names(char *buf, size_t size, const char *const *names, size_t n)
+{
+    size_t used = 0;
+    char q[RFX__QUOTE_SIZE(QUOTE_MAX)];
+    buf[0] = '\0';
+    for (size_t c = 0; c < n; c++) {
+        const char *sep = c ? ", " : "";
+        const char *name = QUOTED(names[c], q);
+        if (used + strlen(sep) + strlen(name) + 6 >= size) {
+            snprintf(buf + used, size - used, "%s...", sep);
+            return;
+        }
+        used += (size_t)snprintf(buf + used, size - used, "%s%s", sep, name);
+    }
+}
+
+static rfx_status check_name(const char *name, const char *what, size_t j)
+{
+    if (!name) return rfx__error(RFX_EINVAL, "model names: %s %zu is NULL", what, j);
+    size_t len = strlen(name);
+    if (len == 0) return rfx__error(RFX_EINVAL, "model names: %s %zu is empty", what, j);
+    if (len > RFX_MODEL_MAX_NAME)
+        return rfx__error(RFX_EINVAL, "model names: %s %zu has %zu bytes, more than %d", what, j,
+                          len, RFX_MODEL_MAX_NAME);
+    return RFX_OK;
+}
+
+rfx_status rfx__model_names_check(const char *const *input, size_t d, const char *target)
+{
+    named *t = NULL;
+    char q[RFX__QUOTE_SIZE(QUOTE_MAX)];
+    for (size_t j = 0; j < d; j++) RFX__TRY(check_name(input[j], "input name", j));
+    if (target) RFX__TRY(check_name(target, "the target name", 0));
+    RFX__TRY(sorted_names(input, d, &t));
+    rfx_status st = RFX_OK;
+    for (size_t i = 1; i < d && !st; i++)
+        if (strcmp(t[i - 1].name, t[i].name) == 0)
+            st = rfx__error(RFX_EINVAL, "model names: inputs %zu and %zu are both named '%s'",
+                            t[i - 1].at, t[i].at, QUOTED(t[i].name, q));
+    const named *hit = !st && target ? lookup(t, d, target) : NULL;
+    if (hit)
+        st = rfx__error(RFX_EINVAL, "model names: the target is named '%s', as input %zu",
+                        QUOTED(target, q), hit->at);
+    free(t);
+    return st;
+}
+
+rfx_status rfx__model_names_copy(rfx_model *m, const char *const *input, const char *target)
+{
+    size_t text = 0, d = m->d;
+    char *tname = NULL;
+    for (size_t j = 0; j < d; j++) text += strlen(input[j]) + 1;
+    char **block = malloc(d * sizeof *block + text);
+    if (target) tname = malloc(strlen(target) + 1);
+    if (!block || (target && !tname)) {
+        free(block);
+        free(tname);
+        return rfx__error(RFX_ENOMEM, "model names: cannot allocate %zu bytes", text);
+    }
+    char *p = (char *)(block + d);
+    for (size_t j = 0; j < d; j++) {
+        size_t len = strlen(input[j]) + 1;
+        memcpy(p, input[j], len);
+        block[j] = p;
+        p += len;
+    }
+    if (tname) memcpy(tname, target, strlen(target) + 1);
+    free(m->input_names);
+    free(m->target_name);
+    m->input_names = block;
+    m->target_name = tname;
+    return RFX_OK;
+}
+
+rfx_status rfx_model_set_names(rfx_model *m, const char *const *input_names,
+                               const char *target_name)
+{
+    if (!m) return rfx__error(RFX_EINVAL, "model names: model is NULL");
+    if (!input_names) {
+        free(m->input_names);
+        free(m->target_name);
+        m->input_names = NULL;
+        m->target_name = NULL;
+        return RFX_OK;
+    }
+    RFX__TRY(rfx__model_names_check(input_names, m->d, target_name));
+    return rfx__model_names_copy(m, input_names, target_name);
+}
+
+const char *rfx_model_input_name(const rfx_model *m, size_t j)
+{
+    return m && m->input_names && j < m->d ? m->input_names[j] : NULL;
+}
+
+const char *rfx_model_target_name(const rfx_model *m) { return m ? m->target_name : NULL; }
+
+/* By position: d columns, or d + 1 with the target (given, or the last). */
+static rfx_status match_by_position(const rfx_model *m, const char *const *names, size_t n,
+                                    const char *target, size_t *cols, size_t *target_col)
+{
+    const size_t d = m->d;
+    size_t tc = SIZE_MAX, other = 0;
+    char q[RFX__QUOTE_SIZE(QUOTE_MAX)];
+    if (n != d && n != d + 1)
+        return rfx__error(RFX_EDIM,
+                          "the table has %zu column%s; the model takes %zu input%s (and "
+                          "optionally the target column)",
+                          n, n == 1 ? "" : "s", d, d == 1 ? "" : "s");
+    if (n == d + 1) {
+        const char *spec = target ? target : "-1";
+        switch (rfx__column_find(names, n, spec, &tc, &other)) {
+        case RFX__COLUMN_FOUND: break;
+        case RFX__COLUMN_AMBIGUOUS:
+            return rfx__error(RFX_EPARSE, "target column '%s' is ambiguous (columns %zu and %zu "
+                              "have that name)", QUOTED(spec, q), tc, other);
+        default:
+            return rfx__error(RFX_EPARSE, "target column '%s' is not one of the %zu columns",
+                              QUOTED(spec, q), n);
+        }
+    }
+    for (size_t c = 0, j = 0; c < n; c++)
+        if (c != tc) cols[j++] = c;
+    *target_col = tc;
+    return RFX_OK;
+}
+
+/* The error for a name two columns share, when the name matters. */
+static rfx_status twice(const named *hit, const char *name)
+{
+    char q[RFX__QUOTE_SIZE(QUOTE_MAX)];
+    return rfx__error(RFX_EPARSE, "column name '%s' appears twice (columns %zu and %zu)",
+                      QUOTED(name, q), hit[0].at, hit[1].at);
+}
+
+/* By name: every input found, the target found or absent, nothing else. */
+static rfx_status match_by_name(const rfx_model *m, const char *const *names, size_t n,
+                                const char *target, size_t *cols, size_t *target_col,
+                                const named *t)
+{
+    const size_t d = m->d;
+    const char *const *in = (const char *const *)m->input_names;
+    char q[RFX__QUOTE_SIZE(QUOTE_MAX)], list[512];
+    size_t tc = SIZE_MAX, other = 0;
+    if (target) {
+        switch (rfx__column_find(names, n, target, &tc, &other)) {
+        case RFX__COLUMN_FOUND: break;
+        case RFX__COLUMN_AMBIGUOUS:
+            return rfx__error(RFX_EPARSE, "target column '%s' is ambiguous (columns %zu and %zu "
+                              "have that name)", QUOTED(target, q), tc, other);
+        default:
+            list_names(list, sizeof list, names, n);
+            return rfx__error(RFX_EPARSE, "target column '%s' not found (columns: %s)",
+                              QUOTED(target, q), list);
+        }
+    } else if (m->target_name) {
+        const named *hit = lookup(t, n, m->target_name);
+        if (hit && hit + 1 < t + n && strcmp(hit[1].name, hit->name) == 0)
+            return twice(hit, hit->name);
+        if (hit) tc = hit->at;
+    }
+    /* each column is claimed at most once: by an input or by the target */
+    unsigned char *used = calloc(n ? n : 1, 1);
+    if (!used) return rfx__error(RFX_ENOMEM, "match columns: cannot allocate %zu flags", n);
+    rfx_status st = RFX_OK;
+    if (tc != SIZE_MAX) used[tc] = 1;
+    for (size_t j = 0; j < d && !st; j++) {
+        const named *hit = lookup(t, n, in[j]);
+        if (!hit) {
+            list_names(list, sizeof list, names, n);
+            st = rfx__error(RFX_EDIM, "the model's input '%s' is not a column (columns: %s)",
+                            QUOTED(in[j], q), list);
+        } else if (hit + 1 < t + n && strcmp(hit[1].name, hit->name) == 0) {
+            st = twice(hit, hit->name);
+        } else if (hit->at == tc) {
+            st = rfx__error(RFX_EPARSE, "target column '%s' is the model's input %zu",
+                            QUOTED(in[j], q), j);
+        } else {
+            cols[j] = hit->at;
+            used[hit->at] = 1;
+        }
+    }
+    for (size_t c = 0; c < n && !st; c++) {
+        if (used[c]) continue;
+        char qt[RFX__QUOTE_SIZE(QUOTE_MAX)];
+        list_names(list, sizeof list, in, d);
+        st = rfx__error(RFX_EDIM, "unexpected column '%s' (column %zu): the model's inputs are "
+                        "%s%s%s%s", QUOTED(names[c], q), c, list,
+                        m->target_name ? " and its target is '" : "",
+                        m->target_name ? QUOTED(m->target_name, qt) : "",
+                        m->target_name ? "'" : "");
+    }
+    free(used);
+    if (!st) *target_col = tc;
+    return st;
+}
+
+rfx_status rfx_model_match_columns(const rfx_model *m, const char *const *names, size_t n_cols,
+                                   const char *target, size_t *cols, size_t *target_col)
+{
+    if (!m || !cols || !target_col)
+        return rfx__error(RFX_EINVAL, "match columns: NULL argument");
+    if (names)
+        for (size_t c = 0; c < n_cols; c++)
+            if (!names[c]) return rfx__error(RFX_EINVAL, "match columns: name %zu is NULL", c);
+    if (!m->input_names || !names)
+        return match_by_position(m, names, n_cols, target, cols, target_col);
+    named *t = NULL;
+    RFX__TRY(sorted_names(names, n_cols, &t));
+    rfx_status st = match_by_name(m, names, n_cols, target, cols, target_col, t);
+    free(t);
+    return st;
+}
