@@ -100,7 +100,7 @@ for target in ["model_file", "model_buffer"]:
     put(target, "truncated.rfx", good[:len(good) // 2])
     put(target, "header_only.rfx", good[:32])
     newer = bytearray(good)
-    newer[8] = 2
+    newer[8] = 3  # one past FORMAT_VERSION
     put(target, "newer_version.rfx", bytes(newer))
     flipped = bytearray(good)
     flipped[100] ^= 0x10

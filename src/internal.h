@@ -10,6 +10,7 @@
 #include "rfx.h"
 
 #include <locale.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -169,6 +170,16 @@ rfx__column_found rfx__column_find(const char *const *names, size_t n, const cha
  * itself) = (X - mean) / scale. The one standardisation of the fits
  * (src/core/columns.c). */
 void rfx__standardize(rfx_cmat X, double *mean, double *scale, double *Xs, size_t ldxs);
+
+/* One standardised value, (x - mean) / scale, finite for every finite x
+ * once mean and scale come from rfx__standardize: when x - mean overflows
+ * (x and mean huge and of opposite signs), x / scale - mean / scale, whose
+ * terms then have one sign and cannot cancel. */
+static inline double rfx__standardized(double x, double mean, double scale)
+{
+    const double v = x - mean;
+    return isfinite(v) ? v / scale : x / scale - mean / scale;
+}
 
 /* ---- counter-based random numbers (src/core/rng.c) ---------------------- */
 

@@ -826,6 +826,35 @@ static void test_extreme_scales(void)
         rfx_model_free(m1);
         rfx_model_free(m2);
     }
+    /* a column spanning -1.7e308 .. 1.7e308 with its mean far from its
+     * middle, so that x - mean overflows for the rows at one end: the same
+     * model as for the column before the affine map */
+    {
+        double *Xk = malloc(n * d * sizeof *Xk), *Xb = malloc(n * d * sizeof *Xb);
+        for (size_t i = 0; i < n; i++) {
+            const double t = X[i * d], u = t * t * t; /* in [-1, 8], mean 1.25 */
+            Xk[i * d] = u;
+            Xb[i * d] = (u - 3.5) * (1.7e308 / 4.5);
+            Xk[i * d + 1] = Xb[i * d + 1] = X[i * d + 1];
+        }
+        rfx_model *mk = NULL, *mb = NULL;
+        CHECK_OK(rfx_model_fit(&fp, rfx_cmat_of(Xk, n, d), rfx_cmat_of(y, n, 1), &mk, NULL));
+        CHECK_OK(rfx_model_fit(&fp, rfx_cmat_of(Xb, n, d), rfx_cmat_of(y, n, 1), &mb, NULL));
+        if (mk && mb) {
+            CHECK_OK(rfx_model_predict(mk, rfx_cmat_of(Xk, n, d), rfx_mat_of(p0, n, 1),
+                                       rfx_mat_none()));
+            CHECK_OK(rfx_model_predict(mb, rfx_cmat_of(Xb, n, d), rfx_mat_of(p1, n, 1),
+                                       rfx_mat_none()));
+            double worst = 0;
+            for (size_t i = 0; i < n; i++) worst = fmax(worst, fabs(p1[i] - p0[i]));
+            CHECK_MSG(worst < 1e-8, "a column spanning the double range: predictions differ "
+                      "by %.3g", worst);
+        }
+        rfx_model_free(mk);
+        rfx_model_free(mb);
+        free(Xk);
+        free(Xb);
+    }
     /* a finite row far outside the training scale gives no inf or NaN for
      * an answer: a numerical error naming the row */
     if (m0) {

@@ -46,5 +46,5 @@ void rfx__standardize(rfx_cmat X, double *mean, double *scale, double *Xs, size_
     if (Xs)
         for (size_t i = 0; i < n; i++)
             for (size_t j = 0; j < d; j++)
-                Xs[i * ldxs + j] = (X.data[i * X.stride + j] - mean[j]) / scale[j];
+                Xs[i * ldxs + j] = rfx__standardized(X.data[i * X.stride + j], mean[j], scale[j]);
 }

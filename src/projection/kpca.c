@@ -550,7 +550,7 @@ static rfx_status transform_exact(const rfx_kpca *kp, rfx_cmat X, rfx_mat T)
                 for (size_t l = 0; l < q; l++) {
                     const size_t j = s->active[l];
                     double v = x[j];
-                    if (kp->x_mean) v = (v - kp->x_mean[j]) / kp->x_scale[j];
+                    if (kp->x_mean) v = rfx__standardized(v, kp->x_mean[j], kp->x_scale[j]);
                     u[a * q + l] = v * s->scale[j];
                 }
                 double *row = kt + a * m;
@@ -727,7 +727,7 @@ static rfx_status transform_features(const rfx_kpca *kp, rfx_cmat X, rfx_mat T)
             const double *x = X.data + (r0 + i) * X.stride;
             for (size_t j = 0; j < d; j++) {
                 double v = x[j];
-                if (kp->x_mean) v = (v - kp->x_mean[j]) / kp->x_scale[j];
+                if (kp->x_mean) v = rfx__standardized(v, kp->x_mean[j], kp->x_scale[j]);
                 U[i * d + j] = v * s->scale[j];
             }
         }

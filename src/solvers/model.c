@@ -91,7 +91,7 @@ static void predict_tile(const rfx_model *m, const double *X, size_t ldx, size_t
     if (m->x_mean) {
         for (size_t i = 0; i < rows; i++)
             for (size_t j = 0; j < d; j++)
-                xs[i * d + j] = (X[i * ldx + j] - m->x_mean[j]) / m->x_scale[j];
+                xs[i * d + j] = rfx__standardized(X[i * ldx + j], m->x_mean[j], m->x_scale[j]);
         xin = xs;
         ldin = d;
     }
