@@ -850,6 +850,7 @@ rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y, r
     }
 
     double *mean = NULL, *scale = NULL, *Xs = NULL, *Xsub = NULL, *Ysub = NULL;
+    double *ls0 = NULL, *ls = NULL; /* learning: the starting and the learned scales */
     rfx_model *m = NULL;
     rfx_status st = RFX_OK;
     rfx_cmat Xw = X;
@@ -861,7 +862,6 @@ rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y, r
 
     const int learn = params->learn_length_scales;
     double l = fp->length_scale, score = NAN, before = NAN, after = NAN;
-    double *ls0 = NULL, *ls = NULL; /* learning: the starting and the learned scales */
     size_t evals = 0, learn_evals = 0;
     problem sub = {params, Xw, Y};
     if (choose || learn) {
