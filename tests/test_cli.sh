@@ -145,12 +145,10 @@ for m in bayes ridge srfe lasso harfe pce projected; do
     stderr_has "fit --method $m on one row" "rows"
 done
 expect 2 "fit --task classify on one row" "$RFX" fit "$T/one_row.csv" --task classify -o "$T/m.rfx"
-# eval and sobol print to stdout only: they take no -o.
-expect 1 "eval takes no -o" "$RFX" eval --pred "$T/train.csv" --truth "$T/train.csv" -o "$T/e.txt"
-stderr_has "eval -o" "unknown option '-o'"
-expect 1 "sobol takes no -o" "$RFX" sobol "$T/m.rfx" -o "$T/s.txt"
-stderr_has "sobol -o" "unknown option '-o'"
-check "no file written by eval and sobol -o" sh -c "! test -e '$T/e.txt' && ! test -e '$T/s.txt'"
+# eval -o writes its report to a file, what stdout would show
+expect 0 "eval --pred --truth -o" "$RFX" eval --pred "$T/train.csv" --truth "$T/train.csv" -o "$T/e.txt"
+check "eval -o: the report in the file, nothing on stdout" sh -c "grep -q '^RMSE' '$T/e.txt' && ! test -s '$T/stdout'"
+expect 5 "eval -o into a missing folder, before any work" "$RFX" eval --pred "$T/train.csv" --truth "$T/train.csv" -o "$T/no/such/e.txt"
 expect 1 "fit --nu 0.7" "$RFX" fit "$T/train.csv" -o "$T/m.rfx" --kernel matern --nu 0.7
 expect 1 "fit --kernel nope" "$RFX" fit "$T/train.csv" -o "$T/m.rfx" --kernel nope
 expect 1 "fit --lambda with bayes" "$RFX" fit "$T/train.csv" -o "$T/m.rfx" --lambda 1
@@ -1078,6 +1076,40 @@ for kind in bayes pce; do
 done
 expect 0 "info of a version 1 model" "$RFX" info "$DATA/model_v1_bayes.rfx"
 check "a version 1 model has no names" grep -q '^input names *none' "$T/stdout"
+
+# ---- reports as JSON, and -o on eval, info, sobol and kernel-approx ------
+# json_check NAME FILE PYTHON-EXPRESSION: FILE parses as JSON (d) and the
+# expression holds.
+json_check() {
+    if python3 -c 'import json, math, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if eval(sys.argv[2]) else 1)' "$2" "$3"; then pass; else fail "$1: $3"; fi
+}
+if command -v python3 >/dev/null 2>&1; then
+    expect 0 "eval --format json" "$RFX" eval "$T/named.rfx" "$T/train.csv" --format json -o "$T/eval.json"
+    json_check "eval json: the text's numbers" "$T/eval.json" \
+        "d['rows'] == 400 and abs(d['rmse'] - float('$(field RMSE "$T/eval_in_order")')) <= 1e-5 * d['rmse'] and set(d) == {'rows', 'rmse', 'mae', 'r2', 'rel_l2'}"
+    expect 0 "eval --format json of a classifier" "$RFX" eval "$T/c.rfx" "$T/ctrain.csv" --format json
+    cp "$T/stdout" "$T/eval_c.json"
+    json_check "eval json of a classifier" "$T/eval_c.json" \
+        "0 <= d['accuracy'] <= 1 and len(d['confusion']) == len(d['classes']) == len(d['per_class']) and sum(map(sum, d['confusion'])) == d['rows'] and all(p['support'] == sum(r) for p, r in zip(d['per_class'], d['confusion']))"
+    expect 0 "info --format json" "$RFX" info "$T/named.rfx" --format json -o "$T/info.json"
+    json_check "info json" "$T/info.json" \
+        "d['method'] == 'ridge' and d['inputs'] == 3 and d['input_names'] == ['x0', 'x1', 'x2'] and d['target_name'] == 'y' and d['features'] == 64 and d['predictive_std'] is False"
+    expect 0 "info -o as text" "$RFX" info "$T/named.rfx" -o "$T/info.txt"
+    expect 0 "info on stdout" "$RFX" info "$T/named.rfx"
+    check "info -o writes what stdout shows" cmp -s "$T/stdout" "$T/info.txt"
+    expect 0 "sobol --format json" "$RFX" sobol "$T/named.rfx" --uniform -2,2 -n 200 --format json -o "$T/sobol.json"
+    json_check "sobol json" "$T/sobol.json" \
+        "d['source'] == 'monte carlo' and d['evaluations'] == 1000 and [i['name'] for i in d['inputs']] == ['x0', 'x1', 'x2'] and all(i['first_lo'] <= i['first_hi'] and 'model_first' in i for i in d['inputs'])"
+    expect 0 "kernel-approx --format json" "$RFX" kernel-approx -D 16,64 -n 100 --format json -o "$T/ka.json"
+    json_check "kernel-approx json" "$T/ka.json" \
+        "[r['D'] for r in d['results']] == [16, 64] and d['results'][1]['rel_error'] < d['results'][0]['rel_error'] and d['data'] is None and d['slope'] < 0"
+    expect 1 "--format yaml" "$RFX" eval "$T/named.rfx" "$T/train.csv" --format yaml
+    stderr_has "--format names the choices" "is not a format \(text or json\)"
+    expect 1 "eval -o its own DATA" "$RFX" eval "$T/named.rfx" "$T/train.csv" -o "$T/train.csv"
+    check "eval -o DATA leaves the data" grep -q '^x0,x1,x2,y$' "$T/train.csv"
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -63,6 +63,11 @@ RFX_API int rfx_data_has_names(const rfx_data *data);
 RFX_API rfx_status rfx_csv_write(const char *path, rfx_cmat M, const char *const *names);
 RFX_API rfx_status rfx_npy_write(const char *path, rfx_cmat M);
 
+/* Write len bytes to path as the writers above write their files: never a
+ * half-written regular file, a device or FIFO in place, every write error
+ * reported (RFX_EIO naming the path). */
+RFX_API rfx_status rfx_write_file(const char *path, const void *data, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Writing matrices as CSV or .npy.
+ * Writing matrices as CSV or .npy, and bytes (a report, a JSON document).
  *
  * Both writers go through rfx__output (src/core/output.c): a temporary
  * file beside a regular destination, fsync'd and renamed over it (a reader
@@ -16,6 +16,18 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
+
+/* ---- bytes ---------------------------------------------------------------- */
+
+rfx_status rfx_write_file(const char *path, const void *data, size_t len)
+{
+    rfx__output o;
+    if (!path) return rfx__error(RFX_EINVAL, "rfx_write_file: path is NULL");
+    if (!data && len > 0) return rfx__error(RFX_EINVAL, "rfx_write_file: data is NULL");
+    RFX__TRY(rfx__output_open(path, &o));
+    if (len > 0) fwrite(data, 1, len, o.fp);
+    return rfx__output_commit(&o);
+}
 
 /* ---- CSV ------------------------------------------------------------------ */
 

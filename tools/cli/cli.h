@@ -51,6 +51,7 @@ enum opt_id {
     O_LENGTH_SCALES, O_LEARN_ITERATIONS, O_K, O_SURROGATE, O_ITERATIONS, O_PARTICLES,
     O_PATIENCE, O_THETA, O_TASK, O_LOSS, O_MULTICLASS, O_OPTIMIZER, O_CLASS_WEIGHT,
     O_PROBA, O_STRUCTURE, O_DESIGN, O_NO_SCRAMBLE, O_TRANSFORM, O_BUDGET, O_CANDIDATES,
+    O_FORMAT, O_PROGRESS, O_QUIET,
     O_COUNT
 };
 
@@ -207,6 +208,53 @@ int cli_ends_with(const char *s, const char *suffix);
 void cli_format_label(double v, char *buf, size_t size);
 void cli_print_label_list(FILE *out, const double *v, size_t n, size_t max);
 int cli_compare_doubles(const void *a, const void *b);
+
+/* ------------------------------------------------------------------------ */
+/* Reports as text or JSON, to stdout or a file (json.c)                     */
+/* ------------------------------------------------------------------------ */
+
+/* Where a report goes: stdout (path NULL or "-"), or a file made whole in
+ * memory and written by rfx_write_file at close (never half a file). */
+typedef struct cli_report {
+    FILE *fp;         /* write the report here */
+    int json;         /* --format json */
+    const char *path; /* NULL: stdout */
+    char *buf;
+    size_t len;
+} cli_report;
+int cli_report_open(cli_report *r, const char *path, int json);
+/* Write the file when rc is RC_OK; returns rc, or the exit code of a
+ * failed write. */
+int cli_report_close(cli_report *r, int rc);
+
+/* A JSON document written as it goes: one object, members by key, arrays
+ * and objects nested by json_open / json_close ('[' or '{' and the
+ * matching bracket). Numbers with 17 significant digits, NaN and the
+ * infinities as null; strings escaped, malformed UTF-8 as U+FFFD. */
+#define JSON_MAX_DEPTH 8
+typedef struct json_writer {
+    FILE *fp;
+    int depth;
+    size_t count[JSON_MAX_DEPTH]; /* members written at each depth */
+} json_writer;
+void json_begin(json_writer *w, FILE *fp);
+void json_end(json_writer *w);
+void json_open(json_writer *w, const char *key, char bracket);
+void json_close(json_writer *w, char bracket);
+void json_num(json_writer *w, const char *key, double v);
+void json_size(json_writer *w, const char *key, size_t v);
+void json_str(json_writer *w, const char *key, const char *s);
+void json_bool(json_writer *w, const char *key, int v);
+void json_nums(json_writer *w, const char *key, const double *v, size_t n);
+void json_string(FILE *fp, const char *s);
+
+/* --format text|json: 0 or RC_USAGE after the message. */
+int cli_parse_format(const opt_iter *it, const char *s, int *json);
+#define OPT_FORMAT \
+    { O_FORMAT, 0, "format", "F", \
+      "text (default) or json: the report as one JSON object (shape in the help above)" }
+#define OPT_REPORT_OUTPUT \
+    { O_OUTPUT, 'o', "output", "OUT", "write the report to OUT instead of stdout ('-': stdout)" }
 
 /* ------------------------------------------------------------------------ */
 /* The rows a model reads (table.c)                                          */

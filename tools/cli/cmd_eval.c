@@ -24,6 +24,8 @@ static const opt_spec EVAL_OPTS[] = {
     { O_PRED, 0, "pred", "PRED.csv",
       "compare the first column of PRED.csv (from rfx predict) instead of a model's predictions" },
     { O_TRUTH, 0, "truth", "DATA", "with --pred: the file holding the true targets" },
+    OPT_FORMAT,
+    OPT_REPORT_OUTPUT,
     OPT_DELIMITER,
     OPT_NO_HEADER,
     { O_END, 0, NULL, NULL, NULL }
@@ -42,7 +44,14 @@ const command cli_eval_command = {
     "predicted class), headed by the class labels.\n"
     "\n"
     "DATA's columns are matched to the model's inputs as rfx predict does: by name\n"
-    "when both have names, else by position; DATA must hold the target column too.\n",
+    "when both have names, else by position; DATA must hold the target column too.\n"
+    "\n"
+    "--format json prints one object: {\"rows\", \"rmse\", \"mae\", \"r2\",\n"
+    "\"rel_l2\"} (and \"classes\", \"accuracy\" with --classes); for a classifier\n"
+    "{\"rows\", \"accuracy\", \"classes\": [labels], \"per_class\": [{\"label\",\n"
+    "\"precision\", \"recall\", \"support\"}], \"confusion\": [[counts]]} (rows: true\n"
+    "class). A number that is not defined (R^2 of a constant target, the precision\n"
+    "of a class never predicted) is null.\n",
     EVAL_OPTS, cmd_eval
 };
 
@@ -110,21 +119,40 @@ static int class_accuracy(const double *f, size_t fs, const double *y, size_t ys
     return RC_OK;
 }
 
-static int print_eval(const double *f, size_t fs, const double *y, size_t ys, size_t n, int classes)
+static int print_eval(const cli_report *r, const double *f, size_t fs, const double *y,
+                      size_t ys, size_t n, int classes)
 {
     metrics m = metrics_compute(f, fs, y, ys, n);
-    printf("%-9s %zu\n", "rows", n);
-    printf("%-9s %.6g\n", "RMSE", m.rmse);
-    printf("%-9s %.6g\n", "MAE", m.mae);
-    printf("%-9s %.6g\n", "R^2", m.r2);
-    printf("%-9s %.6g\n", "rel_L2", m.rel_l2);
+    double acc = NAN;
+    size_t k = 0;
     if (classes) {
-        double acc;
-        size_t k;
         int rc = class_accuracy(f, fs, y, ys, n, &acc, &k);
         if (rc != RC_OK) return rc;
-        printf("%-9s %zu\n", "classes", k);
-        printf("%-9s %.6g\n", "accuracy", acc);
+    }
+    FILE *out = r->fp;
+    if (r->json) {
+        json_writer w;
+        json_begin(&w, out);
+        json_size(&w, "rows", n);
+        json_num(&w, "rmse", m.rmse);
+        json_num(&w, "mae", m.mae);
+        json_num(&w, "r2", m.r2);
+        json_num(&w, "rel_l2", m.rel_l2);
+        if (classes) {
+            json_size(&w, "classes", k);
+            json_num(&w, "accuracy", acc);
+        }
+        json_end(&w);
+        return RC_OK;
+    }
+    fprintf(out, "%-9s %zu\n", "rows", n);
+    fprintf(out, "%-9s %.6g\n", "RMSE", m.rmse);
+    fprintf(out, "%-9s %.6g\n", "MAE", m.mae);
+    fprintf(out, "%-9s %.6g\n", "R^2", m.r2);
+    fprintf(out, "%-9s %.6g\n", "rel_L2", m.rel_l2);
+    if (classes) {
+        fprintf(out, "%-9s %zu\n", "classes", k);
+        fprintf(out, "%-9s %.6g\n", "accuracy", acc);
     }
     return RC_OK;
 }
@@ -192,13 +220,50 @@ static int eval_predict(const char *model_path, const char *data_path, rfx_read_
     return RC_OK;
 }
 
+/* The classification report as JSON: rows, accuracy, the K labels, each
+ * class's precision (null when never predicted), recall (null without
+ * support) and support, and the K x K confusion matrix (rows true). */
+static void json_classification(FILE *out, const double *labels, size_t K, const size_t *cm,
+                                size_t n, size_t correct)
+{
+    json_writer w;
+    json_begin(&w, out);
+    json_size(&w, "rows", n);
+    json_num(&w, "accuracy", n ? (double)correct / (double)n : NAN);
+    json_nums(&w, "classes", labels, K);
+    json_open(&w, "per_class", '[');
+    for (size_t k = 0; k < K; k++) {
+        size_t pred = 0, sup = 0;
+        for (size_t j = 0; j < K; j++) {
+            pred += cm[j * K + k];
+            sup += cm[k * K + j];
+        }
+        json_open(&w, NULL, '{');
+        json_num(&w, "label", labels[k]);
+        json_num(&w, "precision", pred ? (double)cm[k * K + k] / (double)pred : NAN);
+        json_num(&w, "recall", sup ? (double)cm[k * K + k] / (double)sup : NAN);
+        json_size(&w, "support", sup);
+        json_close(&w, '}');
+    }
+    json_close(&w, ']');
+    json_open(&w, "confusion", '[');
+    for (size_t a = 0; a < K; a++) {
+        json_open(&w, NULL, '[');
+        for (size_t b = 0; b < K; b++) json_size(&w, NULL, cm[a * K + b]);
+        json_close(&w, ']');
+    }
+    json_close(&w, ']');
+    json_end(&w);
+}
+
 /* A classifier's predicted labels f against the true labels y (n rows):
  * the accuracy, per class precision, recall and support, and the confusion
  * matrix (rows true, columns predicted) over the model's classes and any
  * other label found in y (never predicted). */
-static int print_classification(const double *f, const double *y, size_t ys, size_t n,
-                                 const double *mclasses, size_t mC)
+static int print_classification(const cli_report *r, const double *f, const double *y,
+                                 size_t ys, size_t n, const double *mclasses, size_t mC)
 {
+    FILE *out = r->fp;
     size_t K = 0, *cm = NULL;
     double *labels = malloc((n + mC ? n + mC : 1) * sizeof *labels);
     if (!labels) {
@@ -234,16 +299,22 @@ static int print_classification(const double *f, const double *y, size_t ys, siz
         cm[a * K + b]++;
         correct += a == b;
     }
+    if (r->json) {
+        json_classification(out, labels, K, cm, n, correct);
+        free(cm);
+        free(labels);
+        return RC_OK;
+    }
     char lab[40];
     int w = 10;
     for (size_t k = 0; k < K; k++) {
         cli_format_label(labels[k], lab, sizeof lab);
         if ((int)strlen(lab) + 1 > w) w = (int)strlen(lab) + 1;
     }
-    printf("%-9s %zu\n", "rows", n);
-    printf("%-9s %.6g\n", "accuracy", n ? (double)correct / (double)n : NAN);
-    printf("%-9s %zu\n", "classes", K);
-    printf("\n%-*s %-10s %-10s %s\n", w, "class", "precision", "recall", "support");
+    fprintf(out, "%-9s %zu\n", "rows", n);
+    fprintf(out, "%-9s %.6g\n", "accuracy", n ? (double)correct / (double)n : NAN);
+    fprintf(out, "%-9s %zu\n", "classes", K);
+    fprintf(out, "\n%-*s %-10s %-10s %s\n", w, "class", "precision", "recall", "support");
     for (size_t k = 0; k < K; k++) {
         size_t pred = 0, sup = 0;
         for (size_t j = 0; j < K; j++) {
@@ -251,24 +322,24 @@ static int print_classification(const double *f, const double *y, size_t ys, siz
             sup += cm[k * K + j];
         }
         cli_format_label(labels[k], lab, sizeof lab);
-        printf("%-*s ", w, lab);
-        if (pred) printf("%-10.6g ", (double)cm[k * K + k] / (double)pred);
-        else printf("%-10s ", "-");
-        if (sup) printf("%-10.6g ", (double)cm[k * K + k] / (double)sup);
-        else printf("%-10s ", "-");
-        printf("%zu\n", sup);
+        fprintf(out, "%-*s ", w, lab);
+        if (pred) fprintf(out, "%-10.6g ", (double)cm[k * K + k] / (double)pred);
+        else fprintf(out, "%-10s ", "-");
+        if (sup) fprintf(out, "%-10.6g ", (double)cm[k * K + k] / (double)sup);
+        else fprintf(out, "%-10s ", "-");
+        fprintf(out, "%zu\n", sup);
     }
-    printf("\nconfusion (rows: true class, columns: predicted class)\n%-*s", w, "true\\pred");
+    fprintf(out, "\nconfusion (rows: true class, columns: predicted class)\n%-*s", w, "true\\pred");
     for (size_t k = 0; k < K; k++) {
         cli_format_label(labels[k], lab, sizeof lab);
-        printf(" %-*s", w, lab);
+        fprintf(out, " %-*s", w, lab);
     }
-    putchar('\n');
+    fputc('\n', out);
     for (size_t a = 0; a < K; a++) {
         cli_format_label(labels[a], lab, sizeof lab);
-        printf("%-*s", w, lab);
-        for (size_t b = 0; b < K; b++) printf(" %-*zu", w, cm[a * K + b]);
-        putchar('\n');
+        fprintf(out, "%-*s", w, lab);
+        for (size_t b = 0; b < K; b++) fprintf(out, " %-*zu", w, cm[a * K + b]);
+        fputc('\n', out);
     }
     free(cm);
     free(labels);
@@ -278,8 +349,8 @@ static int print_classification(const double *f, const double *y, size_t ys, siz
 static int cmd_eval(const command *c, int argc, char **argv)
 {
     rfx_read_params rp = rfx_read_params_default();
-    const char *pos[2] = { NULL, NULL }, *pred_path = NULL, *truth_path = NULL;
-    int classes = 0, n_pos = 0;
+    const char *pos[2] = { NULL, NULL }, *pred_path = NULL, *truth_path = NULL, *out_path = NULL;
+    int classes = 0, n_pos = 0, json = 0;
     opt_iter it = cli_opt_begin(c, argc, argv);
     const char *v;
     int id;
@@ -298,6 +369,8 @@ static int cmd_eval(const command *c, int argc, char **argv)
         case O_CLASSES: classes = 1; break;
         case O_PRED: pred_path = v; break;
         case O_TRUTH: truth_path = v; break;
+        case O_FORMAT: bad = cli_parse_format(&it, v, &json); break;
+        case O_OUTPUT: out_path = v; break;
         case O_DELIMITER:
         case O_NO_HEADER: bad = cli_parse_read_option(&it, id, v, &rp); break;
         default: return cli_usage_error(c, "internal: unhandled option %s", it.name);
@@ -311,6 +384,13 @@ static int cmd_eval(const command *c, int argc, char **argv)
         return cli_usage_error(c, "with --pred and --truth, no MODEL or DATA ('%s')", pos[0]);
     if (!compare_files && n_pos < 2)
         return cli_usage_error(c, n_pos ? "missing DATA" : "missing MODEL and DATA");
+    const char *inputs[2] = { pos[0], pos[1] };
+    if (compare_files) {
+        inputs[0] = pred_path;
+        inputs[1] = truth_path;
+    }
+    int checked = cli_check_output(c, out_path, inputs, 2);
+    if (checked != RC_OK) return checked;
 
     rfx_data *truth = NULL, *pred = NULL;
     model_rows rows = { 0 };
@@ -350,10 +430,14 @@ static int cmd_eval(const command *c, int argc, char **argv)
         y = rows.y;
         n = rows.X.rows;
     }
+    cli_report report;
+    rc = cli_report_open(&report, out_path, json);
+    if (rc != RC_OK) goto done;
     if (mC > 0)
-        rc = print_classification(fp, y, ys, n, mclasses, mC);
+        rc = print_classification(&report, fp, y, ys, n, mclasses, mC);
     else
-        rc = print_eval(fp, fs, y, ys, n, classes);
+        rc = print_eval(&report, fp, fs, y, ys, n, classes);
+    rc = cli_report_close(&report, rc);
 done:
     free(f);
     free(mclasses);

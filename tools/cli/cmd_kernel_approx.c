@@ -36,6 +36,8 @@ static const opt_spec KAPPROX_OPTS[] = {
       "also plot the error against D on log-log axes with a 1/sqrt(D) line (needs gnuplot)" },
     { O_THREADS, 0, "threads", "T",
       "threads for the feature transforms, 0 to 4096 (default 0: OpenMP default)" },
+    OPT_FORMAT,
+    OPT_REPORT_OUTPUT,
     OPT_DELIMITER,
     OPT_NO_HEADER,
     { O_END, 0, NULL, NULL, NULL }
@@ -52,7 +54,11 @@ const command cli_kernel_approx_command = {
     "the relative Frobenius error |K - Z Z^T|_F / |K|_F against the exact kernel\n"
     "matrix K (n x n). It falls like 1/sqrt(D) (Rahimi & Recht 2007). Without\n"
     "DATA the points are scikit-learn's S-curve (make_s_curve: 1000 points in 3-D,\n"
-    "from a fixed seed, so that --seed varies only the features).\n",
+    "from a fixed seed, so that --seed varies only the features).\n"
+    "\n"
+    "--format json prints one object: \"kernel\", \"length_scale\", \"form\",\n"
+    "\"structure\", \"seed\", \"points\", \"data\" (the file, or null for the S-curve),\n"
+    "\"results\": [{\"D\", \"rel_error\", \"seconds\"}] and \"slope\" (null with one D).\n",
     KAPPROX_OPTS, cmd_kernel_approx
 };
 
@@ -181,10 +187,10 @@ static int cmd_kernel_approx(const command *c, int argc, char **argv)
     rfx_read_params rp = rfx_read_params_default();
     kernel_opts ko = { 0, 0, 0, 0.0 };
     size_t Ds[MAX_DS] = { 10, 100, 1000, 10000 }, nD = 4, n = 1000;
-    const char *data_path = NULL, *plot_path = NULL;
+    const char *data_path = NULL, *plot_path = NULL, *out_path = NULL;
     opt_iter it = cli_opt_begin(c, argc, argv);
     const char *v;
-    int id;
+    int id, json = 0;
 
     fp.length_scale = 1.0; /* gamma = 1/2 for the gaussian kernel */
     while ((id = cli_opt_next(&it, &v)) != OPT_DONE) {
@@ -210,6 +216,8 @@ static int cmd_kernel_approx(const command *c, int argc, char **argv)
         case O_POINTS: bad = cli_parse_size(&it, v, 1, &n); break;
         case O_PLOT: plot_path = v; break;
         case O_THREADS: bad = cli_parse_threads(&it, v, &fp.n_threads); break;
+        case O_FORMAT: bad = cli_parse_format(&it, v, &json); break;
+        case O_OUTPUT: out_path = v; break;
         case O_DELIMITER:
         case O_NO_HEADER: bad = cli_parse_read_option(&it, id, v, &rp); break;
         default: return cli_usage_error(c, "internal: unhandled option %s", it.name);
@@ -229,8 +237,11 @@ static int cmd_kernel_approx(const command *c, int argc, char **argv)
                 "--plot");
         return RC_IO;
     }
-    int checked = cli_check_output(c, plot_path, NULL, 0);
+    const char *inputs[1] = { data_path };
+    int checked = cli_check_output(c, plot_path, inputs, data_path ? 1 : 0);
+    if (checked == RC_OK) checked = cli_check_output(c, out_path, inputs, data_path ? 1 : 0);
     if (checked != RC_OK) return checked;
+    cli_report report = { 0 };
 
     rfx_data *data = NULL;
     rfx_features *f = NULL;
@@ -262,10 +273,16 @@ static int cmd_kernel_approx(const command *c, int argc, char **argv)
     snprintf(title, sizeof title, "%s kernel, length scale %g, %s features, n = %zu%s",
              rfx_kernel_name(fp.kernel), fp.length_scale, rfx_form_name(fp.form), n,
              data_path ? "" : " (S-curve)");
-    printf("# %s, seed %llu\n", title, (unsigned long long)fp.seed);
-    printf("# relative Frobenius error |K - Z Z^T|_F / |K|_F\n");
-    printf("%10s  %12s  %9s\n", "D", "rel_error", "seconds");
-    fflush(stdout);
+    double secs[MAX_DS];
+    if ((rc = cli_report_open(&report, out_path, json)) != RC_OK) goto done;
+    FILE *out = report.fp;
+    const int table = !json; /* text: each line as its D is done */
+    if (table) {
+        fprintf(out, "# %s, seed %llu\n", title, (unsigned long long)fp.seed);
+        fprintf(out, "# relative Frobenius error |K - Z Z^T|_F / |K|_F\n");
+        fprintf(out, "%10s  %12s  %9s\n", "D", "rel_error", "seconds");
+        fflush(out);
+    }
     for (size_t i = 0; i < nD; ++i) {
         double t0 = cli_now_seconds();
         fp.n_features = Ds[i];
@@ -279,17 +296,46 @@ static int cmd_kernel_approx(const command *c, int argc, char **argv)
         }
         gram_upper(Z, n, Ds[i], C);
         err[i] = relative_frobenius_error(K, C, n);
-        printf("%10zu  %12.5g  %9.3f\n", Ds[i], err[i], cli_now_seconds() - t0);
-        fflush(stdout);
+        secs[i] = cli_now_seconds() - t0;
+        if (table) {
+            fprintf(out, "%10zu  %12.5g  %9.3f\n", Ds[i], err[i], secs[i]);
+            fflush(out);
+        }
     }
-    if (nD >= 2)
-        printf("# log-log slope %.3f (Monte Carlo rate 1/sqrt(D): -0.5)\n",
-               loglog_slope(Ds, err, nD));
+    const double slope = nD >= 2 ? loglog_slope(Ds, err, nD) : NAN;
+    if (json) {
+        json_writer w;
+        char q[1024];
+        json_begin(&w, out);
+        json_str(&w, "kernel", rfx_kernel_name(fp.kernel));
+        json_num(&w, "length_scale", fp.length_scale);
+        json_str(&w, "form", rfx_form_name(fp.form));
+        json_str(&w, "structure", rfx_structure_name(fp.structure));
+        json_size(&w, "seed", (size_t)fp.seed);
+        json_size(&w, "points", n);
+        json_str(&w, "data", data_path ? cli_escape(data_path, q, sizeof q) : NULL);
+        json_open(&w, "results", '[');
+        for (size_t i = 0; i < nD; i++) {
+            json_open(&w, NULL, '{');
+            json_size(&w, "D", Ds[i]);
+            json_num(&w, "rel_error", err[i]);
+            json_num(&w, "seconds", secs[i]);
+            json_close(&w, '}');
+        }
+        json_close(&w, ']');
+        json_num(&w, "slope", slope);
+        json_end(&w);
+    } else if (nD >= 2) {
+        fprintf(out, "# log-log slope %.3f (Monte Carlo rate 1/sqrt(D): -0.5)\n", slope);
+    }
     if (plot_path) {
+        char q[1024];
         rc = cli_plot_errors(plot_path, Ds, err, nD, title);
-        if (rc == RC_OK) printf("# plot written to %s\n", plot_path);
+        if (rc == RC_OK && !json)
+            fprintf(out, "# plot written to %s\n", cli_escape(plot_path, q, sizeof q));
     }
 done:
+    if (report.fp) rc = cli_report_close(&report, rc);
     free(Z);
     free(C);
     free(K);

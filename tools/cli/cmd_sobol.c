@@ -21,6 +21,8 @@ static const opt_spec SOBOL_OPTS[] = {
     { O_POINTS, 'n', "samples", "N", "base samples N >= 2 (default 10000; N (d + 2) predictions)" },
     { O_SEED, 0, "seed", "S", "random seed of the design (default 0)" },
     { O_BOOTSTRAP, 0, "bootstrap", "B", "bootstrap resamples for the intervals (default 200)" },
+    OPT_FORMAT,
+    OPT_REPORT_OUTPUT,
     { O_END, 0, NULL, NULL, NULL }
 };
 
@@ -39,7 +41,15 @@ const command cli_sobol_command = {
     "A polynomial chaos model (rfx fit --method pce) has exact indices of its own,\n"
     "from its coefficients under its input marginals (Sudret 2008): without\n"
     "--like or --uniform they are printed alone (input, first, total); with them,\n"
-    "as the columns pce_first and pce_total beside the Monte Carlo estimates.\n",
+    "as the columns pce_first and pce_total beside the Monte Carlo estimates.\n"
+    "Inputs are labelled by the model's input names when it has them, else x0, x1..\n"
+    "\n"
+    "--format json prints one object: \"model\", \"source\" (\"monte carlo\" or \"pce\"),\n"
+    "\"mean\", \"variance\", for Monte Carlo \"evaluations\" and \"confidence\", and\n"
+    "\"inputs\": one object per input with \"name\", \"first\", \"total\", for Monte Carlo\n"
+    "\"first_lo\", \"first_hi\", \"total_lo\", \"total_hi\", and when available\n"
+    "\"pce_first\", \"pce_total\", \"model_first\", \"model_total\", \"exact_first\",\n"
+    "\"exact_total\".\n",
     SOBOL_OPTS, cmd_sobol
 };
 
@@ -71,9 +81,9 @@ static int label_width(const rfx_model *m, size_t d)
 
 static int cmd_sobol(const command *c, int argc, char **argv)
 {
-    const char *model_path = NULL, *like = NULL;
+    const char *model_path = NULL, *like = NULL, *out_path = NULL;
     double lo = 0, hi = 0;
-    int have_uniform = 0, mc_options = 0;
+    int have_uniform = 0, mc_options = 0, json = 0;
     rfx_sobol_params sp = rfx_sobol_params_default();
     opt_iter it = cli_opt_begin(c, argc, argv);
     const char *v;
@@ -98,11 +108,15 @@ static int cmd_sobol(const command *c, int argc, char **argv)
         case O_POINTS: bad = cli_parse_size(&it, v, 2, &sp.n); mc_options = 1; break;
         case O_SEED: bad = cli_parse_seed(&it, v, &sp.seed); mc_options = 1; break;
         case O_BOOTSTRAP: bad = cli_parse_size(&it, v, 0, &sp.n_bootstrap); mc_options = 1; break;
+        case O_FORMAT: bad = cli_parse_format(&it, v, &json); break;
+        case O_OUTPUT: out_path = v; break;
         default: return cli_usage_error(c, "internal: unhandled option %s", it.name);
         }
         if (bad) return RC_USAGE;
     }
     if (!model_path) return cli_usage_error(c, "missing MODEL");
+    int checked = cli_check_output(c, out_path, &model_path, 1);
+    if (checked != RC_OK) return checked;
     if (like && have_uniform)
         return cli_usage_error(c, "give the input distribution once: --like FUNCTION or "
                                   "--uniform A,B");
@@ -119,6 +133,8 @@ static int cmd_sobol(const command *c, int argc, char **argv)
     const size_t d = info.n_inputs;
     char q[1024], lab[256];
     const int w = label_width(m, d);
+    cli_report report = { 0 };
+    FILE *out = stdout;
     /* a PCE of a transformed target: its coefficients give the indices of
      * T(y), not of y; Monte Carlo under the expansion's marginals instead */
     const rfx_pce *pce_t = rfx_model_pce(m);
@@ -164,15 +180,36 @@ static int cmd_sobol(const command *c, int argc, char **argv)
         rc = cli_fail(st);
         goto done;
     }
+    if ((rc = cli_report_open(&report, out_path, json)) != RC_OK) goto done;
+    out = report.fp;
     if (!mc) { /* the expansion's own indices only */
         double mean = 0, var = 0;
         rfx_pce_moments(pce, &mean, &var);
-        printf("# Sobol indices of %s from its polynomial chaos coefficients (exact for the "
+        if (json) {
+            json_writer jw;
+            json_begin(&jw, out);
+            json_str(&jw, "model", cli_escape(model_path, q, sizeof q));
+            json_str(&jw, "source", "pce");
+            json_num(&jw, "mean", mean);
+            json_num(&jw, "variance", var);
+            json_open(&jw, "inputs", '[');
+            for (size_t j = 0; j < d; j++) {
+                json_open(&jw, NULL, '{');
+                json_str(&jw, "name", input_label(m, j, lab, sizeof lab));
+                json_num(&jw, "first", pce_idx[j]);
+                json_num(&jw, "total", pce_idx[d + j]);
+                json_close(&jw, '}');
+            }
+            json_close(&jw, ']');
+            json_end(&jw);
+            goto done;
+        }
+        fprintf(out, "# Sobol indices of %s from its polynomial chaos coefficients (exact for the "
                "expansion under its input marginals): output mean %.6g, variance %.6g\n",
                cli_escape(model_path, q, sizeof q), mean, var);
-        printf("%-*s %9s %9s\n", w, "input", "first", "total");
+        fprintf(out, "%-*s %9s %9s\n", w, "input", "first", "total");
         for (size_t j = 0; j < d; j++)
-            printf("%-*s %9.4f %9.4f\n", w, input_label(m, j, lab, sizeof lab), pce_idx[j],
+            fprintf(out, "%-*s %9.4f %9.4f\n", w, input_label(m, j, lab, sizeof lab), pce_idx[j],
                    pce_idx[d + j]);
         goto done;
     }
@@ -190,30 +227,68 @@ static int cmd_sobol(const command *c, int argc, char **argv)
     double *rf = buf + 6 * d, rf_mean = 0, rf_var = 0;
     const int have_rf =
         !pce && rfx_sobol_model_exact(m, marg, d, &rf_mean, &rf_var, rf, rf + d, NULL) == RFX_OK;
-    printf("# Sobol indices of %s: %zu model evaluations, output mean %.6g, variance %.6g\n",
+    if (json) {
+        json_writer jw;
+        json_begin(&jw, out);
+        json_str(&jw, "model", cli_escape(model_path, q, sizeof q));
+        json_str(&jw, "source", "monte carlo");
+        json_size(&jw, "evaluations", res.n_evaluations);
+        json_num(&jw, "mean", res.mean);
+        json_num(&jw, "variance", res.variance);
+        json_num(&jw, "confidence", sp.confidence);
+        json_open(&jw, "inputs", '[');
+        for (size_t j = 0; j < d; j++) {
+            json_open(&jw, NULL, '{');
+            json_str(&jw, "name", input_label(m, j, lab, sizeof lab));
+            json_num(&jw, "first", res.first[j]);
+            json_num(&jw, "first_lo", res.first_lo[j]);
+            json_num(&jw, "first_hi", res.first_hi[j]);
+            json_num(&jw, "total", res.total[j]);
+            json_num(&jw, "total_lo", res.total_lo[j]);
+            json_num(&jw, "total_hi", res.total_hi[j]);
+            if (pce) {
+                json_num(&jw, "pce_first", pce_idx[j]);
+                json_num(&jw, "pce_total", pce_idx[d + j]);
+            }
+            if (have_rf) {
+                json_num(&jw, "model_first", rf[j]);
+                json_num(&jw, "model_total", rf[d + j]);
+            }
+            if (have_exact) {
+                json_num(&jw, "exact_first", exact[j]);
+                json_num(&jw, "exact_total", exact[d + j]);
+            }
+            json_close(&jw, '}');
+        }
+        json_close(&jw, ']');
+        json_end(&jw);
+        goto done;
+    }
+    fprintf(out, "# Sobol indices of %s: %zu model evaluations, output mean %.6g, variance %.6g\n",
            cli_escape(model_path, q, sizeof q), res.n_evaluations, res.mean, res.variance);
     if (have_rf)
-        printf("# model_first, model_total: the model's indices in closed form (its mean %.6g, "
+        fprintf(out, "# model_first, model_total: the model's indices in closed form (its mean %.6g, "
                "variance %.6g); the Monte Carlo columns estimate the same numbers\n",
                rf_mean, rf_var);
-    printf("# intervals: %g%% bootstrap percentile (lo, hi)\n", 100 * sp.confidence);
+    fprintf(out, "# intervals: %g%% bootstrap percentile (lo, hi)\n", 100 * sp.confidence);
     if (pce)
-        printf("# pce_first, pce_total: from the polynomial chaos coefficients, under the "
+        fprintf(out, "# pce_first, pce_total: from the polynomial chaos coefficients, under the "
                "model's own input marginals\n");
-    printf("%-*s %9s %9s %9s %9s %9s %9s%s%s%s\n", w, "input", "first", "lo", "hi", "total", "lo",
+    fprintf(out, "%-*s %9s %9s %9s %9s %9s %9s%s%s%s\n", w, "input", "first", "lo", "hi", "total", "lo",
            "hi", pce ? "  pce_first  pce_total" : "",
            have_rf ? "  model_first  model_total" : "",
            have_exact ? "  exact_first  exact_total" : "");
     for (size_t j = 0; j < d; j++) {
-        printf("%-*s %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f", w, input_label(m, j, lab, sizeof lab),
+        fprintf(out, "%-*s %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f", w, input_label(m, j, lab, sizeof lab),
                res.first[j], res.first_lo[j],
                res.first_hi[j], res.total[j], res.total_lo[j], res.total_hi[j]);
-        if (pce) printf("  %9.4f  %9.4f", pce_idx[j], pce_idx[d + j]);
-        if (have_rf) printf("  %11.4f  %11.4f", rf[j], rf[d + j]);
-        if (have_exact) printf("  %11.4f  %11.4f", exact[j], exact[d + j]);
-        putchar('\n');
+        if (pce) fprintf(out, "  %9.4f  %9.4f", pce_idx[j], pce_idx[d + j]);
+        if (have_rf) fprintf(out, "  %11.4f  %11.4f", rf[j], rf[d + j]);
+        if (have_exact) fprintf(out, "  %11.4f  %11.4f", exact[j], exact[d + j]);
+        fputc('\n', out);
     }
 done:
+    if (report.fp) rc = cli_report_close(&report, rc);
     free(marg);
     free(buf);
     free(exact);
