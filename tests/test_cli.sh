@@ -1111,5 +1111,17 @@ if command -v python3 >/dev/null 2>&1; then
     check "eval -o DATA leaves the data" grep -q '^x0,x1,x2,y$' "$T/train.csv"
 fi
 
+# ---- --quiet and --progress -------------------------------------------------
+expect 0 "fit --quiet" "$RFX" fit "$T/train.csv" -o "$T/q.rfx" --method ridge -D 32 --quiet
+check "fit --quiet prints nothing" sh -c '! test -s "$1"' sh "$T/stderr"
+expect 0 "fit --progress into a file" "$RFX" fit "$T/train.csv" -o "$T/q.rfx" -D 32 --progress
+stderr_has "--progress writes whole lines when stderr is no terminal" "^rfx: progress: choose length scale [0-9]+%$"
+check "--progress: no carriage returns in a log" sh -c '! grep -q "$(printf "\r")" "$1"' sh "$T/stderr"
+stderr_has "--progress keeps the summary" "^length scale "
+expect 0 "fit without --progress, stderr no terminal" "$RFX" fit "$T/train.csv" -o "$T/q.rfx" -D 32
+check "no progress lines by default in a log" sh -c '! grep -q "progress" "$1"' sh "$T/stderr"
+expect 1 "--progress with --quiet" "$RFX" fit "$T/train.csv" -o "$T/q.rfx" --progress -q
+stderr_has "--progress with --quiet is refused" "contradict"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

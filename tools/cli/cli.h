@@ -74,6 +74,13 @@ struct command {
 };
 
 /* Options of several commands, for their tables. */
+#define OPT_PROGRESS \
+    { O_PROGRESS, 0, "progress", NULL, \
+      "show progress on stderr also when it is not a terminal (a log, nohup): a line per " \
+      "stage and per tenth of the work, at least 10 s apart within a tenth" }
+#define OPT_QUIET \
+    { O_QUIET, 'q', "quiet", NULL, \
+      "no progress and no summary on stderr: errors and warnings only" }
 #define OPT_DELIMITER \
     { O_DELIMITER, 0, "delimiter", "C", \
       "CSV field separator: one character, or 'tab' (default ',')" }
@@ -195,6 +202,8 @@ typedef struct progress_state {
     char stage[64];
     int percent;
     int shown;
+    int lines;        /* stderr is no terminal: whole lines, fewer of them */
+    double last_line; /* when the last line was written (lines only)       */
 } progress_state;
 
 double cli_now_seconds(void);

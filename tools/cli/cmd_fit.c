@@ -158,6 +158,8 @@ static const opt_spec FIT_OPTS[] = {
     { O_NO_INTERCEPT, 0, "no-intercept", NULL, "ridge, bayes, classify: fit no intercept" },
     { O_THREADS, 0, "threads", "T",
       "threads, 0 to 4096 (default 0: the OpenMP default, OMP_NUM_THREADS or all cores)" },
+    OPT_PROGRESS,
+    OPT_QUIET,
     OPT_DELIMITER,
     OPT_NO_HEADER,
     { O_END, 0, NULL, NULL, NULL }
@@ -211,7 +213,8 @@ const command cli_fit_command = {
     "quarter of the rows (k-fold with --folds). pce: the degree\n"
     "(1..P) by the corrected leave-one-out error, the terms by least-angle\n"
     "regression. What was chosen is printed on stderr; a progress line is shown\n"
-    "when stderr is a terminal. An option that does not apply to the method is a\n"
+    "when stderr is a terminal (--progress: also in a log; --quiet: neither the\n"
+    "summary nor progress). An option that does not apply to the method is a\n"
     "usage error.\n",
     FIT_OPTS, cmd_fit
 };
@@ -521,6 +524,21 @@ typedef struct fit_opts {
                                      set at the fit                           */
 } fit_opts;
 
+/* --quiet: no progress and no summary on stderr. */
+static int quiet(const fit_opts *o) { return o->given[O_QUIET]; }
+
+/* Progress for a fit: on a terminal, or everywhere with --progress (then
+ * as lines when stderr is not a terminal); never with --quiet. Sets up p
+ * and returns whether to report. */
+static int want_progress(const fit_opts *o, progress_state *p)
+{
+    memset(p, 0, sizeof *p);
+    if (quiet(o)) return 0;
+    const int tty = isatty(STDERR_FILENO);
+    p->lines = !tty;
+    return tty || o->given[O_PROGRESS];
+}
+
 /* "--name" (or "-x") of option id of c. */
 static const char *option_name(const command *c, int id, char *buf, size_t size)
 {
@@ -663,8 +681,7 @@ static int fit_rff(fit_opts *o, const rfx_data *data, const char *path)
     rfx_fit_report report;
     progress_state progress;
     memset(&report, 0, sizeof report);
-    memset(&progress, 0, sizeof progress);
-    if (isatty(STDERR_FILENO)) {
+    if (want_progress(o, &progress)) {
         o->fit.progress = cli_progress_show;
         o->fit.progress_user = &progress;
     }
@@ -673,7 +690,7 @@ static int fit_rff(fit_opts *o, const rfx_data *data, const char *path)
     double seconds = cli_now_seconds() - t0;
     cli_progress_end(&progress);
     int rc = save_fitted(o, data, st, model, path);
-    if (rc == RC_OK)
+    if (rc == RC_OK && !quiet(o))
         print_fit_report(model, &report, &o->fit, o->ko.have_gamma || o->ko.have_length_scale,
                          data, seconds, path);
     rfx_model_free(model);
@@ -751,8 +768,7 @@ static int fit_sparse(const fit_opts *o, const rfx_data *data, const char *path)
     progress_state progress;
     rfx_cmat X = rfx_data_x(data);
     memset(&report, 0, sizeof report);
-    memset(&progress, 0, sizeof progress);
-    if (isatty(STDERR_FILENO)) {
+    if (want_progress(o, &progress)) {
         sp.progress = cli_progress_show;
         sp.progress_user = &progress;
     }
@@ -761,7 +777,7 @@ static int fit_sparse(const fit_opts *o, const rfx_data *data, const char *path)
     double seconds = cli_now_seconds() - t0;
     cli_progress_end(&progress);
     int rc = save_fitted(o, data, st, model, path);
-    if (rc == RC_OK) print_sparse_report(o, &sp, &report, data, seconds, path);
+    if (rc == RC_OK && !quiet(o)) print_sparse_report(o, &sp, &report, data, seconds, path);
     rfx_model_free(model);
     return rc;
 }
@@ -865,7 +881,7 @@ static int fit_pce(const fit_opts *o, const rfx_data *data, const char *path)
     double seconds = cli_now_seconds() - t0;
     if (st == RFX_OK) st = rfx_model_from_pce(pce, &model);
     rc = save_fitted(o, data, st, model, path);
-    if (rc == RC_OK) print_pce_report(o, &p, pce, data, seconds, path);
+    if (rc == RC_OK && !quiet(o)) print_pce_report(o, &p, pce, data, seconds, path);
     rfx_model_free(model);
     rfx_pce_free(pce);
     free(mg);
@@ -1023,9 +1039,10 @@ static int fit_projected(const fit_opts *o, const rfx_data *data, const char *pa
         }
         p.theta = given;
     }
+    progress_state unused;
     memset(&progress, 0, sizeof progress);
     progress.iterations = p.iterations;
-    if (isatty(STDERR_FILENO)) {
+    if (want_progress(o, &unused)) { /* one line per iteration: terminal or not */
         p.progress = pso_progress_show;
         p.progress_user = &progress;
     }
@@ -1037,7 +1054,7 @@ static int fit_projected(const fit_opts *o, const rfx_data *data, const char *pa
     rfx_status st = rfx_projected_fit(&p, X, o->Y, &model, &report);
     double seconds = cli_now_seconds() - t0;
     rc = save_fitted(o, data, st, model, path);
-    if (rc == RC_OK) print_projected_report(&p, &report, model, data, seconds, path);
+    if (rc == RC_OK && !quiet(o)) print_projected_report(&p, &report, model, data, seconds, path);
     if (rc == RC_OK && o->plot_path) {
         char title[128];
         rfx_projected_info in;
@@ -1047,7 +1064,7 @@ static int fit_projected(const fit_opts *o, const rfx_data *data, const char *pa
                  rfx_method_name(p.surrogate), k);
         rc = cli_plot_history(o->plot_path, hist, report.n_iterations, title);
         char q[1024];
-        if (rc == RC_OK)
+        if (rc == RC_OK && !quiet(o))
             fprintf(stderr, "%-16s %s\n", "plot", cli_escape(o->plot_path, q, sizeof q));
     }
     rfx_model_free(model);
@@ -1147,7 +1164,7 @@ static int fit_classify(fit_opts *o, const rfx_data *data, const char *path)
         o->cls.class_weights = cw;
         o->cls.n_class_weights = C;
     }
-    if (isatty(STDERR_FILENO)) {
+    if (want_progress(o, &progress)) {
         o->fit.progress = cli_progress_show;
         o->fit.progress_user = &progress;
     }
@@ -1156,7 +1173,7 @@ static int fit_classify(fit_opts *o, const rfx_data *data, const char *path)
     double seconds = cli_now_seconds() - t0;
     cli_progress_end(&progress);
     rc = save_fitted(o, data, st, model, path);
-    if (rc == RC_OK) print_classify_report(o, model, &report, data, seconds, path);
+    if (rc == RC_OK && !quiet(o)) print_classify_report(o, model, &report, data, seconds, path);
 done:
     rfx_model_free(model);
     rfx_buffer_free(classes);
@@ -1176,8 +1193,7 @@ static int fit_auto(fit_opts *o, const rfx_data *data, const char *path)
     rfx_auto_report r;
     progress_state progress;
     memset(&r, 0, sizeof r);
-    memset(&progress, 0, sizeof progress);
-    if (isatty(STDERR_FILENO)) {
+    if (want_progress(o, &progress)) {
         o->autop.progress = cli_progress_show;
         o->autop.progress_user = &progress;
     }
@@ -1188,7 +1204,7 @@ static int fit_auto(fit_opts *o, const rfx_data *data, const char *path)
     free(y);
     int rc = save_fitted(o, data, st, model, path);
     rfx_model_free(model);
-    if (rc != RC_OK) return rc;
+    if (rc != RC_OK || quiet(o)) return rc;
     static const char *const OUTCOME[] = {"all folds", "raced out", "budget", "failed",
                                            "alone after racing"};
     FILE *e = stderr;
@@ -1259,6 +1275,9 @@ static int apply_transform(fit_opts *o, const rfx_data *data, const char *data_p
         if (st == RFX_OK) {
             const rfx_auto_candidate *w = &r.candidates[r.chosen];
             o->transform = w->transform;
+        }
+        if (st == RFX_OK && !quiet(o)) {
+            const rfx_auto_candidate *w = &r.candidates[r.chosen];
             fprintf(stderr, "%-16s %s (chosen by %zu-fold cross-validation of %s:", "transform",
                     rfx_target_transform_name(w->transform), ap.n_folds,
                     rfx_method_name(w->method));
@@ -1274,7 +1293,7 @@ static int apply_transform(fit_opts *o, const rfx_data *data, const char *data_p
         st = rfx_target_boxcox_lambda(z, n, &o->transform_lambda);
     if (st == RFX_OK) st = rfx_target_forward(o->transform, o->transform_lambda, z, n, z);
     if (st != RFX_OK) return cli_fail(st);
-    if (o->transform != RFX_TARGET_NONE && o->method != FM_AUTO) {
+    if (o->transform != RFX_TARGET_NONE && o->method != FM_AUTO && !quiet(o)) {
         char lam[32] = "";
         if (o->transform == RFX_TARGET_BOXCOX)
             snprintf(lam, sizeof lam, ", lambda %.4g", o->transform_lambda);
@@ -1389,11 +1408,15 @@ static int cmd_fit(const command *c, int argc, char **argv)
             break;
         case O_DELIMITER:
         case O_NO_HEADER: bad = cli_parse_read_option(&it, id, v, &rp); break;
+        case O_PROGRESS:
+        case O_QUIET: break; /* read from given[] */
         default: return cli_usage_error(c, "internal: unhandled option %s", it.name);
         }
         if (bad) return RC_USAGE;
         if (id > 0 && id < O_COUNT) o.given[id] = 1;
     }
+    if (o.given[O_PROGRESS] && o.given[O_QUIET])
+        return cli_usage_error(c, "--progress and --quiet contradict each other: give one");
     if (!data_path) return cli_usage_error(c, "missing DATA, the CSV or .npy file to fit");
     if (!model_path) return cli_usage_error(c, "missing -o MODEL, where to write the model");
     if (task_classify && o.given[O_METHOD] && o.method != FM_CLASSIFY)

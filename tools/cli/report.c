@@ -184,25 +184,39 @@ void cli_interrupts_catch(void)
 
 double cli_now_seconds(void) { return rfx_helper_seconds(); }
 
-/* rfx_progress_fn: "\r<stage> NN%" on stderr when something changed. */
+/* rfx_progress_fn: "\r<stage> NN%" on stderr when something changed; as
+ * lines (p->lines, stderr not a terminal) "rfx: progress: <stage> NN%" for
+ * a new stage, a new tenth of the work, or every 10 s. */
 int cli_progress_show(void *user, const char *stage, double fraction)
 {
+    enum { LINE_SECONDS = 10 };
     progress_state *p = user;
     int pct = fraction <= 0 ? 0 : fraction >= 1 ? 100 : (int)(100.0 * fraction);
     if (!stage) stage = "";
-    if (p->shown && pct == p->percent && strncmp(p->stage, stage, sizeof p->stage - 1) == 0)
-        return 0;
+    const int same_stage = p->shown && strncmp(p->stage, stage, sizeof p->stage - 1) == 0;
+    if (same_stage && pct == p->percent) return 0;
+    if (p->lines) {
+        const double now = cli_now_seconds();
+        if (same_stage && pct / 10 == p->percent / 10 && now - p->last_line < LINE_SECONDS)
+            return 0;
+        p->last_line = now;
+    }
     snprintf(p->stage, sizeof p->stage, "%s", stage);
     p->percent = pct;
     p->shown = 1;
-    fprintf(stderr, "\r%-28s %3d%%", p->stage, pct);
+    if (p->lines) {
+        char q[256];
+        fprintf(stderr, "rfx: progress: %s %d%%\n", cli_escape(p->stage, q, sizeof q), pct);
+    } else {
+        fprintf(stderr, "\r%-28s %3d%%", p->stage, pct);
+    }
     fflush(stderr);
     return 0;
 }
 
 void cli_progress_end(const progress_state *p)
 {
-    if (p->shown) fputc('\n', stderr);
+    if (p->shown && !p->lines) fputc('\n', stderr);
 }
 
 /* ------------------------------------------------------------------------ */
