@@ -1123,5 +1123,24 @@ check "no progress lines by default in a log" sh -c '! grep -q "progress" "$1"' 
 expect 1 "--progress with --quiet" "$RFX" fit "$T/train.csv" -o "$T/q.rfx" --progress -q
 stderr_has "--progress with --quiet is refused" "contradict"
 
+# ---- per-input distributions and the bar chart of rfx sobol ----------------
+if command -v python3 >/dev/null 2>&1; then
+    expect 0 "sobol with a narrow range for x1" "$RFX" sobol "$T/named.rfx" --uniform -2,2 --uniform x1=0,0.001 -n 400 --format json -o "$T/s1.json"
+    json_check "an input held almost fixed has indices near 0" "$T/s1.json" \
+        "abs(d['inputs'][1]['total']) < 0.01 and d['inputs'][0]['total'] > 0.2"
+    expect 0 "sobol: an input by index, another normal" "$RFX" sobol "$T/named.rfx" --uniform 0=-2,2 --uniform x1=-2,2 --normal 2=0,1 -n 400 --format json -o "$T/s2.json"
+    json_check "sobol: x2 is unused whatever its distribution" "$T/s2.json" "abs(d['inputs'][2]['total']) < 0.02"
+fi
+expect 1 "sobol: an input without a distribution" "$RFX" sobol "$T/named.rfx" --uniform x0=-2,2 --uniform x1=-2,2
+stderr_has "the input without a distribution is named" "input x2 has no distribution: give --uniform x2=A,B"
+expect 1 "sobol: an unknown input" "$RFX" sobol "$T/named.rfx" --uniform -2,2 --uniform speed=0,1
+stderr_has "the unknown input is named" "'speed' is not an input of the model"
+expect 1 "sobol: --normal with SD 0" "$RFX" sobol "$T/named.rfx" --normal x0=0,0
+expect 5 "sobol --plot without gnuplot" env PATH=/nonexistent "$RFX" sobol "$T/named.rfx" --uniform -2,2 -n 50 --plot "$T/s.png"
+if command -v gnuplot >/dev/null 2>&1; then
+    expect 0 "sobol --plot" "$RFX" sobol "$T/named.rfx" --uniform -2,2 -n 200 --plot "$T/s.png"
+    check "sobol --plot wrote a PNG" sh -c 'head -c 8 "$1" | od -An -c | grep -q "P   N   G"' sh "$T/s.png"
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -296,5 +296,8 @@ int cli_program_in_path(const char *name);
 int cli_plot_errors(const char *path, const size_t *Ds, const double *err, size_t m,
                     const char *title);
 int cli_plot_history(const char *path, const double *history, size_t n, const char *title);
+int cli_plot_sobol(const char *path, const char *const *labels, size_t d, const double *first,
+                   const double *first_lo, const double *first_hi, const double *total,
+                   const double *total_lo, const double *total_hi, const char *title);
 
 #endif

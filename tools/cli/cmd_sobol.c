@@ -17,7 +17,14 @@ static const opt_spec SOBOL_OPTS[] = {
     { O_LIKE, 0, "like", "FUNCTION",
       "inputs distributed as those of a benchmark function (rfx sample --list), whose "
       "exact indices are printed beside the estimates" },
-    { O_UNIFORM, 0, "uniform", "A,B", "every input uniform on [A, B]" },
+    { O_UNIFORM, 0, "uniform", "[NAME=]A,B",
+      "input NAME (a name of the model's inputs, or a 0-based index) uniform on [A, B]; "
+      "without NAME=, every input not given its own; repeatable" },
+    { O_NORMAL, 0, "normal", "[NAME=]MU,SD", "input NAME (or every other input) normal "
+      "N(MU, SD^2), SD > 0; repeatable" },
+    { O_PLOT, 0, "plot", "OUT.png",
+      "also draw the first-order and total indices as bars with their intervals (needs "
+      "gnuplot)" },
     { O_POINTS, 'n', "samples", "N", "base samples N >= 2 (default 10000; N (d + 2) predictions)" },
     { O_SEED, 0, "seed", "S", "random seed of the design (default 0)" },
     { O_BOOTSTRAP, 0, "bootstrap", "B", "bootstrap resamples for the intervals (default 200)" },
@@ -28,8 +35,8 @@ static const opt_spec SOBOL_OPTS[] = {
 
 /* rfx sobol: its synopsis, help text and options (main.c lists it). */
 const command cli_sobol_command = {
-    "sobol", "rfx sobol MODEL (--like FUNCTION | --uniform A,B) [-n N] [--seed S]\n"
-             "                 [--bootstrap B]\n"
+    "sobol", "rfx sobol MODEL (--like FUNCTION | --uniform [NAME=]A,B | --normal [NAME=]MU,SD\n"
+             "                 ...) [-n N] [--seed S] [--bootstrap B] [--plot OUT.png]\n"
              "       rfx sobol PCE_MODEL",
     "Sobol sensitivity indices of a model",
     "Estimate the first-order and total Sobol indices of the model's prediction by\n"
@@ -43,6 +50,10 @@ const command cli_sobol_command = {
     "--like or --uniform they are printed alone (input, first, total); with them,\n"
     "as the columns pce_first and pce_total beside the Monte Carlo estimates.\n"
     "Inputs are labelled by the model's input names when it has them, else x0, x1..\n"
+    "Each input may have its own distribution: --uniform NAME=A,B or --normal\n"
+    "NAME=MU,SD, NAME an input's name or 0-based index (repeat the option); one\n"
+    "without NAME= sets every input not named. A PCE model's own marginals are the\n"
+    "default of the inputs not given one.\n"
     "\n"
     "--format json prints one object: \"model\", \"source\" (\"monte carlo\" or \"pce\"),\n"
     "\"mean\", \"variance\", for Monte Carlo \"evaluations\" and \"confidence\", and\n"
@@ -79,11 +90,125 @@ static int label_width(const rfx_model *m, size_t d)
     return (int)w;
 }
 
+/* A distribution from --uniform or --normal: for one input (who, a name or
+ * an index) or, who empty, for every input not given one. */
+enum { MAX_DISTS = 256 };
+typedef struct dist_spec {
+    char who[256];
+    rfx_marginal marginal;
+} dist_spec;
+
+/* "[NAME=]A,B" of --uniform (normal: --normal MU,SD) into *out. */
+static int parse_dist(const opt_iter *it, const char *v, int normal, dist_spec *out)
+{
+    const char *eq = strrchr(v, '=');
+    const char *pair = eq ? eq + 1 : v;
+    double a, b;
+    out->who[0] = '\0';
+    if (eq) {
+        size_t len = (size_t)(eq - v);
+        if (len == 0 || len >= sizeof out->who)
+            return cli_value_error(it, "expected NAME=%s with a name of 1 to %zu bytes, got '%s'",
+                                   normal ? "MU,SD" : "A,B", sizeof out->who - 1, v);
+        memcpy(out->who, v, len);
+        out->who[len] = '\0';
+    }
+    if (cli_parse_pair(it, pair, &a, &b)) return RC_USAGE;
+    if (!normal && !(a < b)) return cli_value_error(it, "expected finite A < B, got '%s'", v);
+    if (normal && !(b > 0)) return cli_value_error(it, "expected SD > 0, got '%s'", v);
+    out->marginal = normal ? rfx_marginal_normal(a, b) : rfx_marginal_uniform(a, b);
+    return 0;
+}
+
+/* The input a spec names: a name of the model's inputs, else a 0-based
+ * index; SIZE_MAX when it names none. */
+static size_t dist_input(const rfx_model *m, size_t d, const char *who)
+{
+    for (size_t j = 0; j < d; j++) {
+        const char *name = rfx_model_input_name(m, j);
+        if (name && strcmp(name, who) == 0) return j;
+    }
+    char *end;
+    unsigned long long k = strtoull(who, &end, 10);
+    return who[0] >= '0' && who[0] <= '9' && *end == '\0' && k < d ? (size_t)k : SIZE_MAX;
+}
+
+/* Every input's marginal from the specs (the last spec of an input wins; a
+ * spec without a name sets the others), else from fallback (a PCE's own
+ * marginals; NULL: none). RC_OK or RC_USAGE after naming the input. */
+static int resolve_dists(const command *c, const rfx_model *m, size_t d, const dist_spec *specs,
+                         size_t n, const rfx_marginal *fallback, rfx_marginal *marg)
+{
+    char q[1024], lab[256];
+    unsigned char *set = calloc(d ? d : 1, 1);
+    if (!set) {
+        cli_say("out of memory");
+        return RC_INTERNAL;
+    }
+    for (size_t pass = 0; pass < 2; pass++) /* the shared default, then each input's own */
+        for (size_t k = 0; k < n; k++) {
+            if ((specs[k].who[0] == '\0') != (pass == 0)) continue;
+            if (pass == 0) {
+                for (size_t j = 0; j < d; j++) {
+                    marg[j] = specs[k].marginal;
+                    set[j] = 1;
+                }
+                continue;
+            }
+            size_t j = dist_input(m, d, specs[k].who);
+            if (j == SIZE_MAX) {
+                free(set);
+                return cli_usage_error(c, "'%s' is not an input of the model (%zu inputs%s)",
+                                       cli_escape(specs[k].who, q, sizeof q), d,
+                                       rfx_model_input_name(m, 0) ? ", named as rfx info lists"
+                                                                  : ": give 0-based indices");
+            }
+            marg[j] = specs[k].marginal;
+            set[j] = 1;
+        }
+    for (size_t j = 0; j < d; j++) {
+        if (set[j]) continue;
+        if (fallback) {
+            marg[j] = fallback[j];
+            continue;
+        }
+        free(set);
+        return cli_usage_error(c, "input %s has no distribution: give --uniform %s=A,B or "
+                                  "--normal %s=MU,SD, or one for every input",
+                               input_label(m, j, lab, sizeof lab), lab, lab);
+    }
+    free(set);
+    return RC_OK;
+}
+
+/* --plot: the bars of the indices, labelled as the rows are. */
+static int plot_indices(const char *path, const rfx_model *m, size_t d, const double *first,
+                        const double *first_lo, const double *first_hi, const double *total,
+                        const double *total_lo, const double *total_hi, const char *title)
+{
+    char **labels = malloc((d ? d : 1) * sizeof *labels);
+    char *text = malloc((d ? d : 1) * 256);
+    if (!labels || !text) {
+        free(labels);
+        free(text);
+        cli_say("out of memory");
+        return RC_INTERNAL;
+    }
+    for (size_t j = 0; j < d; j++) labels[j] = (char *)input_label(m, j, text + 256 * j, 256);
+    int rc = cli_plot_sobol(path, (const char *const *)labels, d, first, first_lo, first_hi,
+                            total, total_lo, total_hi, title);
+    free(labels);
+    free(text);
+    return rc;
+}
+
 static int cmd_sobol(const command *c, int argc, char **argv)
 {
     const char *model_path = NULL, *like = NULL, *out_path = NULL;
-    double lo = 0, hi = 0;
     int have_uniform = 0, mc_options = 0, json = 0;
+    dist_spec specs[MAX_DISTS];
+    size_t n_specs = 0;
+    const char *plot_path = NULL;
     rfx_sobol_params sp = rfx_sobol_params_default();
     opt_iter it = cli_opt_begin(c, argc, argv);
     const char *v;
@@ -100,11 +225,13 @@ static int cmd_sobol(const command *c, int argc, char **argv)
             break;
         case O_LIKE: like = v; break;
         case O_UNIFORM:
-            bad = cli_parse_pair(&it, v, &lo, &hi);
-            if (!bad && !(lo < hi))
-                bad = cli_value_error(&it, "expected finite A < B, got '%s'", v);
+        case O_NORMAL:
+            if (n_specs == MAX_DISTS)
+                return cli_usage_error(c, "more than %d --uniform and --normal", MAX_DISTS);
+            bad = parse_dist(&it, v, id == O_NORMAL, &specs[n_specs++]);
             have_uniform = 1;
             break;
+        case O_PLOT: plot_path = v; break;
         case O_POINTS: bad = cli_parse_size(&it, v, 2, &sp.n); mc_options = 1; break;
         case O_SEED: bad = cli_parse_seed(&it, v, &sp.seed); mc_options = 1; break;
         case O_BOOTSTRAP: bad = cli_parse_size(&it, v, 0, &sp.n_bootstrap); mc_options = 1; break;
@@ -116,7 +243,13 @@ static int cmd_sobol(const command *c, int argc, char **argv)
     }
     if (!model_path) return cli_usage_error(c, "missing MODEL");
     int checked = cli_check_output(c, out_path, &model_path, 1);
+    if (checked == RC_OK) checked = cli_check_output(c, plot_path, &model_path, 1);
     if (checked != RC_OK) return checked;
+    if (plot_path && !cli_program_in_path("gnuplot")) {
+        cli_say("--plot: gnuplot is not installed (not found in PATH); install it or leave out "
+                "--plot");
+        return RC_IO;
+    }
     if (like && have_uniform)
         return cli_usage_error(c, "give the input distribution once: --like FUNCTION or "
                                   "--uniform A,B");
@@ -185,6 +318,10 @@ static int cmd_sobol(const command *c, int argc, char **argv)
     if (!mc) { /* the expansion's own indices only */
         double mean = 0, var = 0;
         rfx_pce_moments(pce, &mean, &var);
+        if (plot_path &&
+            (rc = plot_indices(plot_path, m, d, pce_idx, NULL, NULL, pce_idx + d, NULL, NULL,
+                               "Sobol indices from the polynomial chaos coefficients")) != RC_OK)
+            goto done;
         if (json) {
             json_writer jw;
             json_begin(&jw, out);
@@ -213,15 +350,24 @@ static int cmd_sobol(const command *c, int argc, char **argv)
                    pce_idx[d + j]);
         goto done;
     }
-    for (size_t j = 0; j < d; j++)
-        marg[j] = fn             ? rfx_testfn_marginals(fn)[j]
-                  : have_uniform ? rfx_marginal_uniform(lo, hi)
-                                 : rfx_pce_marginals(pce_t)[j];
+    if (fn)
+        memcpy(marg, rfx_testfn_marginals(fn), d * sizeof *marg);
+    else if ((rc = resolve_dists(c, m, d, specs, n_specs, pce_t ? rfx_pce_marginals(pce_t) : NULL,
+                                 marg)) != RC_OK)
+        goto done;
     rfx_sobol_result res = { buf, buf + d, buf + 2 * d, buf + 3 * d, buf + 4 * d, buf + 5 * d,
                              0, 0, 0 };
     if ((st = rfx_sobol_model(m, 0, marg, d, &sp, &res)) != RFX_OK) {
         rc = cli_fail(st);
         goto done;
+    }
+    if (plot_path) {
+        char title[160];
+        snprintf(title, sizeof title, "Sobol indices, Monte Carlo (N = %zu), %g%% bootstrap intervals",
+                 sp.n, 100 * sp.confidence);
+        rc = plot_indices(plot_path, m, d, res.first, res.first_lo, res.first_hi, res.total,
+                          res.total_lo, res.total_hi, title);
+        if (rc != RC_OK) goto done;
     }
     /* sine / cosine feature models also have closed-form indices */
     double *rf = buf + 6 * d, rf_mean = 0, rf_var = 0;

@@ -2,8 +2,8 @@
 /*
  * plot.c - the plots of the rfx command-line tool, by gnuplot through a
  * pipe: whether gnuplot is installed, a PNG written beside its path and
- * renamed over it, the error of kernel-approx against D and the loss
- * history of a projected fit.
+ * renamed over it, the error of kernel-approx against D, the loss
+ * history of a projected fit, and Sobol indices as bars.
  */
 #include "cli.h"
 
@@ -163,5 +163,48 @@ int cli_plot_history(const char *path, const double *history, size_t n, const ch
         if (isfinite(history[t])) fprintf(gp, "%zu %.17g\n", t, history[t]);
     fputs("EOD\n"
           "plot $loss using 1:2 with linespoints lw 2 pt 7 title 'best loss'\n", gp);
+    return plot_finish(path, tmp, gp);
+}
+
+/* A gnuplot data-block string: double-quoted, with its double quotes and
+ * backslashes made single quotes and slashes (a label, not data). */
+static void gnuplot_label(FILE *gp, const char *s)
+{
+    fputc('"', gp);
+    for (; *s; ++s) fputc(*s == '"' ? '\'' : *s == '\\' ? '/' : *s, gp);
+    fputc('"', gp);
+}
+
+/* Bars of the first-order and total Sobol indices of d inputs, side by
+ * side per input, with error bars from lo to hi when given (NULL: none),
+ * as a PNG written beside path and renamed over it. */
+int cli_plot_sobol(const char *path, const char *const *labels, size_t d, const double *first,
+                   const double *first_lo, const double *first_hi, const double *total,
+                   const double *total_lo, const double *total_hi, const char *title)
+{
+    char *tmp;
+    int rc;
+    FILE *gp = plot_start(path, &tmp, &rc);
+    if (!gp) return rc;
+    fputs("set title ", gp);
+    gnuplot_quote(gp, title);
+    fputs("\nset style data histograms\n"
+          "set style histogram errorbars gap 2 lw 1.5\n"
+          "set style fill solid 0.6 border -1\n"
+          "set boxwidth 0.9\n"
+          "set grid ytics\nset key top right\n"
+          "set yrange [0:*]\n"
+          "set ylabel 'Sobol index'\n", gp);
+    if (d > 8) fputs("set xtics rotate by -45\n", gp);
+    fputs("$s << EOD\n", gp);
+    for (size_t j = 0; j < d; ++j) {
+        gnuplot_label(gp, labels[j]);
+        fprintf(gp, " %.17g %.17g %.17g %.17g %.17g %.17g\n", first[j],
+                first_lo ? first_lo[j] : first[j], first_hi ? first_hi[j] : first[j], total[j],
+                total_lo ? total_lo[j] : total[j], total_hi ? total_hi[j] : total[j]);
+    }
+    fputs("EOD\n"
+          "plot $s using 2:3:4:xtic(1) title 'first order', \\\n"
+          "     '' using 5:6:7 title 'total'\n", gp);
     return plot_finish(path, tmp, gp);
 }
