@@ -939,6 +939,19 @@ static rfx_status failing_eval(void *user, rfx_cmat X, double *y)
     return RFX_OK;
 }
 
+/* x0 + x1, and NaN at the at-th row of all calls */
+typedef struct nan_row_fn {
+    size_t seen, at;
+} nan_row_fn;
+
+static rfx_status nan_row_eval(void *user, rfx_cmat X, double *y)
+{
+    nan_row_fn *s = user;
+    for (size_t i = 0; i < X.rows; ++i, ++s->seen)
+        y[i] = s->seen == s->at ? NAN : X.data[i * X.stride] + X.data[i * X.stride + 1];
+    return RFX_OK;
+}
+
 static void test_sobol_callback_errors(void)
 {
     const rfx_marginal m[2] = { rfx_marginal_uniform(0, 1), rfx_marginal_uniform(0, 1) };
@@ -966,6 +979,20 @@ static void test_sobol_callback_errors(void)
     CHECK_STATUS(rfx_sobol_estimate(failing_eval, &z, m, 2, &p, &o.r), RFX_ENUMERIC);
     CHECK_ERROR_HAS("returned nan");
     CHECK(o.S[0] == 42);
+
+    /* with second order the rows of BA_i are named; nothing is written */
+    double S2[4] = { 42, 42, 42, 42 };
+    nan_row_fn ba = { 0, 5005 };
+    p.second_order = 1;
+    p.batch_rows = 6000; /* one block: A, B, AB_0, AB_1, BA_0, BA_1 */
+    o.r.second = S2;
+    CHECK_STATUS(rfx_sobol_estimate(nan_row_eval, &ba, m, 2, &p, &o.r), RFX_ENUMERIC);
+    CHECK_ERROR_HAS("row 5 of BA_1");
+    CHECK(o.S[0] == 42 && S2[1] == 42);
+    p.batch_rows = 1000; /* blocks of 166 base rows, 996 design rows */
+    failing_fn first = { 0, 1, RFX_EIO, 1, 0 };
+    CHECK_STATUS(rfx_sobol_estimate(failing_eval, &first, m, 2, &p, &o.r), RFX_EIO);
+    CHECK_ERROR_HAS("row 0 of A .. row 165 of BA_1");
 }
 
 static rfx_status constant_eval(void *user, rfx_cmat X, double *y)
@@ -1037,6 +1064,13 @@ static void test_sobol_progress_and_params(void)
     bad.n_threads = -1;
     CHECK_STATUS(rfx_sobol_estimate(linear_eval, &l, m, 2, &bad, &o.r), RFX_EINVAL);
     CHECK_ERROR_HAS("params.n_threads");
+    bad = p;
+    bad.second_order = 2;
+    CHECK_STATUS(rfx_sobol_estimate(linear_eval, &l, m, 2, &bad, &o.r), RFX_EINVAL);
+    CHECK_ERROR_HAS("params.second_order");
+    bad.second_order = 1; /* o.r.second is NULL */
+    CHECK_STATUS(rfx_sobol_estimate(linear_eval, &l, m, 2, &bad, &o.r), RFX_EINVAL);
+    CHECK_ERROR_HAS("out->second");
     CHECK_STATUS(rfx_sobol_estimate(NULL, &l, m, 2, &p, &o.r), RFX_EINVAL);
     CHECK_ERROR_HAS("fn");
     CHECK_STATUS(rfx_sobol_estimate(linear_eval, &l, m, 2, NULL, &o.r), RFX_EINVAL);
@@ -1109,6 +1143,23 @@ static void test_sobol_model(void)
         CHECK(memcmp(a.S, b.S, D * sizeof *a.S) == 0 && memcmp(a.T, b.T, D * sizeof *a.T) == 0);
         CHECK(a.r.variance == b.r.variance);
     }
+    /* second order, with batch_rows between N (d + 2) and N (2 d + 2): the
+     * adapter's buffer holds the larger blocks */
+    p.n = 150;
+    p.second_order = 1;
+    for (size_t t = 0; t < NY; ++t) {
+        predict_fn s = { model, NY, t };
+        double S2a[D * D], S2b[D * D];
+        sobol_out_init(&a);
+        sobol_out_init(&b);
+        a.r.second = S2a;
+        b.r.second = S2b;
+        CHECK_OK(rfx_sobol_model(model, t, m, D, &p, &a.r));
+        CHECK_OK(rfx_sobol_estimate(predict_eval, &s, m, D, &p, &b.r));
+        CHECK(memcmp(S2a, S2b, sizeof S2a) == 0 && a.r.n_evaluations == 150 * (2 * D + 2));
+    }
+    p.n = 2000;
+    p.second_order = 0;
     /* target 0 ~ x0 + 2 x1: S = (0.2, 0.8, 0) */
     sobol_out_init(&a);
     CHECK_OK(rfx_sobol_model(model, 0, m, D, &p, &a.r));
