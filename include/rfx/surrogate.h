@@ -324,8 +324,8 @@ typedef struct rfx_sobol_result {
                                     and B                                   */
     size_t n_evaluations;        /* N (d + 2), N (2 d + 2) with second order */
     double *second;              /* d x d row-major, symmetric: S_ij off the
-                                    diagonal, S_i on it (rfx_sobol_model_
-                                    exact's layout)                         */
+                                    diagonal, S_i on it (the layout of
+                                    rfx_sobol_model_exact's second)         */
     double *second_lo, *second_hi; /* ... its bootstrap percentile interval
                                       (first_lo / first_hi on the diagonal) */
 } rfx_sobol_result;
@@ -355,8 +355,9 @@ typedef struct rfx_sobol_result {
  * identical for every batch_rows and n_threads. Memory: N (d + 2) outputs
  * (N (2 d + 2) with second order), 2 d n_bootstrap replicates (2 d +
  * d (d - 1) / 2 per resample with second order), and an input buffer of
- * max(batch_rows, d + 2) rows (2 d + 2). A constant output (V = 0) is
- * RFX_ENUMERIC, a non-finite output RFX_ENUMERIC naming the row. */
+ * max(batch_rows, d + 2) rows (2 d + 2 with second order). A constant
+ * output (V = 0) is RFX_ENUMERIC, a non-finite output RFX_ENUMERIC naming
+ * the row (of A, B, AB_i or BA_i). */
 RFX_API rfx_status rfx_sobol_estimate(rfx_function_fn fn, void *user,
                                       const rfx_marginal *marginals, size_t d,
                                       const rfx_sobol_params *params, rfx_sobol_result *out);
