@@ -900,8 +900,8 @@ static void check_pce_model_api(const rfx_model *m, const rfx_pce *pce, const rf
     rfx_sobol_params sp = rfx_sobol_params_default();
     sp.n = 20000;
     sp.n_bootstrap = 0;
-    rfx_sobol_result res = {f2, t2, NULL, NULL, NULL, NULL, 0, 0, 0};
-    rfx_sobol_result ref = {f3, t3, NULL, NULL, NULL, NULL, 0, 0, 0};
+    rfx_sobol_result res = {f2, t2, NULL, NULL, NULL, NULL, 0, 0, 0, NULL, NULL, NULL};
+    rfx_sobol_result ref = {f3, t3, NULL, NULL, NULL, NULL, 0, 0, 0, NULL, NULL, NULL};
     CHECK_OK(rfx_sobol_model(m, 0, rfx_pce_marginals(pce), DIN, &sp, &res));
     CHECK_OK(rfx_sobol_estimate(pce_fn, (void *)pce, rfx_pce_marginals(pce), DIN, &sp, &ref));
     CHECK(memcmp(f2, f3, sizeof f2) == 0 && memcmp(t2, t3, sizeof t2) == 0);

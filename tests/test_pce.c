@@ -322,6 +322,14 @@ static double ishigami(const double *x)
  * points gives every first and total index to 1e-2 (in fact ~1e-4). */
 static void test_ishigami(void)
 {
+    /* the second-order indices of this fit are off by 1.7e-6 at most
+     * (S_13; S_12 and S_23 by 1e-10), as are the first-order ones: the
+     * truncation error of degree 12 (LARS keeps the same terms on every
+     * instruction-set path; rounding moves the indices by ~1e-12). 1e-5
+     * leaves room for another BLAS, and a sum that lost any of the main
+     * terms of S_13, (1|3|5, 0, 2|4), whose shares are 2e-3 to 0.14 of
+     * the variance, would fail it */
+    const double ISHIGAMI_S2_TOL = 1e-5;
     const double a = 7, b = 0.1, pi4 = pow(PI, 4), pi8 = pow(PI, 8);
     double V = a * a / 8 + b * pi4 / 5 + b * b * pi8 / 18 + 0.5;
     double V1 = 0.5 * pow(1 + b * pi4 / 5, 2), V2 = a * a / 8, V13 = b * b * pi8 * (1.0 / 18 - 1.0 / 50);
@@ -351,6 +359,15 @@ static void test_ishigami(void)
         }
         CHECK_NEAR(mean, a / 2, 1e-2);
         CHECK_NEAR(var, V, 1e-2 * V);
+        /* second order: S_13 = V13 / V, S_12 = S_23 = 0 */
+        double s2[9], ex2[9] = {S[0], 0, V13 / V, 0, S[1], 0, V13 / V, 0, S[2]}, err2 = 0;
+        CHECK_OK(rfx_pce_sobol_second(pce, s2));
+        for (int i = 0; i < 9; i++) err2 = fmax(err2, fabs(s2[i] - ex2[i]));
+        CHECK_MSG(err2 <= ISHIGAMI_S2_TOL, "max |S_ij error| %.2e", err2);
+        for (int i = 0; i < 3; i++) CHECK(s2[i * 3 + i] == first[i]);
+        printf("ishigami: S_13 = %.6f (exact %.6f), S_12 = %.1e, S_23 = %.1e, max |S_ij "
+               "error| = %.2e\n",
+               s2[2], V13 / V, s2[1], s2[5], err2);
         rfx_pce_info info;
         CHECK_OK(rfx_pce_get_info(pce, &info));
         printf("ishigami: n = %zu, degree 12 LARS: %zu of %zu terms, max |Sobol error| = %.2e, "
@@ -777,6 +794,10 @@ static void test_sobol_assembled(void)
     CHECK_OK(rfx_pce_create(3, mg, 1, a, c, &pce));
     CHECK_OK(rfx_pce_sobol(pce, first, total));
     CHECK(first[0] == 0 && total[1] == 0);
+    double s2[9];
+    for (int i = 0; i < 9; i++) s2[i] = 42;
+    CHECK_OK(rfx_pce_sobol_second(pce, s2));
+    for (int i = 0; i < 9; i++) CHECK(s2[i] == 0);
     rfx_pce_free(pce);
     /* no terms at all */
     CHECK_OK(rfx_pce_create(3, mg, 0, NULL, NULL, &pce));
@@ -785,6 +806,45 @@ static void test_sobol_assembled(void)
     CHECK(yv == 0 && rfx_pce_n_terms(pce) == 0);
     rfx_pce_free(pce);
     rfx_pce_free(NULL);
+}
+
+/* Second-order indices of an assembled expansion: variance 1 + 4 + 1 + 9 +
+ * 0.25 + 2.25 = 17.5; the pairs {0, 1}, {1, 2}, {0, 2} hold 1, 9 and 0.25 of
+ * it, the three-input term (1, 1, 1) none of the S_ij, and the diagonal is
+ * S_i: 1, 4, 0 (of 17.5). */
+static void test_sobol_second(void)
+{
+    rfx_marginal mg[3] = {uni(0, 1), nrm(0, 1), uni(-2, 5)};
+    const unsigned a[7 * 3] = {0, 0, 0, 1, 0, 0, 0, 2, 0, 1, 1, 0,
+                               0, 1, 1, 2, 0, 1, 1, 1, 1};
+    const double c[7] = {5, 1, -2, 1, 3, 0.5, -1.5};
+    const double V = 17.5;
+    const double ex[9] = {1 / V, 1 / V, 0.25 / V, 1 / V, 4 / V, 9 / V, 0.25 / V, 9 / V, 0};
+    rfx_pce *pce = NULL;
+    double s2[9], first[3], total[3], err = 0;
+    CHECK_OK(rfx_pce_create(3, mg, 7, a, c, &pce));
+    CHECK_OK(rfx_pce_sobol_second(pce, s2));
+    CHECK_OK(rfx_pce_sobol(pce, first, total));
+    for (int i = 0; i < 9; i++) {
+        CHECK_NEAR(s2[i], ex[i], 1e-14);
+        err = fmax(err, fabs(s2[i] - ex[i]));
+    }
+    for (int i = 0; i < 3; i++) {
+        CHECK(s2[i * 3 + i] == first[i]); /* bitwise */
+        for (int j = 0; j < 3; j++) CHECK(s2[i * 3 + j] == s2[j * 3 + i]);
+    }
+    /* S_i + S_ij + S_123 = 1, and S_Ti = S_i + sum_j S_ij + S_123 */
+    double sum = 0;
+    for (int i = 0; i < 3; i++)
+        for (int j = i; j < 3; j++) sum += s2[i * 3 + j];
+    CHECK_NEAR(sum + 2.25 / V, 1, 1e-14);
+    CHECK_NEAR(total[1], s2[3] + s2[4] + s2[5] + 2.25 / V, 1e-14);
+    printf("assembled PCE: max |S_ij - exact| = %.1e\n", err);
+    CHECK_STATUS(rfx_pce_sobol_second(pce, NULL), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "second is NULL") != NULL);
+    CHECK_STATUS(rfx_pce_sobol_second(NULL, s2), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "pce is NULL") != NULL);
+    rfx_pce_free(pce);
 }
 
 /* ---- errors -------------------------------------------------------------- */
@@ -1187,6 +1247,7 @@ int main(void)
     test_orthonormality();
     test_exact_polynomial();
     test_sobol_assembled();
+    test_sobol_second();
     test_basis_sets();
     test_loo_bruteforce();
     test_degree_selection();

@@ -353,7 +353,7 @@ static void test_srfe_ishigami(void)
         sp.n = 16000;
         sp.seed = 11;
         sp.confidence = 0.999;
-        rfx_sobol_result r = {S, T, flo, fhi, tlo, thi, 0, 0, 0};
+        rfx_sobol_result r = {S, T, flo, fhi, tlo, thi, 0, 0, 0, NULL, NULL, NULL};
         CHECK_OK(rfx_sobol_model(mo, 0, mg, d, &sp, &r));
         printf("SRFE Ishigami (%zu nonzero of %zu): exact mean %.5f var %.5f, MC %.5f %.5f\n",
                rep.n_nonzero, rep.n_features, mean, var, r.mean, r.variance);

@@ -784,6 +784,139 @@ static void test_sobol_reproducible(void)
     rfx_testfn_free(f);
 }
 
+/* ---- second-order indices ------------------------------------------------ */
+
+typedef struct sobol2_out {
+    sobol_out o;
+    double S2[64], S2lo[64], S2hi[64];
+} sobol2_out;
+
+static void sobol2_out_init(sobol2_out *o)
+{
+    memset(o, 0, sizeof *o);
+    sobol_out_init(&o->o);
+    o->o.r.second = o->S2;
+    o->o.r.second_lo = o->S2lo;
+    o->o.r.second_hi = o->S2hi;
+}
+
+/* Monte Carlo S_ik (i < k) against exact ones ex (d x d): each estimate
+ * within 4 bootstrap standard errors of the exact value, the standard
+ * error read from the 99% percentile interval as its half-width / 2.576,
+ * and each interval holding the exact value. Returns the largest error in
+ * standard errors. */
+static double check_second(const sobol2_out *o, const double *ex, size_t d, const char *what)
+{
+    double worst = 0;
+    for (size_t i = 0; i < d; ++i)
+        for (size_t k = i + 1; k < d; ++k) {
+            size_t e = i * d + k;
+            double lo = o->S2lo[e], hi = o->S2hi[e], se = (hi - lo) / (2 * 2.5758);
+            double z = fabs(o->S2[e] - ex[e]) / se;
+            CHECK(o->S2[k * d + i] == o->S2[e] && o->S2lo[k * d + i] == lo &&
+                  o->S2hi[k * d + i] == hi);
+            CHECK_MSG(z <= 4, "%s S_%zu%zu: estimate %.5f, exact %.5f, se %.2e", what, i + 1,
+                      k + 1, o->S2[e], ex[e], se);
+            CHECK_MSG(lo <= ex[e] && ex[e] <= hi, "%s S_%zu%zu: exact %.5f outside [%.5f, %.5f]",
+                      what, i + 1, k + 1, ex[e], lo, hi);
+            printf("%s: S_%zu%zu = %.5f [%.5f, %.5f], exact %.5f, error %.1e = %.2f se\n", what,
+                   i + 1, k + 1, o->S2[e], lo, hi, ex[e], o->S2[e] - ex[e], z);
+            worst = fmax(worst, z);
+        }
+    for (size_t i = 0; i < d; ++i) {
+        CHECK(o->S2[i * d + i] == o->o.S[i]);
+        CHECK(o->S2lo[i * d + i] == o->o.Slo[i] && o->S2hi[i * d + i] == o->o.Shi[i]);
+    }
+    return worst;
+}
+
+/* Ishigami, f = sin x1 + a sin^2 x2 + b x3^4 sin x1 on U[-pi, pi]^3: E[f |
+ * x1, x3] = a/2 + sin x1 (1 + b x3^4), whose variance is 1/2 + b pi^4/5 +
+ * b^2 pi^8/18 (E x^4 = pi^4/5, E x^8 = pi^8/9), less V1 = (1 + b pi^4/5)^2
+ * / 2 (and V3 = 0) leaves V13 = b^2 pi^8 (1/18 - 1/50) = 8 b^2 pi^8 / 225;
+ * x2 enters alone, so V12 = V23 = 0. V = a^2/8 + b pi^4/5 + b^2 pi^8/18 +
+ * 1/2. The G function's ANOVA terms are products: V_ik = V_i V_k, V_i = 1 /
+ * (3 (1 + a_i)^2). Second order leaves the first-order and total
+ * estimates and intervals bitwise as without it; the design's extra rows
+ * do not depend on batch_rows or threads either. */
+static void test_sobol_second(void)
+{
+    const double a = 7, b = 0.1, pi4 = pow(PI, 4), pi8 = pow(PI, 8);
+    const double V = a * a / 8 + b * pi4 / 5 + b * b * pi8 / 18 + 0.5, V13 = 8 * b * b * pi8 / 225;
+    double ex[9] = { 0 }, worst;
+    rfx_testfn *f = make_fn(RFX_TESTFN_ISHIGAMI, 0);
+    rfx_sobol_params p = rfx_sobol_params_default();
+    sobol2_out o, q;
+    ex[2] = ex[6] = V13 / V;
+    CHECK_NEAR(ex[2], 0.24368, 1e-5); /* S_T3, all of it interaction with x1 */
+    p.n = 100000;
+    p.seed = 21;
+    p.confidence = 0.99;
+    p.second_order = 1;
+    sobol2_out_init(&o);
+    CHECK_OK(rfx_sobol_estimate(rfx_testfn_function, f, rfx_testfn_marginals(f), 3, &p, &o.o.r));
+    CHECK(o.o.r.n_evaluations == 100000 * 8);
+    worst = check_second(&o, ex, 3, "ishigami");
+    printf("ishigami second order, N = 100000: worst error %.2f bootstrap se\n", worst);
+
+    /* without second order: the same first-order and total bits */
+    p.second_order = 0;
+    sobol_out_init(&q.o);
+    CHECK_OK(rfx_sobol_estimate(rfx_testfn_function, f, rfx_testfn_marginals(f), 3, &p, &q.o.r));
+    CHECK(memcmp(q.o.S, o.o.S, 3 * sizeof *q.o.S) == 0 && memcmp(q.o.T, o.o.T, 3 * sizeof *q.o.T) == 0);
+    CHECK(memcmp(q.o.Slo, o.o.Slo, 3 * sizeof *q.o.Slo) == 0 &&
+          memcmp(q.o.Thi, o.o.Thi, 3 * sizeof *q.o.Thi) == 0);
+    CHECK(q.o.r.mean == o.o.r.mean && q.o.r.variance == o.o.r.variance);
+    CHECK(q.o.r.n_evaluations == 100000 * 5);
+
+    /* the same bits for any batch size and thread count */
+    p.second_order = 1;
+    p.n = 3000;
+    p.n_bootstrap = 40;
+    p.n_threads = 1;
+    sobol2_out_init(&o);
+    CHECK_OK(rfx_sobol_estimate(rfx_testfn_function, f, rfx_testfn_marginals(f), 3, &p, &o.o.r));
+    p.batch_rows = 5;
+    p.n_threads = 3;
+    sobol2_out_init(&q);
+    CHECK_OK(rfx_sobol_estimate(rfx_testfn_function, f, rfx_testfn_marginals(f), 3, &p, &q.o.r));
+    CHECK(memcmp(o.S2, q.S2, sizeof o.S2) == 0 && memcmp(o.S2lo, q.S2lo, sizeof o.S2lo) == 0 &&
+          memcmp(o.S2hi, q.S2hi, sizeof o.S2hi) == 0);
+    /* no bootstrap: NaN bounds, NULL bounds skipped */
+    p.n_bootstrap = 0;
+    q.o.r.second_lo = NULL;
+    CHECK_OK(rfx_sobol_estimate(rfx_testfn_function, f, rfx_testfn_marginals(f), 3, &p, &q.o.r));
+    CHECK(isnan(q.S2hi[1]) && isnan(q.S2hi[0]) && q.S2[1] == o.S2[1]);
+    rfx_testfn_free(f);
+
+    /* G function, d = 4 */
+    const double ag[4] = { 0, 0.5, 3, 9 };
+    double Vi[4], Vg = 1, exg[16] = { 0 };
+    rfx_testfn_params gp = rfx_testfn_params_default();
+    gp.d = 4;
+    gp.coeffs = ag;
+    gp.n_coeffs = 4;
+    CHECK_OK(rfx_testfn_create(RFX_TESTFN_GFUNCTION, &gp, &f));
+    for (int i = 0; i < 4; ++i) {
+        Vi[i] = 1.0 / (3 * (1 + ag[i]) * (1 + ag[i]));
+        Vg *= 1 + Vi[i];
+    }
+    Vg -= 1;
+    for (int i = 0; i < 4; ++i)
+        for (int k = 0; k < 4; ++k)
+            if (i != k) exg[i * 4 + k] = Vi[i] * Vi[k] / Vg;
+    p = rfx_sobol_params_default();
+    p.n = 100000;
+    p.seed = 22;
+    p.confidence = 0.99;
+    p.second_order = 1;
+    sobol2_out_init(&o);
+    CHECK_OK(rfx_sobol_estimate(rfx_testfn_function, f, rfx_testfn_marginals(f), 4, &p, &o.o.r));
+    worst = check_second(&o, exg, 4, "G function");
+    printf("G function second order, N = 100000: worst error %.2f bootstrap se\n", worst);
+    rfx_testfn_free(f);
+}
+
 /* ---- errors from the callback, the progress callback and parameters ---- */
 
 typedef struct failing_fn {
@@ -803,6 +936,19 @@ static rfx_status failing_eval(void *user, rfx_cmat X, double *y)
     }
     for (size_t i = 0; i < X.rows; ++i) y[i] = X.data[i * X.stride] + 2 * X.data[i * X.stride + 1];
     if ((int)s->calls == s->nan_at_call) y[X.rows / 2] = NAN;
+    return RFX_OK;
+}
+
+/* x0 + x1, and NaN at the at-th row of all calls */
+typedef struct nan_row_fn {
+    size_t seen, at;
+} nan_row_fn;
+
+static rfx_status nan_row_eval(void *user, rfx_cmat X, double *y)
+{
+    nan_row_fn *s = user;
+    for (size_t i = 0; i < X.rows; ++i, ++s->seen)
+        y[i] = s->seen == s->at ? NAN : X.data[i * X.stride] + X.data[i * X.stride + 1];
     return RFX_OK;
 }
 
@@ -833,6 +979,20 @@ static void test_sobol_callback_errors(void)
     CHECK_STATUS(rfx_sobol_estimate(failing_eval, &z, m, 2, &p, &o.r), RFX_ENUMERIC);
     CHECK_ERROR_HAS("returned nan");
     CHECK(o.S[0] == 42);
+
+    /* with second order the rows of BA_i are named; nothing is written */
+    double S2[4] = { 42, 42, 42, 42 };
+    nan_row_fn ba = { 0, 5005 };
+    p.second_order = 1;
+    p.batch_rows = 6000; /* one block: A, B, AB_0, AB_1, BA_0, BA_1 */
+    o.r.second = S2;
+    CHECK_STATUS(rfx_sobol_estimate(nan_row_eval, &ba, m, 2, &p, &o.r), RFX_ENUMERIC);
+    CHECK_ERROR_HAS("row 5 of BA_1");
+    CHECK(o.S[0] == 42 && S2[1] == 42);
+    p.batch_rows = 1000; /* blocks of 166 base rows, 996 design rows */
+    failing_fn first = { 0, 1, RFX_EIO, 1, 0 };
+    CHECK_STATUS(rfx_sobol_estimate(failing_eval, &first, m, 2, &p, &o.r), RFX_EIO);
+    CHECK_ERROR_HAS("row 0 of A .. row 165 of BA_1");
 }
 
 static rfx_status constant_eval(void *user, rfx_cmat X, double *y)
@@ -904,6 +1064,13 @@ static void test_sobol_progress_and_params(void)
     bad.n_threads = -1;
     CHECK_STATUS(rfx_sobol_estimate(linear_eval, &l, m, 2, &bad, &o.r), RFX_EINVAL);
     CHECK_ERROR_HAS("params.n_threads");
+    bad = p;
+    bad.second_order = 2;
+    CHECK_STATUS(rfx_sobol_estimate(linear_eval, &l, m, 2, &bad, &o.r), RFX_EINVAL);
+    CHECK_ERROR_HAS("params.second_order");
+    bad.second_order = 1; /* o.r.second is NULL */
+    CHECK_STATUS(rfx_sobol_estimate(linear_eval, &l, m, 2, &bad, &o.r), RFX_EINVAL);
+    CHECK_ERROR_HAS("out->second");
     CHECK_STATUS(rfx_sobol_estimate(NULL, &l, m, 2, &p, &o.r), RFX_EINVAL);
     CHECK_ERROR_HAS("fn");
     CHECK_STATUS(rfx_sobol_estimate(linear_eval, &l, m, 2, NULL, &o.r), RFX_EINVAL);
@@ -976,6 +1143,23 @@ static void test_sobol_model(void)
         CHECK(memcmp(a.S, b.S, D * sizeof *a.S) == 0 && memcmp(a.T, b.T, D * sizeof *a.T) == 0);
         CHECK(a.r.variance == b.r.variance);
     }
+    /* second order, with batch_rows between N (d + 2) and N (2 d + 2): the
+     * adapter's buffer holds the larger blocks */
+    p.n = 150;
+    p.second_order = 1;
+    for (size_t t = 0; t < NY; ++t) {
+        predict_fn s = { model, NY, t };
+        double S2a[D * D], S2b[D * D];
+        sobol_out_init(&a);
+        sobol_out_init(&b);
+        a.r.second = S2a;
+        b.r.second = S2b;
+        CHECK_OK(rfx_sobol_model(model, t, m, D, &p, &a.r));
+        CHECK_OK(rfx_sobol_estimate(predict_eval, &s, m, D, &p, &b.r));
+        CHECK(memcmp(S2a, S2b, sizeof S2a) == 0 && a.r.n_evaluations == 150 * (2 * D + 2));
+    }
+    p.n = 2000;
+    p.second_order = 0;
     /* target 0 ~ x0 + 2 x1: S = (0.2, 0.8, 0) */
     sobol_out_init(&a);
     CHECK_OK(rfx_sobol_model(model, 0, m, D, &p, &a.r));
@@ -1020,6 +1204,7 @@ int main(void)
     test_sobol_coverage();
     test_sobol_linear();
     test_sobol_reproducible();
+    test_sobol_second();
     test_sobol_callback_errors();
     test_sobol_progress_and_params();
     test_sobol_model();

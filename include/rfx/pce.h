@@ -26,7 +26,9 @@
  *
  *     mean = c_0 (the coefficient of a = 0),  variance = sum_{a != 0} c_a^2,
  *     S_i  = sum over a with a_i > 0 and a_j = 0 (j != i) of c_a^2 / variance,
- *     ST_i = sum over a with a_i > 0 of c_a^2 / variance.
+ *     ST_i = sum over a with a_i > 0 of c_a^2 / variance,
+ *     S_ij = sum over a with a_i > 0, a_j > 0 and a_k = 0 (k != i, j) of
+ *            c_a^2 / variance   (i != j: the second-order index).
  *
  * Candidate bases: all a with |a|_q = (sum_i a_i^q)^(1/q) <= p, where p is
  * the degree and q in (0, 1] the hyperbolic truncation (Blatman & Sudret
@@ -236,6 +238,14 @@ RFX_API rfx_status rfx_pce_moments(const rfx_pce *pce, double *mean, double *var
  * from the coefficients (see the header comment). A constant expansion
  * (variance 0) gives zeros. */
 RFX_API rfx_status rfx_pce_sobol(const rfx_pce *pce, double *first, double *total);
+
+/* Second-order Sobol indices from the coefficients (see the header
+ * comment; Sudret 2008): second (d x d, row-major, required)
+ * gets S_ij off the diagonal, symmetric, and S_i on it (bitwise the first
+ * of rfx_pce_sobol), the layout of rfx_sobol_model_exact's second. A
+ * constant expansion (variance 0) gives zeros. RFX_EINVAL for pce or second
+ * NULL. */
+RFX_API rfx_status rfx_pce_sobol_second(const rfx_pce *pce, double *second);
 
 /* psi[n] = the orthonormal polynomial of degree n of marginal m at x, for
  * n = 0..degree (degree + 1 values): the univariate basis, by its

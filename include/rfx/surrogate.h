@@ -292,7 +292,8 @@ RFX_API rfx_status rfx_testfn_function(void *user, rfx_cmat X, double *y);
 
 typedef struct rfx_sobol_params {
     size_t n;              /* base samples N >= 2; the model is evaluated
-                              N (d + 2) times; default 10000               */
+                              N (d + 2) times, N (2 d + 2) with
+                              second_order; default 10000                  */
     uint64_t seed;         /* default 0                                    */
     size_t n_bootstrap;    /* resamples for the confidence intervals,
                               default 200; 0 = no intervals (NaN bounds)   */
@@ -303,12 +304,17 @@ typedef struct rfx_sobol_params {
     rfx_progress_fn progress; /* optional: stages "sobol: evaluating" and
                                  "sobol: bootstrap"                         */
     void *progress_user;
+    int second_order;      /* 1: also the second-order indices S_ij (into
+                              out->second), at N d more evaluations;
+                              default 0                                    */
 } rfx_sobol_params;
 
 RFX_API rfx_sobol_params rfx_sobol_params_default(void);
 
 /* Results. The caller points first and total (required) and the interval
- * bounds (optional, NULL to skip) at arrays of d doubles; the call fills
+ * bounds (optional, NULL to skip) at arrays of d doubles; with
+ * params.second_order, second (then required) and its bounds (optional) at
+ * arrays of d x d doubles, which are not read otherwise. The call fills
  * them and the scalars, and writes nothing on failure. */
 typedef struct rfx_sobol_result {
     double *first, *total;       /* S_i, S_Ti estimates                     */
@@ -316,7 +322,12 @@ typedef struct rfx_sobol_result {
     double *total_lo, *total_hi; /* ... of S_Ti                             */
     double mean, variance;       /* of the output, from the 2N points of A
                                     and B                                   */
-    size_t n_evaluations;        /* N (d + 2)                               */
+    size_t n_evaluations;        /* N (d + 2), N (2 d + 2) with second order */
+    double *second;              /* d x d row-major, symmetric: S_ij off the
+                                    diagonal, S_i on it (the layout of
+                                    rfx_sobol_model_exact's second)         */
+    double *second_lo, *second_hi; /* ... its bootstrap percentile interval
+                                      (first_lo / first_hi on the diagonal) */
 } rfx_sobol_result;
 
 /* Estimate Sobol indices of fn under independent inputs with the given d
@@ -326,14 +337,27 @@ typedef struct rfx_sobol_result {
  * centred at the mean of f(A) and f(B), and V their variance:
  *     S_i  = (1/N) sum_j f(B)_j (f(AB_i)_j - f(A)_j) / V       (Saltelli 2010)
  *     S_Ti = (1/2N) sum_j (f(A)_j - f(AB_i)_j)^2 / V          (Jansen 1999)
+ * With second_order, also BA_i = B with column i taken from A. BA_i and
+ * AB_k (i != k) share exactly inputs i and k, so the mean of the products
+ * of their outputs estimates E[E(f | x_i, x_k)^2] (Saltelli, "Making best
+ * use of model evaluations to compute sensitivity indices", Comput. Phys.
+ * Commun. 145, 2002), and with the first-order estimates above
+ *     S_ik = (1/N) sum_j (f(BA_i)_j f(AB_k)_j - f(A)_j f(B)_j) / V
+ *            - S_i - S_k                           (i < k; SALib's form),
+ * the pure interaction: the closed index V^c_ik / V less S_i and S_k.
+ * Asking for it leaves the first-order and total estimates and their
+ * intervals bitwise as they are without it.
  * Estimates carry Monte Carlo error of order 1/sqrt(N) and may fall
- * slightly outside [0, 1]. Intervals: the percentile bootstrap over the N
- * base rows (each resample recomputes V and every index), resample b drawn
- * from (seed, b); OpenMP over resamples. Row j of A and B depends only on (seed, j): results are
- * identical for every batch_rows and n_threads. Memory: N (d + 2) outputs,
- * 2 d n_bootstrap replicates, and an input buffer of max(batch_rows, d + 2)
- * rows. A constant output (V = 0) is RFX_ENUMERIC, a non-finite output
- * RFX_ENUMERIC naming the row. */
+ * slightly outside [0, 1] (S_ik slightly below 0). Intervals: the
+ * percentile bootstrap over the N base rows (each resample recomputes V
+ * and every index), resample b drawn from (seed, b); OpenMP over
+ * resamples. Row j of A and B depends only on (seed, j): results are
+ * identical for every batch_rows and n_threads. Memory: N (d + 2) outputs
+ * (N (2 d + 2) with second order), 2 d n_bootstrap replicates (2 d +
+ * d (d - 1) / 2 per resample with second order), and an input buffer of
+ * max(batch_rows, d + 2) rows (2 d + 2 with second order). A constant
+ * output (V = 0) is RFX_ENUMERIC, a non-finite output RFX_ENUMERIC naming
+ * the row (of A, B, AB_i or BA_i). */
 RFX_API rfx_status rfx_sobol_estimate(rfx_function_fn fn, void *user,
                                       const rfx_marginal *marginals, size_t d,
                                       const rfx_sobol_params *params, rfx_sobol_result *out);

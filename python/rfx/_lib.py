@@ -310,6 +310,7 @@ typedef struct rfx_sobol_params {
     int n_threads;
     rfx_progress_fn progress;
     void *progress_user;
+    int second_order;
 } rfx_sobol_params;
 
 rfx_sobol_params rfx_sobol_params_default(void);
@@ -320,6 +321,8 @@ typedef struct rfx_sobol_result {
     double *total_lo, *total_hi;
     double mean, variance;
     size_t n_evaluations;
+    double *second;
+    double *second_lo, *second_hi;
 } rfx_sobol_result;
 
 rfx_status rfx_sobol_estimate(rfx_function_fn fn, void *user,
@@ -394,6 +397,7 @@ size_t rfx_pce_n_terms(const rfx_pce *pce);
 rfx_status rfx_pce_term(const rfx_pce *pce, size_t k, double *coef, unsigned *alpha);
 rfx_status rfx_pce_moments(const rfx_pce *pce, double *mean, double *variance);
 rfx_status rfx_pce_sobol(const rfx_pce *pce, double *first, double *total);
+rfx_status rfx_pce_sobol_second(const rfx_pce *pce, double *second);
 const rfx_marginal *rfx_pce_marginals(const rfx_pce *pce);
 rfx_status rfx_model_from_pce(const rfx_pce *pce, rfx_model **out);
 const rfx_pce *rfx_model_pce(const rfx_model *m);

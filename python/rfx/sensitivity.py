@@ -89,7 +89,8 @@ class IndicesTable:
     """Tables and bar charts of first-order and total Sobol indices, for the
     result classes: ``first``, ``total`` and ``names``, and optionally the
     interval bounds ``first_lo``, ``first_hi``, ``total_lo``,
-    ``total_hi`` (NaN when not estimated)."""
+    ``total_hi`` (NaN when not estimated), and the second-order ``second``
+    (d x d) with ``second_lo``, ``second_hi``."""
 
     _COLUMNS = ("S1", "S1_lo", "S1_hi", "ST", "ST_lo", "ST_hi")
 
@@ -122,6 +123,37 @@ class IndicesTable:
         index = table.pop("name")
         return pd.DataFrame(table, index=pd.Index(index, name="input"),
                             columns=list(self._COLUMNS))
+
+    def second_order_dict(self):
+        """The second-order indices as a dict of lists, one entry per pair
+        of inputs i < j: "name_i", "name_j", "S2", "S2_lo", "S2_hi" (NaN
+        when not estimated). ValueError when the result has none (Monte
+        Carlo without ``second_order=True``)."""
+        second = getattr(self, "second", None)
+        if second is None:
+            raise ValueError("no second-order indices: ask sobol_indices for them with "
+                             "second_order=True")
+        second = np.asarray(second, dtype=float)
+        lo, hi = (np.full(second.shape, np.nan) if getattr(self, k, None) is None
+                  else np.asarray(getattr(self, k), dtype=float)
+                  for k in ("second_lo", "second_hi"))
+        i, j = np.triu_indices(len(self.names), k=1)
+        return {"name_i": [self.names[k] for k in i], "name_j": [self.names[k] for k in j],
+                "S2": [float(v) for v in second[i, j]], "S2_lo": [float(v) for v in lo[i, j]],
+                "S2_hi": [float(v) for v in hi[i, j]]}
+
+    def second_order_frame(self):
+        """:meth:`second_order_dict` as a pandas DataFrame indexed by the
+        pairs (input_i, input_j), with the columns S2, S2_lo, S2_hi."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ImportError("second_order_frame() needs pandas, which is not installed; "
+                              "second_order_dict() gives the same table") from None
+        table = self.second_order_dict()
+        index = pd.MultiIndex.from_arrays([table.pop("name_i"), table.pop("name_j")],
+                                          names=["input_i", "input_j"])
+        return pd.DataFrame(table, index=index, columns=["S2", "S2_lo", "S2_hi"])
 
     def plot(self, ax=None):
         """Bars of the first-order and total index of each input, with

@@ -449,6 +449,18 @@ class PCERegressor(RegressorMixin, _ModelFile):
                                 ffi.cast("double *", total.ctypes.data)))
         return first, total
 
+    def second_order_indices(self):
+        """The second-order Sobol indices from the coefficients
+        (rfx_pce_sobol_second): a symmetric (d, d) array, S_ij off the
+        diagonal (the variance share of the terms in exactly inputs i and
+        j) and the first-order S_i on it; zeros for a constant expansion."""
+        check_is_fitted(self)
+        self._untransformed("second_order_indices")
+        d = self.n_features_in_
+        second = np.empty((d, d))
+        check(lib.rfx_pce_sobol_second(self._pce, ffi.cast("double *", second.ctypes.data)))
+        return second
+
     def __setstate__(self, state):
         # pickles hold the model file's bytes (the expansion and its fit
         # report, bitwise); those of earlier versions the terms instead
@@ -476,8 +488,11 @@ class SobolResult(IndicesTable):
     """Sobol indices with bootstrap percentile intervals (NaN bounds when
     n_bootstrap=0), the output mean and variance, and the input names (a
     SALib problem's, the estimator's ``feature_names_in_``, else x1..xd).
+    With ``second_order=True``, ``second`` is the symmetric (d, d) array of
+    second-order indices S_ij (S_i on the diagonal) and ``second_lo``,
+    ``second_hi`` its intervals; else they are None.
     :meth:`to_frame` (pandas) and :meth:`to_dict` give them as a table,
-    :meth:`plot` as a bar chart."""
+    :meth:`second_order_dict` the pairs, :meth:`plot` a bar chart."""
     first: np.ndarray
     total: np.ndarray
     first_lo: np.ndarray
@@ -488,6 +503,9 @@ class SobolResult(IndicesTable):
     variance: float
     n_evaluations: int
     names: list = None
+    second: np.ndarray = None
+    second_lo: np.ndarray = None
+    second_hi: np.ndarray = None
 
     def __post_init__(self):
         if self.names is None:
@@ -505,16 +523,20 @@ def _cmat_array(X):
 
 
 def sobol_indices(model_or_callable, marginals=None, n=10000, seed=0, n_bootstrap=200,
-                  confidence=0.95, *, target=0, batch_rows=4096, n_jobs=None):
+                  confidence=0.95, *, target=0, batch_rows=4096, n_jobs=None,
+                  second_order=False):
     """Monte Carlo first-order and total Sobol indices (Saltelli 2010 and
     Jansen estimators, bootstrap percentile intervals) under independent
-    inputs, by the rfx C library (rfx_sobol_model / rfx_sobol_estimate).
+    inputs, by the rfx C library (rfx_sobol_model / rfx_sobol_estimate);
+    with ``second_order=True`` also the second-order indices S_ij
+    (Saltelli 2002, in SALib's form), leaving the others unchanged.
 
     model_or_callable : a fitted rfx estimator over an rfx model (the C
         model is evaluated directly, column ``target`` of its predictions),
         any other object with ``predict``, or a callable mapping an
         (m, d) array to m outputs. The model is evaluated n (d + 2) times,
-        in batches of at most ``batch_rows`` rows.
+        n (2 d + 2) with second order, in batches of at most
+        ``batch_rows`` rows.
     marginals : list of ("uniform", a, b) / ("normal", mu, sigma) /
         ("lognormal", mu, sigma), one per input, in the units of the data;
         or a SALib problem dict (``names``, ``bounds``, ``dists``; see
@@ -537,8 +559,14 @@ def sobol_indices(model_or_callable, marginals=None, n=10000, seed=0, n_bootstra
     p.confidence = float(confidence)
     p.batch_rows = _opt_int(batch_rows, "batch_rows", 1)
     p.n_threads = _common.resolve_threads(n_jobs)
+    if not isinstance(second_order, (bool, np.bool_)):
+        raise TypeError("second_order must be True or False, got %r" % (second_order,))
+    p.second_order = int(second_order)
     arrays = {k: np.full(d, np.nan) for k in
               ("first", "total", "first_lo", "first_hi", "total_lo", "total_hi")}
+    if second_order:
+        arrays.update({k: np.full((d, d), np.nan) for k in
+                       ("second", "second_lo", "second_hi")})
     res = ffi.new("rfx_sobol_result *")
     for k, a in arrays.items():
         setattr(res, k, ffi.cast("double *", a.ctypes.data))
@@ -580,8 +608,9 @@ def sobol_indices(model_or_callable, marginals=None, n=10000, seed=0, n_bootstra
 class ExactSobolResult(IndicesTable):
     """Sobol indices in closed form: first-order and total (d values),
     second-order S_ij (d x d, S_i on the diagonal), the output mean and
-    variance, and the input names; :meth:`to_frame`, :meth:`to_dict` and
-    :meth:`plot` as for :class:`SobolResult` (no intervals)."""
+    variance, and the input names; :meth:`to_frame`, :meth:`to_dict`,
+    :meth:`second_order_dict` and :meth:`plot` as for :class:`SobolResult`
+    (no intervals)."""
     first: np.ndarray
     total: np.ndarray
     second: np.ndarray

@@ -1323,6 +1323,34 @@ rfx_status rfx_pce_sobol(const rfx_pce *pce, double *first, double *total)
     return RFX_OK;
 }
 
+/* Sudret 2008, as rfx_pce_sobol: the variance of the terms in exactly the inputs
+ * {i, j}, written to both (i, j) and (j, i); the terms of one input give
+ * the diagonal, S_i, as rfx_sobol_model_exact's second does. */
+rfx_status rfx_pce_sobol_second(const rfx_pce *pce, double *second)
+{
+    if (!pce) return rfx__error(RFX_EINVAL, "pce_sobol_second: pce is NULL");
+    if (!second)
+        return rfx__error(RFX_EINVAL, "pce_sobol_second: second is NULL (d x d values needed)");
+    size_t d = pce->d;
+    double m, v;
+    moments(pce, &m, &v);
+    for (size_t i = 0; i < d * d; i++) second[i] = 0.0;
+    if (!(v > 0)) return RFX_OK;
+    for (size_t k = 0; k < pce->n_terms; k++) {
+        size_t j0 = pce->sp.off[k], j1 = pce->sp.off[k + 1];
+        double share = pce->coef[k] * pce->coef[k] / v;
+        if (j1 == j0 + 1) {
+            size_t i = pce->sp.var[j0];
+            second[i * d + i] += share;
+        } else if (j1 == j0 + 2) {
+            size_t i = pce->sp.var[j0], j = pce->sp.var[j0 + 1];
+            second[i * d + j] += share;
+            second[j * d + i] += share;
+        }
+    }
+    return RFX_OK;
+}
+
 rfx_status rfx_pce_get_info(const rfx_pce *pce, rfx_pce_info *info)
 {
     if (!pce || !info) return rfx__error(RFX_EINVAL, "pce_get_info: NULL argument");

@@ -22,6 +22,9 @@ static const opt_spec SOBOL_OPTS[] = {
       "without NAME=, every input not given its own; repeatable" },
     { O_NORMAL, 0, "normal", "[NAME=]MU,SD", "input NAME (or every other input) normal "
       "N(MU, SD^2), SD > 0; repeatable" },
+    { O_SECOND_ORDER, 0, "second-order", NULL,
+      "also the second-order indices S_ij of every pair (Monte Carlo: N d more "
+      "evaluations, with intervals; a PCE model's from its coefficients)" },
     { O_PLOT, 0, "plot", "OUT.png",
       "also draw the first-order and total indices as bars with their intervals (needs "
       "gnuplot)" },
@@ -53,7 +56,9 @@ const command cli_sobol_command = {
     "Each input may have its own distribution: --uniform NAME=A,B or --normal\n"
     "NAME=MU,SD, NAME an input's name or 0-based index (repeat the option); one\n"
     "without NAME= sets every input not named. A PCE model's own marginals are the\n"
-    "default of the inputs not given one.\n"
+    "default of the inputs not given one. --second-order adds S_ij of every pair\n"
+    "(text: a table after the first; JSON: \"second_order\": [{\"inputs\": [a, b],\n"
+    "\"index\", \"lo\", \"hi\"}], lo and hi for Monte Carlo).\n"
     "\n"
     "--format json prints one object: \"model\", \"source\" (\"monte carlo\" or \"pce\"),\n"
     "\"mean\", \"variance\", for Monte Carlo \"evaluations\" and \"confidence\", and\n"
@@ -181,6 +186,43 @@ static int resolve_dists(const command *c, const rfx_model *m, size_t d, const d
     return RC_OK;
 }
 
+/* The second-order indices S_ij, i < j, as text rows (after the table)
+ * or as the JSON array "second_order"; lo and hi NULL without intervals. */
+static void print_second(FILE *out, json_writer *jw, const rfx_model *m, size_t d,
+                         const double *S, const double *lo, const double *hi)
+{
+    char a[256], b[256];
+    if (jw) {
+        json_open(jw, "second_order", '[');
+        for (size_t i = 0; i < d; i++)
+            for (size_t j = i + 1; j < d; j++) {
+                json_open(jw, NULL, '{');
+                json_open(jw, "inputs", '[');
+                json_str(jw, NULL, input_label(m, i, a, sizeof a));
+                json_str(jw, NULL, input_label(m, j, b, sizeof b));
+                json_close(jw, ']');
+                json_num(jw, "index", S[i * d + j]);
+                if (lo) {
+                    json_num(jw, "lo", lo[i * d + j]);
+                    json_num(jw, "hi", hi[i * d + j]);
+                }
+                json_close(jw, '}');
+            }
+        json_close(jw, ']');
+        return;
+    }
+    const int w = label_width(m, d);
+    fprintf(out, "\n# second order: S_ij of each pair%s\n", lo ? ", with its interval" : "");
+    fprintf(out, "%-*s %-*s %9s%s\n", w, "input", w, "input", "second", lo ? "        lo        hi" : "");
+    for (size_t i = 0; i < d; i++)
+        for (size_t j = i + 1; j < d; j++) {
+            fprintf(out, "%-*s %-*s %9.4f", w, input_label(m, i, a, sizeof a), w,
+                    input_label(m, j, b, sizeof b), S[i * d + j]);
+            if (lo) fprintf(out, " %9.4f %9.4f", lo[i * d + j], hi[i * d + j]);
+            fputc('\n', out);
+        }
+}
+
 /* --plot: the bars of the indices, labelled as the rows are. */
 static int plot_indices(const char *path, const rfx_model *m, size_t d, const double *first,
                         const double *first_lo, const double *first_hi, const double *total,
@@ -232,6 +274,7 @@ static int cmd_sobol(const command *c, int argc, char **argv)
             have_uniform = 1;
             break;
         case O_PLOT: plot_path = v; break;
+        case O_SECOND_ORDER: sp.second_order = 1; break;
         case O_POINTS: bad = cli_parse_size(&it, v, 2, &sp.n); mc_options = 1; break;
         case O_SEED: bad = cli_parse_seed(&it, v, &sp.seed); mc_options = 1; break;
         case O_BOOTSTRAP: bad = cli_parse_size(&it, v, 0, &sp.n_bootstrap); mc_options = 1; break;
@@ -257,7 +300,7 @@ static int cmd_sobol(const command *c, int argc, char **argv)
     rfx_model *m = NULL;
     rfx_testfn *fn = NULL;
     rfx_marginal *marg = NULL;
-    double *buf = NULL, *exact = NULL, *pce_idx = NULL;
+    double *buf = NULL, *exact = NULL, *pce_idx = NULL, *second = NULL;
     int rc = RC_OK, have_exact = 0;
     rfx_status st = rfx_model_load(model_path, &m);
     if (st != RFX_OK) return cli_fail(st);
@@ -308,6 +351,18 @@ static int cmd_sobol(const command *c, int argc, char **argv)
         rc = RC_INTERNAL;
         goto done;
     }
+    if (sp.second_order) {
+        enum { MAX_SECOND_INPUTS = 4096 };
+        if (d > MAX_SECOND_INPUTS || !(second = malloc(3 * d * d * sizeof *second))) {
+            cli_say("--second-order: no memory for 3 x %zu x %zu indices", d, d);
+            rc = RC_INTERNAL;
+            goto done;
+        }
+        if (!mc && (st = rfx_pce_sobol_second(pce, second)) != RFX_OK) {
+            rc = cli_fail(st);
+            goto done;
+        }
+    }
     if (fn) have_exact = rfx_testfn_sobol(fn, exact, exact + d) == RFX_OK;
     if (pce && (st = rfx_pce_sobol(pce, pce_idx, pce_idx + d)) != RFX_OK) {
         rc = cli_fail(st);
@@ -338,6 +393,7 @@ static int cmd_sobol(const command *c, int argc, char **argv)
                 json_close(&jw, '}');
             }
             json_close(&jw, ']');
+            if (second) print_second(out, &jw, m, d, second, NULL, NULL);
             json_end(&jw);
             goto done;
         }
@@ -348,6 +404,7 @@ static int cmd_sobol(const command *c, int argc, char **argv)
         for (size_t j = 0; j < d; j++)
             fprintf(out, "%-*s %9.4f %9.4f\n", w, input_label(m, j, lab, sizeof lab), pce_idx[j],
                    pce_idx[d + j]);
+        if (second) print_second(out, NULL, m, d, second, NULL, NULL);
         goto done;
     }
     if (fn)
@@ -355,8 +412,18 @@ static int cmd_sobol(const command *c, int argc, char **argv)
     else if ((rc = resolve_dists(c, m, d, specs, n_specs, pce_t ? rfx_pce_marginals(pce_t) : NULL,
                                  marg)) != RC_OK)
         goto done;
-    rfx_sobol_result res = { buf, buf + d, buf + 2 * d, buf + 3 * d, buf + 4 * d, buf + 5 * d,
-                             0, 0, 0 };
+    rfx_sobol_result res = { 0 };
+    res.first = buf;
+    res.total = buf + d;
+    res.first_lo = buf + 2 * d;
+    res.first_hi = buf + 3 * d;
+    res.total_lo = buf + 4 * d;
+    res.total_hi = buf + 5 * d;
+    if (sp.second_order) {
+        res.second = second;
+        res.second_lo = second + d * d;
+        res.second_hi = second + 2 * d * d;
+    }
     if ((st = rfx_sobol_model(m, 0, marg, d, &sp, &res)) != RFX_OK) {
         rc = cli_fail(st);
         goto done;
@@ -407,6 +474,7 @@ static int cmd_sobol(const command *c, int argc, char **argv)
             json_close(&jw, '}');
         }
         json_close(&jw, ']');
+        if (second) print_second(out, &jw, m, d, second, res.second_lo, res.second_hi);
         json_end(&jw);
         goto done;
     }
@@ -433,12 +501,14 @@ static int cmd_sobol(const command *c, int argc, char **argv)
         if (have_exact) fprintf(out, "  %11.4f  %11.4f", exact[j], exact[d + j]);
         fputc('\n', out);
     }
+    if (second) print_second(out, NULL, m, d, second, res.second_lo, res.second_hi);
 done:
     if (report.fp) rc = cli_report_close(&report, rc);
     free(marg);
     free(buf);
     free(exact);
     free(pce_idx);
+    free(second);
     rfx_testfn_free(fn);
     rfx_model_free(m);
     return rc;
