@@ -1142,5 +1142,17 @@ if command -v gnuplot >/dev/null 2>&1; then
     check "sobol --plot wrote a PNG" sh -c 'head -c 8 "$1" | od -An -c | grep -q "P   N   G"' sh "$T/s.png"
 fi
 
+# ---- second-order Sobol indices: Ishigami, S_13 = 8 b^2 pi^8 / 225 / V = 0.2437
+if command -v python3 >/dev/null 2>&1; then
+    expect 0 "sample ishigami" "$RFX" sample ishigami -n 600 --seed 4 -o "$T/ish.csv"
+    expect 0 "fit pce on ishigami" "$RFX" fit "$T/ish.csv" --method pce -o "$T/ish.rfx" -q
+    expect 0 "sobol --second-order of a PCE" "$RFX" sobol "$T/ish.rfx" --second-order --format json -o "$T/s2p.json"
+    json_check "PCE second order: S_13 and nothing else" "$T/s2p.json" \
+        "[p['inputs'] for p in d['second_order']] == [['x0', 'x1'], ['x0', 'x2'], ['x1', 'x2']] and abs(d['second_order'][1]['index'] - 0.2437) < 0.01 and abs(d['second_order'][0]['index']) < 0.01 and abs(d['second_order'][2]['index']) < 0.01"
+    expect 0 "sobol --second-order by Monte Carlo" "$RFX" sobol "$T/ish.rfx" --like ishigami -n 20000 --second-order --format json -o "$T/s2m.json"
+    json_check "Monte Carlo second order: the interval holds S_13" "$T/s2m.json" \
+        "d['evaluations'] == 20000 * 8 and d['second_order'][1]['lo'] < 0.2437 < d['second_order'][1]['hi'] and all(p['lo'] <= p['index'] <= p['hi'] for p in d['second_order'])"
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
