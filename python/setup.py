@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Packaging of the rfx Python package (metadata here, not in pyproject.toml,
-so that Debian 12's setuptools 66 builds it offline).
+"""The build step of the rfx Python package that pyproject.toml cannot state
+(its metadata is there, in [project]).
 
 The package is pure Python over librfx through cffi's ABI mode; the build
 copies the C library into it, so an installed package does not depend on
@@ -60,28 +60,4 @@ class BinaryDistribution(Distribution):
         return _library() is not None
 
 
-setup(
-    name="rfx",
-    version=_version(),
-    description="Random feature expansions (random Fourier features, ridge and Bayesian "
-                "regression) with scikit-learn estimators, over the rfx C library",
-    long_description=open(os.path.join(HERE, "README.md")).read(),
-    long_description_content_type="text/markdown",
-    license="BSD-3-Clause",
-    license_files=["LICENSE"],
-    author="The rfx developers",
-    classifiers=[
-        "License :: OSI Approved :: BSD License",
-        "Programming Language :: Python :: 3",
-        "Programming Language :: C",
-        "Operating System :: POSIX :: Linux",
-        "Intended Audience :: Science/Research",
-        "Topic :: Scientific/Engineering :: Mathematics",
-    ],
-    packages=["rfx"],
-    python_requires=">=3.9",
-    install_requires=["numpy>=1.20", "scikit-learn>=1.2", "cffi>=1.15"],
-    cmdclass={"build_py": BuildWithLibrary},
-    distclass=BinaryDistribution,
-    zip_safe=False,
-)
+setup(cmdclass={"build_py": BuildWithLibrary}, distclass=BinaryDistribution)

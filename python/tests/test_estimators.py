@@ -532,3 +532,21 @@ def test_ctrl_c_stops_a_fit_cleanly(tmp_path, mode):
     assert res["again"] == ref.tolist()
     if mode == "external":
         assert "[BayesianRFFRegressor] learn length scales" in err
+
+
+def test_sparse_input_is_refused_clearly():
+    """Sparse X is refused by every estimator with scikit-learn's TypeError,
+    which says what to do (X.toarray()); nothing is fitted."""
+    sp = pytest.importorskip("scipy.sparse")
+    X, y = make_data(40, 3)
+    Xs = sp.csr_matrix(X)
+    for est in (rfx.RFFRegressor(16), rfx.BayesianRFFRegressor(16), rfx.RFFClassifier(16),
+                rfx.RandomFourierFeatures(16), rfx.PCERegressor(), rfx.SparseRFERegressor(40),
+                rfx.ProjectedRegressor(), rfx.SurrogateRegressor()):
+        with pytest.raises(TypeError, match="sparse matrix was passed, but dense data is "
+                                            "required.*toarray"):
+            if isinstance(est, rfx.RFFClassifier):
+                est.fit(Xs, (y > 0).astype(int))
+            else:
+                est.fit(Xs, y)
+        assert not hasattr(est, "n_features_in_")

@@ -44,3 +44,14 @@ def test_pip_install_bundles_the_library(tmp_path):
     assert r.returncode == 0, r.stderr
     path, shape = r.stdout.split("\n")[:2]
     assert path == str(site / "rfx" / "librfx.so.0") and shape == "(4,)"
+    # the metadata of pyproject.toml's [project] reached the installed package
+    dist = [d for d in importlib.metadata.distributions(path=[str(site)])
+            if d.metadata["Name"] == "rfx"]
+    assert len(dist) == 1
+    meta = dist[0].metadata
+    assert meta["Version"] == rfx.__version__
+    assert meta["License"] == "BSD-3-Clause"
+    assert meta["Requires-Python"] == ">=3.9"
+    assert "License :: OSI Approved :: BSD License" in meta.get_all("Classifier")
+    assert sorted(r.split(" ")[0] for r in meta.get_all("Requires-Dist")) == [
+        "cffi", "numpy", "scikit-learn"]
