@@ -479,6 +479,8 @@ struct rfx_model {
     char **input_names;     /* owned, one block: d pointers, then the texts;
                                NULL without names                           */
     char *target_name;      /* owned; NULL without one                       */
+    double *input_box;      /* owned: lo (d), then hi (d), the training rows'
+                               range of each input; NULL when unknown       */
 };
 
 /* Model names (src/solvers/schema.c): the checks of rfx_model_set_names
@@ -486,6 +488,8 @@ struct rfx_model {
  * into m (m->d of them), replacing any it had. */
 rfx_status rfx__model_names_check(const char *const *input, size_t d, const char *target);
 rfx_status rfx__model_names_copy(rfx_model *m, const char *const *input, const char *target);
+/* The check of rfx_model_set_input_box: finite lo[j] <= hi[j], j < d. */
+rfx_status rfx__model_box_check(const double *lo, const double *hi, size_t d);
 
 /* PCE internals for the models (src/surrogate/pce.c): a deep copy with the
  * fit report; the report's fields (degree, method, n_train, n_candidates,

@@ -418,8 +418,16 @@ check "sobol: the closed-form indices of the model near its Monte Carlo ones" \
          if (d < 0) d = -d; if (d > 0.1) bad = 1 } } END { exit bad }' "$T/stdout"
 check "sobol: the closed-form header" grep -q "model_first, model_total: the model's indices in closed form" "$T/stdout"
 expect 0 "sobol --uniform" "$RFX" sobol "$T/ish.rfx" --uniform -3.14159,3.14159 -n 500 --bootstrap 0
-expect 1 "sobol without a distribution" "$RFX" sobol "$T/ish.rfx"
-stderr_has "sobol without a distribution" "--like FUNCTION or --uniform"
+expect 0 "sobol without a distribution: the training box" "$RFX" sobol "$T/ish.rfx" -n 300 --format json -o "$T/box_default.json"
+if command -v python3 >/dev/null 2>&1; then
+    "$RFX" info "$T/ish.rfx" --format json | python3 -c 'import json, sys
+print(" ".join("--uniform %d=%r,%r" % (j, lo, hi) for j, (lo, hi) in enumerate(json.load(sys.stdin)["input_box"])))' >"$T/box_args"
+    # shellcheck disable=SC2046  # the words of box_args are meant to split
+    expect 0 "sobol with the box given" "$RFX" sobol "$T/ish.rfx" -n 300 --format json -o "$T/box_given.json" $(cat "$T/box_args")
+    check "the default is uniform on the training box" cmp -s "$T/box_default.json" "$T/box_given.json"
+fi
+expect 1 "sobol without a distribution or a box" "$RFX" sobol "$DATA/model_v1_bayes.rfx"
+stderr_has "sobol without a distribution or a box" "--like FUNCTION or --uniform A,B \(the model has no training box"
 expect 1 "sobol --uniform 1,0" "$RFX" sobol "$T/ish.rfx" --uniform 1,0
 expect 2 "sobol --like with other inputs" "$RFX" sobol "$T/ish.rfx" --like borehole
 expect 3 "sobol of a corrupt model" "$RFX" sobol "$T/bh.npy" --uniform 0,1
@@ -1131,7 +1139,7 @@ if command -v python3 >/dev/null 2>&1; then
     expect 0 "sobol: an input by index, another normal" "$RFX" sobol "$T/named.rfx" --uniform 0=-2,2 --uniform x1=-2,2 --normal 2=0,1 -n 400 --format json -o "$T/s2.json"
     json_check "sobol: x2 is unused whatever its distribution" "$T/s2.json" "abs(d['inputs'][2]['total']) < 0.02"
 fi
-expect 1 "sobol: an input without a distribution" "$RFX" sobol "$T/named.rfx" --uniform x0=-2,2 --uniform x1=-2,2
+expect 1 "sobol: an input without a distribution, and no box" "$RFX" sobol "$DATA/model_v1_bayes.rfx" --uniform 0=-1,1 --uniform 1=-1,1
 stderr_has "the input without a distribution is named" "input x2 has no distribution: give --uniform x2=A,B"
 expect 1 "sobol: an unknown input" "$RFX" sobol "$T/named.rfx" --uniform -2,2 --uniform speed=0,1
 stderr_has "the unknown input is named" "'speed' is not an input of the model"

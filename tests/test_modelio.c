@@ -46,7 +46,7 @@ enum {
     T_STRUCTURE = 49, T_CLASSES = 50, T_LOSS = 51, T_MULTICLASS = 52, T_TARGET = 53,
     T_TARGET_LAMBDA = 54,
     /* the schema (format version 2) */
-    T_INPUT_NAMES = 55, T_TARGET_NAME = 56
+    T_INPUT_NAMES = 55, T_TARGET_NAME = 56, T_INPUT_BOX = 57
 };
 enum { E_F64 = 1, E_U64 = 2, E_UTF8 = 4, E_U32 = 5, E_BYTES = 6 }; /* element types */
 
@@ -1542,6 +1542,57 @@ static void check_names(rfx_model *m)
     rfx_buffer_free(plain);
 }
 
+/* The input box (tag 57): set, kept (version 2), removed (version 1
+ * again), and refused when a range is not finite lo <= hi. */
+static void check_input_box(rfx_model *m)
+{
+    const double lo[DIN] = {-1.5, 0.0, -1e300}, hi[DIN] = {2.0, 0.0, 1e300};
+    const double bad_hi[DIN] = {2.0, -1.0, 1.0}, inf_hi[DIN] = {2.0, 1.0, INFINITY};
+    const double *glo = NULL, *ghi = NULL;
+    CHECK(rfx_model_input_box(m, &glo, &ghi) == 0);
+    CHECK_STATUS(rfx_model_set_input_box(m, lo, bad_hi), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "input 1 has [0, -1]") != NULL);
+    CHECK_STATUS(rfx_model_set_input_box(m, lo, inf_hi), RFX_EINVAL);
+    CHECK_STATUS(rfx_model_set_input_box(m, lo, NULL), RFX_EINVAL);
+    CHECK(rfx_model_input_box(m, NULL, NULL) == 0);
+    CHECK_OK(rfx_model_set_input_box(m, lo, hi));
+    CHECK(rfx_model_input_box(m, &glo, &ghi) == 1 && same_doubles(glo, lo, DIN) &&
+          same_doubles(ghi, hi, DIN));
+    size_t len = 0;
+    unsigned char *img = round_trip(m, "modelio_box.rfx", &len);
+    CHECK(get32(img + 8) == 2);
+    rfx_model *back = NULL;
+    CHECK_OK(rfx_model_load_buffer(img, len, &back));
+    if (back) {
+        CHECK(rfx_model_input_box(back, &glo, &ghi) == 1 && same_doubles(glo, lo, DIN) &&
+              same_doubles(ghi, hi, DIN));
+        rfx_model_free(back);
+    }
+    unsigned char *b = copy_image(img, len, 64);
+    size_t at = find_record(b, len, T_INPUT_BOX);
+    CHECK(at != 0 && get64(b + at + 8) == 2 * DIN);
+    putf64(b + at + 16 + 8 * (DIN + 1), -0.5); /* hi of input 1 below its lo */
+    fix_crcs(b, len);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "field 'input_box': input 1 has [0, -0.5]", "box lo > hi");
+    memcpy(b, img, len);
+    putf64(b + at + 16, NAN);
+    fix_crcs(b, len);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "not finite", "box NaN");
+    memcpy(b, img, len);
+    put32(b + 8, 1);
+    fix_header_crc(b);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "field 'input_box' in a version 1 file", "v1 with a box");
+    free(b);
+    rfx_buffer_free(img);
+    CHECK_OK(rfx_model_set_input_box(m, NULL, NULL));
+    CHECK(rfx_model_input_box(m, NULL, NULL) == 0);
+    void *plain = NULL;
+    size_t plen = 0;
+    CHECK_OK(rfx_model_save_buffer(m, &plain, &plen));
+    CHECK(get32((unsigned char *)plain + 8) == 1);
+    rfx_buffer_free(plain);
+}
+
 /* Columns of a table to a model's inputs: by name in any order, with or
  * without the target; by position; and each way it can fail. */
 static void check_match_columns(rfx_model *m)
@@ -1964,6 +2015,7 @@ int main(void)
     check_sinks_greedy(ridge);
     check_target_transform(ridge);
     check_names(ridge);
+    check_input_box(ridge);
     check_match_columns(ridge);
     check_save_validates(ridge);
     /* several targets, or a Bayesian model's std, take no transform */

@@ -433,6 +433,16 @@ RFX_API rfx_status rfx_model_set_names(rfx_model *m, const char *const *input_na
 RFX_API const char *rfx_model_input_name(const rfx_model *m, size_t j);
 RFX_API const char *rfx_model_target_name(const rfx_model *m);
 
+/* The range of each input in the training rows (rfx fit and the Python
+ * estimators set it): lo[j] <= hi[j], finite, d each; both NULL removes it.
+ * It is the default input distribution of the Sobol indices of a model
+ * fitted on data (rfx sobol, uniform on the box). Kept in model files (tag
+ * 57, format version 2). rfx_model_input_box gives 1 and the arrays
+ * (owned by m) when the model has a box, else 0. RFX_EINVAL naming the
+ * input for a bad range. */
+RFX_API rfx_status rfx_model_set_input_box(rfx_model *m, const double *lo, const double *hi);
+RFX_API int rfx_model_input_box(const rfx_model *m, const double **lo, const double **hi);
+
 /* Which columns of a table (n_cols columns; names: their n_cols names, or
  * NULL when the table has none) are the model's inputs: cols[j] (d
  * entries) is the table column of input j, and *target_col that of the
@@ -529,9 +539,11 @@ RFX_API rfx_status rfx_model_match_columns(const rfx_model *m, const char *const
  *   55 input names (element type 6): d names, each followed by a NUL
  *      byte, each 1..RFX_MODEL_MAX_NAME bytes, no two equal
  *   56 target name (UTF-8, 1..RFX_MODEL_MAX_NAME bytes, no NUL, none of
- *      the input names; with 55 only).
- * A model with names is written as version 2, one without as version 1,
- * which older readers take too.
+ *      the input names; with 55 only)
+ *   57 input box (2d f64: the d lower ends, then the d upper ends; finite,
+ *      lower <= upper).
+ * A model with names or a box is written as version 2, one without as
+ * version 1, which older readers take too.
  * Kitchen-sinks (method 7) and
  * greedy (method 8) models are feature models stored as ridge models are
  * (no posterior).

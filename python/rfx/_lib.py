@@ -264,6 +264,8 @@ rfx_status rfx_model_set_names(rfx_model *m, const char *const *input_names,
                                const char *target_name);
 const char *rfx_model_input_name(const rfx_model *m, size_t j);
 const char *rfx_model_target_name(const rfx_model *m);
+rfx_status rfx_model_set_input_box(rfx_model *m, const double *lo, const double *hi);
+int rfx_model_input_box(const rfx_model *m, const double **lo, const double **hi);
 const rfx_features *rfx_model_features(const rfx_model *m);
 rfx_cmat rfx_model_weights(const rfx_model *m);
 const double *rfx_model_intercepts(const rfx_model *m);

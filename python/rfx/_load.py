@@ -6,7 +6,7 @@ n_jobs)``."""
 import os
 
 from ._lib import check, ffi, lib
-from ._model import model_input_names
+from ._model import model_input_box, model_input_names
 from .models import BayesianRFFRegressor, RFFClassifier, RFFRegressor
 from .projection import ProjectedRegressor
 from .surrogate import PCERegressor, SparseRFERegressor
@@ -62,4 +62,7 @@ def _estimator_from_model(model, n_jobs=None):
     names = model_input_names(model, int(info.n_inputs))
     if names is not None:
         est.feature_names_in_ = names
+    box = model_input_box(model, int(info.n_inputs))
+    if box is not None:
+        est._input_box = box
     return est

@@ -40,6 +40,15 @@ def _set_model_names(model, names):
         lib.rfx_model_set_names(model, ffi.NULL, ffi.NULL)
 
 
+def model_input_box(model, d):
+    """The training box an rfx model holds, as (lo, hi) arrays, or None."""
+    lo = ffi.new("const double **")
+    hi = ffi.new("const double **")
+    if not lib.rfx_model_input_box(model, lo, hi):
+        return None
+    return double_array(lo[0], d), double_array(hi[0], d)
+
+
 def model_input_names(model, d):
     """The input names an rfx model holds, as feature_names_in_ holds them (an
     object array of str), or None."""
@@ -82,9 +91,17 @@ class _ModelFile(BaseEstimator):
         return _model_bytes(self._model)
 
     def _name_model(self):
+        """The schema the model file keeps: the input names and the training
+        box (the default input distribution of Sobol indices)."""
         names = getattr(self, "feature_names_in_", None)
         if names is not None:
             _set_model_names(self._model, names)
+        box = getattr(self, "_input_box", None)
+        if box is not None:
+            lo = np.ascontiguousarray(box[0], dtype=np.float64)
+            hi = np.ascontiguousarray(box[1], dtype=np.float64)
+            check(lib.rfx_model_set_input_box(self._model, ffi.from_buffer("double[]", lo),
+                                              ffi.from_buffer("double[]", hi)))
 
     def __getstate__(self):
         state = dict(super().__getstate__())  # a copy: it may be __dict__ itself

@@ -375,6 +375,7 @@ class ProjectedRegressor(RegressorMixin, _ModelFile):
                            label=type(self).__name__, verbose=verbose, out=out)
         del keep
         self._model = ffi.gc(out[0], lib.rfx_model_free)
+        self._input_box = (X.min(axis=0), X.max(axis=0))  # the model file's training box
         self.seed_ = seed
         self.n_iterations_ = int(rep.n_iterations)
         self.n_evaluations_ = int(rep.evaluations)

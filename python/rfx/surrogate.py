@@ -338,6 +338,7 @@ class PCERegressor(RegressorMixin, _ModelFile):
             check(lib.rfx_pce_fit(p, cmat(X), ffi.cast("const double *", y.ctypes.data), out))
         pce = ffi.gc(out[0], lib.rfx_pce_free)
         self._model = self._model_of(pce)
+        self._input_box = (X.min(axis=0), X.max(axis=0))  # the model file's training box
         mg = lib.rfx_pce_marginals(pce)
         self.marginals_ = [(_MARGINAL_NAMES[int(mg[i].kind)], float(mg[i].a), float(mg[i].b))
                            for i in range(d)]

@@ -68,7 +68,7 @@ def test_model_without_names_loads_without_them(tmp_path):
     est.save(path)
     with open(path, "rb") as f:
         head = f.read(12)
-    assert int.from_bytes(head[8:12], "little") == 1  # version 1: no names, as before
+    assert int.from_bytes(head[8:12], "little") == 2  # version 2: the training box
     assert not hasattr(rfx.load_model(path), "feature_names_in_")
 
 
@@ -120,3 +120,33 @@ def test_names_from_the_command_line_come_back(tmp_path, cli):
     est = rfx.load_model(path)
     assert list(est.feature_names_in_) == ["u", "v", "w"]
     assert os.path.getsize(path) > 0
+
+
+def test_training_box_survives_save_and_load(tmp_path):
+    """The training box (the default input distribution of sobol_indices)
+    goes into the model file: a loaded model gives the same indices without
+    marginals, and the command line takes it as its default too."""
+    X, y = make_data(150, 3)
+    est = rfx.RFFRegressor(64, random_state=0).fit(X, y)
+    path = str(tmp_path / "m.rfx")
+    est.save(path)
+    back = rfx.load_model(path)
+    lo, hi = back._input_box
+    assert np.array_equal(lo, X.min(axis=0)) and np.array_equal(hi, X.max(axis=0))
+    a = rfx.sobol_indices(est, n=2000, seed=1)
+    b = rfx.sobol_indices(back, n=2000, seed=1)
+    assert np.array_equal(a.first, b.first) and np.array_equal(a.total, b.total)
+
+
+def test_command_line_sobol_defaults_to_the_saved_box(tmp_path, cli):
+    X, y = make_data(150, 3)
+    est = rfx.RFFRegressor(64, random_state=0).fit(X, y)
+    path = str(tmp_path / "m.rfx")
+    est.save(path)
+    box = ",".join("%r,%r" % (float(l), float(h)) for l, h in zip(X.min(axis=0), X.max(axis=0)))
+    args = [cli, "sobol", path, "-n", "500", "--format", "json"]
+    default = subprocess.run(args, capture_output=True, text=True, check=True).stdout
+    given = args + sum([["--uniform", "%d=%r,%r" % (j, float(X[:, j].min()), float(X[:, j].max()))]
+                        for j in range(3)], [])
+    explicit = subprocess.run(given, capture_output=True, text=True, check=True).stdout
+    assert box and default == explicit

@@ -99,8 +99,13 @@ def test_equals_the_c_api_and_the_cli(cli, sparse_data, tmp_path):
     X, y, Xt, _ = sparse_data
     reg = ProjectedRegressor(n_particles=4, iterations=3, surrogate_components=100,
                              random_state=7).fit(X, y)
-    # the C API, the same settings: the same model file, byte for byte
-    assert _model_bytes(_c_fit(X, y, 7, 4, 3, 100)) == reg.to_bytes()
+    # the C API, the same settings (and the training box rfx fit and the
+    # estimators record): the same model file, byte for byte
+    c_model = _c_fit(X, y, 7, 4, 3, 100)
+    lo, hi = np.ascontiguousarray(X.min(axis=0)), np.ascontiguousarray(X.max(axis=0))
+    check(lib.rfx_model_set_input_box(c_model, ffi.from_buffer("double[]", lo),
+                                      ffi.from_buffer("double[]", hi)))
+    assert _model_bytes(c_model) == reg.to_bytes()
     # the command line
     np.save(str(tmp_path / "train.npy"), np.column_stack([X, y]))
     np.save(str(tmp_path / "test.npy"), Xt)

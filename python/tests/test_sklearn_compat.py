@@ -148,9 +148,9 @@ def test_no_module_uses_the_removed_api():
 def test_declared_scikit_learn_range():
     # the lower bound is the oldest scikit-learn tested (Debian 12's 1.2), and there is
     # no upper bound: the new API is handled above
-    setup = os.path.join(os.path.dirname(PKG), "setup.py")
-    if not os.path.isfile(setup):
-        pytest.skip("an installed package without setup.py")
-    with open(setup) as f:
+    meta = os.path.join(os.path.dirname(PKG), "pyproject.toml")
+    if not os.path.isfile(meta):
+        pytest.skip("an installed package without pyproject.toml")
+    with open(meta) as f:
         text = f.read()
     assert '"scikit-learn>=1.2"' in text

@@ -119,6 +119,8 @@ enum rfx__tag {
                                no two equal                                 */
     RFX__TAG_TARGET_NAME = 56,  /* utf8: the target's name, 1..RFX_MODEL_MAX_NAME
                                bytes, no NUL (with 55 only)                  */
+    RFX__TAG_INPUT_BOX = 57,    /* f64 x 2d: the training range of each input,
+                               lo (d) then hi (d), finite, lo <= hi          */
     RFX__TAG_END            /* one past the last tag                         */
 };
 

@@ -47,9 +47,13 @@ static const rfx__model_kind *const KINDS[] = {
 };
 #define N_KINDS (sizeof KINDS / sizeof *KINDS)
 
-/* The oldest version that holds m: 2 for a model with names (tags 55, 56),
+/* The oldest version that holds m: 2 for a model with names or a box (tags
+ * 55..57),
  * else 1, so that a file without them is read by older versions too. */
-static uint32_t version_of(const rfx_model *m) { return m->input_names ? 2 : 1; }
+static uint32_t version_of(const rfx_model *m)
+{
+    return m->input_names || m->input_box ? 2 : 1;
+}
 
 static void encode_header(unsigned char h[HEADER_SIZE], uint32_t version, uint64_t payload,
                           uint32_t payload_crc)
@@ -87,6 +91,7 @@ static rfx_status write_payload(rfx__sink *s, const rfx_model *m, const unsigned
             rfx__put_f64(s, RFX__TAG_TARGET_LAMBDA, m->target_lambda);
     }
     if (m->input_names) put_names(s, m);
+    if (m->input_box) rfx__put_f64s(s, RFX__TAG_INPUT_BOX, m->input_box, 2 * m->d);
     snprintf(creator, sizeof creator, "rfx %s", rfx_version());
     rfx__put_utf8(s, RFX__TAG_CREATOR, creator);
     rfx__sink_flush(s);
@@ -354,6 +359,34 @@ static rfx_status load_names(const rfx__record *rec, const char *name, uint32_t 
     return st;
 }
 
+/* The input box (tag 57, optional, version 2 on, never nested): 2d finite
+ * values, each lower end <= its upper end. */
+static rfx_status load_box(const rfx__record *rec, const char *name, uint32_t version, int nested,
+                           rfx_model *m)
+{
+    const rfx__record *r = &rec[RFX__TAG_INPUT_BOX];
+    if (!r->present) return RFX_OK;
+    if (version < 2)
+        return rfx__corrupt(name, "field 'input_box' in a version %lu file (corrupt file)",
+                            (unsigned long)version);
+    if (nested) return rfx__corrupt(name, "an input box in a projected model's surrogate "
+                                          "(corrupt file)");
+    if (r->count != 2 * (uint64_t)m->d)
+        return rfx__corrupt(name, "field 'input_box' has %llu values, expected %zu (corrupt file)",
+                            (unsigned long long)r->count, 2 * m->d);
+    double *box = malloc(2 * m->d * sizeof *box);
+    if (!box) return rfx__error(RFX_ENOMEM, "%s: cannot allocate %zu values", name, 2 * m->d);
+    rfx__rec_decode_f64s(r, box);
+    if (rfx__model_box_check(box, box + m->d, m->d) != RFX_OK) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", rfx_last_error() + strlen("model input box: "));
+        free(box);
+        return rfx__corrupt(name, "field 'input_box': %s (corrupt file)", why);
+    }
+    m->input_box = box;
+    return RFX_OK;
+}
+
 /* Records -> model: the method picks the kind, which checks and reads the
  * rest. nested: the surrogate of a projected model, of method ridge ..
  * pce. */
@@ -374,6 +407,7 @@ static rfx_status build_model(const rfx__record *rec, const char *name, uint32_t
     RFX__TRY(KINDS[method]->load(rec, name, load_nested, &m));
     rfx_status st = load_target(rec, name, m);
     if (!st) st = load_names(rec, name, version, nested, m);
+    if (!st) st = load_box(rec, name, version, nested, m);
     if (st) {
         rfx_model_free(m);
         return st;

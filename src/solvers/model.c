@@ -49,6 +49,7 @@ void rfx_model_free(rfx_model *m)
     free(m->classes);
     free(m->input_names);
     free(m->target_name);
+    free(m->input_box);
     if (m->kind) m->kind->free_parts(m);
     free(m);
 }

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* A model's schema: the names of its inputs and target, and how the
- * columns of a table are matched to them (by name when both have names,
+/* A model's schema: the names of its inputs and target, the range of each
+ * input in the training rows, and how the columns of a table are matched
+ * to them (by name when both have names,
  * else by position). Model files keep the names (src/model/modelio.c). */
 #include "internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,6 +147,42 @@ const char *rfx_model_input_name(const rfx_model *m, size_t j)
 }
 
 const char *rfx_model_target_name(const rfx_model *m) { return m ? m->target_name : NULL; }
+
+rfx_status rfx__model_box_check(const double *lo, const double *hi, size_t d)
+{
+    for (size_t j = 0; j < d; j++)
+        if (!isfinite(lo[j]) || !isfinite(hi[j]) || !(lo[j] <= hi[j]))
+            return rfx__error(RFX_EINVAL, "model input box: input %zu has [%g, %g], not finite "
+                              "lo <= hi", j, lo[j], hi[j]);
+    return RFX_OK;
+}
+
+rfx_status rfx_model_set_input_box(rfx_model *m, const double *lo, const double *hi)
+{
+    if (!m) return rfx__error(RFX_EINVAL, "model input box: model is NULL");
+    if (!lo && !hi) {
+        free(m->input_box);
+        m->input_box = NULL;
+        return RFX_OK;
+    }
+    if (!lo || !hi) return rfx__error(RFX_EINVAL, "model input box: lo or hi is NULL");
+    RFX__TRY(rfx__model_box_check(lo, hi, m->d));
+    double *box = malloc(2 * m->d * sizeof *box);
+    if (!box) return rfx__error(RFX_ENOMEM, "model input box: cannot allocate %zu values", 2 * m->d);
+    memcpy(box, lo, m->d * sizeof *box);
+    memcpy(box + m->d, hi, m->d * sizeof *box);
+    free(m->input_box);
+    m->input_box = box;
+    return RFX_OK;
+}
+
+int rfx_model_input_box(const rfx_model *m, const double **lo, const double **hi)
+{
+    if (!m || !m->input_box) return 0;
+    if (lo) *lo = m->input_box;
+    if (hi) *hi = m->input_box + m->d;
+    return 1;
+}
 
 /* By position: d columns, or d + 1 with the target (given, or the last). */
 static rfx_status match_by_position(const rfx_model *m, const char *const *names, size_t n,

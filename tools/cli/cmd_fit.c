@@ -661,15 +661,35 @@ static rfx_status name_inputs(rfx_model *model, const rfx_data *data)
     return st;
 }
 
+/* The range of each input over the training rows: the default input
+ * distribution of rfx sobol for this model. */
+static rfx_status set_input_box(rfx_model *model, rfx_cmat X)
+{
+    double *lo = malloc(2 * X.cols * sizeof *lo);
+    if (!lo) return RFX_OK; /* the box is a convenience; the model stands without it */
+    double *hi = lo + X.cols;
+    for (size_t j = 0; j < X.cols; j++) lo[j] = hi[j] = X.data[j];
+    for (size_t i = 1; i < X.rows; i++)
+        for (size_t j = 0; j < X.cols; j++) {
+            const double v = X.data[i * X.stride + j];
+            lo[j] = v < lo[j] ? v : lo[j];
+            hi[j] = v > hi[j] ? v : hi[j];
+        }
+    rfx_status st = rfx_model_set_input_box(model, lo, hi);
+    free(lo);
+    return st;
+}
+
 /* Save a fitted model (with the target transform it was fitted through,
- * and the names of the data's columns), or report why it was not fitted
- * or saved. */
+ * the names of the data's columns and the training box), or report why it
+ * was not fitted or saved. */
 static int save_fitted(const fit_opts *o, const rfx_data *data, rfx_status st, rfx_model *model,
                        const char *path)
 {
     if (st == RFX_OK && o->transform != RFX_TARGET_NONE)
         st = rfx_model_set_target_transform(model, o->transform, o->transform_lambda);
     if (st == RFX_OK) st = name_inputs(model, data);
+    if (st == RFX_OK) st = set_input_box(model, rfx_data_x(data));
     if (st == RFX_OK) st = rfx_model_save(model, path);
     return st == RFX_OK ? RC_OK : cli_fail(st);
 }

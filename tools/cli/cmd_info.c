@@ -34,6 +34,7 @@ const command cli_info_command = {
     "\n"
     "--format json prints one object: \"file\", \"file_size\", \"method\", \"inputs\",\n"
     "\"targets\", \"rows_trained\", \"input_names\" (a list, or null), \"target_name\",\n"
+    "\"input_box\" ([[lo, hi] per input], or null),\n"
     "\"target_transform\" (and \"target_lambda\" for boxcox), then by kind: a feature\n"
     "model's \"kernel\", \"nu\" (matern), \"form\", \"structure\", \"activation\",\n"
     "\"sparsity\", \"weights\", \"weight_scale\", \"features\", \"seed\", \"length_scale\"\n"
@@ -301,6 +302,16 @@ static void print_schema(FILE *out, const rfx_model *m, size_t d)
         fprintf(out, "%-16s %s\n", "target name", cli_escape(rfx_model_target_name(m), q, sizeof q));
 }
 
+/* The training box, when the model has one: [lo, hi] per input. */
+static void print_box(FILE *out, const rfx_model *m, size_t d)
+{
+    const double *lo, *hi;
+    if (!rfx_model_input_box(m, &lo, &hi)) return;
+    fprintf(out, "%-16s", "input box");
+    for (size_t j = 0; j < d; j++) fprintf(out, " [%.6g, %.6g]", lo[j], hi[j]);
+    fputc('\n', out);
+}
+
 /* ---- --format json ------------------------------------------------------- */
 
 /* The model's members as JSON (see the help for the shape); nested: the
@@ -323,6 +334,19 @@ static int json_model(json_writer *w, const rfx_model *m)
         json_str(w, "input_names", NULL);
     }
     json_str(w, "target_name", rfx_model_target_name(m));
+    const double *blo, *bhi;
+    if (rfx_model_input_box(m, &blo, &bhi)) {
+        json_open(w, "input_box", '[');
+        for (size_t j = 0; j < d; j++) {
+            json_open(w, NULL, '[');
+            json_num(w, NULL, blo[j]);
+            json_num(w, NULL, bhi[j]);
+            json_close(w, ']');
+        }
+        json_close(w, ']');
+    } else {
+        json_str(w, "input_box", NULL);
+    }
     json_str(w, "target_transform",
              rfx_target_transform_name((rfx_target_transform)in.target_transform));
     if (in.target_transform == RFX_TARGET_BOXCOX) json_num(w, "target_lambda", in.target_lambda);
@@ -494,6 +518,7 @@ static int cmd_info(const command *c, int argc, char **argv)
             fprintf(out, "%-16s %s (fitted to T(y), predicts y)\n", "target transform",
                     rfx_target_transform_name((rfx_target_transform)info.target_transform));
         if (rc == RC_OK) print_schema(out, model, info.n_inputs);
+        if (rc == RC_OK) print_box(out, model, info.n_inputs);
     }
     rfx_model_free(model);
     return cli_report_close(&report, rc);

@@ -56,7 +56,9 @@ const command cli_sobol_command = {
     "Each input may have its own distribution: --uniform NAME=A,B or --normal\n"
     "NAME=MU,SD, NAME an input's name or 0-based index (repeat the option); one\n"
     "without NAME= sets every input not named. A PCE model's own marginals are the\n"
-    "default of the inputs not given one. --second-order adds S_ij of every pair\n"
+    "default of the inputs not given one; for other models fitted by rfx fit (or\n"
+    "saved from Python), uniform on the range of the training rows. --second-order\n"
+    "adds S_ij of every pair\n"
     "(text: a table after the first; JSON: \"second_order\": [{\"inputs\": [a, b],\n"
     "\"index\", \"lo\", \"hi\"}], lo and hi for Monte Carlo).\n"
     "\n"
@@ -299,7 +301,7 @@ static int cmd_sobol(const command *c, int argc, char **argv)
 
     rfx_model *m = NULL;
     rfx_testfn *fn = NULL;
-    rfx_marginal *marg = NULL;
+    rfx_marginal *marg = NULL, *box_marg = NULL;
     double *buf = NULL, *exact = NULL, *pce_idx = NULL, *second = NULL;
     int rc = RC_OK, have_exact = 0;
     rfx_status st = rfx_model_load(model_path, &m);
@@ -315,9 +317,11 @@ static int cmd_sobol(const command *c, int argc, char **argv)
      * T(y), not of y; Monte Carlo under the expansion's marginals instead */
     const rfx_pce *pce_t = rfx_model_pce(m);
     const rfx_pce *pce = info.target_transform == RFX_TARGET_NONE ? pce_t : NULL;
-    const int mc = like || have_uniform || (pce_t && !pce); /* Monte Carlo */
+    const int has_box = rfx_model_input_box(m, NULL, NULL);
+    const int mc = like || have_uniform || (pce_t && !pce) || (!pce_t && has_box); /* Monte Carlo */
     if (!mc && !pce) {
-        rc = cli_usage_error(c, "give the input distribution: --like FUNCTION or --uniform A,B");
+        rc = cli_usage_error(c, "give the input distribution: --like FUNCTION or --uniform A,B "
+                                "(the model has no training box to default to)");
         goto done;
     }
     if (!mc && mc_options) {
@@ -345,11 +349,22 @@ static int cmd_sobol(const command *c, int argc, char **argv)
             goto done;
         }
     }
-    if (!(marg = malloc(d * sizeof *marg)) || !(buf = malloc(8 * d * sizeof *buf)) ||
+    if (!(marg = malloc(2 * d * sizeof *marg)) || !(buf = malloc(8 * d * sizeof *buf)) ||
         !(exact = malloc(2 * d * sizeof *exact)) || !(pce_idx = malloc(2 * d * sizeof *pce_idx))) {
         cli_say("out of memory");
         rc = RC_INTERNAL;
         goto done;
+    }
+    /* the default of inputs given no distribution: a PCE's own marginals,
+     * else uniform on the model's training box */
+    const double *blo = NULL, *bhi = NULL;
+    if (pce_t) {
+        memcpy(box_marg = marg + d, rfx_pce_marginals(pce_t), d * sizeof *marg);
+    } else if (rfx_model_input_box(m, &blo, &bhi)) {
+        box_marg = marg + d;
+        for (size_t j = 0; j < d; j++)
+            box_marg[j] = blo[j] < bhi[j] ? rfx_marginal_uniform(blo[j], bhi[j])
+                                          : rfx_marginal_uniform(blo[j] - 0.5, blo[j] + 0.5);
     }
     if (sp.second_order) {
         enum { MAX_SECOND_INPUTS = 4096 };
@@ -409,8 +424,7 @@ static int cmd_sobol(const command *c, int argc, char **argv)
     }
     if (fn)
         memcpy(marg, rfx_testfn_marginals(fn), d * sizeof *marg);
-    else if ((rc = resolve_dists(c, m, d, specs, n_specs, pce_t ? rfx_pce_marginals(pce_t) : NULL,
-                                 marg)) != RC_OK)
+    else if ((rc = resolve_dists(c, m, d, specs, n_specs, box_marg, marg)) != RC_OK)
         goto done;
     rfx_sobol_result res = { 0 };
     res.first = buf;
