@@ -1,9 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # Make the model-file seeds of fuzz/corpus/model_*/ with the rfx tool from
-# tiny data: one file per kind of model. The data have a header, so these
-# models keep input names (format version 2); bayes_v1.rfx and pce_v1.rfx,
-# fitted on the same rows without a header, are version 1 files. Usage: fuzz/make_seeds.sh RFX
+# tiny data: one file per kind of model. These models keep input names and
+# their training box (format version 2); bayes_v1.rfx and pce_v1.rfx are
+# the version 1 files of tests/data, written before either existed. Usage: fuzz/make_seeds.sh RFX
 # (run from the repository; the CSV, .npy and argv seeds are written by
 # hand and by fuzz/make_seeds.py).
 set -eu
@@ -17,7 +17,6 @@ awk 'BEGIN { srand(7); print "x1,x2,y,c"
 cut -d, -f1,2,3 "$T/train.csv" > "$T/reg.csv"
 cut -d, -f1,2,4 "$T/train.csv" > "$T/cls.csv"
 sed 's/,[0-9]$/,0/; 2~2s/,0$/,1/' "$T/cls.csv" > "$T/bin.csv"
-tail -n +2 "$T/reg.csv" > "$T/reg_nohdr.csv"
 for dir in fuzz/corpus/model_file fuzz/corpus/model_buffer; do
     mkdir -p "$dir"
     q() { "$RFX" fit "$@" 2>/dev/null; }
@@ -31,8 +30,8 @@ for dir in fuzz/corpus/model_file fuzz/corpus/model_buffer; do
     q "$T/reg.csv" -o "$dir/harfe.rfx" --method harfe -D 8 --terms 2 --sparsity 2 --weight-scale 1 \
         --activation tanh
     q "$T/reg.csv" -o "$dir/pce.rfx" --method pce --degree 2
-    q "$T/reg_nohdr.csv" -o "$dir/bayes_v1.rfx" -D 8 --length-scale 1
-    q "$T/reg_nohdr.csv" -o "$dir/pce_v1.rfx" --method pce --degree 2
+    cp tests/data/model_v1_bayes.rfx "$dir/bayes_v1.rfx"
+    cp tests/data/model_v1_pce.rfx "$dir/pce_v1.rfx"
     q "$T/reg.csv" -o "$dir/projected.rfx" --method projected --surrogate ridge -D 8 --k 1 \
         --gamma 0.1 --iterations 1 --particles 2
     q "$T/bin.csv" -o "$dir/classify_bin.rfx" --task classify -D 8 --length-scale 1 --lambda 0.1
