@@ -59,6 +59,14 @@ stderr_has() {
     if grep -Eq -- "$2" "$T/stderr"; then pass; else fail "$1: stderr does not match '$2'"; fi
 }
 
+# json_check NAME FILE PYTHON-EXPRESSION: FILE parses as JSON (d) and the
+# expression holds.
+json_check() {
+    if python3 -c 'import json, math, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if eval(sys.argv[2]) else 1)' "$2" "$3"; then pass; else fail "$1: $3"; fi
+}
+
 # The data's uniforms come from MINSTD (Park & Miller 1988: x <- 48271 x
 # mod 2^31 - 1), whose products stay below 2^53 and so are exact in every
 # awk's doubles: the same data with mawk, gawk or busybox, unlike rand().
@@ -494,8 +502,20 @@ expect 1 "harfe --folds 1" "$RFX" fit "$T/ish3.csv" --method harfe --folds 1 -o 
 expect 1 "pce --uniform 1,0" "$RFX" fit "$T/ish3.csv" --method pce --uniform 1,0 -o "$T/x.rfx"
 expect 1 "pce --uniform a,b" "$RFX" fit "$T/ish3.csv" --method pce --uniform a,b -o "$T/x.rfx"
 expect 1 "pce --normal 0,0" "$RFX" fit "$T/ish3.csv" --method pce --normal 0,0 -o "$T/x.rfx"
-expect 1 "pce --uniform and --normal" "$RFX" fit "$T/ish3.csv" --method pce --uniform 0,1 \
-    --normal 0,1 -o "$T/x.rfx"
+# per-input marginals: the last one given for an input wins, a default for the rest
+expect 0 "pce: --uniform for all, --normal for one" "$RFX" fit "$T/ish3.csv" --method pce --degree 2 \
+    --uniform 0,1 --normal 1=0,2 -o "$T/pm.rfx"
+stderr_has "the marginal of input 1 is reported" "^ +x1 normal N\(0, 2\^2\)$"
+if command -v python3 >/dev/null 2>&1; then
+    expect 0 "info of per-input marginals" "$RFX" info "$T/pm.rfx" --format json -o "$T/pm.json"
+    json_check "per-input marginals are in the model" "$T/pm.json" \
+        "[(m['kind'], m['a'], m['b']) for m in d['marginals']] == [('uniform', 0, 1), ('normal', 0, 2), ('uniform', 0, 1)]"
+fi
+expect 0 "pce: one input named, the others on their range" "$RFX" fit "$T/ish3.csv" --method pce --degree 2 \
+    --uniform x2=-4,4 -o "$T/pm2.rfx"
+stderr_has "the others keep their training range" "^ +x2 uniform \[-4, 4\]$"
+expect 1 "pce: an unknown input" "$RFX" fit "$T/ish3.csv" --method pce --uniform speed=0,1 -o "$T/x.rfx"
+stderr_has "pce: the unknown input is named" "'speed' is not an input"
 expect 1 "pce --q-norm 1.5" "$RFX" fit "$T/ish3.csv" --method pce --q-norm 1.5 -o "$T/x.rfx"
 expect 1 "pce --q-norm 0" "$RFX" fit "$T/ish3.csv" --method pce --q-norm 0 -o "$T/x.rfx"
 expect 1 "pce --degree-min above --degree" "$RFX" fit "$T/ish3.csv" --method pce --degree 3 \
@@ -1086,13 +1106,6 @@ expect 0 "info of a version 1 model" "$RFX" info "$DATA/model_v1_bayes.rfx"
 check "a version 1 model has no names" grep -q '^input names *none' "$T/stdout"
 
 # ---- reports as JSON, and -o on eval, info, sobol and kernel-approx ------
-# json_check NAME FILE PYTHON-EXPRESSION: FILE parses as JSON (d) and the
-# expression holds.
-json_check() {
-    if python3 -c 'import json, math, sys
-d = json.load(open(sys.argv[1]))
-sys.exit(0 if eval(sys.argv[2]) else 1)' "$2" "$3"; then pass; else fail "$1: $3"; fi
-}
 if command -v python3 >/dev/null 2>&1; then
     expect 0 "eval --format json" "$RFX" eval "$T/named.rfx" "$T/train.csv" --format json -o "$T/eval.json"
     json_check "eval json: the text's numbers" "$T/eval.json" \
@@ -1142,7 +1155,7 @@ fi
 expect 1 "sobol: an input without a distribution, and no box" "$RFX" sobol "$DATA/model_v1_bayes.rfx" --uniform 0=-1,1 --uniform 1=-1,1
 stderr_has "the input without a distribution is named" "input x2 has no distribution: give --uniform x2=A,B"
 expect 1 "sobol: an unknown input" "$RFX" sobol "$T/named.rfx" --uniform -2,2 --uniform speed=0,1
-stderr_has "the unknown input is named" "'speed' is not an input of the model"
+stderr_has "the unknown input is named" "'speed' is not an input \(3 inputs, by name or 0-based index\)"
 expect 1 "sobol: --normal with SD 0" "$RFX" sobol "$T/named.rfx" --normal x0=0,0
 expect 5 "sobol --plot without gnuplot" env PATH=/nonexistent "$RFX" sobol "$T/named.rfx" --uniform -2,2 -n 50 --plot "$T/s.png"
 if command -v gnuplot >/dev/null 2>&1; then

@@ -266,6 +266,30 @@ int cli_parse_format(const opt_iter *it, const char *s, int *json);
     { O_OUTPUT, 'o', "output", "OUT", "write the report to OUT instead of stdout ('-': stdout)" }
 
 /* ------------------------------------------------------------------------ */
+/* Input distributions (dists.c)                                             */
+/* ------------------------------------------------------------------------ */
+
+/* A distribution from --uniform or --normal: for one input (who, a name or
+ * a 0-based index) or, who empty, for every input not given one. */
+enum { CLI_MAX_DISTS = 256 };
+typedef struct cli_dist {
+    char who[256];
+    rfx_marginal marginal;
+} cli_dist;
+/* "[NAME=]A,B" of --uniform (normal: "[NAME=]MU,SD" of --normal): 0 or
+ * RC_USAGE after the message. */
+int cli_parse_dist(const opt_iter *it, const char *v, int normal, cli_dist *out);
+/* Every input's marginal (marg, d) from the specs: one without a name sets
+ * every input, then each named one its input (the last wins); inputs left
+ * take fallback[j] (NULL: none, a usage error naming the input). names:
+ * the d input names, or NULL (indices only). RC_OK or the exit code. */
+int cli_resolve_dists(const command *c, const char *const *names, size_t d,
+                      const cli_dist *specs, size_t n, const rfx_marginal *fallback,
+                      rfx_marginal *marg);
+/* Input j as messages and tables show it: its name (escaped), else x<j>. */
+const char *cli_input_label(const char *const *names, size_t j, char *buf, size_t size);
+
+/* ------------------------------------------------------------------------ */
 /* The rows a model reads (table.c)                                          */
 /* ------------------------------------------------------------------------ */
 

@@ -148,10 +148,12 @@ static const opt_spec FIT_OPTS[] = {
     { O_PCE_METHOD, 0, "pce-method", "M",
       "pce: lars (default; sparse, by least-angle regression and the corrected leave-one-out "
       "error) or lsq (least squares on every candidate term)" },
-    { O_UNIFORM, 0, "uniform", "A,B",
-      "pce: every input uniform on [A, B] (default: uniform on each column's [min, max] in "
-      "the training data, [x - 1/2, x + 1/2] for a constant column)" },
-    { O_NORMAL, 0, "normal", "MU,SD", "pce: every input normal N(MU, SD^2), SD > 0" },
+    { O_UNIFORM, 0, "uniform", "[NAME=]A,B",
+      "pce: input NAME (a column's name or 0-based index) uniform on [A, B]; without NAME=, "
+      "every input not named; repeatable (default for an input not given one: uniform on "
+      "its column's [min, max] in the training data, [x - 1/2, x + 1/2] if constant)" },
+    { O_NORMAL, 0, "normal", "[NAME=]MU,SD",
+      "pce: input NAME (or every input not named) normal N(MU, SD^2), SD > 0; repeatable" },
     { O_NO_STANDARDIZE, 0, "no-standardize", NULL,
       "ridge, bayes, srfe, lasso, harfe, projected, classify: use the inputs as they are "
       "instead of (x - mean) / std per column" },
@@ -501,7 +503,9 @@ typedef struct fit_opts {
     double weight_scale, eta;
     /* pce */
     size_t degree, degree_min, max_interaction;
-    double q_norm, dist_a, dist_b; /* --uniform A,B or --normal MU,SD */
+    double q_norm;
+    cli_dist dists[CLI_MAX_DISTS]; /* --uniform [NAME=]A,B, --normal [NAME=]MU,SD */
+    size_t n_dists;
     rfx_pce_method pce_method;
     /* projected */
     rfx_projected_params proj;    /* k, surrogate, iterations, particles,
@@ -814,13 +818,23 @@ static void print_pce_report(const fit_opts *o, const rfx_pce_params *p, const r
     fprintf(e, "%-16s pce (%s)\n", "method",
             lars ? "least-angle regression, corrected leave-one-out error" : "least squares");
     print_data_line(e, X, data);
-    if (o->given[O_UNIFORM])
-        fprintf(e, "%-16s uniform [%.6g, %.6g], every input\n", "marginals", o->dist_a, o->dist_b);
-    else if (o->given[O_NORMAL])
-        fprintf(e, "%-16s normal N(%.6g, %.6g^2), every input\n", "marginals", o->dist_a,
-                o->dist_b);
-    else
+    if (o->n_dists == 0) {
         fprintf(e, "%-16s uniform on each column's training [min, max]\n", "marginals");
+    } else {
+        const rfx_marginal *mg = rfx_pce_marginals(pce);
+        char lab[256];
+        for (size_t j = 0; j < X.cols; j++) {
+            cli_input_label(NULL, j, lab, sizeof lab);
+            if (rfx_data_has_names(data))
+                cli_escape(rfx_data_name(data, j), lab, sizeof lab);
+            if (mg[j].kind == RFX_MARGINAL_NORMAL)
+                fprintf(e, "%-16s %s normal N(%.6g, %.6g^2)\n", j ? "" : "marginals", lab,
+                        mg[j].a, mg[j].b);
+            else
+                fprintf(e, "%-16s %s uniform [%.6g, %.6g]\n", j ? "" : "marginals", lab, mg[j].a,
+                        mg[j].b);
+        }
+    }
     if (in.degree_min > 0 && in.degree_min < in.degree_max)
         fprintf(e, "%-16s %zu (chosen by the corrected leave-one-out error from %zu..%zu)\n",
                 "degree", in.degree, in.degree_min, in.degree_max);
@@ -845,7 +859,7 @@ static void print_pce_report(const fit_opts *o, const rfx_pce_params *p, const r
 static rfx_pce_params pce_params(const fit_opts *o, const rfx_marginal *mg)
 {
     rfx_pce_params p = rfx_pce_params_default();
-    if (o->given[O_UNIFORM] || o->given[O_NORMAL])
+    if (o->n_dists > 0)
         p.marginals = mg;
     else
         p.marginals_from_data = 1;
@@ -874,6 +888,37 @@ static double *target_copy(rfx_cmat Y)
     return y;
 }
 
+/* pce: the marginals of --uniform and --normal (mg, one per column of
+ * data), an input not given one uniform on its column's training range. */
+static int pce_marginals(const fit_opts *o, const rfx_data *data, rfx_marginal *mg)
+{
+    rfx_cmat X = rfx_data_x(data);
+    const size_t d = X.cols;
+    rfx_marginal *range = malloc((d ? d : 1) * sizeof *range);
+    const char **names = malloc((d ? d : 1) * sizeof *names);
+    if (!range || !names) {
+        free(range);
+        free(names);
+        cli_say("out of memory for %zu inputs", d);
+        return RC_INTERNAL;
+    }
+    for (size_t j = 0; j < d; j++) {
+        double lo = X.data[j], hi = X.data[j];
+        for (size_t i = 1; i < X.rows; i++) {
+            const double v = X.data[i * X.stride + j];
+            lo = v < lo ? v : lo;
+            hi = v > hi ? v : hi;
+        }
+        range[j] = lo < hi ? rfx_marginal_uniform(lo, hi) : rfx_marginal_uniform(lo - 0.5, lo + 0.5);
+        names[j] = rfx_data_name(data, j);
+    }
+    int rc = cli_resolve_dists(&cli_fit_command, rfx_data_has_names(data) ? names : NULL, d,
+                               o->dists, o->n_dists, range, mg);
+    free(range);
+    free(names);
+    return rc;
+}
+
 /* pce: rfx_pce_fit, then a model of the expansion. */
 static int fit_pce(const fit_opts *o, const rfx_data *data, const char *path)
 {
@@ -889,11 +934,10 @@ static int fit_pce(const fit_opts *o, const rfx_data *data, const char *path)
         free(mg);
         return RC_INTERNAL;
     }
-    for (size_t j = 0; j < d; j++) {
-        if (o->given[O_UNIFORM])
-            mg[j] = rfx_marginal_uniform(o->dist_a, o->dist_b);
-        else if (o->given[O_NORMAL])
-            mg[j] = rfx_marginal_normal(o->dist_a, o->dist_b);
+    if (o->n_dists > 0 && (rc = pce_marginals(o, data, mg)) != RC_OK) {
+        free(mg);
+        free(y);
+        return rc;
     }
     rfx_pce_params p = pce_params(o, mg);
     double t0 = cli_now_seconds();
@@ -1418,13 +1462,10 @@ static int cmd_fit(const command *c, int argc, char **argv)
         case O_BUDGET: bad = cli_parse_positive(&it, v, &o.autop.budget); break;
         case O_CANDIDATES: bad = parse_candidates(&it, v, &o.autop.methods); break;
         case O_UNIFORM:
-            bad = cli_parse_pair(&it, v, &o.dist_a, &o.dist_b);
-            if (!bad && !(o.dist_a < o.dist_b))
-                bad = cli_value_error(&it, "expected A < B, got '%s'", v);
-            break;
         case O_NORMAL:
-            bad = cli_parse_pair(&it, v, &o.dist_a, &o.dist_b);
-            if (!bad && !(o.dist_b > 0)) bad = cli_value_error(&it, "expected SD > 0, got '%s'", v);
+            if (o.n_dists == CLI_MAX_DISTS)
+                return cli_usage_error(c, "more than %d --uniform and --normal", CLI_MAX_DISTS);
+            bad = cli_parse_dist(&it, v, id == O_NORMAL, &o.dists[o.n_dists++]);
             break;
         case O_DELIMITER:
         case O_NO_HEADER: bad = cli_parse_read_option(&it, id, v, &rp); break;
@@ -1467,8 +1508,6 @@ static int cmd_fit(const command *c, int argc, char **argv)
     if (o.given[O_ETA] && o.given[O_LAMBDA])
         return cli_usage_error(c, "give --eta (basis pursuit denoising) or --lambda (the lasso), "
                                   "not both");
-    if (o.given[O_UNIFORM] && o.given[O_NORMAL])
-        return cli_usage_error(c, "give --uniform or --normal, not both");
     if (o.given[O_DEGREE] && o.given[O_DEGREE_MIN] && o.degree_min > o.degree)
         return cli_usage_error(c, "--degree-min %zu exceeds --degree %zu", o.degree_min, o.degree);
     if (o.theta) {
@@ -1498,8 +1537,7 @@ static int cmd_fit(const command *c, int argc, char **argv)
         rfx_srfe_params sp = sparse_params(&o);
         if (rfx_srfe_params_check(&sp)) return cli_usage_error(c, "%s", rfx_last_error());
     } else if (o.method == FM_PCE) {
-        rfx_marginal one = o.given[O_NORMAL] ? rfx_marginal_normal(o.dist_a, o.dist_b)
-                                             : rfx_marginal_uniform(o.dist_a, o.dist_b);
+        rfx_marginal one = rfx_marginal_uniform(0, 1);
         rfx_pce_params pp = pce_params(&o, &one); /* the check reads no marginal */
         if (rfx_pce_params_check(&pp)) return cli_usage_error(c, "%s", rfx_last_error());
     } else if (o.method == FM_PROJECTED) {

@@ -97,97 +97,6 @@ static int label_width(const rfx_model *m, size_t d)
     return (int)w;
 }
 
-/* A distribution from --uniform or --normal: for one input (who, a name or
- * an index) or, who empty, for every input not given one. */
-enum { MAX_DISTS = 256 };
-typedef struct dist_spec {
-    char who[256];
-    rfx_marginal marginal;
-} dist_spec;
-
-/* "[NAME=]A,B" of --uniform (normal: --normal MU,SD) into *out. */
-static int parse_dist(const opt_iter *it, const char *v, int normal, dist_spec *out)
-{
-    const char *eq = strrchr(v, '=');
-    const char *pair = eq ? eq + 1 : v;
-    double a, b;
-    out->who[0] = '\0';
-    if (eq) {
-        size_t len = (size_t)(eq - v);
-        if (len == 0 || len >= sizeof out->who)
-            return cli_value_error(it, "expected NAME=%s with a name of 1 to %zu bytes, got '%s'",
-                                   normal ? "MU,SD" : "A,B", sizeof out->who - 1, v);
-        memcpy(out->who, v, len);
-        out->who[len] = '\0';
-    }
-    if (cli_parse_pair(it, pair, &a, &b)) return RC_USAGE;
-    if (!normal && !(a < b)) return cli_value_error(it, "expected finite A < B, got '%s'", v);
-    if (normal && !(b > 0)) return cli_value_error(it, "expected SD > 0, got '%s'", v);
-    out->marginal = normal ? rfx_marginal_normal(a, b) : rfx_marginal_uniform(a, b);
-    return 0;
-}
-
-/* The input a spec names: a name of the model's inputs, else a 0-based
- * index; SIZE_MAX when it names none. */
-static size_t dist_input(const rfx_model *m, size_t d, const char *who)
-{
-    for (size_t j = 0; j < d; j++) {
-        const char *name = rfx_model_input_name(m, j);
-        if (name && strcmp(name, who) == 0) return j;
-    }
-    char *end;
-    unsigned long long k = strtoull(who, &end, 10);
-    return who[0] >= '0' && who[0] <= '9' && *end == '\0' && k < d ? (size_t)k : SIZE_MAX;
-}
-
-/* Every input's marginal from the specs (the last spec of an input wins; a
- * spec without a name sets the others), else from fallback (a PCE's own
- * marginals; NULL: none). RC_OK or RC_USAGE after naming the input. */
-static int resolve_dists(const command *c, const rfx_model *m, size_t d, const dist_spec *specs,
-                         size_t n, const rfx_marginal *fallback, rfx_marginal *marg)
-{
-    char q[1024], lab[256];
-    unsigned char *set = calloc(d ? d : 1, 1);
-    if (!set) {
-        cli_say("out of memory");
-        return RC_INTERNAL;
-    }
-    for (size_t pass = 0; pass < 2; pass++) /* the shared default, then each input's own */
-        for (size_t k = 0; k < n; k++) {
-            if ((specs[k].who[0] == '\0') != (pass == 0)) continue;
-            if (pass == 0) {
-                for (size_t j = 0; j < d; j++) {
-                    marg[j] = specs[k].marginal;
-                    set[j] = 1;
-                }
-                continue;
-            }
-            size_t j = dist_input(m, d, specs[k].who);
-            if (j == SIZE_MAX) {
-                free(set);
-                return cli_usage_error(c, "'%s' is not an input of the model (%zu inputs%s)",
-                                       cli_escape(specs[k].who, q, sizeof q), d,
-                                       rfx_model_input_name(m, 0) ? ", named as rfx info lists"
-                                                                  : ": give 0-based indices");
-            }
-            marg[j] = specs[k].marginal;
-            set[j] = 1;
-        }
-    for (size_t j = 0; j < d; j++) {
-        if (set[j]) continue;
-        if (fallback) {
-            marg[j] = fallback[j];
-            continue;
-        }
-        free(set);
-        return cli_usage_error(c, "input %s has no distribution: give --uniform %s=A,B or "
-                                  "--normal %s=MU,SD, or one for every input",
-                               input_label(m, j, lab, sizeof lab), lab, lab);
-    }
-    free(set);
-    return RC_OK;
-}
-
 /* The second-order indices S_ij, i < j, as text rows (after the table)
  * or as the JSON array "second_order"; lo and hi NULL without intervals. */
 static void print_second(FILE *out, json_writer *jw, const rfx_model *m, size_t d,
@@ -250,7 +159,7 @@ static int cmd_sobol(const command *c, int argc, char **argv)
 {
     const char *model_path = NULL, *like = NULL, *out_path = NULL;
     int have_uniform = 0, mc_options = 0, json = 0;
-    dist_spec specs[MAX_DISTS];
+    cli_dist specs[CLI_MAX_DISTS];
     size_t n_specs = 0;
     const char *plot_path = NULL;
     rfx_sobol_params sp = rfx_sobol_params_default();
@@ -270,9 +179,9 @@ static int cmd_sobol(const command *c, int argc, char **argv)
         case O_LIKE: like = v; break;
         case O_UNIFORM:
         case O_NORMAL:
-            if (n_specs == MAX_DISTS)
-                return cli_usage_error(c, "more than %d --uniform and --normal", MAX_DISTS);
-            bad = parse_dist(&it, v, id == O_NORMAL, &specs[n_specs++]);
+            if (n_specs == CLI_MAX_DISTS)
+                return cli_usage_error(c, "more than %d --uniform and --normal", CLI_MAX_DISTS);
+            bad = cli_parse_dist(&it, v, id == O_NORMAL, &specs[n_specs++]);
             have_uniform = 1;
             break;
         case O_PLOT: plot_path = v; break;
@@ -424,8 +333,19 @@ static int cmd_sobol(const command *c, int argc, char **argv)
     }
     if (fn)
         memcpy(marg, rfx_testfn_marginals(fn), d * sizeof *marg);
-    else if ((rc = resolve_dists(c, m, d, specs, n_specs, box_marg, marg)) != RC_OK)
-        goto done;
+    else {
+        const char **names = malloc((d ? d : 1) * sizeof *names);
+        if (!names) {
+            cli_say("out of memory");
+            rc = RC_INTERNAL;
+            goto done;
+        }
+        for (size_t j = 0; j < d; j++) names[j] = rfx_model_input_name(m, j);
+        rc = cli_resolve_dists(c, rfx_model_input_name(m, 0) ? names : NULL, d, specs, n_specs,
+                               box_marg, marg);
+        free(names);
+        if (rc != RC_OK) goto done;
+    }
     rfx_sobol_result res = { 0 };
     res.first = buf;
     res.total = buf + d;
