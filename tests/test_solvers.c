@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Ridge and Bayesian regression on random features, checked against the
  * normal equations (LAPACK residuals), the dual form, brute-force GCV and
- * k-fold selection, and an exact GP with the finite-feature kernel. */
+ * k-fold selection, and an exact GP with the finite-feature kernel; row
+ * weights against repeated rows, dropped rows and no weights. */
 #include "internal.h"
 #include "testlib.h"
 
