@@ -171,6 +171,13 @@ rfx__column_found rfx__column_find(const char *const *names, size_t n, const cha
  * (src/core/columns.c). */
 void rfx__standardize(rfx_cmat X, double *mean, double *scale, double *Xs, size_t ldxs);
 
+/* The same with row weights w (n values >= 0, positive sum; NULL = 1 each):
+ * weighted means and standard deviations, sum_i w_i x_ij / sum_i w_i and
+ * sqrt(sum_i w_i (x_ij - mean_j)^2 / sum_i w_i) (as scikit-learn's
+ * StandardScaler with sample_weight). With w NULL, rfx__standardize's bits. */
+void rfx__standardize_weighted(rfx_cmat X, const double *w, double *mean, double *scale,
+                               double *Xs, size_t ldxs);
+
 /* One standardised value, (x - mean) / scale, finite for every finite x
  * once mean and scale come from rfx__standardize: when x - mean overflows
  * (x and mean huge and of opposite signs), x / scale - mean / scale, whose
@@ -346,12 +353,15 @@ rfx_status rfx__features_check_fields(const rfx_features_params *p);
 
 struct rfx_stats {
     size_t D, ny;
-    size_t n;       /* rows                                                */
-    double *ztz;    /* D x D, upper triangle valid (row-major: i <= j)       */
-    double *zty;    /* D x ny: sum z (y - shift)                            */
-    double *zsum;   /* D                                                    */
-    double *ysum;   /* ny: sum (y - shift)                                  */
-    double *yy;     /* ny: sum (y - shift)^2                                */
+    size_t n;       /* rows with a positive weight (all rows, unweighted)   */
+    double wsum;    /* sum of the weights (n, unweighted)                   */
+    double logw;    /* sum of log w over the rows with w > 0 (0 unweighted) */
+    double *ztz;    /* D x D, upper triangle valid (row-major: i <= j):
+                       sum w z z^T                                          */
+    double *zty;    /* D x ny: sum w z (y - shift)                          */
+    double *zsum;   /* D: sum w z                                           */
+    double *ysum;   /* ny: sum w (y - shift)                                */
+    double *yy;     /* ny: sum w (y - shift)^2                              */
     double *shift;  /* ny target shift                                      */
     int shift_set;
 };
@@ -362,11 +372,24 @@ struct rfx_stats {
 rfx_status rfx__stats_add_z(rfx_stats *s, const double *Z, size_t ldz, size_t rows,
                             const double *Y, size_t ldy, int n_threads);
 
+/* The same with row weights w[i * ldw] (>= 0 and finite, checked by the
+ * caller; w NULL: rfx__stats_add_z, bit for bit). Z^T W Z is the SYRK of
+ * the rows scaled by sqrt(w_i), so weights of 1 give the unweighted bits. */
+rfx_status rfx__stats_add_zw(rfx_stats *s, const double *Z, size_t ldz, size_t rows,
+                             const double *Y, size_t ldy, const double *w, size_t ldw,
+                             int n_threads);
+
+/* RFX_OK when the n row weights w are finite, >= 0 and not all zero, else
+ * RFX_EINVAL naming the first bad one as "what[i]" ("ridge.sample_weight[3]:
+ * must be >= 0 and finite, got -1") or "what: all N weights are zero". */
+rfx_status rfx__check_weights(const double *w, size_t n, const char *what);
+
 /* Centred (or raw, without intercept) normal equations from statistics:
- * C = Z^T Z - n mu mu^T (D x D, full symmetric), c = Z^T (y - ybar) (D x ny),
- * yy = |y - ybar|^2 per target, mu = column means of Z, ybar = target means
- * (in original units). Without intercept mu and ybar are zero and C, c, yy
- * are the raw sums. Arrays are caller-allocated. */
+ * C = Z^T W Z - W mu mu^T (D x D, full symmetric), c = Z^T W (y - ybar)
+ * (D x ny), yy = |y - ybar|_W^2 per target, mu = weighted column means of
+ * Z, ybar = weighted target means (in original units), W the sum of the
+ * weights (n unweighted). Without intercept mu and ybar are zero and C, c,
+ * yy are the raw sums. Arrays are caller-allocated. */
 void rfx__stats_normal(const rfx_stats *s, int intercept, double *C, double *c, double *yy,
                        double *mu, double *ybar);
 

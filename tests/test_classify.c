@@ -11,6 +11,8 @@
  *    the hinge its intercept minimises the objective along b;
  *  - SGD comes within 1e-2 of the batch objective;
  *  - class weights equal duplicated rows; "balanced" is n / (C n_k);
+ *  - sample weights equal repeated rows, weights of 1 no weights (bits),
+ *    weight 0 a row left out;
  *  - probabilities: one-vs-rest normalised sigmoids, softmax, binary;
  *  - cached and uncached features, 1 and 2 threads, a source in blocks:
  *    bitwise the same models;
@@ -1474,6 +1476,197 @@ static void test_params_check(void)
     CHECK(m == NULL);
 }
 
+/* ---- row weights ---------------------------------------------------------- */
+
+/* Sample weights: integer weights are repeated rows with lambda n / n'
+ * (L-BFGS: logistic, squared hinge, squared, softmax; dual CD: squared
+ * hinge), weights of 1 are no weights bit for bit (L-BFGS and dual CD),
+ * weight 0 is a row left out (to the optimizer's tolerance; rfx_model_fit
+ * drops the rows, so there bit for bit, choices included), "balanced"
+ * counts weights, and the combinations without weights are refused. */
+static void test_sample_weights(void)
+{
+    rfx_test_rng r = {31};
+    const size_t n = 150, d = 2, D = 24;
+    const double lab3[3] = {0, 1, 2}, lab2[2] = {-1, 1}, lambda = 2e-2;
+    double w[150], ones[150], wz[150], wk[150];
+    for (size_t i = 0; i < n; i++) {
+        w[i] = (double)(1 + (i * 7) % 3);
+        ones[i] = 1.0;
+        wz[i] = i % 5 == 3 ? 0.0 : w[i];
+    }
+    rfx_features *f = make_features(d, D, 0.9, 12);
+    struct { rfx_loss loss; rfx_optimizer opt; int softmax; size_t C; } cases[] = {
+        {RFX_LOSS_LOGISTIC, RFX_OPTIMIZER_LBFGS, 0, 2},
+        {RFX_LOSS_SQUARED_HINGE, RFX_OPTIMIZER_LBFGS, 0, 2},
+        {RFX_LOSS_SQUARED, RFX_OPTIMIZER_LBFGS, 0, 3},
+        {RFX_LOSS_LOGISTIC, RFX_OPTIMIZER_LBFGS, 1, 3},
+        {RFX_LOSS_SQUARED_HINGE, RFX_OPTIMIZER_DUAL_CD, 0, 2},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        const size_t C = cases[c].C, K = C == 2 ? 1 : C;
+        double *X, *y;
+        make_data(&r, n, d, C, C == 2 ? lab2 : lab3, 0.1, &X, &y);
+        /* the rows repeated by their weights, and the rows of weight > 0 */
+        size_t n2 = 0, nk = 0;
+        for (size_t i = 0; i < n; i++) n2 += (size_t)w[i];
+        double *X2 = malloc(n2 * d * sizeof *X2), *y2 = malloc(n2 * sizeof *y2);
+        double *Xk = malloc(n * d * sizeof *Xk), *yk = malloc(n * sizeof *yk);
+        for (size_t i = 0, k = 0; i < n; i++) {
+            for (size_t t = 0; t < (size_t)w[i]; t++, k++) {
+                memcpy(X2 + k * d, X + i * d, d * sizeof *X);
+                y2[k] = y[i];
+            }
+            if (wz[i] > 0) {
+                memcpy(Xk + nk * d, X + i * d, d * sizeof *X);
+                yk[nk] = y[i];
+                wk[nk++] = wz[i];
+            }
+        }
+        rfx_classify_params p = tight(cases[c].loss, cases[c].opt, lambda);
+        p.tol = cases[c].opt == RFX_OPTIMIZER_DUAL_CD ? 1e-10 : 1e-12;
+        if (cases[c].softmax) p.multiclass = RFX_MULTICLASS_SOFTMAX;
+        rfx_model *a = NULL, *b = NULL, *e = NULL, *g = NULL;
+        p.sample_weight = w;
+        CHECK_OK(rfx_classify_fit(f, rfx_cmat_of(X, n, d), y, &p, &a, NULL));
+        p.sample_weight = NULL;
+        p.lambda = lambda * (double)n / (double)n2;
+        CHECK_OK(rfx_classify_fit(f, rfx_cmat_of(X2, n2, d), y2, &p, &b, NULL));
+        p.lambda = lambda;
+        double dw = 1, db = 1;
+        if (a && b) {
+            dw = max_abs_diff(rfx_model_weights(a).data, rfx_model_weights(b).data, D * K);
+            db = max_abs_diff(rfx_model_intercepts(a), rfx_model_intercepts(b), K);
+        }
+        printf("sample weights vs repeated rows (%s%s, %s, C = %zu): |dw| = %.3g, |db| = %.3g\n",
+               rfx_loss_name(cases[c].loss), cases[c].softmax ? " softmax" : "",
+               rfx_optimizer_name(cases[c].opt), C, dw, db);
+        CHECK(dw < 1e-7 && db < 1e-7);
+        rfx_model_free(a);
+        rfx_model_free(b);
+        a = b = NULL;
+        /* weights of 1: the unweighted bits */
+        p.sample_weight = ones;
+        CHECK_OK(rfx_classify_fit(f, rfx_cmat_of(X, n, d), y, &p, &a, NULL));
+        p.sample_weight = NULL;
+        CHECK_OK(rfx_classify_fit(f, rfx_cmat_of(X, n, d), y, &p, &b, NULL));
+        CHECK(a && b && same_model(a, b));
+        /* weight 0: the row left out */
+        p.sample_weight = wz;
+        CHECK_OK(rfx_classify_fit(f, rfx_cmat_of(X, n, d), y, &p, &e, NULL));
+        p.sample_weight = wk;
+        CHECK_OK(rfx_classify_fit(f, rfx_cmat_of(Xk, nk, d), yk, &p, &g, NULL));
+        if (e && g) {
+            dw = max_abs_diff(rfx_model_weights(e).data, rfx_model_weights(g).data, D * K);
+            db = max_abs_diff(rfx_model_intercepts(e), rfx_model_intercepts(g), K);
+            printf("  weight 0 vs rows dropped: |dw| = %.3g, |db| = %.3g\n", dw, db);
+            CHECK(dw < 1e-7 && db < 1e-7);
+            rfx_model_info ie;
+            rfx_model_get_info(e, &ie);
+            CHECK(ie.n_train == nk);
+        }
+        rfx_model_free(a);
+        rfx_model_free(b);
+        rfx_model_free(e);
+        rfx_model_free(g);
+        free(X2);
+        free(y2);
+        free(Xk);
+        free(yk);
+        free(X);
+        free(y);
+    }
+    /* balanced with weights: c_k = W / (C W_k), the sums of the weights */
+    {
+        double *X, *y;
+        make_data(&r, n, d, 2, lab2, 0.1, &X, &y);
+        double W0 = 0, W1 = 0;
+        for (size_t i = 0; i < n; i++) *(y[i] == 1 ? &W1 : &W0) += w[i];
+        const double cw[2] = {(W0 + W1) / (2 * W0), (W0 + W1) / (2 * W1)};
+        rfx_classify_params p = rfx_classify_params_default();
+        p.sample_weight = w;
+        p.balanced = 1;
+        rfx_model *a = NULL, *b = NULL;
+        CHECK_OK(rfx_classify_fit(f, rfx_cmat_of(X, n, d), y, &p, &a, NULL));
+        p.balanced = 0;
+        p.class_weights = cw;
+        p.n_class_weights = 2;
+        CHECK_OK(rfx_classify_fit(f, rfx_cmat_of(X, n, d), y, &p, &b, NULL));
+        CHECK(a && b && same_model(a, b));
+        rfx_model_free(a);
+        rfx_model_free(b);
+        /* rfx_model_fit: the rows of weight 0 dropped, every choice included */
+        rfx_classify_params cp = rfx_classify_params_default();
+        for (int sq = 0; sq < 2; sq++) {
+            cp.loss = sq ? RFX_LOSS_SQUARED : RFX_LOSS_LOGISTIC;
+            rfx_fit_params fp = rfx_fit_params_default();
+            fp.method = RFX_METHOD_CLASSIFY;
+            fp.classify = &cp;
+            fp.features.n_features = 32;
+            size_t nk = 0;
+            double *Xk = malloc(n * d * sizeof *Xk), *yk = malloc(n * sizeof *yk);
+            for (size_t i = 0; i < n; i++)
+                if (wz[i] > 0) {
+                    memcpy(Xk + nk * d, X + i * d, d * sizeof *X);
+                    yk[nk] = y[i];
+                    wk[nk++] = wz[i];
+                }
+            a = b = NULL;
+            fp.sample_weight = wz;
+            CHECK_OK(rfx_model_fit(&fp, rfx_cmat_of(X, n, d), rfx_cmat_of(y, n, 1), &a, NULL));
+            fp.sample_weight = wk;
+            CHECK_OK(rfx_model_fit(&fp, rfx_cmat_of(Xk, nk, d), rfx_cmat_of(yk, nk, 1), &b, NULL));
+            CHECK(a && b && same_model(a, b));
+            rfx_model_free(a);
+            rfx_model_free(b);
+            free(Xk);
+            free(yk);
+        }
+        free(X);
+        free(y);
+    }
+    /* refused: SGD, a source, the weights inside the fit's classify settings */
+    {
+        double *X, *y;
+        make_data(&r, n, d, 2, lab2, 0.1, &X, &y);
+        rfx_classify_params p = rfx_classify_params_default();
+        rfx_model *m = NULL;
+        p.sample_weight = w;
+        p.optimizer = RFX_OPTIMIZER_SGD;
+        EXPECT_ERR(rfx_classify_params_check(&p), RFX_EINVAL, "classify.sample_weight");
+        p.optimizer = RFX_OPTIMIZER_AUTO;
+        p.loss = RFX_LOSS_HINGE;
+        p.cache_bytes = 0; /* auto resolves to sgd */
+        EXPECT_ERR(rfx_classify_fit(f, rfx_cmat_of(X, n, d), y, &p, &m, NULL), RFX_EINVAL,
+                   "classify.sample_weight");
+        p.cache_bytes = (size_t)1 << 30;
+        p.loss = RFX_LOSS_LOGISTIC;
+        double bad[150];
+        memcpy(bad, w, sizeof bad);
+        bad[5] = -1;
+        p.sample_weight = bad;
+        EXPECT_ERR(rfx_classify_fit(f, rfx_cmat_of(X, n, d), y, &p, &m, NULL), RFX_EINVAL,
+                   "classify.sample_weight[5]: must be >= 0");
+        memset(bad, 0, sizeof bad);
+        EXPECT_ERR(rfx_classify_fit(f, rfx_cmat_of(X, n, d), y, &p, &m, NULL), RFX_EINVAL,
+                   "classify.sample_weight: all 150 weights are zero");
+        p.sample_weight = w;
+        rfx_source *src = NULL;
+        CHECK_OK(rfx_source_memory_create(rfx_cmat_of(X, n, d), rfx_cmat_of(y, n, 1), 0, &src));
+        EXPECT_ERR(rfx_classify_fit_source(f, src, &p, &m, NULL), RFX_EINVAL,
+                   "classify.sample_weight");
+        rfx_source_free(src);
+        rfx_fit_params fp = rfx_fit_params_default();
+        fp.method = RFX_METHOD_CLASSIFY;
+        fp.classify = &p;
+        EXPECT_ERR(rfx_fit_params_check(&fp), RFX_EINVAL, "classify.sample_weight");
+        CHECK(m == NULL);
+        free(X);
+        free(y);
+    }
+    rfx_features_free(f);
+}
+
 int main(void)
 {
     RFX_TEST_RUN(test_binary_logistic);
@@ -1492,5 +1685,6 @@ int main(void)
     RFX_TEST_RUN(test_classes_find);
     RFX_TEST_RUN(test_class_weights_map);
     RFX_TEST_RUN(test_params_check);
+    RFX_TEST_RUN(test_sample_weights);
     return rfx_test_finish("test_classify");
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Ridge and Bayesian regression on random features, checked against the
  * normal equations (LAPACK residuals), the dual form, brute-force GCV and
- * k-fold selection, and an exact GP with the finite-feature kernel. */
+ * k-fold selection, and an exact GP with the finite-feature kernel; row
+ * weights against repeated rows, dropped rows and no weights. */
 #include "internal.h"
 #include "testlib.h"
 
@@ -873,6 +874,432 @@ static void test_extreme_scales(void)
     free(p1);
 }
 
+/* ---- row weights ---------------------------------------------------------- */
+
+/* Rows repeated by integer weights: Xr, Yr hold row i w[i] times. */
+static size_t repeat_rows(const double *X, const double *Y, const double *w, size_t n, size_t d,
+                          size_t ny, double **Xr, double **Yr)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) m += (size_t)w[i];
+    *Xr = malloc(m * d * sizeof **Xr);
+    *Yr = malloc(m * ny * sizeof **Yr);
+    for (size_t i = 0, k = 0; i < n; i++)
+        for (size_t c = 0; c < (size_t)w[i]; c++, k++) {
+            memcpy(*Xr + k * d, X + i * d, d * sizeof **Xr);
+            memcpy(*Yr + k * ny, Y + i * ny, ny * sizeof **Yr);
+        }
+    return m;
+}
+
+/* The rows of positive weight, in order. */
+static size_t keep_rows(const double *X, const double *Y, const double *w, size_t n, size_t d,
+                        size_t ny, double **Xk, double **Yk)
+{
+    size_t m = 0;
+    *Xk = malloc(n * d * sizeof **Xk);
+    *Yk = malloc(n * ny * sizeof **Yk);
+    for (size_t i = 0; i < n; i++) {
+        if (!(w[i] > 0)) continue;
+        memcpy(*Xk + m * d, X + i * d, d * sizeof **Xk);
+        memcpy(*Yk + m * ny, Y + i * ny, ny * sizeof **Yk);
+        m++;
+    }
+    return m;
+}
+
+static double model_diff(const rfx_model *a, const rfx_model *b)
+{
+    const rfx_cmat W = rfx_model_weights(b);
+    double dw = max_rel_diff(rfx_model_weights(a).data, W.data, W.rows * W.cols);
+    double db = max_rel_diff(rfx_model_intercepts(a), rfx_model_intercepts(b), W.cols);
+    return dw > db ? dw : db;
+}
+
+static int same_bits(const rfx_model *a, const rfx_model *b)
+{
+    const rfx_cmat W = rfx_model_weights(b);
+    return memcmp(rfx_model_weights(a).data, W.data, W.rows * W.cols * sizeof(double)) == 0 &&
+           memcmp(rfx_model_intercepts(a), rfx_model_intercepts(b), W.cols * sizeof(double)) == 0;
+}
+
+/* Weighted ridge: integer weights are repeated rows (primal and dual, to
+ * 1e-10), weights of 1 are no weights (bit for bit, every solver and
+ * selection), weight 0 is a row left out (GCV too, since n counts the rows
+ * of positive weight), GCV chooses the same model when every weight is
+ * scaled, and primal and dual agree with weights. */
+static void test_weighted_ridge(void)
+{
+    rfx_test_rng r = {21};
+    const size_t n = 90, d = 3, D = 120, ny = 2;
+    double *X, *Y, w[90], ones[90], wz[90], w7[90];
+    make_data(&r, n, d, ny, 3.0, &X, &Y);
+    for (size_t i = 0; i < n; i++) {
+        w[i] = (double)(1 + (i * 7) % 3);
+        ones[i] = 1.0;
+        wz[i] = i % 5 == 2 ? 0.0 : w[i];
+        w7[i] = 7.0 * w[i];
+    }
+    rfx_features *f = make_features(D, d, 5, RFX_FORM_COS_BIAS);
+    double *Xr, *Yr, *Xk, *Yk;
+    const size_t nr = repeat_rows(X, Y, w, n, d, ny, &Xr, &Yr);
+    const size_t nk = keep_rows(X, Y, wz, n, d, ny, &Xk, &Yk);
+    for (int solver = RFX_SOLVER_PRIMAL; solver <= RFX_SOLVER_DUAL; solver++) {
+        rfx_ridge_params p = rfx_ridge_params_default();
+        p.lambda = 1e-2;
+        p.solver = (rfx_solver)solver;
+        rfx_model *mw = NULL, *mr = NULL, *m1 = NULL, *m0 = NULL, *mz = NULL, *mk = NULL;
+        p.sample_weight = w;
+        CHECK_OK(rfx_ridge_fit(f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, ny), &p, &mw));
+        p.sample_weight = NULL;
+        p.solver = RFX_SOLVER_PRIMAL; /* nr > D: the repeated rows in the primal form */
+        CHECK_OK(rfx_ridge_fit(f, rfx_cmat_of(Xr, nr, d), rfx_cmat_of(Yr, nr, ny), &p, &mr));
+        double dr = model_diff(mw, mr);
+        printf("weighted ridge (%s) vs repeated rows: %.3g\n", solver == 1 ? "primal" : "dual", dr);
+        CHECK(dr < 1e-10);
+        /* weights of 1, weights of 0: fixed lambda and GCV */
+        for (int gcv = 0; gcv < 2; gcv++) {
+            p.solver = (rfx_solver)solver;
+            p.select = gcv ? RFX_SELECT_GCV : RFX_SELECT_NONE;
+            p.sample_weight = ones;
+            CHECK_OK(rfx_ridge_fit(f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, ny), &p, &m1));
+            p.sample_weight = NULL;
+            CHECK_OK(rfx_ridge_fit(f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, ny), &p, &m0));
+            CHECK(m1 && m0 && same_bits(m1, m0));
+            p.sample_weight = wz;
+            CHECK_OK(rfx_ridge_fit(f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, ny), &p, &mz));
+            p.sample_weight = w;
+            for (size_t i = 0, k = 0; i < n; i++) /* the kept rows' weights */
+                if (wz[i] > 0) ones[k++] = wz[i];
+            p.sample_weight = ones;
+            CHECK_OK(rfx_ridge_fit(f, rfx_cmat_of(Xk, nk, d), rfx_cmat_of(Yk, nk, ny), &p, &mk));
+            for (size_t i = 0; i < n; i++) ones[i] = 1.0;
+            rfx_model_info iz, ik;
+            rfx_model_get_info(mz, &iz);
+            rfx_model_get_info(mk, &ik);
+            double dz = model_diff(mz, mk);
+            printf("  weight 0 vs rows dropped (gcv %d): %.3g, lambda %.6g / %.6g\n", gcv, dz,
+                   iz.lambda, ik.lambda);
+            CHECK(dz < 1e-10);
+            CHECK_NEAR(iz.lambda / ik.lambda, 1.0, 1e-12);
+            CHECK(iz.n_train == nk);
+            rfx_model_free(m1);
+            rfx_model_free(m0);
+            rfx_model_free(mz);
+            rfx_model_free(mk);
+            m1 = m0 = mz = mk = NULL;
+        }
+        rfx_model_free(mw);
+        rfx_model_free(mr);
+    }
+    /* GCV: primal and dual agree with weights; scaling the weights by 7
+     * scales the grid and the chosen lambda by 7 and leaves the model */
+    {
+        rfx_ridge_params p = rfx_ridge_params_default();
+        p.select = RFX_SELECT_GCV;
+        p.sample_weight = w;
+        rfx_model *mp = NULL, *md = NULL, *m7 = NULL;
+        p.solver = RFX_SOLVER_PRIMAL;
+        CHECK_OK(rfx_ridge_fit(f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, ny), &p, &mp));
+        p.solver = RFX_SOLVER_DUAL;
+        CHECK_OK(rfx_ridge_fit(f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, ny), &p, &md));
+        p.sample_weight = w7;
+        p.solver = RFX_SOLVER_PRIMAL;
+        CHECK_OK(rfx_ridge_fit(f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, ny), &p, &m7));
+        rfx_model_info ip, id, i7;
+        rfx_model_get_info(mp, &ip);
+        rfx_model_get_info(md, &id);
+        rfx_model_get_info(m7, &i7);
+        double dpd = model_diff(md, mp), d7 = model_diff(m7, mp);
+        printf("weighted GCV: primal vs dual %.3g, weights x 7 %.3g (lambda %.4g, %.4g)\n", dpd, d7,
+               ip.lambda, i7.lambda);
+        CHECK_NEAR(ip.lambda / id.lambda, 1.0, 1e-12);
+        CHECK_NEAR(i7.lambda / ip.lambda, 7.0, 1e-10);
+        CHECK(dpd < 1e-8);
+        CHECK(d7 < 1e-8);
+        rfx_model_free(mp);
+        rfx_model_free(md);
+        rfx_model_free(m7);
+    }
+    /* k-fold: weights of 1 are no weights, bit for bit */
+    {
+        rfx_ridge_params p = rfx_ridge_params_default();
+        p.select = RFX_SELECT_KFOLD;
+        rfx_model *m1 = NULL, *m0 = NULL;
+        p.sample_weight = ones;
+        CHECK_OK(rfx_ridge_fit(f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, ny), &p, &m1));
+        p.sample_weight = NULL;
+        CHECK_OK(rfx_ridge_fit(f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, ny), &p, &m0));
+        CHECK(m1 && m0 && same_bits(m1, m0));
+        p.sample_weight = w; /* and weighted k-fold runs and chooses from the grid */
+        rfx_model_free(m1);
+        m1 = NULL;
+        CHECK_OK(rfx_ridge_fit(f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, ny), &p, &m1));
+        rfx_model_free(m1);
+        rfx_model_free(m0);
+    }
+    /* weighted statistics merge: two halves are the whole */
+    {
+        rfx_stats *all = NULL, *a = NULL, *b = NULL;
+        CHECK_OK(rfx_stats_create(D, ny, &all));
+        CHECK_OK(rfx_stats_create(D, ny, &a));
+        CHECK_OK(rfx_stats_create(D, ny, &b));
+        CHECK_OK(rfx_stats_add_weighted(all, f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, ny), wz));
+        CHECK_OK(rfx_stats_add_weighted(a, f, rfx_cmat_of(X, 40, d), rfx_cmat_of(Y, 40, ny), wz));
+        CHECK_OK(rfx_stats_add_weighted(b, f, rfx_cmat_of(X + 40 * d, n - 40, d),
+                                        rfx_cmat_of(Y + 40 * ny, n - 40, ny), wz + 40));
+        CHECK_OK(rfx_stats_merge(a, b));
+        CHECK(rfx_stats_rows(a) == nk && rfx_stats_rows(all) == nk);
+        rfx_ridge_params p = rfx_ridge_params_default();
+        p.select = RFX_SELECT_GCV;
+        rfx_model *m1 = NULL, *m2 = NULL;
+        CHECK_OK(rfx_ridge_solve(f, all, &p, &m1));
+        CHECK_OK(rfx_ridge_solve(f, a, &p, &m2));
+        double dm = model_diff(m2, m1);
+        printf("weighted statistics merged: %.3g\n", dm);
+        CHECK(dm < 1e-10);
+        rfx_model_free(m1);
+        rfx_model_free(m2);
+        rfx_stats_free(all);
+        rfx_stats_free(a);
+        rfx_stats_free(b);
+    }
+    free(Xr);
+    free(Yr);
+    free(Xk);
+    free(Yk);
+    rfx_features_free(f);
+    free(X);
+    free(Y);
+}
+
+/* Weighted Bayes: for given variances an integer weight is a repeated row
+ * (mean, intercept and predictive std to 1e-10); with fitted variances
+ * weights of 1 are no weights (bits), weight 0 is a row left out, and
+ * weights scaled by k fit noise_var k times larger with the same mean. */
+static void test_weighted_bayes(void)
+{
+    rfx_test_rng r = {22};
+    const size_t n = 120, d = 2, D = 64;
+    double *X, *Y, w[120], ones[120], wz[120], wk[120], w5[120];
+    make_data(&r, n, d, 1, -1.0, &X, &Y);
+    for (size_t i = 0; i < n; i++) {
+        w[i] = (double)(1 + (i * 5) % 3);
+        ones[i] = 1.0;
+        wz[i] = i % 4 == 1 ? 0.0 : w[i];
+        w5[i] = 5.0 * w[i];
+    }
+    rfx_features *f = make_features(D, d, 6, RFX_FORM_COS_BIAS);
+    double *Xr, *Yr, *Xk, *Yk;
+    const size_t nr = repeat_rows(X, Y, w, n, d, 1, &Xr, &Yr);
+    const size_t nk = keep_rows(X, Y, wz, n, d, 1, &Xk, &Yk);
+    for (size_t i = 0, k = 0; i < n; i++)
+        if (wz[i] > 0) wk[k++] = wz[i];
+    rfx_bayes_params p = rfx_bayes_params_default();
+    p.noise_var = 0.01;
+    p.prior_var = 0.5;
+    /* with and without intercept; the std of the latent f (the weights'
+     * posterior) without it: with it the std adds the intercept's variance
+     * noise_var / n, n the rows of positive weight (see rfx_bayes_solve) */
+    for (int icpt = 0; icpt < 2; icpt++) {
+        rfx_model *mw = NULL, *mr = NULL;
+        p.fit_intercept = icpt;
+        p.sample_weight = w;
+        CHECK_OK(rfx_bayes_fit(f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1), &p, &mw));
+        p.sample_weight = NULL;
+        CHECK_OK(rfx_bayes_fit(f, rfx_cmat_of(Xr, nr, d), rfx_cmat_of(Yr, nr, 1), &p, &mr));
+        double m1[40], m2[40], s1[40], s2[40];
+        CHECK_OK(rfx_model_predict_latent(mw, rfx_cmat_of(X, 40, d), rfx_mat_of(m1, 40, 1),
+                                          rfx_mat_of(s1, 40, 1)));
+        CHECK_OK(rfx_model_predict_latent(mr, rfx_cmat_of(X, 40, d), rfx_mat_of(m2, 40, 1),
+                                          rfx_mat_of(s2, 40, 1)));
+        double dm = model_diff(mw, mr), ds = max_rel_diff(s1, s2, 40);
+        printf("weighted bayes vs repeated rows (given variances, intercept %d): mean %.3g, "
+               "latent std %.3g\n", icpt, dm, ds);
+        CHECK(dm < 1e-10);
+        if (!icpt) CHECK(ds < 1e-10);
+        rfx_model_free(mw);
+        rfx_model_free(mr);
+    }
+    p.fit_intercept = 1;
+    /* fitted variances */
+    p = rfx_bayes_params_default();
+    rfx_model *a = NULL, *b = NULL, *c = NULL, *e = NULL;
+    rfx_model_info ia, ib;
+    p.sample_weight = ones;
+    CHECK_OK(rfx_bayes_fit(f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1), &p, &a));
+    p.sample_weight = NULL;
+    CHECK_OK(rfx_bayes_fit(f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1), &p, &b));
+    rfx_model_get_info(a, &ia);
+    rfx_model_get_info(b, &ib);
+    CHECK(same_bits(a, b) && ia.noise_var == ib.noise_var && ia.log_evidence == ib.log_evidence);
+    p.sample_weight = wz;
+    CHECK_OK(rfx_bayes_fit(f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1), &p, &c));
+    p.sample_weight = wk;
+    CHECK_OK(rfx_bayes_fit(f, rfx_cmat_of(Xk, nk, d), rfx_cmat_of(Yk, nk, 1), &p, &e));
+    rfx_model_get_info(c, &ia);
+    rfx_model_get_info(e, &ib);
+    printf("weighted bayes, weight 0 vs rows dropped: %.3g, noise %.6g / %.6g, evidence %.10g / "
+           "%.10g\n", model_diff(c, e), ia.noise_var, ib.noise_var, ia.log_evidence,
+           ib.log_evidence);
+    CHECK(model_diff(c, e) < 1e-9);
+    CHECK_NEAR(ia.noise_var / ib.noise_var, 1.0, 1e-9);
+    CHECK_NEAR(ia.log_evidence - ib.log_evidence, 0.0, 1e-8 * fabs(ib.log_evidence));
+    CHECK(ia.n_train == nk);
+    rfx_model_free(a);
+    rfx_model_free(b);
+    rfx_model_free(c);
+    rfx_model_free(e);
+    /* weights x 5: noise_var x 5, the same posterior mean */
+    a = b = NULL;
+    p.sample_weight = w;
+    CHECK_OK(rfx_bayes_fit(f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1), &p, &a));
+    p.sample_weight = w5;
+    CHECK_OK(rfx_bayes_fit(f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1), &p, &b));
+    rfx_model_get_info(a, &ia);
+    rfx_model_get_info(b, &ib);
+    printf("weighted bayes, weights x 5: mean %.3g, noise ratio %.12g, prior ratio %.12g\n",
+           model_diff(b, a), ib.noise_var / ia.noise_var, ib.prior_var / ia.prior_var);
+    CHECK(model_diff(b, a) < 1e-7);
+    CHECK_NEAR(ib.noise_var / ia.noise_var, 5.0, 5e-7);
+    CHECK_NEAR(ib.prior_var / ia.prior_var, 1.0, 1e-7);
+    rfx_model_free(a);
+    rfx_model_free(b);
+    free(Xr);
+    free(Yr);
+    free(Xk);
+    free(Yk);
+    rfx_features_free(f);
+    free(X);
+    free(Y);
+}
+
+/* rfx_model_fit with weights: weight 0 is a row left out bit for bit (the
+ * zeros are dropped before anything else, the length scale and lambda
+ * chosen on the rest); integer weights are repeated rows for a given
+ * length scale and lambda, standardisation included (weighted moments);
+ * weights of 1 are no weights; and the errors name the field. */
+static void test_weighted_model_fit(void)
+{
+    rfx_test_rng r = {23};
+    const size_t n = 150, d = 3;
+    double *X, *Y, w[150], wz[150], ones[150], wk[150];
+    make_data(&r, n, d, 1, 2.0, &X, &Y);
+    for (size_t i = 0; i < n; i++) {
+        X[i * d + 1] *= 10.0; /* unequal scales: the standardisation matters */
+        w[i] = (double)(1 + (i * 11) % 3);
+        wz[i] = i % 6 == 0 ? 0.0 : w[i];
+        ones[i] = 1.0;
+    }
+    double *Xr, *Yr, *Xk, *Yk;
+    const size_t nr = repeat_rows(X, Y, w, n, d, 1, &Xr, &Yr);
+    const size_t nk = keep_rows(X, Y, wz, n, d, 1, &Xk, &Yk);
+    for (size_t i = 0, k = 0; i < n; i++)
+        if (wz[i] > 0) wk[k++] = wz[i];
+    for (int method = RFX_METHOD_RIDGE; method <= RFX_METHOD_BAYES; method++) {
+        rfx_fit_params p = rfx_fit_params_default();
+        p.method = (rfx_method)method;
+        p.features.n_features = 96;
+        rfx_model *a = NULL, *b = NULL;
+        p.sample_weight = wz; /* automatic: length scale and lambda chosen */
+        CHECK_OK(rfx_model_fit(&p, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1), &a, NULL));
+        p.sample_weight = wk;
+        CHECK_OK(rfx_model_fit(&p, rfx_cmat_of(Xk, nk, d), rfx_cmat_of(Yk, nk, 1), &b, NULL));
+        CHECK(a && b && same_bits(a, b));
+        rfx_model_free(a);
+        rfx_model_free(b);
+        a = b = NULL;
+        p.sample_weight = ones;
+        CHECK_OK(rfx_model_fit(&p, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1), &a, NULL));
+        p.sample_weight = NULL;
+        CHECK_OK(rfx_model_fit(&p, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1), &b, NULL));
+        CHECK(a && b && same_bits(a, b));
+        rfx_model_free(a);
+        rfx_model_free(b);
+        a = b = NULL;
+        /* given scale and lambda (ridge) or variances (Bayes) */
+        p.features.length_scale = 0.8;
+        p.lambda = 1e-2;
+        p.noise_var = 0.01;
+        p.prior_var = 1.0;
+        p.sample_weight = w;
+        CHECK_OK(rfx_model_fit(&p, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1), &a, NULL));
+        p.sample_weight = NULL;
+        CHECK_OK(rfx_model_fit(&p, rfx_cmat_of(Xr, nr, d), rfx_cmat_of(Yr, nr, 1), &b, NULL));
+        double pa[30], pb[30];
+        CHECK_OK(rfx_model_predict(a, rfx_cmat_of(X, 30, d), rfx_mat_of(pa, 30, 1), rfx_mat_none()));
+        CHECK_OK(rfx_model_predict(b, rfx_cmat_of(X, 30, d), rfx_mat_of(pb, 30, 1), rfx_mat_none()));
+        double dp = max_rel_diff(pa, pb, 30);
+        printf("rfx_model_fit (%s) weighted vs repeated rows: predictions %.3g\n",
+               rfx_method_name((rfx_method)method), dp);
+        CHECK(dp < 1e-10);
+        rfx_model_free(a);
+        rfx_model_free(b);
+    }
+    /* errors, each naming its field */
+    rfx_fit_params p = rfx_fit_params_default();
+    rfx_model *m = NULL;
+    double bad[150];
+    memcpy(bad, w, sizeof bad);
+    bad[17] = -1.0;
+    p.sample_weight = bad;
+    CHECK_STATUS(rfx_model_fit(&p, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1), &m, NULL),
+                 RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "fit.sample_weight[17]") != NULL);
+    bad[17] = NAN;
+    CHECK_STATUS(rfx_model_fit(&p, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1), &m, NULL),
+                 RFX_EINVAL);
+    memset(bad, 0, sizeof bad);
+    CHECK_STATUS(rfx_model_fit(&p, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1), &m, NULL),
+                 RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "all 150 weights are zero") != NULL);
+    bad[3] = 1.0; /* one row of positive weight: too few */
+    CHECK_STATUS(rfx_model_fit(&p, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1), &m, NULL),
+                 RFX_EDIM);
+    p.method = RFX_METHOD_SRFE;
+    p.sample_weight = w;
+    CHECK_STATUS(rfx_fit_params_check(&p), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "fit.sample_weight") != NULL);
+    CHECK(m == NULL);
+    rfx_features *f = make_features(32, d, 1, RFX_FORM_COS_BIAS);
+    rfx_ridge_params rp = rfx_ridge_params_default();
+    rp.sample_weight = bad;
+    bad[3] = -2.0;
+    CHECK_STATUS(rfx_ridge_fit(f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1), &rp, &m), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "ridge.sample_weight[3]") != NULL);
+    rfx_stats *s = NULL;
+    CHECK_OK(rfx_stats_create(32, 1, &s));
+    CHECK_STATUS(rfx_stats_add_weighted(s, f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1), bad),
+                 RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "stats: w[3]") != NULL);
+    CHECK(rfx_stats_rows(s) == 0);
+    CHECK_OK(rfx_stats_add_weighted(s, f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1), w));
+    rp.sample_weight = w; /* the statistics carry the weights */
+    CHECK_STATUS(rfx_ridge_solve(f, s, &rp, &m), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "ridge.sample_weight") != NULL);
+    rfx_source *src = NULL;
+    CHECK_OK(rfx_source_memory_create(rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1), 0, &src));
+    CHECK_STATUS(rfx_ridge_fit_source(f, src, &rp, &m), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "ridge.sample_weight") != NULL);
+    rfx_bayes_params bp = rfx_bayes_params_default();
+    bp.sample_weight = w;
+    CHECK_STATUS(rfx_bayes_solve(f, s, &bp, &m), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "bayes.sample_weight") != NULL);
+    bp.sample_weight = bad;
+    CHECK_STATUS(rfx_bayes_fit(f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1), &bp, &m), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "bayes.sample_weight[3]") != NULL);
+    CHECK(m == NULL);
+    rfx_source_free(src);
+    rfx_stats_free(s);
+    rfx_features_free(f);
+    free(Xr);
+    free(Yr);
+    free(Xk);
+    free(Yk);
+    free(X);
+    free(Y);
+}
+
 int main(void)
 {
     test_extreme_scales();
@@ -888,5 +1315,8 @@ int main(void)
     test_sparse_model_roundtrip();
     test_bayes_noise_free();
     test_errors();
+    test_weighted_ridge();
+    test_weighted_bayes();
+    test_weighted_model_fit();
     return rfx_test_finish("test_solvers");
 }

@@ -26,7 +26,13 @@
  *
  * with the intercepts unpenalised and c_k the weight of class k (1, given,
  * or "balanced": c_k = n / (C n_k), scikit-learn's class_weight=
- * "balanced", n_k the rows of class k). With the margin t = y s:
+ * "balanced", n_k the rows of class k). Row weights s_i (sample_weight,
+ * rfx_classify_fit only) multiply the loss of each row on top of the class
+ * weights: J = (1/n) sum_i s_i c_{y_i} loss_i + (lambda/2) |W|_F^2 with n
+ * the number of rows of positive weight (a row of weight 0 is a row left
+ * out), and "balanced" counts n_k and n as sums of the rows' weights.
+ * scikit-learn's LogisticRegression(C).fit(Z, y, sample_weight=s) is then
+ * lambda = 1 / (C n) as below. With the margin t = y s:
  *   LOGISTIC        loss = log(1 + exp(-t)), evaluated as log1p(exp(-|t|))
  *                   + max(-t, 0) (never overflows); softmax: log-sum-exp
  *                   shifted by the largest score
@@ -202,6 +208,13 @@ typedef struct rfx_classify_params {
     rfx_progress_fn progress;  /* optional, stage "classify": per L-BFGS
                                   iteration, dual CD solve or SGD epoch    */
     void *progress_user;
+    const double *sample_weight; /* rfx_classify_fit only: a weight per row of
+                                  X (finite, >= 0, not all zero) multiplying
+                                  its loss (see the top), or NULL (default)
+                                  for 1 each. L-BFGS and dual CD take them;
+                                  SGD (given or resolved from AUTO) and
+                                  rfx_classify_fit_source refuse them
+                                  (RFX_EINVAL naming classify.sample_weight) */
 } rfx_classify_params;
 
 /* The defaults documented in the struct. */
@@ -209,7 +222,8 @@ RFX_API rfx_classify_params rfx_classify_params_default(void);
 
 /* RFX_OK when every field is valid and the combination exists (softmax
  * with the logistic loss, L-BFGS not on the hinge loss, dual CD not on the
- * logistic loss), else RFX_EINVAL with a message naming the field
+ * logistic loss, sample weights not with SGD), else RFX_EINVAL with a
+ * message naming the field
  * ("classify.lambda: ..."): the check the fits make first, for use before
  * any data is read. RFX_EINVAL for NULL. */
 RFX_API rfx_status rfx_classify_params_check(const rfx_classify_params *p);

@@ -54,17 +54,37 @@ RFX_API void rfx_source_free(rfx_source *src);
  * and targets Y (n x ny): n, Z^T Z, Z^T Y, column sums of Z and Y, and the
  * diagonal of Y^T Y. Targets are accumulated about a shift (the mean of the
  * first block) so that large offsets do not cancel. Statistics of disjoint
- * row sets merge exactly (streaming, cross-validation folds, MPI ranks). */
+ * row sets merge exactly (streaming, cross-validation folds, MPI ranks).
+ *
+ * Rows may carry weights w_i >= 0 (rfx_stats_add_weighted): the sums are
+ * then sum w, Z^T W Z, Z^T W Y, the weighted column sums and diag Y^T W Y
+ * (W = diag(w)), the count n is that of the rows with w_i > 0, and sum
+ * log w_i over those rows is kept for the Bayesian evidence. Weights merge
+ * as sums (rfx_stats_merge adds them, rfx_stats_remove subtracts them), so
+ * the statistics of a weighted row set are those of its parts; an integer
+ * weight k gives the sums of the row repeated k times, and weight 0 those
+ * of the row left out. Unweighted rows are rows of weight 1, bit for bit. */
 typedef struct rfx_stats rfx_stats;
 
 RFX_API rfx_status rfx_stats_create(size_t n_features, size_t n_targets, rfx_stats **out);
 RFX_API void rfx_stats_free(rfx_stats *s);
+/* The rows added (those with a positive weight, when weighted). */
 RFX_API size_t rfx_stats_rows(const rfx_stats *s);
 
 /* Featurise the rows X (n x d) with f and add them, with targets Y (n x ny).
  * Z^T Z is accumulated by fixed tiles (BLAS SYRK/GEMM, OpenMP over tiles), so
  * results are bitwise identical for any thread count. */
 RFX_API rfx_status rfx_stats_add(rfx_stats *s, const rfx_features *f, rfx_cmat X, rfx_cmat Y);
+
+/* The same with a weight per row: w (X.rows values, finite, >= 0, not all
+ * zero; NULL = 1 each, which is rfx_stats_add). Row i counts w_i times in
+ * every sum: ridge on these statistics minimises sum_i w_i |y_i - z_i^T W
+ * - c|^2 + lambda |W|^2 (scikit-learn's Ridge with sample_weight), and the
+ * Bayesian fit gives row i the noise variance noise_var / w_i. A bad weight
+ * is RFX_EINVAL naming it ("stats: w[3]: ..."). The rows are scaled by
+ * sqrt(w_i) before the SYRK: weights of 1 give rfx_stats_add's bits. */
+RFX_API rfx_status rfx_stats_add_weighted(rfx_stats *s, const rfx_features *f, rfx_cmat X,
+                                          rfx_cmat Y, const double *w);
 
 /* The same from single-precision rows: features in float (the f32
  * transform), each chunk's Z^T Z by SSYRK in float, added into the double
@@ -151,6 +171,12 @@ typedef struct rfx_ridge_params {
     size_t n_lambdas;
     rfx_solver solver;     /* default RFX_SOLVER_AUTO                        */
     int n_threads;         /* 0 = OpenMP default                             */
+    const double *sample_weight; /* rfx_ridge_fit only: a weight per row of X
+                              (finite, >= 0, not all zero), or NULL (default)
+                              for 1 each; see "Row weights" below. The
+                              statistics carry their own weights
+                              (rfx_stats_add_weighted), so rfx_ridge_solve
+                              and rfx_ridge_fit_source refuse one here   */
 } rfx_ridge_params;
 
 RFX_API rfx_ridge_params rfx_ridge_params_default(void);
@@ -158,7 +184,18 @@ RFX_API rfx_ridge_params rfx_ridge_params_default(void);
 /* Ridge regression from statistics (primal): min |Y - Z W - 1 c^T|^2 +
  * lambda |W|^2. Selection by GCV uses one eigendecomposition of the centred
  * Z^T Z; RFX_SELECT_KFOLD needs per-fold statistics and is only available
- * through rfx_ridge_fit_source / rfx_ridge_fit. */
+ * through rfx_ridge_fit_source / rfx_ridge_fit.
+ *
+ * Row weights (weighted statistics, or sample_weight in rfx_ridge_fit):
+ * min sum_i w_i |y_i - z_i^T W - c|^2 + lambda |W|^2, scikit-learn's Ridge
+ * with sample_weight, the intercept by the weighted means. GCV is that of
+ * the rows scaled by sqrt(w_i), n RSS_w / (n - df - 1)^2 (without
+ * intercept n - df), with n the number of rows of positive weight: the
+ * choice does not change when all weights are scaled by one factor, and a
+ * row of weight 0 is a row left out. K-fold selection scores the weighted
+ * squared error of the held-out rows. The dual form (n < D) takes the
+ * weights too: Z and Y centred by the weighted means and scaled by
+ * sqrt(w_i), the same minimiser and the same GCV. */
 RFX_API rfx_status rfx_ridge_solve(const rfx_features *f, const rfx_stats *s,
                                    const rfx_ridge_params *params, rfx_model **out);
 
@@ -185,11 +222,28 @@ typedef struct rfx_bayes_params {
     size_t max_iter;   /* evidence iterations, default 300                   */
     double tol;        /* relative change of the variances, default 1e-8    */
     int n_threads;
+    const double *sample_weight; /* rfx_bayes_fit only: a weight per row of X
+                          (finite, >= 0, not all zero): the noise variance of
+                          row i is noise_var / w_i. NULL (default): 1 each.
+                          rfx_bayes_solve takes the statistics' weights
+                          (rfx_stats_add_weighted) and refuses one here   */
 } rfx_bayes_params;
 
 RFX_API rfx_bayes_params rfx_bayes_params_default(void);
 
-/* The Bayesian posterior from statistics (one target column). */
+/* The Bayesian posterior from statistics (one target column).
+ *
+ * With weighted rows the noise precision of row i is w_i / noise_var: A =
+ * Z^T W Z / noise_var + I / prior_var, mean A^-1 Z^T W y / noise_var. The
+ * evidence is that of those row variances: n (the rows of positive weight)
+ * enters it and the noise update as the number of observations, and it
+ * gains 1/2 sum_i log w_i. An integer weight k is the row repeated k times
+ * for given variances; fitted variances differ (k repeats are k
+ * observations, one weighted row is one more precise observation). The
+ * predictive standard deviation of a model with intercept adds the
+ * intercept's variance as noise_var / n_train, n_train the rows of positive
+ * weight (the model keeps that count, not sum w): exact when the weights
+ * average 1, else off by that factor in this one term. */
 RFX_API rfx_status rfx_bayes_solve(const rfx_features *f, const rfx_stats *s,
                                    const rfx_bayes_params *params, rfx_model **out);
 
@@ -228,6 +282,9 @@ typedef struct rfx_fit_params {
                                   k >= 2 folds (row i in fold i mod k), or 0
                                   (default) one holdout, rows i mod 4 == 3,
                                   i counting the shuffled selection rows   */
+    const double *sample_weight; /* a weight per row of X (finite, >= 0, not
+                                  all zero), or NULL (default) for 1 each;
+                                  see "Row weights" below                  */
 } rfx_fit_params;
 
 RFX_API rfx_fit_params rfx_fit_params_default(void);
@@ -310,7 +367,19 @@ typedef struct rfx_fit_report {
  * candidates; the variances are 0. Cost: up to 45 x (1 or k) fits on the
  * selection rows, then one on all rows. Errors as rfx_classify_fit, and
  * RFX_EDIM when Y has more than one column, RFX_EINVAL for lambda = 0 or
- * classify_folds = 1. */
+ * classify_folds = 1.
+ *
+ * Row weights (sample_weight): the rows of weight 0 are dropped first, so
+ * a row of weight 0 is exactly a row left out. The standardisation uses
+ * weighted means and standard deviations; the selection subset, the
+ * selection fits and the final fit carry the weights of their rows (ridge
+ * and Bayes as rfx_ridge_fit and rfx_bayes_fit with sample_weight; the
+ * classifier as rfx_classify_fit with sample_weight, its holdout or fold
+ * scores weighted means over the validation rows). The least-squares
+ * classifier then goes the way it goes with class weights: L-BFGS, lambda
+ * chosen on the holdout, the temperature fitted on weighted rows. SRFE and
+ * HARFE take no weights (RFX_EINVAL naming fit.sample_weight). A weight
+ * array of the wrong values is RFX_EINVAL naming fit.sample_weight[i]. */
 RFX_API rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y,
                                  rfx_model **out, rfx_fit_report *report);
 

@@ -205,6 +205,7 @@ typedef struct rfx_fit_params {
     size_t learn_particles;
     const struct rfx_classify_params *classify;
     size_t classify_folds;
+    const double *sample_weight;
 } rfx_fit_params;
 
 rfx_fit_params rfx_fit_params_default(void);
@@ -416,6 +417,8 @@ rfx_status rfx_stats_create(size_t n_features, size_t n_targets, rfx_stats **out
 void rfx_stats_free(rfx_stats *s);
 size_t rfx_stats_rows(const rfx_stats *s);
 rfx_status rfx_stats_add(rfx_stats *s, const rfx_features *f, rfx_cmat X, rfx_cmat Y);
+rfx_status rfx_stats_add_weighted(rfx_stats *s, const rfx_features *f, rfx_cmat X,
+                                          rfx_cmat Y, const double *w);
 rfx_status rfx_stats_merge(rfx_stats *into, const rfx_stats *other);
 rfx_status rfx_stats_copy(const rfx_stats *s, rfx_stats **out);
 
@@ -434,6 +437,7 @@ typedef struct rfx_ridge_params {
     size_t n_lambdas;
     rfx_solver solver;
     int n_threads;
+    const double *sample_weight;
 } rfx_ridge_params;
 
 rfx_ridge_params rfx_ridge_params_default(void);
@@ -447,6 +451,7 @@ typedef struct rfx_bayes_params {
     size_t max_iter;
     double tol;
     int n_threads;
+    const double *sample_weight;
 } rfx_bayes_params;
 
 rfx_bayes_params rfx_bayes_params_default(void);
@@ -667,6 +672,7 @@ typedef struct rfx_classify_params {
     int n_threads;
     rfx_progress_fn progress;
     void *progress_user;
+    const double *sample_weight;
 } rfx_classify_params;
 
 rfx_classify_params rfx_classify_params_default(void);

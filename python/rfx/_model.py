@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from . import _common
 from ._lib import (as_rows, call_with_progress, check, check_verbose, cmat, cmat_to_array,
@@ -123,6 +123,20 @@ class _ModelFile(BaseEstimator):
         """Called once self._model is restored from a pickle."""
 
 
+def sample_weights(sample_weight, X):
+    """The row weights of a fit as the C library takes them: None, or a
+    C-contiguous float64 array of len(X) finite values >= 0 (scikit-learn's
+    check; the library refuses all zeros with a message naming them)."""
+    if sample_weight is None:
+        return None
+    w = _check_sample_weight(sample_weight, X, dtype=np.float64, only_non_negative=True)
+    return np.ascontiguousarray(w, dtype=np.float64)
+
+
+def _weights_ptr(w):
+    return ffi.NULL if w is None else ffi.cast("const double *", w.ctypes.data)
+
+
 def _alpha_value(alpha):
     """lambda of alpha: a number >= 0, or -1 for None (chosen)."""
     if alpha is None:
@@ -178,7 +192,10 @@ class _RFXModel(_ModelFile):
     _method = None  # lib.RFX_METHOD_RIDGE or lib.RFX_METHOD_BAYES
     _can_learn = False  # length_scale="learn" (rfx_fit_params.learn_length_scales)
 
-    def _fit_model(self, X, Y, lam=-1.0, noise_var=0.0, prior_var=0.0, classify=None):
+    def _fit_model(self, X, Y, lam=-1.0, noise_var=0.0, prior_var=0.0, classify=None,
+                   sample_weight=None):
+        """rfx_model_fit on X, Y; sample_weight: None or the checked weights
+        (:func:`sample_weights`)."""
         n, d = X.shape
         if n < 2:
             raise ValueError("n_samples=%d: at least 2 samples are needed to fit" % n)
@@ -209,13 +226,14 @@ class _RFXModel(_ModelFile):
         p.prior_var = prior_var
         if classify is not None:
             p.classify = classify
+        p.sample_weight = _weights_ptr(sample_weight)
         X = as_rows(X)
         Y = as_rows(Y)
         out = ffi.new("rfx_model **")
         report = ffi.new("rfx_fit_report *")
         call_with_progress(lib.rfx_model_fit, p, cmat(X), cmat(Y), out, report,
                            label=type(self).__name__, verbose=verbose, out=out)
-        del keep
+        del keep, sample_weight
         self._model = ffi.gc(out[0], lib.rfx_model_free)
         self.seed_ = seed
         self._input_box = (X.min(axis=0), X.max(axis=0))  # the Sobol functions' default
@@ -231,9 +249,10 @@ class _RFXModel(_ModelFile):
         return report
 
     # -- partial_fit: mergeable statistics ---------------------------------
-    def _partial_fit_model(self, X, Y):
-        """Add the rows X, Y to the statistics (Z^T Z, Z^T Y, sums) of this
-        estimator's feature map and solve again. The first call makes the
+    def _partial_fit_model(self, X, Y, sample_weight=None):
+        """Add the rows X, Y (with their weights, None or from
+        :func:`sample_weights`) to the statistics (Z^T W Z, Z^T W Y, sums) of
+        this estimator's feature map and solve again. The first call makes the
         map, and fixes its kernel scale: a given length_scale, or for "auto"
         (and "learn") the one a fit on the first batch chooses (learns); with standardize, in the
         units of the first batch's standard deviations (the map then takes
@@ -251,12 +270,14 @@ class _RFXModel(_ModelFile):
                     raise ValueError("partial_fit: the first batch needs at least 2 rows to "
                                      "fix the scaling")
                 sd = np.ones(d)
-                if self.standardize:
-                    sd = X.std(axis=0)
+                if self.standardize:  # weighted, as the fit standardises
+                    w = np.ones(n) if sample_weight is None else sample_weight
+                    mean = np.average(X, axis=0, weights=w)
+                    sd = np.sqrt(np.average((X - mean) ** 2, axis=0, weights=w))
                     sd = np.where(sd > 0, sd, 1.0)
                 if scale[3]:  # "auto" or "learn": as a fit on the first batch chooses it
                     probe = type(self)(**self.get_params())
-                    probe.fit(X, Y[:, 0] if Y.shape[1] == 1 else Y)
+                    probe.fit(X, Y[:, 0] if Y.shape[1] == 1 else Y, sample_weight=sample_weight)
                     ls = np.broadcast_to(np.asarray(probe.length_scale_, dtype=np.float64), (d,))
                 elif self.gamma is not None:
                     raise ValueError("partial_fit with standardize=True takes length_scale, "
@@ -291,7 +312,8 @@ class _RFXModel(_ModelFile):
         check(lib.rfx_stats_copy(self._stats, st))
         stats = ffi.gc(st[0], lib.rfx_stats_free)
         with serial_blas:
-            check(lib.rfx_stats_add(stats, self._feats, cmat(X), cmat(Y)))
+            check(lib.rfx_stats_add_weighted(stats, self._feats, cmat(X), cmat(Y),
+                                             _weights_ptr(sample_weight)))
         self._stats = stats
         self._solve_stats()
         return self

@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _common
 from ._lib import as_rows, c_string, check, cmat, double_array, ffi, lib, mat, serial_blas
-from ._model import _RFXModel
+from ._model import _RFXModel, sample_weights
 from ._sklearn_compat import validate_data
 
 _COMMON_PARAMS_DOC = """\
@@ -234,18 +234,23 @@ class RFFRegressor(MultiOutputMixin, RegressorMixin, _RFXModel):
         self.verbose = verbose
 
     @_common.keeps_state_on_error
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fit on X (n_samples, n_features) and y (n_samples,) or
-        (n_samples, n_targets). On any error (or a cancelled fit) the
-        estimator is left as it was."""
+        (n_samples, n_targets). sample_weight (n_samples,), finite and >= 0:
+        the loss ``sum_i w_i |y_i - f(x_i)|^2 + alpha |w|^2`` of Ridge with
+        sample_weight, the standardisation by weighted moments, and with
+        ``alpha=None`` GCV on the weighted rows (n: the rows of positive
+        weight); a row of weight 0 is a row left out. On any error (or a
+        cancelled fit) the estimator is left as it was."""
         X, y = validate_data(self, X, y, dtype=np.float64, multi_output=True, y_numeric=True)
+        sw = sample_weights(sample_weight, X)
         self._y_1d = y.ndim == 1
         Y = y.reshape(len(y), -1)
-        self._fit_model(X, Y, lam=_alpha(self.alpha))
+        self._fit_model(X, Y, lam=_alpha(self.alpha), sample_weight=sw)
         return self
 
     @_common.keeps_state_on_error
-    def partial_fit(self, X, y):
+    def partial_fit(self, X, y, sample_weight=None):
         """Add the rows X, y to the fit: the model becomes the fit on every
         row given so far. The first call fixes the feature map: its kernel
         scale is ``length_scale`` (or ``gamma``), or for "auto" the one a fit
@@ -253,14 +258,17 @@ class RFFRegressor(MultiOutputMixin, RegressorMixin, _RFXModel):
         standard deviations. With ``standardize=False`` and a given scale the
         result is one ``fit`` on all the rows, to rounding. With
         ``alpha=None`` lambda is chosen by GCV from the statistics of all
-        rows. Memory is O(n_components^2), whatever the number of rows;
-        ``rfx.merge`` combines estimators fitted on disjoint rows."""
+        rows. sample_weight weights the rows as in ``fit`` (the weighted
+        statistics add up over the batches). Memory is O(n_components^2),
+        whatever the number of rows; ``rfx.merge`` combines estimators
+        fitted on disjoint rows."""
         first = getattr(self, "_stats", None) is None
         X, y = validate_data(self, X, y, dtype=np.float64, multi_output=True, y_numeric=True,
                              reset=first)
+        sw = sample_weights(sample_weight, X)
         if first:
             self._y_1d = y.ndim == 1
-        return self._partial_fit_model(X, y.reshape(len(y), -1))
+        return self._partial_fit_model(X, y.reshape(len(y), -1), sample_weight=sw)
 
     def _one_target(self):
         return self._y_1d
@@ -380,27 +388,33 @@ class BayesianRFFRegressor(RegressorMixin, _RFXModel):
         self.verbose = verbose
 
     @_common.keeps_state_on_error
-    def fit(self, X, y):
-        """Fit on X (n_samples, n_features) and y (n_samples,). On any error
-        (or a cancelled fit) the estimator is left as it was."""
+    def fit(self, X, y, sample_weight=None):
+        """Fit on X (n_samples, n_features) and y (n_samples,).
+        sample_weight (n_samples,), finite and >= 0, multiplies the noise
+        precision of each row (its noise variance is ``noise_var / w_i``),
+        as BayesianRidge's sample_weight; a row of weight 0 is a row left
+        out. On any error (or a cancelled fit) the estimator is left as it
+        was."""
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        sw = sample_weights(sample_weight, X)
         self._fit_model(X, y.reshape(-1, 1), noise_var=_variance(self.noise_var, "noise_var"),
-                        prior_var=_variance(self.prior_var, "prior_var"))
+                        prior_var=_variance(self.prior_var, "prior_var"), sample_weight=sw)
         return self
 
     def _variances(self):
         return (_variance(self.noise_var, "noise_var"), _variance(self.prior_var, "prior_var"))
 
     @_common.keeps_state_on_error
-    def partial_fit(self, X, y):
-        """Add the rows X, y to the posterior: the model becomes the fit on
-        every row given so far, with the variances fitted by the evidence of
-        all rows when not given; the feature map is fixed by the first call,
-        as in RFFRegressor.partial_fit. Memory is O(n_components^2);
-        ``rfx.merge`` combines disjoint fits."""
+    def partial_fit(self, X, y, sample_weight=None):
+        """Add the rows X, y (weighted as in ``fit``) to the posterior: the
+        model becomes the fit on every row given so far, with the variances
+        fitted by the evidence of all rows when not given; the feature map
+        is fixed by the first call, as in RFFRegressor.partial_fit. Memory
+        is O(n_components^2); ``rfx.merge`` combines disjoint fits."""
         first = getattr(self, "_stats", None) is None
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, reset=first)
-        return self._partial_fit_model(X, y.reshape(-1, 1))
+        sw = sample_weights(sample_weight, X)
+        return self._partial_fit_model(X, y.reshape(-1, 1), sample_weight=sw)
 
     def _read_info(self):
         info = super()._read_info()
@@ -562,10 +576,17 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
         return cp, keep
 
     @_common.keeps_state_on_error
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fit on X (n_samples, n_features) and class labels y (n_samples,).
-        On any error (or a cancelled fit) the estimator is left as it was."""
+        sample_weight (n_samples,), finite and >= 0, multiplies the loss of
+        each row on top of the class weights (``sum_i w_i c_i loss_i / n``,
+        n the rows of positive weight; "balanced" counts weights), as
+        LogisticRegression's sample_weight; a row of weight 0 is a row left
+        out. Not with ``optimizer="sgd"`` (nor the hinge loss when its
+        features are too large to cache). On any error (or a cancelled fit)
+        the estimator is left as it was."""
         X, y = validate_data(self, X, y, dtype=np.float64)
+        sw = sample_weights(sample_weight, X)
         check_classification_targets(y)
         if self.loss not in _LOSSES:
             raise ValueError("loss must be one of %s, got %r" % (", ".join(_LOSSES), self.loss))
@@ -577,14 +598,14 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
         if self.loss == "least_squares":
             lb = LabelBinarizer(neg_label=-1, pos_label=1)
             Y = lb.fit_transform(y).astype(np.float64)
-            self._fit_model(X, Y, lam=_alpha(self.alpha))
+            self._fit_model(X, Y, lam=_alpha(self.alpha), sample_weight=sw)
             return self
         lam = -1.0 if self.alpha is None else _alpha(self.alpha)
         if lam == 0:
             raise ValueError("alpha must be > 0 or None for loss=%r" % (self.loss,))
         cp, keep = self._classify_params(classes)
         Y = idx.astype(np.float64).reshape(-1, 1)  # class indices: classes_ maps them back
-        report = self._fit_model(X, Y, lam=lam, classify=cp)
+        report = self._fit_model(X, Y, lam=lam, classify=cp, sample_weight=sw)
         del keep
         self.alpha_ = float(getattr(report, "lambda"))
         return self

@@ -4,6 +4,9 @@ and estimator. Small D keeps the whole run to seconds; the checks that look
 at defaults (construction, get_params, clone) use the defaults anyway. The
 estimators' fits run with the progress callback installed (the main thread
 always has it, for Ctrl-C), so the checks cover that path too."""
+import functools
+
+import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import rfx
@@ -16,6 +19,8 @@ ESTIMATORS = [
     rfx.RFFRegressor(n_components=64, gamma=0.02, alpha=1e-3, standardize=False),
     rfx.BayesianRFFRegressor(n_components=64),
     rfx.RFFClassifier(n_components=64),
+    # alpha and length scale given: nothing chosen on a holdout (see below)
+    rfx.RFFClassifier(n_components=64, alpha=1e-3, length_scale=1.0),
     # one length scale per input, learned by a short particle swarm search
     rfx.RFFRegressor(n_components=32, length_scale="learn", learn_iterations=2),
     rfx.BayesianRFFRegressor(n_components=32, length_scale="learn", learn_iterations=2,
@@ -25,6 +30,34 @@ ESTIMATORS = [
 ]
 
 
+# Known to fail, with the reason: the check and the estimators it fails for.
+# check_sample_weights_invariance(kind=zeros) compares a fit on 16 rows with
+# one on those rows and 16 more of weight 0, shuffled. rfx drops the rows of
+# weight 0 exactly (the fits agree bit for bit on the same rows in the same
+# order, and to 1e-15 in another order for a given alpha and length scale),
+# but RFFClassifier with alpha=None chooses alpha and the length scale on a
+# holdout drawn by position from a seeded permutation of the rows, so the
+# same rows in another order can choose differently.
+EXPECTED_FAILURES = {
+    ("check_sample_weights_invariance", "zeros"):
+        lambda est: isinstance(est, rfx.RFFClassifier) and est.alpha is None,
+}
+
+
+def _check_key(check):
+    """(the check's function name, its kind=... argument or None)."""
+    kwargs = {}
+    while isinstance(check, functools.partial):
+        kwargs.update(check.keywords)
+        check = check.func
+    return check.__name__, kwargs.get("kind")
+
+
 @parametrize_with_checks(ESTIMATORS)
 def test_sklearn_compatible(estimator, check):
+    expected = EXPECTED_FAILURES.get(_check_key(check))
+    if expected is not None and expected(estimator):
+        with pytest.raises(AssertionError):
+            check(estimator)
+        pytest.xfail("the holdout that chooses alpha depends on the order of the rows")
     check(estimator)

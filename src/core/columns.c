@@ -12,17 +12,25 @@
 #define SAFE_LO 1e-100
 #define SAFE_HI 1e100
 
-void rfx__standardize(rfx_cmat X, double *mean, double *scale, double *Xs, size_t ldxs)
+void rfx__standardize_weighted(rfx_cmat X, const double *w, double *mean, double *scale,
+                               double *Xs, size_t ldxs)
 {
     const size_t n = X.rows, d = X.cols;
+    /* the weights' sum; without weights n, so every product by a weight
+     * below is by 1.0 and the sums keep the bits of the unweighted ones */
+    double wsum = 0;
+    if (w)
+        for (size_t i = 0; i < n; i++) wsum += w[i];
+    else
+        wsum = (double)n;
     for (size_t j = 0; j < d; j++) mean[j] = scale[j] = 0.0;
     for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < d; j++) mean[j] += X.data[i * X.stride + j];
-    for (size_t j = 0; j < d; j++) mean[j] /= (double)n;
+        for (size_t j = 0; j < d; j++) mean[j] += (w ? w[i] : 1.0) * X.data[i * X.stride + j];
+    for (size_t j = 0; j < d; j++) mean[j] /= wsum;
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < d; j++) {
             double v = X.data[i * X.stride + j] - mean[j];
-            scale[j] += v * v;
+            scale[j] += (w ? w[i] : 1.0) * v * v;
         }
     for (size_t j = 0; j < d; j++) {
         double top = 0;
@@ -30,16 +38,16 @@ void rfx__standardize(rfx_cmat X, double *mean, double *scale, double *Xs, size_
         if (top > 0 && (top < SAFE_LO || top > SAFE_HI)) {
             /* the same sums on x / top, then scaled back */
             double m = 0, s2 = 0;
-            for (size_t i = 0; i < n; i++) m += X.data[i * X.stride + j] / top;
-            m /= (double)n;
+            for (size_t i = 0; i < n; i++) m += (w ? w[i] : 1.0) * (X.data[i * X.stride + j] / top);
+            m /= wsum;
             for (size_t i = 0; i < n; i++) {
                 double v = X.data[i * X.stride + j] / top - m;
-                s2 += v * v;
+                s2 += (w ? w[i] : 1.0) * v * v;
             }
             mean[j] = m * top;
-            scale[j] = sqrt(s2 / (double)n) * top;
+            scale[j] = sqrt(s2 / wsum) * top;
         } else {
-            scale[j] = sqrt(scale[j] / (double)n);
+            scale[j] = sqrt(scale[j] / wsum);
         }
         if (!(scale[j] > 0)) scale[j] = 1.0; /* a constant column stays constant */
     }
@@ -47,4 +55,9 @@ void rfx__standardize(rfx_cmat X, double *mean, double *scale, double *Xs, size_
         for (size_t i = 0; i < n; i++)
             for (size_t j = 0; j < d; j++)
                 Xs[i * ldxs + j] = rfx__standardized(X.data[i * X.stride + j], mean[j], scale[j]);
+}
+
+void rfx__standardize(rfx_cmat X, double *mean, double *scale, double *Xs, size_t ldxs)
+{
+    rfx__standardize_weighted(X, NULL, mean, scale, Xs, ldxs);
 }

@@ -19,6 +19,11 @@
  * scales never score worse than those on the selection rows. Candidates
  * run one after another (each fit is threaded inside), which keeps the
  * results independent of the thread count.
+ *
+ * Row weights: rows of weight 0 are dropped first (so that they are rows
+ * left out, also for the subsets and holdouts, which count rows); the
+ * others go with their rows into the standardisation (weighted moments),
+ * the selection subset and every fit.
  */
 #include "internal.h"
 #include "solvers/classify_internal.h"
@@ -52,12 +57,14 @@ rfx_fit_params rfx_fit_params_default(void)
     p.learn_particles = 0;
     p.classify = NULL;
     p.classify_folds = 0;
+    p.sample_weight = NULL;
     return p;
 }
 
 typedef struct problem {
     const rfx_fit_params *p;
     rfx_cmat X, Y;
+    const double *w; /* X.rows row weights, or NULL */
 } problem;
 
 /* Fit one model on X, Y with D features and the isotropic length scale l,
@@ -80,6 +87,7 @@ static rfx_status fit_with(const problem *pb, double l, const double *ls, size_t
         bp.prior_var = pb->p->prior_var;
         bp.fit_intercept = pb->p->fit_intercept;
         bp.n_threads = fp.n_threads;
+        bp.sample_weight = pb->w;
         st = rfx_bayes_fit(f, pb->X, pb->Y, &bp, &m);
         if (!st) *score = -m->log_evidence / (double)pb->X.rows;
     } else {
@@ -87,6 +95,7 @@ static rfx_status fit_with(const problem *pb, double l, const double *ls, size_t
         rp.fit_intercept = pb->p->fit_intercept;
         rp.n_threads = fp.n_threads;
         rp.select = RFX_SELECT_GCV;
+        rp.sample_weight = pb->w;
         if (pb->p->lambda >= 0) {
             rp.lambdas = &pb->p->lambda;
             rp.n_lambdas = 1;
@@ -240,8 +249,10 @@ static rfx_status learn_length_scales(const problem *pb, const double *ls0, doub
 }
 
 /* The input scaler: per column mean and standard deviation (1 for a
- * constant column), and Xs (n x d) = (X - mean) / scale. */
-static rfx_status standardize(rfx_cmat X, double **mean_out, double **scale_out, double **Xs_out)
+ * constant column), weighted by w unless NULL, and Xs (n x d) = (X - mean)
+ * / scale. */
+static rfx_status standardize(rfx_cmat X, const double *w, double **mean_out, double **scale_out,
+                              double **Xs_out)
 {
     const size_t n = X.rows, d = X.cols;
     double *mean = NULL, *scale = NULL, *Xs = NULL;
@@ -256,28 +267,31 @@ static rfx_status standardize(rfx_cmat X, double **mean_out, double **scale_out,
         free(Xs);
         return st;
     }
-    rfx__standardize(X, mean, scale, Xs, d);
+    rfx__standardize_weighted(X, w, mean, scale, Xs, d);
     *mean_out = mean;
     *scale_out = scale;
     *Xs_out = Xs;
     return RFX_OK;
 }
 
-/* A seeded subset of ns <= n rows of X and Y: the first ns of a partial
- * Fisher-Yates shuffle (Philox stream 1 of the seed). */
-static rfx_status subset_rows(rfx_cmat X, rfx_cmat Y, size_t ns, uint64_t seed, double **Xsub,
-                              double **Ysub)
+/* A seeded subset of ns <= n rows of X and Y, and of the weights w unless
+ * NULL (then *wsub is NULL): the first ns of a partial Fisher-Yates
+ * shuffle (Philox stream 1 of the seed). */
+static rfx_status subset_rows(rfx_cmat X, rfx_cmat Y, const double *w, size_t ns, uint64_t seed,
+                              double **Xsub, double **Ysub, double **wsub)
 {
     const size_t n = X.rows, d = X.cols;
     size_t *idx = NULL;
-    double *xs = NULL, *ys = NULL;
+    double *xs = NULL, *ys = NULL, *ws = NULL;
     rfx_status st = rfx__alloc(n, sizeof(size_t), (void **)&idx, "fit: subset");
     if (!st) st = rfx__alloc(ns * d, sizeof(double), (void **)&xs, "fit: subset");
     if (!st) st = rfx__alloc(ns * Y.cols, sizeof(double), (void **)&ys, "fit: subset");
+    if (!st && w) st = rfx__alloc(ns, sizeof(double), (void **)&ws, "fit: subset");
     if (st) {
         free(idx);
         free(xs);
         free(ys);
+        free(ws);
         return st;
     }
     rfx__rng rng;
@@ -291,10 +305,12 @@ static rfx_status subset_rows(rfx_cmat X, rfx_cmat Y, size_t ns, uint64_t seed, 
         idx[j] = t;
         memcpy(xs + i * d, X.data + idx[i] * X.stride, d * sizeof(double));
         memcpy(ys + i * Y.cols, Y.data + idx[i] * Y.stride, Y.cols * sizeof(double));
+        if (w) ws[i] = w[idx[i]];
     }
     free(idx);
     *Xsub = xs;
     *Ysub = ys;
+    *wsub = ws;
     return RFX_OK;
 }
 
@@ -308,6 +324,7 @@ static rfx_classify_params classify_settings(const rfx_fit_params *p)
     cp.n_threads = p->features.n_threads;
     cp.progress = NULL;
     cp.progress_user = NULL;
+    cp.sample_weight = p->sample_weight; /* each fit sets those of its rows */
     if (!(p->lambda < 0)) cp.lambda = p->lambda;
     return cp;
 }
@@ -337,6 +354,12 @@ rfx_status rfx_fit_params_check(const rfx_fit_params *p)
                                       "not %s", rfx_method_name(p->method));
     if (p->learn_length_scales && p->learn_iterations == 0)
         return rfx__error(RFX_EINVAL, "fit.learn_iterations: must be >= 1, got 0");
+    if (p->sample_weight && (p->method == RFX_METHOD_SRFE || p->method == RFX_METHOD_HARFE))
+        return rfx__error(RFX_EINVAL, "fit.sample_weight: the %s method takes no sample weights",
+                          rfx_method_name(p->method));
+    if (p->method == RFX_METHOD_CLASSIFY && p->classify && p->classify->sample_weight)
+        return rfx__error(RFX_EINVAL, "classify.sample_weight: give the weights of the rows as "
+                                      "fit.sample_weight (the fit splits them with the rows)");
     if (p->method == RFX_METHOD_CLASSIFY) {
         if (p->lambda == 0)
             return rfx__error(RFX_EINVAL, "fit.lambda: a classifier needs lambda > 0 (or < 0 to "
@@ -406,6 +429,8 @@ static const double CLS_LAMBDAS[] = {1e-1, 1e-2, 1e-3, 1e-4, 1e-5};
 typedef struct cls_select {
     rfx_cmat X;              /* selection rows (standardised)              */
     const uint32_t *y;       /* their classes                              */
+    const double *w;         /* their weights, or NULL                     */
+    double *wtr, *wva;       /* workspaces: ns each (with w)               */
     const double *classes;
     size_t C, folds;
     rfx_classify_params cp;  /* the selection fits' settings               */
@@ -423,8 +448,7 @@ static rfx_status cls_score(cls_select *cs, const rfx_features_params *fp, doubl
     const size_t ns = cs->X.rows, d = cs->X.cols, C = cs->C;
     const size_t k = cs->folds >= 2 ? cs->folds : 1;
     rfx_features *f = NULL;
-    double total = 0, total2 = 0;
-    size_t counted = 0;
+    double total = 0, total2 = 0, counted = 0; /* counted: the validation rows' weight */
     RFX__TRY(rfx_features_create(fp, d, &f));
     rfx_classify_params cp = cs->cp;
     cp.lambda = lambda;
@@ -435,11 +459,17 @@ static rfx_status cls_score(cls_select *cs, const rfx_features_params *fp, doubl
             int val = cs->folds >= 2 ? i % cs->folds == fold : i % 4 == 3;
             double *dst = val ? cs->Xva + nva * d : cs->Xtr + ntr * d;
             memcpy(dst, cs->X.data + i * cs->X.stride, d * sizeof(double));
-            if (val) cs->yva[nva++] = cs->y[i];
-            else cs->ytr[ntr++] = cs->y[i];
+            if (val) {
+                if (cs->w) cs->wva[nva] = cs->w[i];
+                cs->yva[nva++] = cs->y[i];
+            } else {
+                if (cs->w) cs->wtr[ntr] = cs->w[i];
+                cs->ytr[ntr++] = cs->y[i];
+            }
         }
         if (nva == 0 || ntr < 2) continue;
         rfx_model *m = NULL;
+        cp.sample_weight = cs->w ? cs->wtr : NULL;
         st = rfx__classify_fit_indexed(f, rfx_cmat_of(cs->Xtr, ntr, d), cs->ytr, cs->classes, C,
                                        &cp, &m, NULL);
         if (st) break;
@@ -448,28 +478,29 @@ static rfx_status cls_score(cls_select *cs, const rfx_features_params *fp, doubl
             st = rfx_model_predict_proba(m, V, rfx_mat_of(cs->P, nva, C));
             for (size_t i = 0; i < nva && !st; i++) {
                 double pt = cs->P[i * C + cs->yva[i]];
-                total += -log(pt > 1e-300 ? pt : 1e-300);
+                total += (cs->w ? cs->wva[i] : 1.0) * -log(pt > 1e-300 ? pt : 1e-300);
             }
         } else {
             const size_t K = C == 2 ? 1 : C;
             st = rfx_model_predict(m, V, rfx_mat_of(cs->L, nva, 1), rfx_mat_none());
             if (!st) st = rfx_model_decision(m, V, rfx_mat_of(cs->P, nva, K));
             for (size_t i = 0; i < nva && !st; i++) {
-                total += cs->L[i] != cs->classes[cs->yva[i]];
+                const double wi = cs->w ? cs->wva[i] : 1.0;
+                total += wi * (cs->L[i] != cs->classes[cs->yva[i]]);
                 for (size_t j = 0; j < K; j++) {
                     int pos = K == 1 ? cs->yva[i] == 1 : cs->yva[i] == j;
                     double h = 1.0 - (pos ? 1.0 : -1.0) * cs->P[i * K + j];
-                    if (h > 0) total2 += cp.loss == RFX_LOSS_HINGE ? h : h * h;
+                    if (h > 0) total2 += wi * (cp.loss == RFX_LOSS_HINGE ? h : h * h);
                 }
             }
         }
-        counted += nva;
+        for (size_t i = 0; i < nva; i++) counted += cs->w ? cs->wva[i] : 1.0;
         rfx_model_free(m);
     }
     rfx_features_free(f);
     if (st) return st;
-    *score = counted ? total / (double)counted : INFINITY;
-    *second = counted ? total2 / (double)counted : INFINITY;
+    *score = counted > 0 ? total / counted : INFINITY;
+    *second = counted > 0 ? total2 / counted : INFINITY;
     return RFX_OK;
 }
 
@@ -589,29 +620,33 @@ static rfx_status lsq_length_scale(lsq_select *ls, double *best_l)
 }
 
 /* The temperature of a squared-loss classifier fitted by an optimizer
- * (class weights): on the training scores of at most 4000 evenly spaced
- * rows (in-sample, so somewhat overconfident; the closed form calibrates
- * on leave-one-out scores instead). */
-static rfx_status squared_temperature(rfx_model *m, rfx_cmat X, const uint32_t *y)
+ * (class weights, sample weights): on the training scores of at most 4000
+ * evenly spaced rows (in-sample, so somewhat overconfident; the closed form
+ * calibrates on leave-one-out scores instead), weighted by w unless NULL. */
+static rfx_status squared_temperature(rfx_model *m, rfx_cmat X, const uint32_t *y,
+                                      const double *w)
 {
     const size_t n = X.rows, step = (n + 3999) / 4000, ns = (n + step - 1) / step, K = m->ny;
-    double *Xs = NULL, *S = NULL;
+    double *Xs = NULL, *S = NULL, *ws = NULL;
     uint32_t *ys = NULL;
     rfx_status st = rfx__alloc(ns * X.cols, sizeof *Xs, (void **)&Xs, "fit: calibration");
     if (!st) st = rfx__alloc(ns * K, sizeof *S, (void **)&S, "fit: calibration");
     if (!st) st = rfx__alloc(ns, sizeof *ys, (void **)&ys, "fit: calibration");
+    if (!st && w) st = rfx__alloc(ns, sizeof *ws, (void **)&ws, "fit: calibration");
     if (!st) {
-        for (size_t i = 0; i < ns; i++) {
+        for (size_t i = 0; i < ns; i++) { /* weights > 0: rfx_model_fit dropped the zeros */
             memcpy(Xs + i * X.cols, X.data + i * step * X.stride, X.cols * sizeof *Xs);
             ys[i] = y[i * step];
+            if (w) ws[i] = w[i * step];
         }
         /* scores of the standardised rows: the scaler is not set yet */
         st = rfx_model_decision(m, rfx_cmat_of(Xs, ns, X.cols), rfx_mat_of(S, ns, K));
     }
-    if (!st) m->noise_var = rfx__classify_temperature(S, ys, ns, K);
+    if (!st) m->noise_var = rfx__classify_temperature_weighted(S, ys, ws, ns, K);
     free(Xs);
     free(S);
     free(ys);
+    free(ws);
     return st;
 }
 
@@ -639,9 +674,10 @@ static rfx_status fit_classify(const rfx_fit_params *params, rfx_cmat X, rfx_cma
         RFX__TRY(rfx__features_check(&chk, d));
     }
     rfx_classify_params cp = classify_settings(params);
+    const double *sw = params->sample_weight; /* all > 0 here (rfx_model_fit) */
 
     double *classes = NULL, *mean = NULL, *scale = NULL, *Xs = NULL, *Xsub = NULL, *Ysub = NULL;
-    double *ws = NULL;
+    double *ws = NULL, *wsub = NULL, *wfold = NULL;
     uint32_t *y = NULL, *ysub = NULL, *yws = NULL;
     size_t C = 0, evals = 0;
     rfx_model *m = NULL;
@@ -654,10 +690,10 @@ static rfx_status fit_classify(const rfx_fit_params *params, rfx_cmat X, rfx_cma
     rfx__classify_index(Y.data, n, Y.stride, classes, C, y);
     rfx_cmat Xw = X;
     if (params->standardize) {
-        if ((st = standardize(X, &mean, &scale, &Xs))) goto done;
+        if ((st = standardize(X, sw, &mean, &scale, &Xs))) goto done;
         Xw = rfx_cmat_of(Xs, n, d);
     }
-    if (cp.loss == RFX_LOSS_SQUARED && !cp.class_weights && !cp.balanced &&
+    if (cp.loss == RFX_LOSS_SQUARED && !cp.class_weights && !cp.balanced && !sw &&
         cp.optimizer == RFX_OPTIMIZER_AUTO) {
         /* the least-squares classifier: LOO in closed form */
         lsq_select ls;
@@ -670,7 +706,7 @@ static rfx_status fit_classify(const rfx_fit_params *params, rfx_cmat X, rfx_cma
         rfx_features_params ff = *fp;
         if (choose) {
             const size_t ns = n > params->select_rows ? params->select_rows : n;
-            if ((st = subset_rows(Xw, Y, ns, fp->seed, &Xsub, &Ysub))) goto done;
+            if ((st = subset_rows(Xw, Y, NULL, ns, fp->seed, &Xsub, &Ysub, &wsub))) goto done;
             if ((st = rfx__alloc(ns, sizeof *ysub, (void **)&ysub, "fit: labels"))) goto done;
             rfx__classify_index(Ysub, ns, 1, classes, C, ysub);
             ls.X = rfx_cmat_of(Xsub, ns, d);
@@ -702,11 +738,18 @@ static rfx_status fit_classify(const rfx_fit_params *params, rfx_cmat X, rfx_cma
          * select_rows), so that folds of rows sorted or cycling by class
          * still hold every class */
         const size_t ns = n > params->select_rows ? params->select_rows : n;
-        if ((st = subset_rows(Xw, Y, ns, fp->seed, &Xsub, &Ysub))) goto done;
+        if ((st = subset_rows(Xw, Y, sw, ns, fp->seed, &Xsub, &Ysub, &wsub))) goto done;
         if ((st = rfx__alloc(ns, sizeof *ysub, (void **)&ysub, "fit: labels"))) goto done;
         rfx__classify_index(Ysub, ns, 1, classes, C, ysub);
         cs.X = rfx_cmat_of(Xsub, ns, d);
         cs.y = ysub;
+        if (sw) {
+            if ((st = rfx__alloc(2 * ns, sizeof *wfold, (void **)&wfold, "fit: selection")))
+                goto done;
+            cs.w = wsub;
+            cs.wtr = wfold;
+            cs.wva = wfold + ns;
+        }
         cs.classes = classes;
         cs.C = C;
         cs.folds = params->classify_folds;
@@ -777,7 +820,7 @@ static rfx_status fit_classify(const rfx_fit_params *params, rfx_cmat X, rfx_cma
         cp.lambda = best_lambda;
         if ((st = rfx_features_create(&ff, d, &f))) goto done;
         if ((st = rfx__classify_fit_indexed(f, Xw, y, classes, C, &cp, &m, NULL))) goto done;
-        if (m->loss == RFX_LOSS_SQUARED && (st = squared_temperature(m, Xw, y)))
+        if (m->loss == RFX_LOSS_SQUARED && (st = squared_temperature(m, Xw, y, sw)))
             goto done;
     }
     if (report_progress(params, "fit", 1.0)) {
@@ -809,9 +852,53 @@ done:
     free(Xsub);
     free(Ysub);
     free(ws);
+    free(wsub);
+    free(wfold);
     free(y);
     free(ysub);
     free(yws);
+    return st;
+}
+
+/* With sample weights: check them and, when some are 0, fit the rows of
+ * positive weight alone (copies of their X, Y and weights) and set *done. A
+ * row of weight 0 is then a row left out for every step of the fit (the
+ * subsets and holdouts count rows). */
+static rfx_status fit_positive_rows(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y,
+                                    rfx_model **out, rfx_fit_report *report, int *done)
+{
+    const double *w = params->sample_weight;
+    const size_t n = X.rows, d = X.cols, ny = Y.cols;
+    *done = 0;
+    RFX__TRY(rfx__check_cmat(X, "fit: X"));
+    RFX__TRY(rfx__check_cmat(Y, "fit: Y"));
+    if (Y.rows != n || ny == 0) return RFX_OK; /* the fit reports the shapes */
+    RFX__TRY(rfx__check_weights(w, n, "fit.sample_weight"));
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) m += w[i] > 0;
+    if (m == n) return RFX_OK;
+    if (m < 2)
+        return rfx__error(RFX_EDIM, "fit: at least 2 rows of positive weight are needed, got %zu",
+                          m);
+    double *Xp = NULL, *Yp = NULL, *wp = NULL;
+    rfx_status st = rfx__alloc(m * d, sizeof *Xp, (void **)&Xp, "fit: weighted rows");
+    if (!st) st = rfx__alloc(m * ny, sizeof *Yp, (void **)&Yp, "fit: weighted rows");
+    if (!st) st = rfx__alloc(m, sizeof *wp, (void **)&wp, "fit: weighted rows");
+    if (!st) {
+        for (size_t i = 0, k = 0; i < n; i++) {
+            if (!(w[i] > 0)) continue;
+            memcpy(Xp + k * d, X.data + i * X.stride, d * sizeof *Xp);
+            memcpy(Yp + k * ny, Y.data + i * Y.stride, ny * sizeof *Yp);
+            wp[k++] = w[i];
+        }
+        rfx_fit_params p = *params;
+        p.sample_weight = wp;
+        st = rfx_model_fit(&p, rfx_cmat_of(Xp, m, d), rfx_cmat_of(Yp, m, ny), out, report);
+        *done = 1;
+    }
+    free(Xp);
+    free(Yp);
+    free(wp);
     return st;
 }
 
@@ -824,6 +911,11 @@ rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y, r
     if (X.rows < 2) return rfx__error(RFX_EDIM, "fit: at least 2 rows are needed, got %zu", X.rows);
     if (params->method == RFX_METHOD_SRFE || params->method == RFX_METHOD_HARFE)
         return fit_srfe(params, X, Y, out, report);
+    if (params->sample_weight) {
+        int done = 0;
+        rfx_status st = fit_positive_rows(params, X, Y, out, report, &done);
+        if (st || done) return st;
+    }
     if (params->method == RFX_METHOD_CLASSIFY) return fit_classify(params, X, Y, out, report);
     RFX__TRY(rfx__check_cmat(X, "fit: X"));
     RFX__TRY(rfx__check_cmat(Y, "fit: Y"));
@@ -849,13 +941,14 @@ rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y, r
         RFX__TRY(rfx__features_check(&chk, d));
     }
 
-    double *mean = NULL, *scale = NULL, *Xs = NULL, *Xsub = NULL, *Ysub = NULL;
+    const double *w = params->sample_weight;
+    double *mean = NULL, *scale = NULL, *Xs = NULL, *Xsub = NULL, *Ysub = NULL, *wsub = NULL;
     double *ls0 = NULL, *ls = NULL; /* learning: the starting and the learned scales */
     rfx_model *m = NULL;
     rfx_status st = RFX_OK;
     rfx_cmat Xw = X;
     if (params->standardize) {
-        st = standardize(X, &mean, &scale, &Xs);
+        st = standardize(X, w, &mean, &scale, &Xs);
         if (st) goto done;
         Xw = rfx_cmat_of(Xs, n, d);
     }
@@ -863,14 +956,15 @@ rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y, r
     const int learn = params->learn_length_scales;
     double l = fp->length_scale, score = NAN, before = NAN, after = NAN;
     size_t evals = 0, learn_evals = 0;
-    problem sub = {params, Xw, Y};
+    problem sub = {params, Xw, Y, w};
     if (choose || learn) {
         size_t ns = params->select_rows;
         if (n > ns) {
-            st = subset_rows(Xw, Y, ns, fp->seed, &Xsub, &Ysub);
+            st = subset_rows(Xw, Y, w, ns, fp->seed, &Xsub, &Ysub, &wsub);
             if (st) goto done;
             sub.X = rfx_cmat_of(Xsub, ns, d);
             sub.Y = rfx_cmat_of(Ysub, ns, Y.cols);
+            sub.w = wsub;
         }
     }
     if (choose) {
@@ -901,7 +995,7 @@ rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y, r
         goto done;
     }
     if (choose || learn) {
-        problem all = {params, Xw, Y};
+        problem all = {params, Xw, Y, w};
         st = fit_with(&all, learn ? ls0[0] : l, ls, fp->n_features, &m, &score);
     } else {
         /* the user's map as given (isotropic, ARD or gamma) */
@@ -913,12 +1007,14 @@ rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y, r
             bp.prior_var = params->prior_var;
             bp.fit_intercept = params->fit_intercept;
             bp.n_threads = fp->n_threads;
+            bp.sample_weight = w;
             st = rfx_bayes_fit(f, Xw, Y, &bp, &m);
             if (!st) score = -m->log_evidence / (double)n;
         } else if (!st) {
             rfx_ridge_params rp = rfx_ridge_params_default();
             rp.fit_intercept = params->fit_intercept;
             rp.n_threads = fp->n_threads;
+            rp.sample_weight = w;
             if (params->lambda >= 0) rp.lambda = params->lambda;
             else rp.select = RFX_SELECT_GCV;
             st = rfx_ridge_fit(f, Xw, Y, &rp, &m);
@@ -958,6 +1054,7 @@ done:
     free(Xs);
     free(Xsub);
     free(Ysub);
+    free(wsub);
     free(ls0);
     free(ls);
     return st;

@@ -594,6 +594,7 @@ static rfx_status fit_primal(rfx_kpca *kp, kpca_state *s)
     memset(st->ztz, 0, D * D * sizeof(double));
     memset(st->zsum, 0, D * sizeof(double));
     st->n = 0;
+    st->wsum = 0;
     for (size_t r0 = 0; r0 < m; r0 += B) {
         const size_t rows = m - r0 < B ? m - r0 : B;
         if (r0 == 0) {

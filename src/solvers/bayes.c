@@ -12,6 +12,18 @@
  * C: gamma = sum beta s_i / (beta s_i + alpha), alpha = gamma / |m|^2,
  * beta = (n - gamma) / |y - Z m|^2. With an intercept (flat prior) the
  * centred problem has n - 1 degrees of freedom.
+ *
+ * Row weights multiply the noise precision: y_i ~ N(z_i.w + b, noise_var /
+ * w_i). C, c and |y - Z m|^2 become their weighted forms (the statistics'
+ * Z^T W Z, ...), n stays the number of observations - the rows of positive
+ * weight - in the beta update and the evidence, and the evidence gains the
+ * normalisation of the row variances, + 1/2 sum_i log w_i:
+ *   log p(y) = n/2 log beta + 1/2 sum log w_i + D/2 log alpha - 1/2 log|A|
+ *              - beta/2 |y - Z m|_W^2 - alpha/2 |m|^2 - n/2 log(2 pi).
+ * Scaling every weight by k then fits noise_var k times larger and the
+ * same posterior mean; an integer weight is a repeated row for fixed
+ * variances (the posterior is the same), not for fitted ones (a repeated
+ * row is n more observations). A row of weight 0 is a row left out.
  */
 #include "internal.h"
 
@@ -36,6 +48,7 @@ rfx_bayes_params rfx_bayes_params_default(void)
     p.max_iter = 300;
     p.tol = 1e-8;
     p.n_threads = 0;
+    p.sample_weight = NULL;
     return p;
 }
 
@@ -102,6 +115,9 @@ rfx_status rfx_bayes_solve(const rfx_features *f, const rfx_stats *s,
 {
     if (!f || !s || !out) return rfx__error(RFX_EINVAL, "bayes: NULL argument");
     RFX__TRY(check_params(params));
+    if (params->sample_weight)
+        return rfx__error(RFX_EINVAL, "bayes.sample_weight: rfx_bayes_solve takes the weights "
+                                      "from the statistics (rfx_stats_add_weighted); leave it NULL");
     if (s->D != f->D)
         return rfx__error(RFX_EDIM, "bayes: statistics of %zu features, the map has %zu", s->D,
                           f->D);
@@ -162,6 +178,7 @@ rfx_status rfx_bayes_solve(const rfx_features *f, const rfx_stats *s,
     double logdet = rfx__chol_logdet(C, D);
     double logev = 0.5 * n_eff * log(beta) + 0.5 * (double)D * log(alpha) - 0.5 * logdet -
                    0.5 * beta * rss - 0.5 * alpha * mm - 0.5 * n_eff * LOG_2PI;
+    if (s->logw != 0) logev += 0.5 * s->logw; /* weighted rows: their variances' share */
 
     st = rfx__features_copy(f, &fc);
     if (!st) st = rfx__model_alloc(RFX_METHOD_BAYES, fc, 1, 1, &m);
@@ -205,10 +222,16 @@ rfx_status rfx_bayes_fit(const rfx_features *f, rfx_cmat X, rfx_cmat Y,
     if (Y.cols != 1 || Y.rows != X.rows)
         return rfx__error(RFX_EDIM, "bayes: Y must be %zu x 1, got %zu x %zu", X.rows, Y.rows,
                           Y.cols);
+    rfx_bayes_params solve = *params; /* the weights go into the statistics */
+    solve.sample_weight = NULL;
+    if (params->sample_weight) {
+        RFX__TRY(rfx__check_cmat(X, "bayes: X"));
+        RFX__TRY(rfx__check_weights(params->sample_weight, X.rows, "bayes.sample_weight"));
+    }
     rfx_stats *s;
     RFX__TRY(rfx_stats_create(f->D, 1, &s));
-    rfx_status st = rfx_stats_add(s, f, X, Y);
-    if (!st) st = rfx_bayes_solve(f, s, params, out);
+    rfx_status st = rfx_stats_add_weighted(s, f, X, Y, params->sample_weight);
+    if (!st) st = rfx_bayes_solve(f, s, &solve, out);
     rfx_stats_free(s);
     return st;
 }

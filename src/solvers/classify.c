@@ -15,6 +15,11 @@
  * features, each one BLAS call on one thread. No reduction depends on the
  * number of threads, and a cached chunk has the same bits as a recomputed
  * one, so models are bitwise the same for any n_threads, cached or not.
+ *
+ * Row weights (sample_weight, rows in memory): row i's loss counts s_i
+ * c_{y_i} times, and the mean is over the n' rows of positive weight, so a
+ * row of weight 0 is a row left out; unweighted, every s_i is 1.0 and the
+ * products change no bit.
  */
 #include "solvers/classify_internal.h"
 
@@ -56,6 +61,7 @@ rfx_classify_params rfx_classify_params_default(void)
     p.seed = 0;
     p.cache_bytes = (size_t)1 << 30;
     p.n_threads = 0;
+    p.sample_weight = NULL;
     return p;
 }
 
@@ -199,6 +205,8 @@ typedef struct problem {
     int intercept;
     double lambda;
     double *cw;           /* C class weights                                 */
+    const double *sw;     /* n row weights (rows in memory), or NULL         */
+    double n_loss;        /* the mean's count: rows of positive weight       */
     int nt;
     /* the rows: in memory (X, y), or from a source */
     rfx_cmat X;
@@ -368,8 +376,8 @@ static rfx_status cursor_block(cursor *c, size_t *rows, int *done)
 
 /* The next chunk of the pass: Z (rows x D, row stride D) and the labels
  * y; *done at the end. */
-static rfx_status cursor_chunk(cursor *c, const double **Z, const uint32_t **y, size_t *rows,
-                               int *done)
+static rfx_status cursor_chunk(cursor *c, const double **Z, const uint32_t **y,
+                               const double **sw, size_t *rows, int *done)
 {
     problem *pb = c->pb;
     *done = 0;
@@ -380,6 +388,7 @@ static rfx_status cursor_chunk(cursor *c, const double **Z, const uint32_t **y, 
     }
     const size_t off = c->off, left = c->rows - off;
     const size_t r = left < pb->chunk ? left : pb->chunk, g = c->row0 + off;
+    *sw = pb->sw ? pb->sw + g : NULL; /* weights: rows in memory only */
     if (pb->Z) {
         *Z = pb->Z + g * pb->D;
         *y = pb->y + g;
@@ -442,14 +451,15 @@ static double margin_loss(rfx_loss loss, double t, double *dl)
 }
 
 /* The weighted loss sum_i c_i loss_i of rows of scores S (rows x K) with
- * labels y; with grad, S is overwritten by scale c_i dloss_i / dS_i. */
-static double rows_loss(const problem *pb, double *S, const uint32_t *y, size_t rows, int grad,
-                        double scale)
+ * labels y, c_i the class weight times the row weight sw[i] (sw NULL: 1);
+ * with grad, S is overwritten by scale c_i dloss_i / dS_i. */
+static double rows_loss(const problem *pb, double *S, const uint32_t *y, const double *sw,
+                        size_t rows, int grad, double scale)
 {
     const size_t K = pb->K;
     double sum = 0;
     for (size_t i = 0; i < rows; i++) {
-        double *s = S + i * K, c = pb->cw[y[i]], l = 0;
+        double *s = S + i * K, c = pb->cw[y[i]] * (sw ? sw[i] : 1.0), l = 0;
         if (pb->softmax) {
             double mx = s[0], se = 0;
             for (size_t k = 1; k < K; k++)
@@ -480,7 +490,7 @@ static rfx_status evaluate(problem *pb, const double *x, double *fval, double *g
     const size_t D = pb->D, K = pb->K, T = RFX__ROW_TILE;
     const size_t N = D * K + (pb->intercept ? K : 0);
     const double *W = x, *b = pb->intercept ? x + D * K : NULL;
-    const double inv_n = 1.0 / (double)pb->n;
+    const double inv_n = 1.0 / pb->n_loss;
     double *gW = g, *gb = g && pb->intercept ? g + D * K : NULL, loss = 0;
     const int nt = pb->nt;
     cursor c;
@@ -489,9 +499,10 @@ static rfx_status evaluate(problem *pb, const double *x, double *fval, double *g
     for (;;) {
         const double *Zc = NULL;
         const uint32_t *yc = NULL;
+        const double *swc = NULL;
         size_t rows = 0;
         int done = 0;
-        RFX__TRY(cursor_chunk(&c, &Zc, &yc, &rows, &done));
+        RFX__TRY(cursor_chunk(&c, &Zc, &yc, &swc, &rows, &done));
         if (done) break;
         const size_t tiles = (rows + T - 1) / T;
         const int par = rows * D * K >= PARALLEL_MIN_WORK;
@@ -507,7 +518,8 @@ static rfx_status evaluate(problem *pb, const double *x, double *fval, double *g
                     for (size_t k = 0; k < K; k++) St[i * K + k] = b ? b[k] : 0.0;
                 cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rr, (int)K, (int)D,
                             1.0, Zc + r0 * D, (int)D, W, (int)K, 1.0, St, (int)K);
-                tl[t] = rows_loss(pb, St, yc + r0, rr, g != NULL, inv_n) * inv_n;
+                tl[t] = rows_loss(pb, St, yc + r0, swc ? swc + r0 : NULL, rr, g != NULL, inv_n) *
+                        inv_n;
             }
         }
         for (size_t t = 0; t < tiles; t++) loss += tl[t];
@@ -774,7 +786,7 @@ static void cd_solve(const problem *pb, const rfx_classify_params *p, size_t k, 
 {
     const size_t n = pb->n, D = pb->D;
     const int squared = pb->loss == RFX_LOSS_SQUARED_HINGE;
-    const double scale = 1.0 / ((double)n * pb->lambda);
+    const double scale = 1.0 / (pb->n_loss * pb->lambda);
     double *a = wk->a, *w = wk->w;
     size_t *perm = wk->perm, active = n;
     double pgmax_old = INFINITY, pgmin_old = -INFINITY;
@@ -788,7 +800,7 @@ static void cd_solve(const problem *pb, const rfx_classify_params *p, size_t k, 
         size_t q = 0;
         while (q < active) {
             size_t i = perm[q];
-            double Ci = pb->cw[pb->y[i]] * scale;
+            double Ci = pb->cw[pb->y[i]] * (pb->sw ? pb->sw[i] : 1.0) * scale;
             if (!(Ci > 0)) {
                 q++;
                 continue;
@@ -876,8 +888,8 @@ static enum cd_fail cd_column(const problem *pb, const rfx_classify_params *p, s
         cd_solve(pb, p, k, 0.0, tol, qii, wk, epochs, conv);
         return CD_OK;
     }
-    for (size_t i = 0; i < pb->n; i++) csum += pb->cw[pb->y[i]];
-    const double gtol = tol * csum / ((double)pb->n * pb->lambda);
+    for (size_t i = 0; i < pb->n; i++) csum += pb->cw[pb->y[i]] * (pb->sw ? pb->sw[i] : 1.0);
+    const double gtol = tol * csum / (pb->n_loss * pb->lambda);
     cd_solve(pb, p, k, 0.0, coarse, qii, wk, epochs, conv);
     double x = 0, g = cd_slope(pb, k, wk->a), lo = 0, hi = 0, glo = g, ghi = g, eps = coarse;
     if (fabs(g) > gtol) {
@@ -1093,7 +1105,7 @@ static rfx_status sgd(problem *pb, const rfx_classify_params *p, double *x,
                         for (size_t l = 0; l < D; l++)
                             for (size_t k = 0; k < K; k++) r[k] += z[l] * W[l * K + k];
                         uint32_t yy = yb[gidx[j]];
-                        rows_loss(pb, r, &yy, 1, 1, 1.0);
+                        rows_loss(pb, r, &yy, NULL, 1, 1, 1.0);
                     }
                     const double eta = eta0 / pow(1.0 + pb->lambda * eta0 * (double)t, 0.75);
                     const double shrink = 1.0 - eta * pb->lambda, step = eta / (double)m;
@@ -1194,6 +1206,9 @@ rfx_status rfx_classify_params_check(const rfx_classify_params *p)
     if (p->optimizer == RFX_OPTIMIZER_LBFGS && p->loss == RFX_LOSS_HINGE)
         return rfx__error(RFX_EINVAL, "classify.optimizer: lbfgs needs a differentiable loss; "
                           "the hinge loss takes dual-cd or sgd");
+    if (p->sample_weight && p->optimizer == RFX_OPTIMIZER_SGD)
+        return rfx__error(RFX_EINVAL, "classify.sample_weight: the sgd optimizer takes no sample "
+                                      "weights; use lbfgs, dual-cd or auto");
     if (p->optimizer == RFX_OPTIMIZER_DUAL_CD &&
         (p->loss == RFX_LOSS_LOGISTIC || p->loss == RFX_LOSS_SQUARED))
         return rfx__error(RFX_EINVAL, "classify.optimizer: dual-cd is for the hinge and squared "
@@ -1201,9 +1216,10 @@ rfx_status rfx_classify_params_check(const rfx_classify_params *p)
     return RFX_OK;
 }
 
-/* Class weights from the parameters and the class counts. */
-static rfx_status class_weights(const rfx_classify_params *p, const size_t *counts, size_t C,
-                                size_t n, double *cw)
+/* Class weights from the parameters and the class counts (the sums of
+ * their rows' weights, when weighted) out of n (their sum). */
+static rfx_status class_weights(const rfx_classify_params *p, const double *counts, size_t C,
+                                double n, double *cw)
 {
     if (p->class_weights && p->n_class_weights != C)
         return rfx__error(RFX_EINVAL, "classify.class_weights: %zu weights for %zu classes",
@@ -1211,7 +1227,7 @@ static rfx_status class_weights(const rfx_classify_params *p, const size_t *coun
     for (size_t k = 0; k < C; k++) {
         if (p->class_weights) cw[k] = p->class_weights[k];
         else if (p->balanced && counts[k] > 0)
-            cw[k] = (double)n / ((double)C * (double)counts[k]);
+            cw[k] = n / ((double)C * counts[k]);
         else cw[k] = 1.0;
     }
     return RFX_OK;
@@ -1242,6 +1258,10 @@ static rfx_status resolve(problem *pb, const rfx_classify_params *p, rfx_optimiz
         *opt = pb->loss != RFX_LOSS_HINGE ? RFX_OPTIMIZER_LBFGS
                : *cache                  ? RFX_OPTIMIZER_DUAL_CD
                                          : RFX_OPTIMIZER_SGD;
+    if (*opt == RFX_OPTIMIZER_SGD && pb->sw)
+        return rfx__error(RFX_EINVAL, "classify.sample_weight: the hinge loss without the "
+                          "features cached runs sgd, which takes no sample weights (raise "
+                          "cache_bytes to %zu for dual-cd)", bytes);
     if (*opt == RFX_OPTIMIZER_DUAL_CD && !*cache)
         return rfx__error(RFX_EINVAL, "classify.optimizer: dual-cd needs the %zu x %zu features "
                           "cached, which cache_bytes = %zu does not allow", pb->n, pb->D,
@@ -1310,7 +1330,7 @@ static rfx_status run(problem *pb, const rfx_classify_params *p, rfx_optimizer o
     m->loss = (int)pb->loss;
     m->multiclass = pb->softmax ? RFX_MULTICLASS_SOFTMAX : (int)p->multiclass;
     m->lambda = pb->lambda;
-    m->n_train = pb->n;
+    m->n_train = (size_t)pb->n_loss;
     m->fit_intercept = pb->intercept;
     free(x);
     rep.passes = pb->passes;
@@ -1354,6 +1374,8 @@ static void problem_init(problem *pb, const rfx_features *f, const rfx_classify_
     pb->intercept = p->fit_intercept;
     pb->lambda = p->lambda;
     pb->nt = rfx__threads(p->n_threads);
+    pb->sw = NULL;
+    pb->n_loss = 0;
 }
 
 rfx_status rfx__classify_fit_indexed(const rfx_features *f, rfx_cmat X, const uint32_t *y,
@@ -1374,14 +1396,23 @@ rfx_status rfx__classify_fit_indexed(const rfx_features *f, rfx_cmat X, const ui
     if (!rfx__all_finite(X, &r, &c))
         return rfx__error(RFX_EPARSE, "classify: X row %zu, column %zu: %g is not finite", r, c,
                           X.data[r * X.stride + c]);
+    const double *sw = params->sample_weight;
+    if (sw) RFX__TRY(rfx__check_weights(sw, X.rows, "classify.sample_weight"));
     problem pb;
     problem_init(&pb, f, params, C);
     pb.n = X.rows;
     pb.X = X;
     pb.y = y;
+    pb.sw = sw;
+    pb.n_loss = (double)X.rows;
+    if (sw) {
+        size_t pos = 0;
+        for (size_t i = 0; i < X.rows; i++) pos += sw[i] > 0;
+        pb.n_loss = (double)pos;
+    }
     pb.classes = classes;
     pb.max_block = X.rows;
-    size_t *counts = NULL;
+    double *counts = NULL, total = 0;
     rfx_optimizer opt;
     int cache;
     rfx_status st = rfx__calloc(C, sizeof *counts, (void **)&counts, "classify: class counts");
@@ -1390,8 +1421,11 @@ rfx_status rfx__classify_fit_indexed(const rfx_features *f, rfx_cmat X, const ui
     if (st) goto done;
     pb.blocks[0] = X.rows;
     pb.n_blocks = 1;
-    for (size_t i = 0; i < X.rows; i++) counts[y[i]]++;
-    if ((st = class_weights(params, counts, C, X.rows, pb.cw))) goto done;
+    for (size_t i = 0; i < X.rows; i++) {
+        counts[y[i]] += sw ? sw[i] : 1.0;
+        total += sw ? sw[i] : 1.0;
+    }
+    if ((st = class_weights(params, counts, C, total, pb.cw))) goto done;
     if ((st = resolve(&pb, params, &opt, &cache))) goto done;
     if (cache) {
         size_t nd;
@@ -1571,6 +1605,9 @@ rfx_status rfx_classify_fit_source(const rfx_features *f, rfx_source *src,
     if (!src || !src->next || !src->rewind)
         return rfx__error(RFX_EINVAL, "classify: src is NULL or lacks next / rewind");
     RFX__TRY(rfx_classify_params_check(params));
+    if (params->sample_weight)
+        return rfx__error(RFX_EINVAL, "classify.sample_weight: a source's rows carry no weights; "
+                                      "use rfx_classify_fit");
     problem pb;
     double *classes = NULL;
     size_t *counts = NULL, C = 0;
@@ -1581,12 +1618,19 @@ rfx_status rfx_classify_fit_source(const rfx_features *f, rfx_source *src,
     rfx_status st = scan_source(&pb, src, &classes, &counts, &C);
     if (st) return st;
     pb.passes = 1;
+    pb.n_loss = (double)pb.n;
     pb.C = C;
     pb.K = C == 2 ? 1 : C;
     pb.softmax = params->multiclass == RFX_MULTICLASS_SOFTMAX && C > 2;
     pb.classes = classes;
     st = rfx__alloc(C, sizeof(double), (void **)&pb.cw, "classify: class weights");
-    if (!st) st = class_weights(params, counts, C, pb.n, pb.cw);
+    double *dcounts = NULL;
+    if (!st) st = rfx__alloc(C, sizeof *dcounts, (void **)&dcounts, "classify: class counts");
+    if (!st) {
+        for (size_t k = 0; k < C; k++) dcounts[k] = (double)counts[k];
+        st = class_weights(params, dcounts, C, (double)pb.n, pb.cw);
+    }
+    free(dcounts);
     if (!st) st = resolve(&pb, params, &opt, &cache);
     if (!st) {
         /* the chunk size is needed by the cache fill */

@@ -68,4 +68,9 @@ rfx_status rfx__classify_lsq(const rfx_features *f, rfx_cmat X, const uint32_t *
  * scores S (m x K); 1 when m = 0. */
 double rfx__classify_temperature(const double *S, const uint32_t *y, size_t m, size_t K);
 
+/* The same for the weighted mean of the rows' negative log-likelihoods
+ * (w: m weights >= 0 with a positive sum; NULL: rfx__classify_temperature). */
+double rfx__classify_temperature_weighted(const double *S, const uint32_t *y, const double *w,
+                                          size_t m, size_t K);
+
 #endif /* RFX_CLASSIFY_INTERNAL_H */

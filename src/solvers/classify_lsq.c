@@ -219,28 +219,40 @@ done:
     return st;
 }
 
-/* The mean negative log-likelihood of the labels y (m rows) under
- * probabilities from the scores S (m x K) at inverse temperature beta:
- * sigmoid(beta s) for K = 1, softmax(beta s) otherwise. */
-static double calib_nll(const double *S, const uint32_t *y, size_t m, size_t K, double beta)
+/* The mean negative log-likelihood of the labels y (m rows, weights w or
+ * NULL for 1 each: the weighted mean) under probabilities from the scores S
+ * (m x K) at inverse temperature beta: sigmoid(beta s) for K = 1,
+ * softmax(beta s) otherwise. */
+static double calib_nll(const double *S, const uint32_t *y, const double *w, size_t m, size_t K,
+                        double beta)
 {
-    double total = 0;
+    double total = 0, wsum = (double)m;
+    if (w) {
+        wsum = 0;
+        for (size_t i = 0; i < m; i++) wsum += w[i];
+    }
     for (size_t i = 0; i < m; i++) {
         const double *s = S + i * K;
         if (K == 1) {
             double t = (y[i] == 1 ? 1.0 : -1.0) * beta * s[0]; /* log(1 + exp(-t)) */
-            total += t > 0 ? log1p(exp(-t)) : -t + log1p(exp(t));
+            total += (w ? w[i] : 1.0) * (t > 0 ? log1p(exp(-t)) : -t + log1p(exp(t)));
         } else {
             double mx = s[0], sum = 0;
             for (size_t k = 1; k < K; k++) mx = s[k] > mx ? s[k] : mx;
             for (size_t k = 0; k < K; k++) sum += exp(beta * (s[k] - mx));
-            total += log(sum) - beta * (s[y[i]] - mx);
+            total += (w ? w[i] : 1.0) * (log(sum) - beta * (s[y[i]] - mx));
         }
     }
-    return total / (double)m;
+    return total / wsum;
 }
 
 double rfx__classify_temperature(const double *S, const uint32_t *y, size_t m, size_t K)
+{
+    return rfx__classify_temperature_weighted(S, y, NULL, m, K);
+}
+
+double rfx__classify_temperature_weighted(const double *S, const uint32_t *y, const double *w,
+                                          size_t m, size_t K)
 {
     /* the NLL is convex in beta = 1 / T (a log-sum-exp of functions linear
      * in beta), so golden section on log beta over [1e-3, 1e3] finds it */
@@ -248,16 +260,16 @@ double rfx__classify_temperature(const double *S, const uint32_t *y, size_t m, s
     double a = log(1e-3), b = log(1e3);
     const double g = 0.6180339887498949;
     double x1 = b - g * (b - a), x2 = a + g * (b - a);
-    double f1 = calib_nll(S, y, m, K, exp(x1)), f2 = calib_nll(S, y, m, K, exp(x2));
+    double f1 = calib_nll(S, y, w, m, K, exp(x1)), f2 = calib_nll(S, y, w, m, K, exp(x2));
     for (int it = 0; it < 60; it++) {
         if (f1 <= f2) {
             b = x2; x2 = x1; f2 = f1;
             x1 = b - g * (b - a);
-            f1 = calib_nll(S, y, m, K, exp(x1));
+            f1 = calib_nll(S, y, w, m, K, exp(x1));
         } else {
             a = x1; x1 = x2; f1 = f2;
             x2 = a + g * (b - a);
-            f2 = calib_nll(S, y, m, K, exp(x2));
+            f2 = calib_nll(S, y, w, m, K, exp(x2));
         }
     }
     return 1.0 / exp(0.5 * (a + b));

@@ -9,6 +9,18 @@
  * lambda by generalised cross-validation (Golub, Heath & Wahba,
  * Technometrics 21(2), 1979) in the eigenbasis of the normal matrix, or by
  * k-fold cross-validation from per-fold statistics.
+ *
+ * Row weights w_i (sample_weight): min sum_i w_i |y_i - z_i^T W - c|^2 +
+ * lambda |W|^2, i.e. the unweighted problem on the rows scaled by
+ * sqrt(w_i) with the weighted means as centres. Primal: the weighted
+ * statistics. Dual: Zc and Yc scaled by sqrt(w_i). GCV is that of the
+ * scaled problem with n the number of rows of positive weight,
+ *   GCV = n RSS_w / (n - icpt - df)^2,  RSS_w = sum_i w_i r_i^2,
+ * (as scikit-learn's RidgeCV rescales by sqrt(sample_weight)), so
+ * multiplying every weight by a constant changes neither the choice of
+ * lambda relative to the grid (which scales with trace(Z^T W Z)) nor the
+ * fit; a row of weight 0 is a row left out. K-fold selection sums the
+ * weighted squared errors of the held-out rows.
  */
 #include "internal.h"
 
@@ -28,6 +40,7 @@ rfx_ridge_params rfx_ridge_params_default(void)
     p.n_lambdas = 0;
     p.solver = RFX_SOLVER_AUTO;
     p.n_threads = 0;
+    p.sample_weight = NULL;
     return p;
 }
 
@@ -156,6 +169,9 @@ rfx_status rfx_ridge_solve(const rfx_features *f, const rfx_stats *s,
 {
     if (!f || !s || !out) return rfx__error(RFX_EINVAL, "ridge: NULL argument");
     RFX__TRY(check_params(params));
+    if (params->sample_weight)
+        return rfx__error(RFX_EINVAL, "ridge.sample_weight: rfx_ridge_solve takes the weights "
+                                      "from the statistics (rfx_stats_add_weighted); leave it NULL");
     if (params->select == RFX_SELECT_KFOLD)
         return rfx__error(RFX_EINVAL,
                           "ridge.select: k-fold selection needs the rows; use rfx_ridge_fit or "
@@ -249,16 +265,18 @@ static double fold_error(const rfx_stats *v, const double *W, const double *b)
             quad += wi * acc;
         }
         double e = v->yy[k] - 2.0 * wzty - 2.0 * bs * v->ysum[k] + quad + 2.0 * bs * wzs +
-                   (double)v->n * bs * bs;
+                   v->wsum * bs * bs;
         err += e > 0 ? e : 0;
     }
     return err;
 }
 
 /* Accumulate every row of src into per-fold statistics (row i -> fold i mod
- * k): each featurised chunk is split into k strided views, no copies. */
-static rfx_status accumulate_folds(const rfx_features *f, rfx_source *src, size_t k, size_t ny,
-                                   int n_threads, rfx_stats **folds)
+ * k): each featurised chunk is split into k strided views, no copies. wt:
+ * the weight of every row by its index in the source (in-memory rows), or
+ * NULL. */
+static rfx_status accumulate_folds(const rfx_features *f, rfx_source *src, const double *wt,
+                                   size_t k, size_t ny, int n_threads, rfx_stats **folds)
 {
     const size_t D = f->D, B = rfx__chunk_rows(D) >= k ? rfx__chunk_rows(D) / k * k : k;
     double *Z = NULL;
@@ -290,8 +308,9 @@ static rfx_status accumulate_folds(const rfx_features *f, rfx_source *src, size_
                 size_t i0 = (fo + k - (g + r0) % k) % k;
                 if (i0 >= rows) continue;
                 size_t cnt = (rows - i0 + k - 1) / k;
-                st = rfx__stats_add_z(folds[fo], Z + i0 * D, k * D, cnt,
-                                      Y.data + (r0 + i0) * Y.stride, k * Y.stride, n_threads);
+                st = rfx__stats_add_zw(folds[fo], Z + i0 * D, k * D, cnt,
+                                       Y.data + (r0 + i0) * Y.stride, k * Y.stride,
+                                       wt ? wt + g + r0 + i0 : NULL, k, n_threads);
             }
         }
         g += b.rows;
@@ -300,12 +319,12 @@ static rfx_status accumulate_folds(const rfx_features *f, rfx_source *src, size_
     return st;
 }
 
-rfx_status rfx_ridge_fit_source(const rfx_features *f, rfx_source *src,
-                                const rfx_ridge_params *params, rfx_model **out)
+/* rfx_ridge_fit_source with weights wt by row index (NULL: none; only
+ * with k-fold selection: rfx_ridge_fit accumulates the other weighted
+ * fits itself). */
+static rfx_status fit_source(const rfx_features *f, rfx_source *src, const double *wt,
+                             const rfx_ridge_params *params, rfx_model **out)
 {
-    if (!f || !src || !out || !src->next || !src->rewind)
-        return rfx__error(RFX_EINVAL, "ridge: NULL argument or invalid source");
-    RFX__TRY(check_params(params));
     /* the number of targets: peek at the first block */
     rfx_block b0;
     int done = 0;
@@ -315,11 +334,13 @@ rfx_status rfx_ridge_fit_source(const rfx_features *f, rfx_source *src,
     if (done) return rfx__error(RFX_EINVAL, "ridge: the source has no rows");
     const size_t ny = b0.ny, D = f->D;
     if (ny == 0) return rfx__error(RFX_EINVAL, "ridge: the source has no targets");
+    rfx_ridge_params solve = *params; /* the weights are in the statistics */
+    solve.sample_weight = NULL;
     if (params->select != RFX_SELECT_KFOLD) {
         rfx_stats *s;
         RFX__TRY(rfx_stats_create(D, ny, &s));
         rfx_status st = rfx_stats_add_source(s, f, src, NULL, NULL);
-        if (!st) st = rfx_ridge_solve(f, s, params, out);
+        if (!st) st = rfx_ridge_solve(f, s, &solve, out);
         rfx_stats_free(s);
         return st;
     }
@@ -332,7 +353,7 @@ rfx_status rfx_ridge_fit_source(const rfx_features *f, rfx_source *src,
     size_t ng = 0;
     rfx_status st = folds ? RFX_OK : rfx__error(RFX_ENOMEM, "ridge: folds");
     for (size_t i = 0; i < k && !st; i++) st = rfx_stats_create(D, ny, &folds[i]);
-    if (!st) st = accumulate_folds(f, src, k, ny, params->n_threads, folds);
+    if (!st) st = accumulate_folds(f, src, wt, k, ny, params->n_threads, folds);
     if (!st) st = rfx_stats_create(D, ny, &total);
     for (size_t i = 0; i < k && !st; i++) st = rfx_stats_merge(total, folds[i]);
     if (!st && total->n < k)
@@ -378,7 +399,7 @@ rfx_status rfx_ridge_fit_source(const rfx_features *f, rfx_source *src,
         size_t best = 0;
         for (size_t g = 1; g < ng; g++)
             if (err[g] < err[best]) best = g;
-        rfx_ridge_params p = *params;
+        rfx_ridge_params p = solve;
         p.select = RFX_SELECT_NONE;
         p.lambda = grid[best];
         st = rfx_ridge_solve(f, total, &p, out);
@@ -401,12 +422,38 @@ rfx_status rfx_ridge_fit_source(const rfx_features *f, rfx_source *src,
     return st;
 }
 
+rfx_status rfx_ridge_fit_source(const rfx_features *f, rfx_source *src,
+                                const rfx_ridge_params *params, rfx_model **out)
+{
+    if (!f || !src || !out || !src->next || !src->rewind)
+        return rfx__error(RFX_EINVAL, "ridge: NULL argument or invalid source");
+    RFX__TRY(check_params(params));
+    if (params->sample_weight)
+        return rfx__error(RFX_EINVAL, "ridge.sample_weight: a source's rows carry no weights; "
+                                      "use rfx_ridge_fit, or rfx_stats_add_weighted and "
+                                      "rfx_ridge_solve");
+    return fit_source(f, src, NULL, params, out);
+}
+
 /* ---- dual form --------------------------------------------------------- */
 
-static rfx_status ridge_dual(const rfx_features *f, rfx_cmat X, rfx_cmat Y,
+/* With weights w (NULL: none), the rows of Zc and Yc are scaled by
+ * sqrt(w_i) about the weighted means: K = Zc W Zc^T, W = Zc^T W^(1/2) A,
+ * and GCV counts the rows of positive weight (see the top of the file). */
+static rfx_status ridge_dual(const rfx_features *f, rfx_cmat X, rfx_cmat Y, const double *wt,
                              const rfx_ridge_params *p, rfx_model **out)
 {
     const size_t n = X.rows, D = f->D, ny = Y.cols;
+    size_t n_pos = n; /* rows of positive weight */
+    double wsum = (double)n;
+    if (wt) {
+        n_pos = 0;
+        wsum = 0;
+        for (size_t i = 0; i < n; i++) {
+            n_pos += wt[i] > 0;
+            wsum += wt[i];
+        }
+    }
     const int icpt = p->fit_intercept != 0;
     double *Z = NULL, *K = NULL, *A = NULL, *mu = NULL, *ybar = NULL, *w = NULL, *ut = NULL,
            *grid = NULL;
@@ -420,16 +467,22 @@ static rfx_status ridge_dual(const rfx_features *f, rfx_cmat X, rfx_cmat Y,
     if (st) goto done;
     if (icpt) {
         for (size_t i = 0; i < n; i++)
-            for (size_t j = 0; j < D; j++) mu[j] += Z[i * D + j];
+            for (size_t j = 0; j < D; j++) mu[j] += (wt ? wt[i] : 1.0) * Z[i * D + j];
         for (size_t i = 0; i < n; i++)
-            for (size_t k = 0; k < ny; k++) ybar[k] += Y.data[i * Y.stride + k];
-        for (size_t j = 0; j < D; j++) mu[j] /= (double)n;
-        for (size_t k = 0; k < ny; k++) ybar[k] /= (double)n;
+            for (size_t k = 0; k < ny; k++) ybar[k] += (wt ? wt[i] : 1.0) * Y.data[i * Y.stride + k];
+        for (size_t j = 0; j < D; j++) mu[j] /= wsum;
+        for (size_t k = 0; k < ny; k++) ybar[k] /= wsum;
         for (size_t i = 0; i < n; i++)
             for (size_t j = 0; j < D; j++) Z[i * D + j] -= mu[j];
     }
     for (size_t i = 0; i < n; i++)
         for (size_t k = 0; k < ny; k++) A[i * ny + k] = Y.data[i * Y.stride + k] - ybar[k];
+    if (wt)
+        for (size_t i = 0; i < n; i++) {
+            const double r = sqrt(wt[i]);
+            for (size_t j = 0; j < D; j++) Z[i * D + j] *= r;
+            for (size_t k = 0; k < ny; k++) A[i * ny + k] *= r;
+        }
     RFX__SERIAL(cblas_dsyrk(CblasRowMajor, CblasUpper, CblasNoTrans, (int)n, (int)D, 1.0, Z, (int)D, 0.0, K, (int)n))
     for (size_t i = 0; i < n; i++)
         for (size_t j = i + 1; j < n; j++) K[j * n + i] = K[i * n + j];
@@ -459,8 +512,8 @@ static rfx_status ridge_dual(const rfx_features *f, rfx_cmat X, rfx_cmat Y,
                     rss += r * r;
                 }
             }
-            double dof = (double)n - icpt - df;
-            double score = dof > 0 ? (double)n * rss / (dof * dof) : INFINITY;
+            double dof = (double)n_pos - icpt - df;
+            double score = dof > 0 ? (double)n_pos * rss / (dof * dof) : INFINITY;
             if (score < best) {
                 best = score;
                 lambda = lam;
@@ -478,7 +531,7 @@ static rfx_status ridge_dual(const rfx_features *f, rfx_cmat X, rfx_cmat Y,
         if (!st) st = rfx__chol_solve(K, n, A, ny);
         if (st) goto done;
     }
-    st = new_model(f, ny, icpt, n, lambda, &m);
+    st = new_model(f, ny, icpt, n_pos, lambda, &m);
     if (st) goto done;
     m->gcv = best;
     RFX__SERIAL(cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)D, (int)ny, (int)n, 1.0, Z, (int)D, A, (int)ny, 0.0, m->W, (int)ny))
@@ -517,13 +570,26 @@ rfx_status rfx_ridge_fit(const rfx_features *f, rfx_cmat X, rfx_cmat Y,
         return rfx__error(RFX_EPARSE, "ridge: X row %zu, column %zu is not finite", r, c);
     if (!rfx__all_finite(Y, &r, &c))
         return rfx__error(RFX_EPARSE, "ridge: Y row %zu, column %zu is not finite", r, c);
+    const double *wt = params->sample_weight;
+    if (wt) RFX__TRY(rfx__check_weights(wt, X.rows, "ridge.sample_weight"));
     int dual = params->solver == RFX_SOLVER_DUAL ||
                (params->solver == RFX_SOLVER_AUTO && X.rows < f->D);
     if (dual && params->select == RFX_SELECT_KFOLD) dual = 0;
-    if (dual) return ridge_dual(f, X, Y, params, out);
+    if (dual) return ridge_dual(f, X, Y, wt, params, out);
+    rfx_status st;
+    if (wt && params->select != RFX_SELECT_KFOLD) {
+        rfx_ridge_params solve = *params;
+        rfx_stats *s;
+        solve.sample_weight = NULL;
+        RFX__TRY(rfx_stats_create(f->D, Y.cols, &s));
+        st = rfx_stats_add_weighted(s, f, X, Y, wt);
+        if (!st) st = rfx_ridge_solve(f, s, &solve, out);
+        rfx_stats_free(s);
+        return st;
+    }
     rfx_source *src;
     RFX__TRY(rfx_source_memory_create(X, Y, 0, &src));
-    rfx_status st = rfx_ridge_fit_source(f, src, params, out);
+    st = fit_source(f, src, wt, params, out);
     rfx_source_free(src);
     return st;
 }

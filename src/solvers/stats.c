@@ -108,38 +108,91 @@ static void syrk_tiled(double *C, size_t D, const double *Z, size_t ldz, size_t 
     }
 }
 
+rfx_status rfx__check_weights(const double *w, size_t n, const char *what)
+{
+    int any = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!(isfinite(w[i]) && w[i] >= 0))
+            return rfx__error(RFX_EINVAL, "%s[%zu]: must be >= 0 and finite, got %g", what, i,
+                              w[i]);
+        any |= w[i] > 0;
+    }
+    if (!any && n > 0)
+        return rfx__error(RFX_EINVAL, "%s: all %zu weights are zero", what, n);
+    return RFX_OK;
+}
+
 rfx_status rfx__stats_add_z(rfx_stats *s, const double *Z, size_t ldz, size_t rows,
                             const double *Y, size_t ldy, int n_threads)
+{
+    return rfx__stats_add_zw(s, Z, ldz, rows, Y, ldy, NULL, 0, n_threads);
+}
+
+/* Weighted rows enter as rows scaled by r_i = sqrt(w_i): (r z)^T (r z) =
+ * w z z^T and (r z)^T (r (y - shift)) = w z (y - shift), so one SYRK and
+ * one GEMM serve as in the unweighted case, and r = 1 changes no bit. */
+rfx_status rfx__stats_add_zw(rfx_stats *s, const double *Z, size_t ldz, size_t rows,
+                             const double *Y, size_t ldy, const double *wt, size_t ldw,
+                             int n_threads)
 {
     const size_t D = s->D, ny = s->ny;
     if (rows == 0) return RFX_OK;
     if (ldz > 2147483647u || rows > 2147483647u)
         return rfx__error(RFX_EOVERFLOW, "stats: block exceeds the BLAS integer range");
-    /* [Yc 1] (rows x (ny + 1)): one GEMM gives Z^T Yc and the column sums */
+    /* [r Yc, r] (rows x (ny + 1)): one GEMM gives Z^T W Yc and the column sums */
     const size_t w = ny + 1;
-    double *yc = NULL, *acc = NULL;
+    double *yc = NULL, *acc = NULL, *Zs = NULL;
     RFX__TRY(rfx__alloc(rows * w, sizeof(double), (void **)&yc, "stats: targets"));
     rfx_status st = rfx__alloc(D * w, sizeof(double), (void **)&acc, "stats: Z^T Y block");
+    if (!st && wt) st = rfx__alloc(rows * D, sizeof(double), (void **)&Zs, "stats: weighted rows");
     if (st) {
         free(yc);
+        free(acc);
         return st;
     }
     if (ny > 0 && !s->shift_set) {
+        /* the (weighted) mean of the first block; a block of zero weights
+         * takes the plain mean (any shift is exact, this one is small) */
+        double ws = 0;
+        for (size_t i = 0; i < rows; i++) ws += wt ? wt[i * ldw] : 1.0;
         for (size_t k = 0; k < ny; k++) {
             double m = 0;
-            for (size_t i = 0; i < rows; i++) m += Y[i * ldy + k];
-            s->shift[k] = m / (double)rows;
+            if (ws > 0) {
+                for (size_t i = 0; i < rows; i++) m += (wt ? wt[i * ldw] : 1.0) * Y[i * ldy + k];
+                s->shift[k] = m / ws;
+            } else {
+                for (size_t i = 0; i < rows; i++) m += Y[i * ldy + k];
+                s->shift[k] = m / (double)rows;
+            }
         }
         s->shift_set = 1;
     }
+    size_t counted = rows;
+    double wsum = (double)rows, logw = 0;
+    if (wt) {
+        counted = 0;
+        wsum = 0;
+        for (size_t i = 0; i < rows; i++) {
+            const double wi = wt[i * ldw], r = sqrt(wi);
+            wsum += wi;
+            if (wi > 0) {
+                counted++;
+                logw += log(wi);
+            }
+            for (size_t j = 0; j < D; j++) Zs[i * D + j] = r * Z[i * ldz + j];
+        }
+        Z = Zs;
+        ldz = D;
+    }
     for (size_t i = 0; i < rows; i++) {
+        const double wi = wt ? wt[i * ldw] : 1.0, r = wt ? sqrt(wi) : 1.0;
         for (size_t k = 0; k < ny; k++) {
             double v = Y[i * ldy + k] - s->shift[k];
-            yc[i * w + k] = v;
-            s->ysum[k] += v;
-            s->yy[k] += v * v;
+            yc[i * w + k] = r * v;
+            s->ysum[k] += wi * v;
+            s->yy[k] += wi * v * v;
         }
-        yc[i * w + ny] = 1.0;
+        yc[i * w + ny] = r;
     }
     int nt = rfx__threads(n_threads);
     syrk_tiled(s->ztz, D, Z, ldz, rows, nt);
@@ -161,7 +214,10 @@ rfx_status rfx__stats_add_z(rfx_stats *s, const double *Z, size_t ldz, size_t ro
         s->zsum[j] += acc[j * w + ny];
     }
     free(acc);
-    s->n += rows;
+    free(Zs);
+    s->n += counted;
+    s->wsum += wsum;
+    s->logw += logw;
     free(yc);
     return RFX_OK;
 }
@@ -215,9 +271,11 @@ static rfx_status check_rows(const rfx_stats *s, const rfx_features *f, rfx_cmat
     return RFX_OK;
 }
 
-rfx_status rfx_stats_add(rfx_stats *s, const rfx_features *f, rfx_cmat X, rfx_cmat Y)
+rfx_status rfx_stats_add_weighted(rfx_stats *s, const rfx_features *f, rfx_cmat X, rfx_cmat Y,
+                                  const double *w)
 {
     RFX__TRY(check_rows(s, f, X, Y));
+    if (w) RFX__TRY(rfx__check_weights(w, X.rows, "stats: w"));
     const size_t n = X.rows, D = s->D, B = rfx__chunk_rows(D);
     double *Z;
     RFX__TRY(rfx__alloc((n < B ? n : B) * D, sizeof(double), (void **)&Z, "stats: feature block"));
@@ -227,11 +285,16 @@ rfx_status rfx_stats_add(rfx_stats *s, const rfx_features *f, rfx_cmat X, rfx_cm
         st = rfx_features_transform(f, (rfx_cmat){X.data + r0 * X.stride, rows, X.cols, X.stride},
                                     rfx_mat_of(Z, rows, D));
         if (!st)
-            st = rfx__stats_add_z(s, Z, D, rows, s->ny ? Y.data + r0 * Y.stride : NULL, Y.stride,
-                                  f->params.n_threads);
+            st = rfx__stats_add_zw(s, Z, D, rows, s->ny ? Y.data + r0 * Y.stride : NULL, Y.stride,
+                                   w ? w + r0 : NULL, 1, f->params.n_threads);
     }
     free(Z);
     return st;
+}
+
+rfx_status rfx_stats_add(rfx_stats *s, const rfx_features *f, rfx_cmat X, rfx_cmat Y)
+{
+    return rfx_stats_add_weighted(s, f, X, Y, NULL);
 }
 
 rfx_status rfx_stats_add_f32(rfx_stats *s, const rfx_features *f, rfx_cmatf X, rfx_cmatf Y)
@@ -298,6 +361,7 @@ rfx_status rfx_stats_add_f32(rfx_stats *s, const rfx_features *f, rfx_cmatf X, r
             }
         }
         s->n += rows;
+        s->wsum += (double)rows;
     }
     free(Z);
     free(Cf);
@@ -344,7 +408,9 @@ static rfx_status check_pair(const rfx_stats *a, const rfx_stats *b)
 }
 
 /* into +/-= other, re-expressing other's target sums about into's shift:
- * sum (y - s1) = sum (y - s2) + n2 (s2 - s1), and likewise for z y, y^2. */
+ * sum w (y - s1) = sum w (y - s2) + W2 (s2 - s1), W2 the sum of other's
+ * weights (its rows, unweighted), and likewise for z y, y^2. The weights
+ * merge as sums: W, the rows with positive weight and sum log w add. */
 static void combine(rfx_stats *into, const rfx_stats *o, double sign)
 {
     const size_t D = into->D, ny = into->ny;
@@ -356,8 +422,8 @@ static void combine(rfx_stats *into, const rfx_stats *o, double sign)
         for (size_t j = i; j < D; j++) into->ztz[i * D + j] += sign * o->ztz[i * D + j];
     for (size_t k = 0; k < ny; k++) {
         double delta = o->shift[k] - into->shift[k];
-        double ys = o->ysum[k] + (double)o->n * delta;
-        double yy = o->yy[k] + 2.0 * delta * o->ysum[k] + (double)o->n * delta * delta;
+        double ys = o->ysum[k] + o->wsum * delta;
+        double yy = o->yy[k] + 2.0 * delta * o->ysum[k] + o->wsum * delta * delta;
         for (size_t j = 0; j < D; j++)
             into->zty[j * ny + k] += sign * (o->zty[j * ny + k] + delta * o->zsum[j]);
         into->ysum[k] += sign * ys;
@@ -371,6 +437,8 @@ rfx_status rfx_stats_merge(rfx_stats *into, const rfx_stats *other)
     RFX__TRY(check_pair(into, other));
     combine(into, other, 1.0);
     into->n += other->n;
+    into->wsum += other->wsum;
+    into->logw += other->logw;
     return RFX_OK;
 }
 
@@ -381,6 +449,8 @@ rfx_status rfx_stats_remove(rfx_stats *into, const rfx_stats *other)
         return rfx__error(RFX_EINVAL, "stats: cannot remove %zu rows from %zu", other->n, into->n);
     combine(into, other, -1.0);
     into->n -= other->n;
+    into->wsum -= other->wsum;
+    into->logw -= other->logw;
     return RFX_OK;
 }
 
@@ -397,6 +467,8 @@ rfx_status rfx_stats_copy(const rfx_stats *s, rfx_stats **out)
     memcpy(c->shift, s->shift, s->ny * sizeof *c->shift);
     c->shift_set = s->shift_set;
     c->n = s->n;
+    c->wsum = s->wsum;
+    c->logw = s->logw;
     *out = c;
     return RFX_OK;
 }
@@ -413,7 +485,7 @@ rfx_status rfx_stats_get(const rfx_stats *s, double *ztz, double *zty, double *z
         if (zty)
             for (size_t j = 0; j < D; j++)
                 zty[j * ny + k] = s->zty[j * ny + k] + s->shift[k] * s->zsum[j];
-        if (ysum) ysum[k] = s->ysum[k] + (double)s->n * s->shift[k];
+        if (ysum) ysum[k] = s->ysum[k] + s->wsum * s->shift[k];
     }
     if (zsum) memcpy(zsum, s->zsum, D * sizeof *zsum);
     return RFX_OK;
@@ -423,7 +495,7 @@ void rfx__stats_normal(const rfx_stats *s, int intercept, double *C, double *c, 
                        double *mu, double *ybar)
 {
     const size_t D = s->D, ny = s->ny;
-    const double n = (double)s->n;
+    const double n = s->wsum; /* the number of rows, unweighted */
     for (size_t j = 0; j < D; j++) mu[j] = intercept && n > 0 ? s->zsum[j] / n : 0.0;
     for (size_t i = 0; i < D; i++) {
         for (size_t j = i; j < D; j++) {
