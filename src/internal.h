@@ -504,6 +504,9 @@ struct rfx_model {
     char *target_name;      /* owned; NULL without one                       */
     double *input_box;      /* owned: lo (d), then hi (d), the training rows'
                                range of each input; NULL when unknown       */
+    double weight_sum;      /* a Bayesian model fitted on weighted rows: sum
+                               w, the intercept's precision / noise
+                               precision; 0 unweighted (then n_train)       */
 };
 
 /* Model names (src/solvers/schema.c): the checks of rfx_model_set_names

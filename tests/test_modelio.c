@@ -46,7 +46,7 @@ enum {
     T_STRUCTURE = 49, T_CLASSES = 50, T_LOSS = 51, T_MULTICLASS = 52, T_TARGET = 53,
     T_TARGET_LAMBDA = 54,
     /* the schema (format version 2) */
-    T_INPUT_NAMES = 55, T_TARGET_NAME = 56, T_INPUT_BOX = 57
+    T_INPUT_NAMES = 55, T_TARGET_NAME = 56, T_INPUT_BOX = 57, T_WEIGHT_SUM = 58
 };
 enum { E_F64 = 1, E_U64 = 2, E_UTF8 = 4, E_U32 = 5, E_BYTES = 6 }; /* element types */
 
@@ -1593,6 +1593,62 @@ static void check_input_box(rfx_model *m)
     rfx_buffer_free(plain);
 }
 
+/* A Bayesian model with intercept fitted on weighted rows keeps sum w (tag
+ * 58, version 2): its std after loading is bitwise the same; the field is
+ * refused when not finite > 0, or in a model that does not use it. */
+static void check_weight_sum(const rfx_model *ridge)
+{
+    rfx_bayes_params p = rfx_bayes_params_default();
+    double y[N], w[N], s1[N], s2[N], m1[N];
+    for (size_t i = 0; i < N; i++) {
+        y[i] = Y[i * 3];
+        w[i] = 0.5 + (double)(i % 3); /* sum w != n */
+    }
+    p.sample_weight = w;
+    rfx_features *f = make_features(RFX_KERNEL_GAUSSIAN, RFX_FORM_COS_BIAS, 24, 5, NULL);
+    rfx_model *m = NULL, *back = NULL;
+    CHECK_OK(rfx_bayes_fit(f, rfx_cmat_of(X, N, DIN), rfx_cmat_of(y, N, 1), &p, &m));
+    rfx_features_free(f);
+    if (!m) return;
+    size_t len = 0;
+    unsigned char *img = round_trip(m, "modelio_weight_sum.rfx", &len);
+    CHECK(get32(img + 8) == 2 && find_record(img, len, T_WEIGHT_SUM) != 0);
+    CHECK_OK(rfx_model_load_buffer(img, len, &back));
+    if (back) {
+        CHECK_OK(rfx_model_predict_latent(m, rfx_cmat_of(X, N, DIN), rfx_mat_of(m1, N, 1),
+                                          rfx_mat_of(s1, N, 1)));
+        CHECK_OK(rfx_model_predict_latent(back, rfx_cmat_of(X, N, DIN), rfx_mat_of(m1, N, 1),
+                                          rfx_mat_of(s2, N, 1)));
+        CHECK(same_doubles(s1, s2, N));
+        rfx_model_free(back);
+    }
+    unsigned char *b = copy_image(img, len, 64);
+    size_t at = find_record(b, len, T_WEIGHT_SUM);
+    putf64(b + at + 16, -1.0);
+    fix_crcs(b, len);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "field 'weight_sum' = -1 is not finite and > 0", "sum w < 0");
+    free(b);
+    rfx_buffer_free(img);
+    /* a ridge model holds no weight sum */
+    void *rb = NULL;
+    size_t rlen = 0;
+    CHECK_OK(rfx_model_save_buffer(ridge, &rb, &rlen));
+    unsigned char *r2 = copy_image(rb, rlen, 64);
+    put32(r2 + 8, 2);
+    fix_header_crc(r2);
+    put32(r2 + rlen, T_WEIGHT_SUM);
+    put32(r2 + rlen + 4, E_F64);
+    put64(r2 + rlen + 8, 1);
+    putf64(r2 + rlen + 16, 3.0);
+    put64(r2 + 16, rlen + 24 - HDR);
+    fix_crcs(r2, rlen + 24);
+    LOAD_FAILS(r2, rlen + 24, RFX_EFORMAT, "field 'weight_sum' in a model other than a Bayesian",
+               "ridge with sum w");
+    free(r2);
+    rfx_buffer_free(rb);
+    rfx_model_free(m);
+}
+
 /* Columns of a table to a model's inputs: by name in any order, with or
  * without the target; by position; and each way it can fail. */
 static void check_match_columns(rfx_model *m)
@@ -2016,6 +2072,7 @@ int main(void)
     check_target_transform(ridge);
     check_names(ridge);
     check_input_box(ridge);
+    check_weight_sum(ridge);
     check_match_columns(ridge);
     check_save_validates(ridge);
     /* several targets, or a Bayesian model's std, take no transform */

@@ -241,9 +241,8 @@ RFX_API rfx_bayes_params rfx_bayes_params_default(void);
  * for given variances; fitted variances differ (k repeats are k
  * observations, one weighted row is one more precise observation). The
  * predictive standard deviation of a model with intercept adds the
- * intercept's variance as noise_var / n_train, n_train the rows of positive
- * weight (the model keeps that count, not sum w): exact when the weights
- * average 1, else off by that factor in this one term. */
+ * intercept's variance as noise_var / sum w (the model keeps sum w, and
+ * its file too: tag 58). */
 RFX_API rfx_status rfx_bayes_solve(const rfx_features *f, const rfx_stats *s,
                                    const rfx_bayes_params *params, rfx_model **out);
 
@@ -610,8 +609,10 @@ RFX_API rfx_status rfx_model_match_columns(const rfx_model *m, const char *const
  *   56 target name (UTF-8, 1..RFX_MODEL_MAX_NAME bytes, no NUL, none of
  *      the input names; with 55 only)
  *   57 input box (2d f64: the d lower ends, then the d upper ends; finite,
- *      lower <= upper).
- * A model with names or a box is written as version 2, one without as
+ *      lower <= upper)
+ *   58 weight sum (f64, finite, > 0; a Bayesian model with intercept fitted
+ *      on weighted rows only: the intercept's variance is noise_var / it).
+ * A model with names, a box or a weight sum is written as version 2, one without as
  * version 1, which older readers take too.
  * Kitchen-sinks (method 7) and
  * greedy (method 8) models are feature models stored as ridge models are

@@ -76,6 +76,7 @@ const rfx__field_spec rfx__field_specs[RFX__TAG_END] = {
     [RFX__TAG_INPUT_NAMES] = {"input_names", RFX__ELEM_BYTES, RFX__F_COMMON},
     [RFX__TAG_TARGET_NAME] = {"target_name", RFX__ELEM_UTF8, RFX__F_COMMON},
     [RFX__TAG_INPUT_BOX] = {"input_box", RFX__ELEM_F64, RFX__F_COMMON},
+    [RFX__TAG_WEIGHT_SUM] = {"weight_sum", RFX__ELEM_F64, RFX__F_SCALAR | RFX__F_COMMON},
 };
 
 /* zlib's crc32 takes a uInt length: feed large buffers in pieces. */

@@ -121,6 +121,9 @@ enum rfx__tag {
                                bytes, no NUL (with 55 only)                  */
     RFX__TAG_INPUT_BOX = 57,    /* f64 x 2d: the training range of each input,
                                lo (d) then hi (d), finite, lo <= hi          */
+    RFX__TAG_WEIGHT_SUM = 58,   /* f64: sum of the row weights of a Bayesian
+                               model with intercept fitted on weighted rows,
+                               finite, > 0 (version 2; absent: unweighted)  */
     RFX__TAG_END            /* one past the last tag                         */
 };
 

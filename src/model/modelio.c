@@ -47,12 +47,12 @@ static const rfx__model_kind *const KINDS[] = {
 };
 #define N_KINDS (sizeof KINDS / sizeof *KINDS)
 
-/* The oldest version that holds m: 2 for a model with names or a box (tags
- * 55..57),
+/* The oldest version that holds m: 2 for a model with names, a box or a
+ * weight sum (tags 55..58),
  * else 1, so that a file without them is read by older versions too. */
 static uint32_t version_of(const rfx_model *m)
 {
-    return m->input_names || m->input_box ? 2 : 1;
+    return m->input_names || m->input_box || m->weight_sum > 0 ? 2 : 1;
 }
 
 static void encode_header(unsigned char h[HEADER_SIZE], uint32_t version, uint64_t payload,
@@ -92,6 +92,7 @@ static rfx_status write_payload(rfx__sink *s, const rfx_model *m, const unsigned
     }
     if (m->input_names) put_names(s, m);
     if (m->input_box) rfx__put_f64s(s, RFX__TAG_INPUT_BOX, m->input_box, 2 * m->d);
+    if (m->weight_sum > 0) rfx__put_f64(s, RFX__TAG_WEIGHT_SUM, m->weight_sum);
     snprintf(creator, sizeof creator, "rfx %s", rfx_version());
     rfx__put_utf8(s, RFX__TAG_CREATOR, creator);
     rfx__sink_flush(s);
@@ -387,6 +388,27 @@ static rfx_status load_box(const rfx__record *rec, const char *name, uint32_t ve
     return RFX_OK;
 }
 
+/* The weight sum (tag 58, optional, version 2 on): only a Bayesian model
+ * with intercept (the feature means) uses it; finite and > 0. */
+static rfx_status load_weight_sum(const rfx__record *rec, const char *name, uint32_t version,
+                                  rfx_model *m)
+{
+    const rfx__record *r = &rec[RFX__TAG_WEIGHT_SUM];
+    if (!r->present) return RFX_OK;
+    if (version < 2)
+        return rfx__corrupt(name, "field 'weight_sum' in a version %lu file (corrupt file)",
+                            (unsigned long)version);
+    if (m->method != RFX_METHOD_BAYES || !m->zmean)
+        return rfx__corrupt(name, "field 'weight_sum' in a model other than a Bayesian one with "
+                                  "intercept (corrupt file)");
+    const double v = rfx__rec_f64(r);
+    if (!isfinite(v) || !(v > 0))
+        return rfx__corrupt(name, "field 'weight_sum' = %g is not finite and > 0 (corrupt file)",
+                            v);
+    m->weight_sum = v;
+    return RFX_OK;
+}
+
 /* Records -> model: the method picks the kind, which checks and reads the
  * rest. nested: the surrogate of a projected model, of method ridge ..
  * pce. */
@@ -408,6 +430,7 @@ static rfx_status build_model(const rfx__record *rec, const char *name, uint32_t
     rfx_status st = load_target(rec, name, m);
     if (!st) st = load_names(rec, name, version, nested, m);
     if (!st) st = load_box(rec, name, version, nested, m);
+    if (!st) st = load_weight_sum(rec, name, version, m);
     if (st) {
         rfx_model_free(m);
         return st;

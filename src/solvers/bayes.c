@@ -186,6 +186,7 @@ rfx_status rfx_bayes_solve(const rfx_features *f, const rfx_stats *s,
     fc = NULL;
     m->fit_intercept = icpt;
     m->n_train = s->n;
+    if (s->wsum != (double)s->n) m->weight_sum = s->wsum; /* weighted rows */
     m->noise_var = 1.0 / beta;
     m->prior_var = 1.0 / alpha;
     m->lambda = alpha / beta;

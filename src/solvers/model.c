@@ -165,7 +165,10 @@ rfx_status rfx__feature_predict(const rfx_model *m, rfx_cmat X, rfx_mat Yhat, rf
     const int want_std = Ystd.data != NULL;
     /* the intercept's own variance under a flat prior: noise_var / n */
     double add_var = 0;
-    if (m->zmean && m->n_train > 0) add_var += m->noise_var / (double)m->n_train;
+    /* the intercept's variance: noise_var over the rows' total precision
+     * weight, sum w (n_train without weights) */
+    const double nw = m->weight_sum > 0 ? m->weight_sum : (double)m->n_train;
+    if (m->zmean && nw > 0) add_var += m->noise_var / nw;
     if (noisy) add_var += m->noise_var;
 
     const size_t n = X.rows, T = RFX__ROW_TILE, tiles = (n + T - 1) / T;
