@@ -159,6 +159,9 @@ typedef enum rfx__column_found {
 } rfx__column_found;
 rfx__column_found rfx__column_find(const char *const *names, size_t n, const char *spec,
                                    size_t *col, size_t *other);
+/* "a, b, c" (n names, each quoted as rfx__quote does, 40 bytes at most)
+ * into buf (size >= 8), cut short with ", ..." when it would not fit. */
+void rfx__list_names(char *buf, size_t size, const char *const *names, size_t n);
 
 /* Column means and population standard deviations of X (n >= 1 finite
  * rows): mean[j] = sum_i x_ij / n and scale[j] = sqrt(sum_i (x_ij -

@@ -5,6 +5,7 @@
  * (src/solvers/schema.c). */
 #include "internal.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* Whether s is an index, optionally negative: *value saturates at SIZE_MAX. */
@@ -21,6 +22,23 @@ static int parse_index(const char *s, int *negative, size_t *value)
     }
     *value = v;
     return 1;
+}
+
+void rfx__list_names(char *buf, size_t size, const char *const *names, size_t n)
+{
+    enum { QUOTE_MAX = 40 };
+    size_t used = 0;
+    char q[RFX__QUOTE_SIZE(QUOTE_MAX)];
+    buf[0] = '\0';
+    for (size_t c = 0; c < n; c++) {
+        const char *sep = c ? ", " : "";
+        const char *name = rfx__quote(names[c], strlen(names[c]), QUOTE_MAX, q, sizeof q);
+        if (used + strlen(sep) + strlen(name) + 6 >= size) {
+            snprintf(buf + used, size - used, "%s...", sep);
+            return;
+        }
+        used += (size_t)snprintf(buf + used, size - used, "%s%s", sep, name);
+    }
 }
 
 rfx__column_found rfx__column_find(const char *const *names, size_t n, const char *spec,

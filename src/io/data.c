@@ -194,24 +194,6 @@ static rfx_status data_name(rfx_data *data, char *const *file_names, size_t ncol
 
 /* ---- the target column --------------------------------------------------- */
 
-/* Append "a, b, c" (the header) to buf, cut short with ", ..." when long. */
-static void list_names(char *buf, size_t size, char *const *names, size_t ncols)
-{
-    size_t used = 0;
-    char q[RFX__QUOTE_SIZE(QUOTE_MAX)];
-    buf[0] = '\0';
-    for (size_t c = 0; c < ncols; c++) {
-        const char *sep = c ? ", " : "";
-        const char *name = QUOTED(names[c], q);
-        size_t need = strlen(sep) + strlen(name);
-        if (used + need + 6 >= size) {
-            snprintf(buf + used, size - used, "%s...", sep);
-            return;
-        }
-        used += (size_t)snprintf(buf + used, size - used, "%s%s", sep, name);
-    }
-}
-
 /* The file column of the target: params->target is a header name (when the
  * file has names and one matches: a column named "3" wins over index 3), or
  * an index as text ("0".."ncols-1", negative counting from the end, "-1" =
@@ -250,7 +232,7 @@ static rfx_status find_target(const char *path, const char *target, char *const 
                           path, QUOTED(target, q));
     {
         char list[512];
-        list_names(list, sizeof list, names, ncols);
+        rfx__list_names(list, sizeof list, (const char *const *)names, ncols);
         return rfx__error(RFX_EPARSE, "%s: target column '%s' not found (columns: %s)", path,
                           QUOTED(target, q), list);
     }

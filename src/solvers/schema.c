@@ -51,23 +51,6 @@ static const named *lookup(const named *t, size_t n, const char *name)
     return lo < n && strcmp(t[lo].name, name) == 0 ? &t[lo] : NULL;
 }
 
-/* "a, b, c" into buf, cut short with ", ..." when long. */
-static void list_names(char *buf, size_t size, const char *const *names, size_t n)
-{
-    size_t used = 0;
-    char q[RFX__QUOTE_SIZE(QUOTE_MAX)];
-    buf[0] = '\0';
-    for (size_t c = 0; c < n; c++) {
-        const char *sep = c ? ", " : "";
-        const char *name = QUOTED(names[c], q);
-        if (used + strlen(sep) + strlen(name) + 6 >= size) {
-            snprintf(buf + used, size - used, "%s...", sep);
-            return;
-        }
-        used += (size_t)snprintf(buf + used, size - used, "%s%s", sep, name);
-    }
-}
-
 static rfx_status check_name(const char *name, const char *what, size_t j)
 {
     if (!name) return rfx__error(RFX_EINVAL, "model names: %s %zu is NULL", what, j);
@@ -238,7 +221,7 @@ static rfx_status match_by_name(const rfx_model *m, const char *const *names, si
             return rfx__error(RFX_EPARSE, "target column '%s' is ambiguous (columns %zu and %zu "
                               "have that name)", QUOTED(target, q), tc, other);
         default:
-            list_names(list, sizeof list, names, n);
+            rfx__list_names(list, sizeof list, names, n);
             return rfx__error(RFX_EPARSE, "target column '%s' not found (columns: %s)",
                               QUOTED(target, q), list);
         }
@@ -256,7 +239,7 @@ static rfx_status match_by_name(const rfx_model *m, const char *const *names, si
     for (size_t j = 0; j < d && !st; j++) {
         const named *hit = lookup(t, n, in[j]);
         if (!hit) {
-            list_names(list, sizeof list, names, n);
+            rfx__list_names(list, sizeof list, names, n);
             st = rfx__error(RFX_EDIM, "the model's input '%s' is not a column (columns: %s)",
                             QUOTED(in[j], q), list);
         } else if (hit + 1 < t + n && strcmp(hit[1].name, hit->name) == 0) {
@@ -272,7 +255,7 @@ static rfx_status match_by_name(const rfx_model *m, const char *const *names, si
     for (size_t c = 0; c < n && !st; c++) {
         if (used[c]) continue;
         char qt[RFX__QUOTE_SIZE(QUOTE_MAX)];
-        list_names(list, sizeof list, in, d);
+        rfx__list_names(list, sizeof list, in, d);
         st = rfx__error(RFX_EDIM, "unexpected column '%s' (column %zu): the model's inputs are "
                         "%s%s%s%s", QUOTED(names[c], q), c, list,
                         m->target_name ? " and its target is '" : "",

@@ -97,6 +97,17 @@ static FILE *plot_start(const char *path, char **tmp, int *rc)
     return gp;
 }
 
+/* plot_start, then the plot's title. */
+static FILE *plot_start_titled(const char *path, const char *title, char **tmp, int *rc)
+{
+    FILE *gp = plot_start(path, tmp, rc);
+    if (!gp) return NULL;
+    fputs("set title ", gp);
+    gnuplot_quote(gp, title);
+    fputc('\n', gp);
+    return gp;
+}
+
 /* Close the plot of plot_start and rename its file over path; the exit
  * code. */
 static int plot_finish(const char *path, char *tmp, FILE *gp)
@@ -128,11 +139,9 @@ int cli_plot_errors(const char *path, const size_t *Ds, const double *err, size_
 {
     char *tmp;
     int rc;
-    FILE *gp = plot_start(path, &tmp, &rc);
+    FILE *gp = plot_start_titled(path, title, &tmp, &rc);
     if (!gp) return rc;
-    fputs("set title ", gp);
-    gnuplot_quote(gp, title);
-    fputs("\nset logscale xy\nset grid\nset key top right\n"
+    fputs("set logscale xy\nset grid\nset key top right\n"
           "set xlabel 'D (number of random features)'\n"
           "set ylabel '|K - Z Z^T|_F / |K|_F'\n"
           "$err << EOD\n", gp);
@@ -150,12 +159,10 @@ int cli_plot_history(const char *path, const double *history, size_t n, const ch
 {
     char *tmp;
     int rc, positive = 1;
-    FILE *gp = plot_start(path, &tmp, &rc);
+    FILE *gp = plot_start_titled(path, title, &tmp, &rc);
     if (!gp) return rc;
     for (size_t t = 0; t <= n; ++t) positive = positive && history[t] > 0 && isfinite(history[t]);
-    fputs("set title ", gp);
-    gnuplot_quote(gp, title);
-    fprintf(gp, "\n%sset grid\nset key top right\n"
+    fprintf(gp, "%sset grid\nset key top right\n"
                 "set xlabel 'particle swarm iteration (0: the initial swarm)'\n"
                 "set ylabel 'best loss (relative MSE)'\n"
                 "$loss << EOD\n", positive ? "set logscale y\n" : "");
@@ -184,11 +191,9 @@ int cli_plot_sobol(const char *path, const char *const *labels, size_t d, const 
 {
     char *tmp;
     int rc;
-    FILE *gp = plot_start(path, &tmp, &rc);
+    FILE *gp = plot_start_titled(path, title, &tmp, &rc);
     if (!gp) return rc;
-    fputs("set title ", gp);
-    gnuplot_quote(gp, title);
-    fputs("\nset style data histograms\n"
+    fputs("set style data histograms\n"
           "set style histogram errorbars gap 2 lw 1.5\n"
           "set style fill solid 0.6 border -1\n"
           "set boxwidth 0.9\n"
