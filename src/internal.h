@@ -181,6 +181,11 @@ void rfx__standardize(rfx_cmat X, double *mean, double *scale, double *Xs, size_
 void rfx__standardize_weighted(rfx_cmat X, const double *w, double *mean, double *scale,
                                double *Xs, size_t ldxs);
 
+/* RFX_OK when the n row weights w are finite, >= 0 and not all zero, else
+ * RFX_EINVAL naming the first bad one as "what[i]" ("ridge.sample_weight[3]:
+ * must be >= 0 and finite, got -1") or "what: all N weights are zero" (src/core/columns.c). */
+rfx_status rfx__check_weights(const double *w, size_t n, const char *what);
+
 /* One standardised value, (x - mean) / scale, finite for every finite x
  * once mean and scale come from rfx__standardize: when x - mean overflows
  * (x and mean huge and of opposite signs), x / scale - mean / scale, whose
@@ -381,11 +386,6 @@ rfx_status rfx__stats_add_z(rfx_stats *s, const double *Z, size_t ldz, size_t ro
 rfx_status rfx__stats_add_zw(rfx_stats *s, const double *Z, size_t ldz, size_t rows,
                              const double *Y, size_t ldy, const double *w, size_t ldw,
                              int n_threads);
-
-/* RFX_OK when the n row weights w are finite, >= 0 and not all zero, else
- * RFX_EINVAL naming the first bad one as "what[i]" ("ridge.sample_weight[3]:
- * must be >= 0 and finite, got -1") or "what: all N weights are zero". */
-rfx_status rfx__check_weights(const double *w, size_t n, const char *what);
 
 /* Centred (or raw, without intercept) normal equations from statistics:
  * C = Z^T W Z - W mu mu^T (D x D, full symmetric), c = Z^T W (y - ybar)

@@ -213,6 +213,87 @@ static void test_krr(void)
     free(Y);
 }
 
+/* Weighted kernel ridge: the coefficients solve the normal equations of
+ * min sum w_i (y_i - f(x_i))^2 + lambda |f|^2, (W K + lambda I) A = W Y;
+ * weights of 1 are no weights (bits); a weight of 0 is a row left out. */
+static void test_krr_weighted(void)
+{
+    const size_t n = 60, m = 20, d = 2;
+    double *X, *y, *T;
+    make_data(n, m, &X, &y, &T, 31);
+    double w[60], ones[60], wz[60], K[60 * 60];
+    for (size_t i = 0; i < n; i++) {
+        w[i] = 0.25 + (double)(i % 4);
+        ones[i] = 1.0;
+        wz[i] = i == 7 ? 0.0 : 1.0;
+    }
+    const double lambda = 0.05;
+    rfx_kern *k;
+    CHECK_OK(rfx_kern_rbf(0.8, &k));
+    rfx_krr *mw = NULL, *m1 = NULL, *m0 = NULL, *mz = NULL, *md = NULL;
+    rfx_cmat Xc = rfx_cmat_of(X, n, d), Yc = rfx_cmat_of(y, n, 1);
+    CHECK_OK(rfx_krr_fit_weighted(k, Xc, Yc, lambda, w, 0, &mw));
+    gram_eval(k, X, n, X, n, d, K);
+    if (mw) {
+        const double *A = rfx_krr_dual_coef(mw).data;
+        double worst = 0, scale = 0;
+        for (size_t i = 0; i < n; i++) {
+            double r = lambda * A[i] - w[i] * y[i];
+            for (size_t j = 0; j < n; j++) r += w[i] * K[i * n + j] * A[j];
+            worst = fmax(worst, fabs(r));
+            scale = fmax(scale, fabs(w[i] * y[i]));
+        }
+        CHECK_MSG(worst <= 1e-10 * scale, "weighted krr: normal equations off by %.3g", worst);
+        printf("weighted krr: normal equations residual %.3g (of %.3g)\n", worst, scale);
+    }
+    /* weights of 1: the plain fit, bit for bit */
+    CHECK_OK(rfx_krr_fit_weighted(k, Xc, Yc, lambda, ones, 0, &m1));
+    CHECK_OK(rfx_krr_fit(k, Xc, Yc, lambda, 0, &m0));
+    if (m1 && m0)
+        CHECK(memcmp(rfx_krr_dual_coef(m1).data, rfx_krr_dual_coef(m0).data, n * sizeof(double)) ==
+              0);
+    /* a zero weight: coefficient 0, and the others those of the fit without the row */
+    double Xd[59 * 2], yd[59];
+    for (size_t i = 0, r = 0; i < n; i++) {
+        if (i == 7) continue;
+        Xd[r * d] = X[i * d];
+        Xd[r * d + 1] = X[i * d + 1];
+        yd[r++] = y[i];
+    }
+    CHECK_OK(rfx_krr_fit_weighted(k, Xc, Yc, lambda, wz, 0, &mz));
+    CHECK_OK(rfx_krr_fit(k, rfx_cmat_of(Xd, n - 1, d), rfx_cmat_of(yd, n - 1, 1), lambda, 0, &md));
+    if (mz && md) {
+        const double *Az = rfx_krr_dual_coef(mz).data, *Ad = rfx_krr_dual_coef(md).data;
+        double e = 0;
+        for (size_t i = 0, r = 0; i < n; i++) {
+            if (i == 7) {
+                CHECK(Az[i] == 0.0);
+                continue;
+            }
+            e = fmax(e, fabs(Az[i] - Ad[r++]));
+        }
+        CHECK_MSG(e <= 1e-10, "weight 0 vs the row dropped: %.3g", e);
+    }
+    /* bad weights, named */
+    double bad[60];
+    memcpy(bad, w, sizeof bad);
+    bad[3] = -1;
+    rfx_krr *none = NULL;
+    CHECK_STATUS(rfx_krr_fit_weighted(k, Xc, Yc, lambda, bad, 0, &none), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "krr_fit.sample_weight[3]") != NULL && none == NULL);
+    CHECK_STATUS(rfx_krr_fit_weighted(k, Xc, Yc, 0.0, wz, 0, &none), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "needs lambda > 0") != NULL);
+    rfx_krr_free(mw);
+    rfx_krr_free(m1);
+    rfx_krr_free(m0);
+    rfx_krr_free(mz);
+    rfx_krr_free(md);
+    rfx_kern_free(k);
+    free(X);
+    free(y);
+    free(T);
+}
+
 static void test_krr_errors(void)
 {
     double X[8] = {0, 1, 2, 3, 4, 5, 6, 7}, Y[4] = {1, 2, 3, 4}, P[4];
@@ -716,6 +797,7 @@ int main(void)
 {
     RFX_TEST_RUN(test_krr);
     RFX_TEST_RUN(test_krr_errors);
+    RFX_TEST_RUN(test_krr_weighted);
     RFX_TEST_RUN(test_gp_given);
     RFX_TEST_RUN(test_gp_fitted);
     RFX_TEST_RUN(test_gp_jitter);

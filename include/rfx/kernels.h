@@ -218,6 +218,16 @@ typedef struct rfx_krr rfx_krr;
 RFX_API rfx_status rfx_krr_fit(const rfx_kern *k, rfx_cmat X, rfx_cmat Y, double lambda,
                                int n_threads, rfx_krr **out);
 
+/* The same with row weights w (n values, finite, >= 0, not all zero; NULL:
+ * rfx_krr_fit, bit for bit): min sum_i w_i |y_i - f(x_i)|^2 + lambda
+ * |f|^2_H, whose coefficients are A = S (S K S + lambda I)^-1 S Y with S =
+ * diag(sqrt(w)), as scikit-learn's KernelRidge(alpha=lambda) fits with
+ * sample_weight. A row of weight 0 gets coefficient 0 (it is left out);
+ * with lambda = 0 every weight must be > 0. Errors as rfx_krr_fit, and
+ * RFX_EINVAL naming the first bad weight ("krr_fit.sample_weight[i]"). */
+RFX_API rfx_status rfx_krr_fit_weighted(const rfx_kern *k, rfx_cmat X, rfx_cmat Y, double lambda,
+                                        const double *w, int n_threads, rfx_krr **out);
+
 /* Yhat (m x ny) = k(X, X_train) A for X (m x d). Cost O(m n (d + ny)).
  * Errors: RFX_EINVAL, RFX_EDIM, RFX_EPARSE as rfx_kern_gram. */
 RFX_API rfx_status rfx_krr_predict(const rfx_krr *m, rfx_cmat X, rfx_mat Yhat);

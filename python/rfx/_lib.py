@@ -756,6 +756,8 @@ typedef struct rfx_krr rfx_krr;
 
 rfx_status rfx_krr_fit(const rfx_kern *k, rfx_cmat X, rfx_cmat Y, double lambda,
                                int n_threads, rfx_krr **out);
+rfx_status rfx_krr_fit_weighted(const rfx_kern *k, rfx_cmat X, rfx_cmat Y, double lambda,
+                                        const double *w, int n_threads, rfx_krr **out);
 
 rfx_status rfx_krr_predict(const rfx_krr *m, rfx_cmat X, rfx_mat Yhat);
 

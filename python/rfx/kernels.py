@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _common
 from ._lib import as_rows, check, cmat, cmat_to_array, ffi, lib, mat, serial_blas
+from ._model import sample_weights
 from ._sklearn_compat import validate_data
 
 _SHIFT = {"gaussian": 0, "laplacian": 1, "cauchy": 2, "matern": 3}
@@ -323,26 +324,31 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
         self.kernel_params = kernel_params
         self.n_jobs = n_jobs
 
-    def _fit_c(self, X, Y):
+    def _fit_c(self, X, Y, w=None):
         k = _kernel_of(self.kernel, self.gamma, self.degree, self.coef0, self.kernel_params,
                        X.shape[1])
         lam = _real(self.alpha, "alpha", nonneg=True)
         out = ffi.new("rfx_krr **")
+        wp = ffi.NULL if w is None else ffi.cast("const double *", w.ctypes.data)
         with serial_blas:
-            check(lib.rfx_krr_fit(k._handle, cmat(X), cmat(Y), lam,
-                                  _common.resolve_threads(self.n_jobs), out))
+            check(lib.rfx_krr_fit_weighted(k._handle, cmat(X), cmat(Y), lam, wp,
+                                           _common.resolve_threads(self.n_jobs), out))
         self._kern = k
         self._krr = ffi.gc(out[0], lib.rfx_krr_free)
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fit on X (n_samples, n_features) and y (n_samples,) or
-        (n_samples, n_targets)."""
+        (n_samples, n_targets); sample_weight (n_samples,), finite and >= 0,
+        weighs each row's squared error (scikit-learn's KernelRidge with
+        sample_weight; a row of weight 0 gets dual coefficient 0)."""
         X, y = validate_data(self, X, y, dtype=np.float64, multi_output=True, y_numeric=True)
         X = as_rows(X)
         Y = np.ascontiguousarray(y, dtype=np.float64).reshape(X.shape[0], -1)
-        self._fit_c(X, Y)
+        w = sample_weights(sample_weight, X)
+        self._fit_c(X, Y, w)
         self.X_fit_ = X
         self._Y = Y
+        self._w = w
         self._y_ndim = np.ndim(y)
         A = cmat_to_array(lib.rfx_krr_dual_coef(self._krr))
         self.dual_coef_ = A[:, 0] if self._y_ndim == 1 else A
@@ -366,7 +372,7 @@ class KernelRidge(MultiOutputMixin, RegressorMixin, BaseEstimator):
     def __setstate__(self, state):
         super().__setstate__(state)
         if "X_fit_" in self.__dict__:  # refit: the same rows give the same bits
-            self._fit_c(self.X_fit_, self._Y)
+            self._fit_c(self.X_fit_, self._Y, self.__dict__.get("_w"))
 
 
 class GaussianProcessRegressor(RegressorMixin, BaseEstimator):

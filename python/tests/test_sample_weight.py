@@ -151,3 +151,26 @@ def test_errors_name_sample_weight():
     with pytest.raises(ValueError, match="classify.sample_weight"):
         rfx.RFFClassifier(n_components=16, alpha=1e-2, length_scale=1.0,
                           optimizer="sgd").fit(X, labels, sample_weight=np.ones(40))
+
+
+def test_kernel_ridge_weights_equal_scikit_learn():
+    """rfx.KernelRidge with sample_weight equals scikit-learn's KernelRidge
+    with the same weights; weights of 1 are no weights; a zero weight gives
+    a zero dual coefficient."""
+    from sklearn.kernel_ridge import KernelRidge as SkKernelRidge
+    rng = np.random.RandomState(3)
+    X = rng.uniform(-1, 1, size=(80, 3))
+    y = np.sin(2 * X[:, 0]) + X[:, 1] ** 2 + 0.05 * rng.normal(size=80)
+    w = rng.uniform(0.1, 3.0, size=80)
+    w[5] = 0.0
+    ours = rfx.KernelRidge(alpha=0.1, kernel="rbf", gamma=0.7).fit(X, y, sample_weight=w)
+    theirs = SkKernelRidge(alpha=0.1, kernel="rbf", gamma=0.7).fit(X, y, sample_weight=w)
+    Xt = rng.uniform(-1, 1, size=(40, 3))
+    np.testing.assert_allclose(ours.predict(Xt), theirs.predict(Xt), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(ours.dual_coef_, theirs.dual_coef_, rtol=1e-9, atol=1e-12)
+    assert ours.dual_coef_[5] == 0.0
+    plain = rfx.KernelRidge(alpha=0.1, kernel="rbf", gamma=0.7).fit(X, y)
+    ones = rfx.KernelRidge(alpha=0.1, kernel="rbf", gamma=0.7).fit(X, y, sample_weight=np.ones(80))
+    assert np.array_equal(plain.dual_coef_, ones.dual_coef_)
+    with pytest.raises(ValueError, match="Negative values"):
+        rfx.KernelRidge(alpha=0.1).fit(X, y, sample_weight=-w)

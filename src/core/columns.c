@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The one input standardisation of the library (ridge and Bayes fits,
- * kernel PCA, SRFE): column means and population standard deviations. */
+ * kernel PCA, SRFE): column means and population standard deviations,
+ * weighted or not; and the one check of row weights. */
 #include "internal.h"
 
 #include <math.h>
@@ -55,6 +56,20 @@ void rfx__standardize_weighted(rfx_cmat X, const double *w, double *mean, double
         for (size_t i = 0; i < n; i++)
             for (size_t j = 0; j < d; j++)
                 Xs[i * ldxs + j] = rfx__standardized(X.data[i * X.stride + j], mean[j], scale[j]);
+}
+
+rfx_status rfx__check_weights(const double *w, size_t n, const char *what)
+{
+    int any = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!(isfinite(w[i]) && w[i] >= 0))
+            return rfx__error(RFX_EINVAL, "%s[%zu]: must be >= 0 and finite, got %g", what, i,
+                              w[i]);
+        any |= w[i] > 0;
+    }
+    if (!any && n > 0)
+        return rfx__error(RFX_EINVAL, "%s: all %zu weights are zero", what, n);
+    return RFX_OK;
 }
 
 void rfx__standardize(rfx_cmat X, double *mean, double *scale, double *Xs, size_t ldxs)

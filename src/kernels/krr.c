@@ -27,6 +27,15 @@ void rfx_krr_free(rfx_krr *m)
 rfx_status rfx_krr_fit(const rfx_kern *k, rfx_cmat X, rfx_cmat Y, double lambda, int n_threads,
                        rfx_krr **out)
 {
+    return rfx_krr_fit_weighted(k, X, Y, lambda, NULL, n_threads, out);
+}
+
+/* Weighted rows enter as the system of rows scaled by s_i = sqrt(w_i):
+ * (S K S + lambda I) B = S Y, A = S B. Without weights S = I and no
+ * scaling is done, so the bits are those of the plain fit. */
+rfx_status rfx_krr_fit_weighted(const rfx_kern *k, rfx_cmat X, rfx_cmat Y, double lambda,
+                                const double *w, int n_threads, rfx_krr **out)
+{
     if (!out) return rfx__error(RFX_EINVAL, "krr_fit: out is NULL");
     if (!k) return rfx__error(RFX_EINVAL, "krr_fit: kernel is NULL");
     if (!(lambda >= 0 && isfinite(lambda)))
@@ -38,6 +47,12 @@ rfx_status rfx_krr_fit(const rfx_kern *k, rfx_cmat X, rfx_cmat Y, double lambda,
     if (Y.rows != X.rows)
         return rfx__error(RFX_EDIM, "krr_fit: Y has %zu rows, X %zu", Y.rows, X.rows);
     if (Y.cols == 0) return rfx__error(RFX_EDIM, "krr_fit: Y has no columns");
+    if (w) RFX__TRY(rfx__check_weights(w, X.rows, "krr_fit.sample_weight"));
+    if (w && lambda == 0)
+        for (size_t i = 0; i < X.rows; i++)
+            if (w[i] == 0)
+                return rfx__error(RFX_EINVAL, "krr_fit.sample_weight[%zu]: a zero weight needs "
+                                  "lambda > 0", i);
     size_t r, c;
     if (!rfx__all_finite(Y, &r, &c))
         return rfx__error(RFX_EPARSE, "krr_fit: Y row %zu, column %zu is not finite", r, c);
@@ -58,6 +73,9 @@ rfx_status rfx_krr_fit(const rfx_kern *k, rfx_cmat X, rfx_cmat Y, double lambda,
         st = rfx_kern_gram_sym(k, X, rfx_mat_of(K, n, n), n_threads);
         if (st) rfx__error_prefix("krr_fit");
     }
+    if (!st && w)
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < n; j++) K[i * n + j] *= sqrt(w[i]) * sqrt(w[j]);
     if (!st) {
         for (size_t i = 0; i < n; i++) K[i * n + i] += lambda;
         st = rfx__chol(K, n, n_threads, "krr_fit: K + lambda I");
@@ -66,9 +84,14 @@ rfx_status rfx_krr_fit(const rfx_kern *k, rfx_cmat X, rfx_cmat Y, double lambda,
         for (size_t i = 0; i < n; i++) {
             memcpy(m->X + i * d, X.data + i * X.stride, d * sizeof(double));
             memcpy(m->A + i * ny, Y.data + i * Y.stride, ny * sizeof(double));
+            if (w)
+                for (size_t j = 0; j < ny; j++) m->A[i * ny + j] *= sqrt(w[i]);
         }
         st = rfx__chol_solve(K, n, m->A, ny);
     }
+    if (!st && w)
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < ny; j++) m->A[i * ny + j] *= sqrt(w[i]);
     free(K);
     if (st) {
         rfx_krr_free(m);

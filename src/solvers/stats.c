@@ -108,20 +108,6 @@ static void syrk_tiled(double *C, size_t D, const double *Z, size_t ldz, size_t 
     }
 }
 
-rfx_status rfx__check_weights(const double *w, size_t n, const char *what)
-{
-    int any = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!(isfinite(w[i]) && w[i] >= 0))
-            return rfx__error(RFX_EINVAL, "%s[%zu]: must be >= 0 and finite, got %g", what, i,
-                              w[i]);
-        any |= w[i] > 0;
-    }
-    if (!any && n > 0)
-        return rfx__error(RFX_EINVAL, "%s: all %zu weights are zero", what, n);
-    return RFX_OK;
-}
-
 rfx_status rfx__stats_add_z(rfx_stats *s, const double *Z, size_t ldz, size_t rows,
                             const double *Y, size_t ldy, int n_threads)
 {
