@@ -18,6 +18,9 @@ of shift-invariant kernels and the linear models fitted on them.
 - :class:`SurrogateRegressor`: the automatic surrogate, the regression
   methods and target transforms (log, Box-Cox) compared by k-fold
   cross-validation and the best refitted.
+- :class:`KitchenSinksRegressor`: random kitchen sinks, only the weights of
+  random nonlinearities fitted inside the box |alpha|_inf <= C/K;
+  :class:`GreedyRegressor`: the greedy baseline, one refined term at a time.
 - :class:`KernelPCA`: anisotropic kernel PCA (exact, or by random
   features), the projection of the self-supervised surrogates.
 - :class:`ProjectedRegressor`: a surrogate fitted on the kernel PCA
@@ -61,6 +64,7 @@ from .kernel_approximation import RandomFourierFeatures
 from .kernels import GaussianProcessRegressor, Kernel, KernelRidge, Nystroem
 from .models import BayesianRFFRegressor, RFFClassifier, RFFRegressor
 from .projection import KernelPCA, ProjectedRegressor
+from .sinks import GreedyRegressor, KitchenSinksRegressor
 from .surrogate import (ExactSobolResult, PCERegressor, SobolResult, SparseRFERegressor,
                         exact_sobol_indices, sobol_indices)
 from .design import design
@@ -80,6 +84,8 @@ __all__ = [
     "SparseRFERegressor",
     "PCERegressor",
     "SurrogateRegressor",
+    "KitchenSinksRegressor",
+    "GreedyRegressor",
     "KernelPCA",
     "ProjectedRegressor",
     "Kernel",

@@ -27,6 +27,9 @@ ESTIMATORS = [
                              learn_particles=4),
     # the automatic surrogate, with two quick candidates and two folds
     rfx.SurrogateRegressor(candidates=["ridge", "pce"], n_folds=2),
+    # random kitchen sinks and the greedy baseline (rfx/sinks.h)
+    rfx.KitchenSinksRegressor(n_components=32, gamma=0.02, max_iter=500),
+    rfx.GreedyRegressor(n_terms=8, n_candidates=16),
 ]
 
 
