@@ -30,6 +30,9 @@ of shift-invariant kernels and the linear models fitted on them.
 - :class:`KernelRidge`, :class:`GaussianProcessRegressor`: the exact kernel
   machines random features approximate; :class:`Nystroem` features of any
   of them.
+- :class:`KernelSGDClassifier`: stochastic gradient descent with a kernel,
+  in the four strategies of the kernel trick (features or kernel values,
+  on the fly or cached).
 - :class:`SoftmaxFeatures`: positive random features of the softmax kernel
   and linear-time attention; :func:`exact_attention` to compare with.
 - :class:`PolynomialCountSketch`, :class:`RandomMaclaurinFeatures`,
@@ -62,6 +65,7 @@ from .auto import SurrogateRegressor
 from .attention import SoftmaxFeatures, exact_attention
 from .kernel_approximation import RandomFourierFeatures
 from .kernels import GaussianProcessRegressor, Kernel, KernelRidge, Nystroem
+from .kernel_sgd import KernelSGDClassifier
 from .models import BayesianRFFRegressor, RFFClassifier, RFFRegressor
 from .projection import KernelPCA, ProjectedRegressor
 from .sinks import GreedyRegressor, KitchenSinksRegressor
@@ -92,6 +96,7 @@ __all__ = [
     "KernelRidge",
     "GaussianProcessRegressor",
     "Nystroem",
+    "KernelSGDClassifier",
     "SoftmaxFeatures",
     "exact_attention",
     "sobol_indices",

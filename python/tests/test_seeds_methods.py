@@ -5,7 +5,13 @@
   |alpha_k| s <= C / K holds; without a box the fit is least squares on
   [Z 1] (numpy's lstsq); the training error falls as K grows; the greedy
   path is non-increasing and ends at the training error; save, load_model
-  and pickling keep the predictions bit for bit."""
+  and pickling keep the predictions bit for bit;
+- KernelSGDClassifier gives bitwise the decision values of
+  rfx_kernel_sgd_fit called directly; with the kernel of the feature map
+  its four strategies agree as tests/test_kernel_sgd.c says (decision
+  values to 1e-10 relative, w of strategies 1 and 2, u of 3 and 4, and
+  w = Z^T u); the dual strategies' decision values are K(X, X_train) u;
+  the cost attributes equal the header's formulas; pickles refit bitwise;"""
 import os
 import pickle
 
@@ -199,3 +205,136 @@ def test_save_load_and_pickle_round_trips(tmp_path, make):
         refit = rfx.KitchenSinksRegressor(**back.get_params()).fit(X, y)
         assert np.array_equal(refit.predict(Xt), ref)
     assert os.path.getsize(path) > 0
+
+
+# ---------------------------------------------------------------------------
+# kernel SGD
+# ---------------------------------------------------------------------------
+
+STRATEGIES = ["features_on_the_fly", "features_cached", "kernel_on_the_fly", "gram_cached"]
+
+
+def _disc(n, seed):
+    rng = np.random.RandomState(seed)
+    X = rng.uniform(0, 1, size=(n, 2))
+    return X, np.where(np.hypot(X[:, 0] - 0.5, X[:, 1] - 0.5) < 0.3, 1, -1)
+
+
+@pytest.mark.parametrize("strategy", range(4))
+def test_kernel_sgd_matches_the_c_library_bitwise(strategy):
+    X, y = _disc(80, 0)
+    Xt, _ = _disc(30, 1)
+    est = rfx.KernelSGDClassifier(STRATEGIES[strategy], loss="hinge", length_scale=0.2,
+                                  n_components=64, eta0=0.5, t0=10.0, alpha=0.01, n_iter=900,
+                                  random_state=4).fit(X, y)
+    f = _c_features(2, 64, 4, 0.2)
+    k = ffi.new("rfx_kern **")
+    check(lib.rfx_kern_shift(lib.RFX_KERNEL_GAUSSIAN, 1.5, 0.2, ffi.NULL, 2, k))
+    kern = ffi.gc(k[0], lib.rfx_kern_free)
+    p = ffi.new("rfx_kernel_sgd_params *", lib.rfx_kernel_sgd_params_default())
+    p.strategy, p.loss, p.alpha, p.t0 = strategy, lib.RFX_LOSS_HINGE, 0.5, 10.0
+    setattr(p, "lambda", 0.01)
+    p.n_iter, p.seed, p.n_threads = 900, 4, 1
+    out = ffi.new("rfx_kernel_sgd **")
+    yd = np.ascontiguousarray(y, dtype=np.float64)
+    check(lib.rfx_kernel_sgd_fit(kern, f, cmat(X), _dptr(yd), p, out))
+    m = ffi.gc(out[0], lib.rfx_kernel_sgd_free)
+    ref = np.empty(len(Xt))
+    check(lib.rfx_kernel_sgd_decision(m, cmat(Xt), _dptr(ref)))
+    assert np.array_equal(est.decision_function(Xt), ref)
+    labels = np.empty(len(Xt))
+    check(lib.rfx_kernel_sgd_predict(m, cmat(Xt), _dptr(labels)))
+    assert np.array_equal(est.predict(Xt), labels.astype(int))  # classes_ = [-1, 1]
+    assert est.n_iter_ == 900
+
+
+@pytest.mark.parametrize("loss", ["logistic", "hinge", "squared_hinge"])
+def test_kernel_sgd_four_strategies_agree(loss):
+    """With the kernel of the feature map (exact_kernel=False) the four
+    strategies are one iteration: tests/test_kernel_sgd.c asks 1e-10
+    relative for the decision values, w1 = w2, u3 = u4 and w = Z^T u.
+    Measured here (n = 64, D = 96): decision values within 1.5e-15 of
+    max |f|, w1 = w2 exactly, u to 7e-16, w = Z^T u to 2.2e-15."""
+    X, y = _disc(64, 11)
+    Xt, _ = _disc(40, 12)
+    A = np.vstack([X, Xt])
+    ms = [rfx.KernelSGDClassifier(s, loss=loss, gamma=10.0, n_components=96,
+                                  exact_kernel=False, random_state=7).fit(X, y)
+          for s in STRATEGIES]
+    dec = [m.decision_function(A) for m in ms]
+    scale = np.abs(dec[3]).max()
+    assert scale > 0.1
+    for d in dec[:3]:
+        assert np.abs(d - dec[3]).max() <= 1e-10 * scale
+    w1, w2, u3, u4 = ms[0].coef_, ms[1].coef_, ms[2].dual_coef_, ms[3].dual_coef_
+    assert w1.shape == (96,) and u4.shape == (64,)
+    assert not hasattr(ms[0], "dual_coef_") and not hasattr(ms[3], "coef_")
+    assert np.abs(w1 - w2).max() <= 1e-10 * np.abs(w2).max()
+    assert np.abs(u3 - u4).max() <= 1e-10 * np.abs(u4).max()
+    Z = rfx.RandomFourierFeatures(96, gamma=10.0, random_state=7).fit(X).transform(X)
+    assert np.abs(Z.T @ u4 - w1).max() <= 1e-10 * np.abs(w1).max()
+    # the labels are the sign of the decision value, mapped to classes_
+    assert np.array_equal(ms[3].predict(A), np.where(dec[3] > 0, 1, -1))
+
+
+def test_kernel_sgd_exact_kernel_and_cost():
+    """The dual strategies with the exact gaussian kernel agree with each
+    other (measured 3e-16 relative) and their decision values are
+    K(X, X_train) u with scikit-learn's rbf_kernel (measured 1e-15); an
+    rfx.Kernel gives the same bits as the kernel by name; the cost
+    attributes are the header's formulas (lambda = 0)."""
+    from sklearn.metrics.pairwise import rbf_kernel
+    X, y = _disc(64, 11)
+    Xt, _ = _disc(40, 12)
+    n, d, D = 64, 2, 96
+    kot, gram = (rfx.KernelSGDClassifier(s, gamma=10.0, random_state=7).fit(X, y)
+                 for s in STRATEGIES[2:])
+    f1, f2 = kot.decision_function(Xt), gram.decision_function(Xt)
+    scale = np.abs(f2).max()
+    assert np.abs(f1 - f2).max() <= 1e-10 * scale
+    assert np.abs(rbf_kernel(Xt, X, gamma=10.0) @ gram.dual_coef_ - f2).max() <= 1e-12 * scale
+    by_kernel = rfx.KernelSGDClassifier(kernel=rfx.Kernel.gaussian(1 / np.sqrt(20.0)),
+                                        random_state=7).fit(X, y)
+    by_name = rfx.KernelSGDClassifier(length_scale=1 / np.sqrt(20.0), random_state=7).fit(X, y)
+    assert np.array_equal(by_kernel.decision_function(Xt), by_name.decision_function(Xt))
+    T = 20 * n
+    assert gram.n_iter_ == T and gram.memory_bytes_ == 8 * n * n + 8 * n
+    assert gram.kernel_evals_ == n * (n + 1) // 2
+    assert gram.flops_ == d * n * (n + 1) + 2 * n * T
+    assert kot.flops_ == 2 * d * kot.kernel_evals_ + 2 * n * T
+    assert 0 < kot.n_support_ <= n and kot.n_support_ == np.count_nonzero(kot.dual_coef_)
+    fly, cached = (rfx.KernelSGDClassifier(s, gamma=10.0, n_components=D, random_state=7)
+                   .fit(X, y) for s in STRATEGIES[:2])
+    assert fly.feature_evals_ == T and fly.flops_ == T * (2 * d * D + 4 * D)
+    assert fly.memory_bytes_ == 16 * D
+    assert cached.feature_evals_ == n and cached.flops_ == 2 * n * d * D + 4 * D * T
+    assert cached.memory_bytes_ == 8 * n * D + 8 * D
+    assert fly.strategy_ == "features_on_the_fly"
+
+
+def test_kernel_sgd_pickle_spelling_and_errors():
+    X, y = _disc(60, 3)
+    y = np.where(y > 0, "in", "out")
+    for s in ("features_cached", "gram_cached"):
+        est = rfx.KernelSGDClassifier(s, gamma=10.0, n_components=32, random_state=1).fit(X, y)
+        again = pickle.loads(pickle.dumps(est))
+        assert np.array_equal(again.decision_function(X), est.decision_function(X))
+        assert np.array_equal(again.predict(X), est.predict(X))
+    ref = rfx.KernelSGDClassifier("kernel_on_the_fly", gamma=10.0, random_state=1).fit(X, y)
+    with pytest.warns(FutureWarning, match="strategy='kernel-on-the-fly'"):
+        old = rfx.KernelSGDClassifier("kernel-on-the-fly", gamma=10.0, random_state=1).fit(X, y)
+    assert np.array_equal(old.decision_function(X), ref.decision_function(X))
+    with pytest.raises(ValueError, match="strategy must be one of"):
+        rfx.KernelSGDClassifier("dual").fit(X, y)
+    with pytest.raises(ValueError, match="needs a feature map"):
+        rfx.KernelSGDClassifier("features_cached", kernel=rfx.Kernel.rbf(1.0)).fit(X, y)
+    with pytest.raises(ValueError, match="binary"):
+        rfx.KernelSGDClassifier().fit(X, np.arange(60) % 3)
+    with pytest.raises(ValueError, match="loss must be one of"):
+        rfx.KernelSGDClassifier(loss="squared").fit(X, y)
+    with pytest.raises(ValueError, match="eta0"):
+        rfx.KernelSGDClassifier(eta0=0.0).fit(X, y)
+    with pytest.raises(MemoryError, match="Gram matrix"):
+        rfx.KernelSGDClassifier(cache_limit=1000).fit(X, y)
+    with pytest.raises(ValueError, match="lambda"):  # alpha * eta0 must be < 1
+        rfx.KernelSGDClassifier(alpha=20.0).fit(X, y)
