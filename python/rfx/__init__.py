@@ -43,6 +43,8 @@ of shift-invariant kernels and the linear models fitted on them.
   and cosine feature models. Inputs as marginals, a SALib problem dict
   (:func:`marginals_from_problem`), or a model's training box; results as
   tables (``to_frame``) and bar charts (``plot``).
+- :func:`pso_minimize`: particle swarm optimisation of a Python function
+  over a box (the search behind ``length_scale="learn"``).
 - :func:`load_model`: read a model file written by the ``rfx`` command line
   or the C API.
 - :func:`isa`, :func:`native_isa`, :func:`set_isa`: the instruction-set
@@ -76,6 +78,7 @@ from .sensitivity import marginals_from_problem
 from .sketch import (AdditiveChi2Sampler, PolynomialCountSketch, RandomMaclaurinFeatures,
                      SkewedChi2Sampler)
 from ._load import load_model
+from .optimize import PSOResult, pso_minimize
 from ._model import merge
 
 __version__ = "0.2.0"
@@ -110,6 +113,8 @@ __all__ = [
     "SobolResult",
     "marginals_from_problem",
     "load_model",
+    "pso_minimize",
+    "PSOResult",
     "merge",
     "library_version",
     "library_path",
