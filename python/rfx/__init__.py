@@ -18,6 +18,9 @@ of shift-invariant kernels and the linear models fitted on them.
 - :class:`SurrogateRegressor`: the automatic surrogate, the regression
   methods and target transforms (log, Box-Cox) compared by k-fold
   cross-validation and the best refitted.
+- :class:`KitchenSinksRegressor`: random kitchen sinks, only the weights of
+  random nonlinearities fitted inside the box |alpha|_inf <= C/K;
+  :class:`GreedyRegressor`: the greedy baseline, one refined term at a time.
 - :class:`KernelPCA`: anisotropic kernel PCA (exact, or by random
   features), the projection of the self-supervised surrogates.
 - :class:`ProjectedRegressor`: a surrogate fitted on the kernel PCA
@@ -27,6 +30,9 @@ of shift-invariant kernels and the linear models fitted on them.
 - :class:`KernelRidge`, :class:`GaussianProcessRegressor`: the exact kernel
   machines random features approximate; :class:`Nystroem` features of any
   of them.
+- :class:`KernelSGDClassifier`: stochastic gradient descent with a kernel,
+  in the four strategies of the kernel trick (features or kernel values,
+  on the fly or cached).
 - :class:`SoftmaxFeatures`: positive random features of the softmax kernel
   and linear-time attention; :func:`exact_attention` to compare with.
 - :class:`PolynomialCountSketch`, :class:`RandomMaclaurinFeatures`,
@@ -37,6 +43,8 @@ of shift-invariant kernels and the linear models fitted on them.
   and cosine feature models. Inputs as marginals, a SALib problem dict
   (:func:`marginals_from_problem`), or a model's training box; results as
   tables (``to_frame``) and bar charts (``plot``).
+- :func:`pso_minimize`: particle swarm optimisation of a Python function
+  over a box (the search behind ``length_scale="learn"``).
 - :func:`load_model`: read a model file written by the ``rfx`` command line
   or the C API.
 - :func:`isa`, :func:`native_isa`, :func:`set_isa`: the instruction-set
@@ -59,8 +67,10 @@ from .auto import SurrogateRegressor
 from .attention import SoftmaxFeatures, exact_attention
 from .kernel_approximation import RandomFourierFeatures
 from .kernels import GaussianProcessRegressor, Kernel, KernelRidge, Nystroem
+from .kernel_sgd import KernelSGDClassifier
 from .models import BayesianRFFRegressor, RFFClassifier, RFFRegressor
 from .projection import KernelPCA, ProjectedRegressor
+from .sinks import GreedyRegressor, KitchenSinksRegressor
 from .surrogate import (ExactSobolResult, PCERegressor, SobolResult, SparseRFERegressor,
                         exact_sobol_indices, sobol_indices)
 from .design import design
@@ -68,6 +78,7 @@ from .sensitivity import marginals_from_problem
 from .sketch import (AdditiveChi2Sampler, PolynomialCountSketch, RandomMaclaurinFeatures,
                      SkewedChi2Sampler)
 from ._load import load_model
+from .optimize import PSOResult, pso_minimize
 from ._model import merge
 
 __version__ = "0.2.0"
@@ -80,12 +91,15 @@ __all__ = [
     "SparseRFERegressor",
     "PCERegressor",
     "SurrogateRegressor",
+    "KitchenSinksRegressor",
+    "GreedyRegressor",
     "KernelPCA",
     "ProjectedRegressor",
     "Kernel",
     "KernelRidge",
     "GaussianProcessRegressor",
     "Nystroem",
+    "KernelSGDClassifier",
     "SoftmaxFeatures",
     "exact_attention",
     "sobol_indices",
@@ -99,6 +113,8 @@ __all__ = [
     "SobolResult",
     "marginals_from_problem",
     "load_model",
+    "pso_minimize",
+    "PSOResult",
     "merge",
     "library_version",
     "library_path",

@@ -936,6 +936,69 @@ typedef struct rfx_greedy_report {
 rfx_status rfx_greedy_fit(rfx_cmat X, const double *y, const rfx_greedy_params *params,
                                   rfx_model **out, rfx_greedy_report *report, double *mse_path);
 
+typedef enum rfx_sgd_strategy {
+    RFX_SGD_FEATURES_ON_THE_FLY = 0,
+    RFX_SGD_FEATURES_CACHED = 1,
+    RFX_SGD_KERNEL_ON_THE_FLY = 2,
+    RFX_SGD_GRAM_CACHED = 3
+} rfx_sgd_strategy;
+
+const char *rfx_sgd_strategy_name(rfx_sgd_strategy s);
+rfx_status rfx_sgd_strategy_from_name(const char *name, rfx_sgd_strategy *out);
+
+typedef struct rfx_kernel_sgd_params {
+    rfx_sgd_strategy strategy;
+    rfx_loss loss;
+    double alpha;
+    double t0;
+    double lambda;
+    size_t n_iter;
+    uint64_t seed;
+    int n_threads;
+    size_t cache_limit;
+    rfx_progress_fn progress;
+    void *progress_user;
+} rfx_kernel_sgd_params;
+
+rfx_kernel_sgd_params rfx_kernel_sgd_params_default(void);
+
+rfx_status rfx_kernel_sgd_indices(uint64_t seed, size_t n, size_t T, size_t *idx);
+
+typedef struct rfx_kernel_sgd rfx_kernel_sgd;
+
+rfx_status rfx_kernel_sgd_fit(const rfx_kern *k, const rfx_features *f, rfx_cmat X,
+                                      const double *y, const rfx_kernel_sgd_params *params,
+                                      rfx_kernel_sgd **out);
+
+void rfx_kernel_sgd_free(rfx_kernel_sgd *m);
+
+rfx_status rfx_kernel_sgd_decision(const rfx_kernel_sgd *m, rfx_cmat X, double *out);
+
+rfx_status rfx_kernel_sgd_predict(const rfx_kernel_sgd *m, rfx_cmat X, double *labels);
+
+const double *rfx_kernel_sgd_weights(const rfx_kernel_sgd *m, size_t *dim);
+
+const double *rfx_kernel_sgd_dual(const rfx_kernel_sgd *m, size_t *n);
+
+typedef struct rfx_kernel_sgd_info {
+    rfx_sgd_strategy strategy;
+    rfx_loss loss;
+    size_t n_train;
+    size_t n_inputs;
+    size_t n_features;
+    size_t n_iter;
+    size_t n_support;
+    size_t feature_evals;
+    size_t kernel_evals;
+    double flops;
+    size_t cache_bytes;
+    size_t state_bytes;
+} rfx_kernel_sgd_info;
+
+rfx_status rfx_kernel_sgd_get_info(const rfx_kernel_sgd *m, rfx_kernel_sgd_info *info);
+
+rfx_status rfx_kernel_sgd_cost(const rfx_kernel_sgd *m, double *flops, size_t *bytes);
+
 
 
 typedef struct rfx_auto_params {

@@ -9,6 +9,7 @@ from ._lib import check, ffi, lib
 from ._model import model_input_box, model_input_names
 from .models import BayesianRFFRegressor, RFFClassifier, RFFRegressor
 from .projection import ProjectedRegressor
+from .sinks import GreedyRegressor, KitchenSinksRegressor
 from .surrogate import PCERegressor, SparseRFERegressor
 
 # rfx_method -> the estimator class of its models
@@ -20,21 +21,24 @@ _ESTIMATORS = {
     lib.RFX_METHOD_PCE: PCERegressor,  # no feature map
     lib.RFX_METHOD_PROJECTED: ProjectedRegressor,  # a projection, then a surrogate
     lib.RFX_METHOD_CLASSIFY: RFFClassifier,
-    lib.RFX_METHOD_SINKS: RFFRegressor,  # kitchen-sink weights on the features
-    lib.RFX_METHOD_GREEDY: RFFRegressor,  # greedy weights on the features
+    lib.RFX_METHOD_SINKS: KitchenSinksRegressor,
+    lib.RFX_METHOD_GREEDY: GreedyRegressor,
 }
 
 
 def load_model(path, n_jobs=None):
     """Read an rfx model file (written by ``rfx fit``, the C API's
     rfx_model_save, or an estimator's ``save``) as a fitted
-    :class:`RFFRegressor` (ridge, kitchen-sink and greedy models),
+    :class:`RFFRegressor` (ridge models),
     :class:`BayesianRFFRegressor` (Bayesian models), :class:`RFFClassifier`
     (classifiers: the class labels are the model's numbers),
     :class:`SparseRFERegressor` (srfe / harfe models),
-    :class:`PCERegressor` (pce models) or :class:`ProjectedRegressor`
-    (projected models). Its parameters are those the model was fitted with;
-    its predictions are bitwise those of the C library.
+    :class:`PCERegressor` (pce models), :class:`ProjectedRegressor`
+    (projected models), :class:`KitchenSinksRegressor` (kitchen-sink
+    models) or :class:`GreedyRegressor` (greedy models). Its parameters are
+    those the model was fitted with (those a model file does not hold, such
+    as a kitchen-sink fit's C, at their defaults); its predictions are
+    bitwise those of the C library.
 
     Examples
     --------

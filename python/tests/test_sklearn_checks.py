@@ -27,6 +27,12 @@ ESTIMATORS = [
                              learn_particles=4),
     # the automatic surrogate, with two quick candidates and two folds
     rfx.SurrogateRegressor(candidates=["ridge", "pce"], n_folds=2),
+    # random kitchen sinks and the greedy baseline (rfx/sinks.h)
+    rfx.KitchenSinksRegressor(n_components=32, gamma=0.02, max_iter=500),
+    rfx.GreedyRegressor(n_terms=8, n_candidates=16),
+    # kernel SGD: a dual-space and a weight-space strategy (rfx/kernel_sgd.h)
+    rfx.KernelSGDClassifier(),
+    rfx.KernelSGDClassifier("features_on_the_fly", n_components=32),
 ]
 
 
