@@ -186,6 +186,16 @@ static void test_determinism(void)
     for (size_t j = 0; j < rep[0].n_candidates; j++)
         CHECK(rep[0].candidates[j].cv_error == rep[1].candidates[j].cv_error ||
               (isnan(rep[0].candidates[j].cv_error) && isnan(rep[1].candidates[j].cv_error)));
+    /* the choice alone (out NULL): the same comparison, no final fit */
+    rfx_auto_report only;
+    CHECK_OK(rfx_auto_fit(&p, rfx_cmat_of(X, NR, DD), Y, NULL, &only));
+    CHECK(only.chosen == rep[0].chosen && only.n_candidates == rep[0].n_candidates &&
+          only.seconds_final == 0.0);
+    for (size_t j = 0; j < only.n_candidates; j++)
+        CHECK(memcmp(&only.candidates[j].cv_error, &rep[0].candidates[j].cv_error,
+                     sizeof(double)) == 0);
+    CHECK_STATUS(rfx_auto_fit(&p, rfx_cmat_of(X, NR, DD), Y, NULL, NULL), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "out and report are both NULL") != NULL);
 }
 
 static void test_candidates(void)

@@ -115,7 +115,9 @@ typedef struct rfx_auto_report {
 
 /* Fit X (n x d, finite) and y (n finite values), n >= 2 k. The model
  * predicts y (with the chosen transform undone) and saves like any other.
- * report may be NULL. Errors: RFX_EINVAL (parameters, no candidate left),
+ * report may be NULL; or out may be NULL, and then only the comparison
+ * runs, with no final fit on all rows: report says what was chosen
+ * (seconds_final 0), for a caller that fits the winner its own way. Errors: RFX_EINVAL (parameters, no candidate left),
  * RFX_EDIM, RFX_EPARSE (non-finite data); when every candidate fails, the
  * first failure's status and message. */
 RFX_API rfx_status rfx_auto_fit(const rfx_auto_params *params, rfx_cmat X, const double *y,

@@ -262,7 +262,8 @@ static size_t take_rows(rfx_cmat X, const double *y, const size_t *fold, size_t 
 rfx_status rfx_auto_fit(const rfx_auto_params *params, rfx_cmat X, const double *y,
                         rfx_model **out, rfx_auto_report *report)
 {
-    if (!out) return rfx__error(RFX_EINVAL, "auto: out is NULL");
+    if (!out && !report)
+        return rfx__error(RFX_EINVAL, "auto: out and report are both NULL (nothing to give)");
     RFX__TRY(rfx_auto_params_check(params));
     const rfx_auto_params *p = params;
     const size_t k = p->n_folds;
@@ -452,11 +453,13 @@ rfx_status rfx_auto_fit(const rfx_auto_params *params, rfx_cmat X, const double 
         }
     }
     const double t_cv = now_seconds();
-    /* the final fit on all rows */
-    for (size_t i = 0; i < n; i++) memcpy(Xtr + i * d, X.data + i * X.stride, d * sizeof *Xtr);
-    st = fit_candidate(&ctx, cs[chosen].pub.method, cs[chosen].pub.transform,
-                       rfx_cmat_of(Xtr, n, d), y, ztr, &model);
-    if (st) goto done;
+    /* the final fit on all rows (none when only the choice is wanted) */
+    if (out) {
+        for (size_t i = 0; i < n; i++) memcpy(Xtr + i * d, X.data + i * X.stride, d * sizeof *Xtr);
+        st = fit_candidate(&ctx, cs[chosen].pub.method, cs[chosen].pub.transform,
+                           rfx_cmat_of(Xtr, n, d), y, ztr, &model);
+        if (st) goto done;
+    }
     if (report) {
         memset(report, 0, sizeof *report);
         report->n_candidates = nc;
@@ -464,9 +467,9 @@ rfx_status rfx_auto_fit(const rfx_auto_params *params, rfx_cmat X, const double 
         report->chosen = chosen;
         report->compared_folds = common;
         report->seconds_cv = t_cv - t0;
-        report->seconds_final = now_seconds() - t_cv;
+        report->seconds_final = out ? now_seconds() - t_cv : 0.0;
     }
-    *out = model;
+    if (out) *out = model;
     model = NULL;
 done:
     rfx_model_free(model);

@@ -1333,9 +1333,7 @@ static int apply_transform(fit_opts *o, const rfx_data *data, const char *data_p
         ap.methods = RFX_AUTO_METHOD(M[o->method]);
         ap.race_factor = INFINITY;
         rfx_auto_report r;
-        rfx_model *m = NULL;
-        st = rfx_auto_fit(&ap, X, z, &m, &r);
-        rfx_model_free(m);
+        st = rfx_auto_fit(&ap, X, z, NULL, &r); /* the choice only: the method fits below */
         if (st == RFX_OK) {
             const rfx_auto_candidate *w = &r.candidates[r.chosen];
             o->transform = w->transform;
