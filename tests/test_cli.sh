@@ -1175,5 +1175,28 @@ if command -v python3 >/dev/null 2>&1; then
         "d['evaluations'] == 20000 * 8 and d['second_order'][1]['lo'] < 0.2437 < d['second_order'][1]['hi'] and all(p['lo'] <= p['index'] <= p['hi'] for p in d['second_order'])"
 fi
 
+# ---- row weights: --sample-weight COL ---------------------------------------
+awk -F, 'NR == 1 { print $0 ",w"; next } { print $0 "," (NR % 3 + 1) }' "$T/train.csv" >"$T/weighted.csv"
+awk -F, 'NR == 1 { print "x0,x1,x2,y"; next } { for (k = 0; k < $5; k++) print $1 "," $2 "," $3 "," $4 }' \
+    "$T/weighted.csv" >"$T/repeated.csv"
+expect 0 "fit --sample-weight" "$RFX" fit "$T/weighted.csv" --target y --sample-weight w --method ridge \
+    -D 64 --length-scale 1 --lambda 0.01 -o "$T/wt.rfx" -q
+expect 0 "fit on the rows repeated" "$RFX" fit "$T/repeated.csv" --method ridge -D 64 --length-scale 1 \
+    --lambda 0.01 -o "$T/rep.rfx" -q
+expect 0 "predict with the weighted model" "$RFX" predict "$T/wt.rfx" "$T/train.csv" -o "$T/p_wt.csv"
+expect 0 "predict with the repeated-rows model" "$RFX" predict "$T/rep.rfx" "$T/train.csv" -o "$T/p_rep.csv"
+check "integer weights are repeated rows (to 1e-10)" awk -F, '
+    NR == FNR { a[FNR] = $1; next }
+    FNR > 1 { d = $1 - a[FNR]; if (d < 0) d = -d; if (d > 1e-10) bad = 1 } END { exit bad }' \
+    "$T/p_wt.csv" "$T/p_rep.csv"
+expect 0 "info: the weight column is not an input" "$RFX" info "$T/wt.rfx"
+check "the inputs without w" grep -q '^input names *x0, x1, x2$' "$T/stdout"
+expect 2 "--sample-weight naming the target" "$RFX" fit "$T/weighted.csv" --sample-weight w -o "$T/x.rfx"
+stderr_has "the target is not a weight" "column 'w' is the target column"
+sed '3s/,[0-9]$/,-1/' "$T/weighted.csv" >"$T/negw.csv"
+expect 2 "a negative weight" "$RFX" fit "$T/negw.csv" --target y --sample-weight w -o "$T/x.rfx"
+stderr_has "the negative weight's row is named" "data row 2 has the weight -1; weights are >= 0"
+expect 1 "--sample-weight with srfe" "$RFX" fit "$T/weighted.csv" --target y --sample-weight w --method srfe -o "$T/x.rfx"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1017,8 +1017,39 @@ static void test_output_targets(void)
     remove(target);
 }
 
+/* Taking an input column out (a weight column): by name or index, the
+ * other columns and names kept in order; the target and the last input
+ * refused. */
+static void test_take_column(void)
+{
+    rfx_read_params p = rfx_read_params_default();
+    rfx_data *d = NULL;
+    double w[3];
+    p.target = "y";
+    CHECK_OK(rfx_data_read(write_text("take", "a,w,b,y\n1,10,2,3\n4,20,5,6\n7,30,8,9\n"), &p,
+                           &d));
+    if (!d) return;
+    CHECK_OK(rfx_data_take_column(d, "w", w));
+    CHECK(w[0] == 10 && w[1] == 20 && w[2] == 30);
+    rfx_cmat X = rfx_data_x(d);
+    CHECK(X.rows == 3 && X.cols == 2 && X.data[0] == 1 && X.data[1] == 2 && X.data[4] == 7 &&
+          X.data[5] == 8);
+    CHECK(strcmp(rfx_data_name(d, 0), "a") == 0 && strcmp(rfx_data_name(d, 1), "b") == 0 &&
+          rfx_data_name(d, 2) == NULL);
+    CHECK(rfx_data_y(d).data[2] == 9);
+    CHECK_STATUS(rfx_data_take_column(d, "y", w), RFX_EPARSE);
+    CHECK(strstr(rfx_last_error(), "'y' is the target column") != NULL);
+    CHECK_STATUS(rfx_data_take_column(d, "z", w), RFX_EPARSE);
+    CHECK_OK(rfx_data_take_column(d, "-1", w)); /* the last input, by index */
+    CHECK(w[0] == 2 && w[2] == 8 && rfx_data_x(d).cols == 1 && rfx_data_x(d).data[1] == 4);
+    CHECK_STATUS(rfx_data_take_column(d, "0", w), RFX_EDIM);
+    CHECK(strstr(rfx_last_error(), "the only input column") != NULL);
+    rfx_data_free(d);
+}
+
 int main(void)
 {
+    test_take_column();
     test_output_targets();
     test_defaults();
     test_csv_small();

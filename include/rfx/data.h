@@ -56,6 +56,13 @@ RFX_API const char *rfx_data_name(const rfx_data *data, size_t j);
  * up (no header, or a .npy file). */
 RFX_API int rfx_data_has_names(const rfx_data *data);
 
+/* Take an input column out of the table (a row-weight column, say):
+ * column is its name (with a header) or 0-based index as text ("-1" the
+ * last input), as rfx_read_params.target; its n values go to values, and
+ * X keeps the other d - 1 columns in order, with their names. RFX_EPARSE
+ * for a column that is not an input, RFX_EDIM when it is the only one. */
+RFX_API rfx_status rfx_data_take_column(rfx_data *data, const char *column, double *values);
+
 /* Write M as CSV (with a header line when names is not NULL: M.cols names)
  * with 17 significant digits, or as a float64 .npy file. Both write files
  * as rfx_model_save does: a temporary file and a rename for a regular file

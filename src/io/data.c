@@ -113,6 +113,43 @@ void rfx_data_free(rfx_data *data)
     free(data);
 }
 
+rfx_status rfx_data_take_column(rfx_data *data, const char *column, double *values)
+{
+    char q[RFX__QUOTE_SIZE(QUOTE_MAX)];
+    size_t j = 0, other = 0;
+    if (!data || !column || !values)
+        return rfx__error(RFX_EINVAL, "rfx_data_take_column: NULL argument");
+    const char *const *names = data->has_names ? (const char *const *)data->names : NULL;
+    switch (rfx__column_find(names, data->d, column, &j, &other)) {
+    case RFX__COLUMN_FOUND: break;
+    case RFX__COLUMN_AMBIGUOUS:
+        return rfx__error(RFX_EPARSE, "column '%s' is ambiguous (input columns %zu and %zu have "
+                          "that name; give the index instead)", QUOTED(column, q), j, other);
+    default:
+        if (data->target_name && data->has_names && strcmp(data->target_name, column) == 0)
+            return rfx__error(RFX_EPARSE, "column '%s' is the target column, not an input (name "
+                              "the target with --target or rfx_read_params.target)",
+                              QUOTED(column, q));
+        return rfx__error(RFX_EPARSE, "column '%s' is not one of the %zu input columns",
+                          QUOTED(column, q), data->d);
+    }
+    if (data->d < 2)
+        return rfx__error(RFX_EDIM, "column '%s' is the only input column", QUOTED(column, q));
+    const size_t n = data->n, d = data->d;
+    for (size_t i = 0; i < n; i++) values[i] = data->x[i * d + j];
+    /* close the gap in place, row by row: every row moves left */
+    for (size_t i = 0; i < n; i++) {
+        const double *src = data->x + i * d;
+        double *dst = data->x + i * (d - 1);
+        memmove(dst, src, j * sizeof *dst);
+        memmove(dst + j, src + j + 1, (d - 1 - j) * sizeof *dst);
+    }
+    free(data->names[j]);
+    memmove(data->names + j, data->names + j + 1, (d - 1 - j) * sizeof *data->names);
+    data->d = d - 1;
+    return RFX_OK;
+}
+
 rfx_cmat rfx_data_x(const rfx_data *data)
 {
     if (!data) return rfx_cmat_none();

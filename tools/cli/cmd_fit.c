@@ -160,6 +160,9 @@ static const opt_spec FIT_OPTS[] = {
     { O_NO_INTERCEPT, 0, "no-intercept", NULL, "ridge, bayes, classify: fit no intercept" },
     { O_THREADS, 0, "threads", "T",
       "threads, 0 to 4096 (default 0: the OpenMP default, OMP_NUM_THREADS or all cores)" },
+    { O_SAMPLE_WEIGHT, 0, "sample-weight", "COL",
+      "ridge, bayes, classify: the column of DATA (a header name or 0-based index among the "
+      "inputs) that holds each row's weight, finite and >= 0; it is not an input" },
     OPT_PROGRESS,
     OPT_QUIET,
     OPT_DELIMITER,
@@ -257,6 +260,7 @@ static const struct fit_opt_methods {
     { O_WEIGHT_SCALE, FM_SPARSE },
     { O_FOLDS, FM_SPARSE | FM(FM_PROJECTED) | FM(FM_CLASSIFY) | FM(FM_AUTO) },
     { O_TRANSFORM, ~FM(FM_CLASSIFY) }, { O_BUDGET, FM(FM_AUTO) }, { O_CANDIDATES, FM(FM_AUTO) },
+    { O_SAMPLE_WEIGHT, FM(FM_RIDGE) | FM(FM_BAYES) | FM(FM_CLASSIFY) },
     { O_LOSS, FM(FM_CLASSIFY) }, { O_MULTICLASS, FM(FM_CLASSIFY) },
     { O_OPTIMIZER, FM(FM_CLASSIFY) }, { O_CLASS_WEIGHT, FM(FM_CLASSIFY) },
     { O_ETA, FM(FM_SRFE) }, { O_TERMS, FM(FM_HARFE) },
@@ -514,6 +518,7 @@ typedef struct fit_opts {
                                      [0, 1], not all zero                    */
     size_t n_theta;
     const char *plot_path;        /* --plot                                  */
+    const char *sample_weight_col; /* --sample-weight COL                     */
     /* classify */
     rfx_classify_params cls;      /* loss, multi-class scheme, optimizer      */
     const char *class_weight;     /* --class-weight, syntax checked           */
@@ -1469,11 +1474,15 @@ static int cmd_fit(const command *c, int argc, char **argv)
         case O_NO_HEADER: bad = cli_parse_read_option(&it, id, v, &rp); break;
         case O_PROGRESS:
         case O_QUIET: break; /* read from given[] */
+        case O_SAMPLE_WEIGHT: o.sample_weight_col = v; break;
         default: return cli_usage_error(c, "internal: unhandled option %s", it.name);
         }
         if (bad) return RC_USAGE;
         if (id > 0 && id < O_COUNT) o.given[id] = 1;
     }
+    if (o.given[O_SAMPLE_WEIGHT] && o.transform_auto)
+        return cli_usage_error(c, "--sample-weight with --transform auto: the comparison of the "
+                                  "transforms takes no weights (give the transform)");
     if (o.given[O_PROGRESS] && o.given[O_QUIET])
         return cli_usage_error(c, "--progress and --quiet contradict each other: give one");
     if (!data_path) return cli_usage_error(c, "missing DATA, the CSV or .npy file to fit");
@@ -1582,7 +1591,40 @@ static int cmd_fit(const command *c, int argc, char **argv)
     rfx_data *data = NULL;
     rfx_status st = rfx_data_read(data_path, &rp, &data);
     if (st != RFX_OK) return cli_fail(st);
-    double *z = NULL;
+    double *z = NULL, *w = NULL;
+    if (o.sample_weight_col) {
+        const size_t n = rfx_data_x(data).rows;
+        char q[1024];
+        if (!(w = malloc((n ? n : 1) * sizeof *w))) {
+            cli_say("out of memory for %zu weights", n);
+            rfx_data_free(data);
+            return RC_INTERNAL;
+        }
+        if ((st = rfx_data_take_column(data, o.sample_weight_col, w)) != RFX_OK) {
+            cli_say("%s: --sample-weight: %s", cli_escape(data_path, q, sizeof q),
+                    rfx_last_error());
+            free(w);
+            rfx_data_free(data);
+            return cli_exit_code(st);
+        }
+        size_t positive = 0;
+        for (size_t i = 0; i < n; i++) {
+            positive += w[i] > 0;
+            if (w[i] >= 0) continue;
+            cli_say("%s: --sample-weight: data row %zu has the weight %.17g; weights are >= 0",
+                    cli_escape(data_path, q, sizeof q), i + 1, w[i]);
+            free(w);
+            rfx_data_free(data);
+            return RC_DATA;
+        }
+        if (positive == 0) {
+            cli_say("%s: --sample-weight: every weight is 0", cli_escape(data_path, q, sizeof q));
+            free(w);
+            rfx_data_free(data);
+            return RC_DATA;
+        }
+        o.fit.sample_weight = w;
+    }
     rc = apply_transform(&o, data, data_path, &z);
     if (rc != RC_OK)
         ;
@@ -1599,6 +1641,7 @@ static int cmd_fit(const command *c, int argc, char **argv)
     else
         rc = fit_rff(&o, data, model_path);
     free(z);
+    free(w);
     rfx_data_free(data);
     return rc;
 }
