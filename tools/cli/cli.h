@@ -286,6 +286,9 @@ int cli_parse_dist(const opt_iter *it, const char *v, int normal, cli_dist *out)
 int cli_resolve_dists(const command *c, const char *const *names, size_t d,
                       const cli_dist *specs, size_t n, const rfx_marginal *fallback,
                       rfx_marginal *marg);
+/* Uniform marginals on the box [lo_j, hi_j] of d inputs; a constant input
+ * (lo = hi) gets [x - 1/2, x + 1/2], as the library's PCE does. */
+void cli_box_marginals(const double *lo, const double *hi, size_t d, rfx_marginal *out);
 /* Input j as messages and tables show it: its name (escaped), else x<j>. */
 const char *cli_input_label(const char *const *names, size_t j, char *buf, size_t size);
 

@@ -670,13 +670,9 @@ static rfx_status name_inputs(rfx_model *model, const rfx_data *data)
     return st;
 }
 
-/* The range of each input over the training rows: the default input
- * distribution of rfx sobol for this model. */
-static rfx_status set_input_box(rfx_model *model, rfx_cmat X)
+/* The smallest and largest value of each column of X (n >= 1 rows). */
+static void column_ranges(rfx_cmat X, double *lo, double *hi)
 {
-    double *lo = malloc(2 * X.cols * sizeof *lo);
-    if (!lo) return RFX_OK; /* the box is a convenience; the model stands without it */
-    double *hi = lo + X.cols;
     for (size_t j = 0; j < X.cols; j++) lo[j] = hi[j] = X.data[j];
     for (size_t i = 1; i < X.rows; i++)
         for (size_t j = 0; j < X.cols; j++) {
@@ -684,6 +680,16 @@ static rfx_status set_input_box(rfx_model *model, rfx_cmat X)
             lo[j] = v < lo[j] ? v : lo[j];
             hi[j] = v > hi[j] ? v : hi[j];
         }
+}
+
+/* The range of each input over the training rows: the default input
+ * distribution of rfx sobol for this model. */
+static rfx_status set_input_box(rfx_model *model, rfx_cmat X)
+{
+    double *lo = malloc(2 * X.cols * sizeof *lo);
+    if (!lo) return RFX_OK; /* the box is a convenience; the model stands without it */
+    double *hi = lo + X.cols;
+    column_ranges(X, lo, hi);
     rfx_status st = rfx_model_set_input_box(model, lo, hi);
     free(lo);
     return st;
@@ -901,26 +907,22 @@ static int pce_marginals(const fit_opts *o, const rfx_data *data, rfx_marginal *
     const size_t d = X.cols;
     rfx_marginal *range = malloc((d ? d : 1) * sizeof *range);
     const char **names = malloc((d ? d : 1) * sizeof *names);
-    if (!range || !names) {
+    double *lo = malloc((d ? 2 * d : 1) * sizeof *lo);
+    if (!range || !names || !lo) {
         free(range);
         free(names);
+        free(lo);
         cli_say("out of memory for %zu inputs", d);
         return RC_INTERNAL;
     }
-    for (size_t j = 0; j < d; j++) {
-        double lo = X.data[j], hi = X.data[j];
-        for (size_t i = 1; i < X.rows; i++) {
-            const double v = X.data[i * X.stride + j];
-            lo = v < lo ? v : lo;
-            hi = v > hi ? v : hi;
-        }
-        range[j] = lo < hi ? rfx_marginal_uniform(lo, hi) : rfx_marginal_uniform(lo - 0.5, lo + 0.5);
-        names[j] = rfx_data_name(data, j);
-    }
+    column_ranges(X, lo, lo + d);
+    cli_box_marginals(lo, lo + d, d, range);
+    for (size_t j = 0; j < d; j++) names[j] = rfx_data_name(data, j);
     int rc = cli_resolve_dists(&cli_fit_command, rfx_data_has_names(data) ? names : NULL, d,
                                o->dists, o->n_dists, range, mg);
     free(range);
     free(names);
+    free(lo);
     return rc;
 }
 

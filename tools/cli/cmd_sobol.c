@@ -271,9 +271,7 @@ static int cmd_sobol(const command *c, int argc, char **argv)
         memcpy(box_marg = marg + d, rfx_pce_marginals(pce_t), d * sizeof *marg);
     } else if (rfx_model_input_box(m, &blo, &bhi)) {
         box_marg = marg + d;
-        for (size_t j = 0; j < d; j++)
-            box_marg[j] = blo[j] < bhi[j] ? rfx_marginal_uniform(blo[j], bhi[j])
-                                          : rfx_marginal_uniform(blo[j] - 0.5, blo[j] + 0.5);
+        cli_box_marginals(blo, bhi, d, box_marg);
     }
     if (sp.second_order) {
         enum { MAX_SECOND_INPUTS = 4096 };

@@ -31,6 +31,13 @@ int cli_parse_dist(const opt_iter *it, const char *v, int normal, cli_dist *out)
     return 0;
 }
 
+void cli_box_marginals(const double *lo, const double *hi, size_t d, rfx_marginal *out)
+{
+    for (size_t j = 0; j < d; j++)
+        out[j] = lo[j] < hi[j] ? rfx_marginal_uniform(lo[j], hi[j])
+                               : rfx_marginal_uniform(lo[j] - 0.5, lo[j] + 0.5);
+}
+
 const char *cli_input_label(const char *const *names, size_t j, char *buf, size_t size)
 {
     if (names && names[j]) return cli_escape(names[j], buf, size);
