@@ -178,6 +178,10 @@ void rfx__standardize(rfx_cmat X, double *mean, double *scale, double *Xs, size_
  * weighted means and standard deviations, sum_i w_i x_ij / sum_i w_i and
  * sqrt(sum_i w_i (x_ij - mean_j)^2 / sum_i w_i) (as scikit-learn's
  * StandardScaler with sample_weight). With w NULL, rfx__standardize's bits. */
+/* Columns whose largest magnitude lies in [RFX__SAFE_LO, RFX__SAFE_HI] are
+ * summed as they are by the standardisation; others divided by it. */
+#define RFX__SAFE_LO 1e-100
+#define RFX__SAFE_HI 1e100
 void rfx__standardize_weighted(rfx_cmat X, const double *w, double *mean, double *scale,
                                double *Xs, size_t ldxs);
 

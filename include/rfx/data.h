@@ -7,6 +7,7 @@
 #define RFX_DATA_H
 
 #include "rfx/core.h"
+#include "rfx/model.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -62,6 +63,62 @@ RFX_API int rfx_data_has_names(const rfx_data *data);
  * X keeps the other d - 1 columns in order, with their names. RFX_EPARSE
  * for a column that is not an input, RFX_EDIM when it is the only one. */
 RFX_API rfx_status rfx_data_take_column(rfx_data *data, const char *column, double *values);
+
+/* ------------------------------------------------------------------------ */
+/* Reading in row blocks                                                     */
+/* ------------------------------------------------------------------------ */
+
+/* A table read a block of rows at a time, in memory O(block): for files
+ * larger than memory and for standard input. Takes what rfx_data_read
+ * takes (CSV or .npy, told by content), and also "-" for standard input
+ * and gzip-compressed files (by their first bytes, any name; several
+ * members one after another are one input). Errors name the file, line
+ * and column as rfx_data_read's do; an error in a later block comes when
+ * that block is read. */
+typedef struct rfx_reader rfx_reader;
+
+typedef struct rfx_reader_params {
+    size_t block_rows;   /* rows per block, default 4096                     */
+    int rewindable;      /* 1: rfx_reader_rewind will be called, so an input
+                            that cannot seek (a pipe, standard input) is
+                            copied to an unlinked temporary file in TMPDIR
+                            as it is read. Default 0                        */
+} rfx_reader_params;
+
+RFX_API rfx_reader_params rfx_reader_params_default(void);
+
+/* Open path and read its first block (the header and the columns are then
+ * known; a file with no data row fails here). params may be NULL
+ * (defaults); read as for rfx_data_read (NULL: defaults). */
+RFX_API rfx_status rfx_reader_open(const char *path, const rfx_read_params *read,
+                                   const rfx_reader_params *params, rfx_reader **out);
+RFX_API void rfx_reader_free(rfx_reader *r);
+
+/* The next block: X (rows x d) and Y (rows x 1, or rfx_cmat_none() without
+ * a target), valid until the next call. *done = 1 (and no rows) at the
+ * end. */
+RFX_API rfx_status rfx_reader_next(rfx_reader *r, rfx_cmat *X, rfx_cmat *Y, int *done);
+/* Back to the first row (RFX_EINVAL for a pipe not opened rewindable). */
+RFX_API rfx_status rfx_reader_rewind(rfx_reader *r);
+
+/* The input columns d, and 1 when there is a target column. */
+RFX_API size_t rfx_reader_inputs(const rfx_reader *r);
+RFX_API int rfx_reader_has_target(const rfx_reader *r);
+/* Column names as rfx_data_name and rfx_data_has_names give them. */
+RFX_API const char *rfx_reader_name(const rfx_reader *r, size_t j);
+RFX_API int rfx_reader_has_names(const rfx_reader *r);
+/* Rows given by rfx_reader_next since the start of this pass. */
+RFX_API uint64_t rfx_reader_rows(const rfx_reader *r);
+/* The fraction of the input's stored bytes read so far, in [0, 1], or -1
+ * when its size is unknown (standard input from a pipe): for progress. */
+RFX_API double rfx_reader_fraction(const rfx_reader *r);
+
+/* The reader as a row-block source for the streaming fits
+ * (rfx_stats_add_source, rfx_ridge_fit_source, rfx_model_fit_source): its
+ * blocks carry the target as their one target column (none without one).
+ * rfx_source_free releases the source, not the reader, which must outlive
+ * it. */
+RFX_API rfx_status rfx_reader_source(rfx_reader *r, rfx_source **out);
 
 /* Write M as CSV (with a header line when names is not NULL: M.cols names)
  * with 17 significant digits, or as a float64 .npy file. Both write files

@@ -382,6 +382,24 @@ typedef struct rfx_fit_report {
 RFX_API rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y,
                                  rfx_model **out, rfx_fit_report *report);
 
+/* rfx_model_fit from a row-block source (a file too large for memory, read
+ * by rfx_reader_source; standard input; a database cursor), for
+ * RFX_METHOD_RIDGE and RFX_METHOD_BAYES: memory O(D^2 + block +
+ * select_rows d), never the rows. The source is rewound for each pass: one
+ * with a given length scale and no standardisation; otherwise three (the
+ * column means; the scales and the selection rows; the statistics), and a
+ * fourth when a column's magnitude is beyond 1e100 or below 1e-100. The
+ * scaler and the selection rows are those of rfx_model_fit on the same
+ * rows in the same order, bit for bit, so the length scale is the same;
+ * the model agrees with rfx_model_fit's to rounding (bit for bit for ridge
+ * with blocks of 4096 rows, as rfx_ridge_fit cuts them, when n >= D; for
+ * n < D rfx_model_fit solves the dual, this the primal). The other methods
+ * keep every row (RFX_EINVAL naming the method); sample_weight must be
+ * NULL (the blocks carry no weights). A source that gives other rows on a
+ * later pass is RFX_EDIM. */
+RFX_API rfx_status rfx_model_fit_source(const rfx_fit_params *params, rfx_source *src,
+                                        rfx_model **out, rfx_fit_report *report);
+
 RFX_API void rfx_model_free(rfx_model *m);
 
 /* Predictions for X (n x d): Yhat (n x ny) and, for Bayesian models, Ystd

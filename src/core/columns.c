@@ -10,8 +10,8 @@
  * they are: their squares can neither overflow nor underflow. Others are
  * summed divided by that magnitude (in [-1, 1]) and scaled back, so every
  * finite column gets a finite mean and a positive finite scale. */
-#define SAFE_LO 1e-100
-#define SAFE_HI 1e100
+#define SAFE_LO RFX__SAFE_LO
+#define SAFE_HI RFX__SAFE_HI
 
 void rfx__standardize_weighted(rfx_cmat X, const double *w, double *mean, double *scale,
                                double *Xs, size_t ldxs)

@@ -860,6 +860,66 @@ done:
     return st;
 }
 
+/* The length scales a fit chose or learned on its selection rows. */
+typedef struct scales {
+    double l, score;       /* the isotropic scale, and its score (NaN unchosen) */
+    size_t evals;
+    double *ls0, *ls;      /* learning: d starting and d learned scales      */
+    double before, after;  /* the learning's objective at ls0 and at ls      */
+    size_t learn_evals;
+} scales;
+
+static scales scales_start(const rfx_fit_params *p)
+{
+    scales sc;
+    memset(&sc, 0, sizeof sc);
+    sc.l = p->features.length_scale;
+    sc.score = sc.before = sc.after = NAN;
+    return sc;
+}
+
+/* On the selection rows sub: choose the isotropic length scale (choose),
+ * then learn per-input scales (params->learn_length_scales) from it or
+ * from the user's map. */
+static rfx_status select_scales(const problem *sub, int choose, scales *sc)
+{
+    const rfx_fit_params *params = sub->p;
+    const size_t d = sub->X.cols;
+    if (choose) RFX__TRY(choose_length_scale(sub, &sc->l, &sc->score, &sc->evals));
+    if (!params->learn_length_scales) return RFX_OK;
+    RFX__TRY(rfx__alloc(d, sizeof(double), (void **)&sc->ls0, "fit: length scales"));
+    RFX__TRY(rfx__alloc(d, sizeof(double), (void **)&sc->ls, "fit: length scales"));
+    if (choose) {
+        for (size_t j = 0; j < d; j++) sc->ls0[j] = sc->l;
+    } else {
+        /* start from the user's scales (isotropic, gamma or ARD) as the
+         * feature map resolves them */
+        rfx_features *f0 = NULL;
+        RFX__TRY(rfx_features_create(&params->features, d, &f0));
+        memcpy(sc->ls0, f0->ls, d * sizeof(double));
+        rfx_features_free(f0);
+        sc->l = sc->ls0[0];
+    }
+    return learn_length_scales(sub, sc->ls0, sc->ls, &sc->before, &sc->after, &sc->learn_evals);
+}
+
+/* What the fit chose, in the report's signs (higher is better for bayes). */
+static void fill_report(rfx_fit_report *report, const rfx_fit_params *params, const rfx_model *m,
+                        double l, double score, const scales *sc)
+{
+    const int bayes = params->method == RFX_METHOD_BAYES;
+    memset(report, 0, sizeof *report);
+    report->length_scale = l;
+    report->lambda = m->lambda;
+    report->noise_var = m->noise_var;
+    report->prior_var = m->prior_var;
+    report->score = bayes ? -score : score;
+    report->n_candidates = sc->evals;
+    report->learn_score_before = bayes ? -sc->before : sc->before;
+    report->learn_score_after = bayes ? -sc->after : sc->after;
+    report->learn_evaluations = sc->learn_evals;
+}
+
 /* With sample weights: check them and, when some are 0, fit the rows of
  * positive weight alone (copies of their X, Y and weights) and set *done. A
  * row of weight 0 is then a row left out for every step of the fit (the
@@ -943,7 +1003,6 @@ rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y, r
 
     const double *w = params->sample_weight;
     double *mean = NULL, *scale = NULL, *Xs = NULL, *Xsub = NULL, *Ysub = NULL, *wsub = NULL;
-    double *ls0 = NULL, *ls = NULL; /* learning: the starting and the learned scales */
     rfx_model *m = NULL;
     rfx_status st = RFX_OK;
     rfx_cmat Xw = X;
@@ -954,8 +1013,7 @@ rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y, r
     }
 
     const int learn = params->learn_length_scales;
-    double l = fp->length_scale, score = NAN, before = NAN, after = NAN;
-    size_t evals = 0, learn_evals = 0;
+    scales sc = scales_start(params);
     problem sub = {params, Xw, Y, w};
     if (choose || learn) {
         size_t ns = params->select_rows;
@@ -967,36 +1025,16 @@ rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y, r
             sub.w = wsub;
         }
     }
-    if (choose) {
-        st = choose_length_scale(&sub, &l, &score, &evals);
-        if (st) goto done;
-    }
-    if (learn) {
-        st = rfx__alloc(d, sizeof(double), (void **)&ls0, "fit: length scales");
-        if (!st) st = rfx__alloc(d, sizeof(double), (void **)&ls, "fit: length scales");
-        if (st) goto done;
-        if (choose) {
-            for (size_t j = 0; j < d; j++) ls0[j] = l;
-        } else {
-            /* start from the user's scales (isotropic, gamma or ARD) as the
-             * feature map resolves them */
-            rfx_features *f0 = NULL;
-            st = rfx_features_create(fp, d, &f0);
-            if (st) goto done;
-            memcpy(ls0, f0->ls, d * sizeof(double));
-            rfx_features_free(f0);
-            l = ls0[0];
-        }
-        st = learn_length_scales(&sub, ls0, ls, &before, &after, &learn_evals);
-        if (st) goto done;
-    }
+    st = select_scales(&sub, choose, &sc);
+    if (st) goto done;
+    double l = sc.l, score = sc.score;
     if (report_progress(params, "fit", 0.0)) {
         st = rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
         goto done;
     }
     if (choose || learn) {
         problem all = {params, Xw, Y, w};
-        st = fit_with(&all, learn ? ls0[0] : l, ls, fp->n_features, &m, &score);
+        st = fit_with(&all, learn ? sc.ls0[0] : l, sc.ls, fp->n_features, &m, &score);
     } else {
         /* the user's map as given (isotropic, ARD or gamma) */
         rfx_features *f = NULL;
@@ -1033,18 +1071,7 @@ rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y, r
         m->x_scale = scale;
         mean = scale = NULL;
     }
-    if (report) {
-        memset(report, 0, sizeof *report);
-        report->length_scale = l;
-        report->lambda = m->lambda;
-        report->noise_var = m->noise_var;
-        report->prior_var = m->prior_var;
-        report->score = params->method == RFX_METHOD_BAYES ? -score : score;
-        report->n_candidates = evals;
-        report->learn_score_before = params->method == RFX_METHOD_BAYES ? -before : before;
-        report->learn_score_after = params->method == RFX_METHOD_BAYES ? -after : after;
-        report->learn_evaluations = learn_evals;
-    }
+    if (report) fill_report(report, params, m, l, score, &sc);
     *out = m;
     m = NULL;
 done:
@@ -1055,7 +1082,425 @@ done:
     free(Xsub);
     free(Ysub);
     free(wsub);
-    free(ls0);
-    free(ls);
+    free(sc.ls0);
+    free(sc.ls);
+    return st;
+}
+
+/* ---- from a row-block source ------------------------------------------- */
+
+/*
+ * rfx_model_fit's steps, each one pass over the rows, so that memory holds
+ * D^2 statistics, a block and the selection subset, never the rows:
+ *   1. the rows, the column sums and largest magnitudes (and checks);
+ *   2. the squared deviations from the means, and the selection rows, the
+ *      same seeded subset subset_rows takes (its partial Fisher-Yates
+ *      shuffle replayed on a small table of the positions it moved);
+ *   3. (only for a column whose magnitude leaves [RFX__SAFE_LO, RFX__SAFE_HI]) its
+ *      sums on x / top, as rfx__standardize_weighted makes them;
+ *   4. the statistics of the standardised rows, then the solve.
+ * The sums run over the rows in order, as rfx__standardize_weighted's, so
+ * the scaler has the bits of the in-memory fit, the subset is the same,
+ * and so is the chosen length scale. With a given length scale and no
+ * standardisation, one pass.
+ */
+
+typedef struct src_fit {
+    const rfx_fit_params *p;
+    rfx_source *src;
+    size_t d, ny;
+    uint64_t n;            /* rows (pass 1)                                    */
+    double *sum, *top, *ss, *msum; /* column sums (d each)                      */
+    double *mean, *scale;
+    unsigned char *unsafe; /* columns summed divided by their magnitude       */
+    /* the selection: ns rows, in subset order */
+    size_t ns;
+    uint64_t *pick_row;    /* the subset's rows, sorted                         */
+    size_t *pick_pos;      /* and their places in the subset                    */
+    double *xsub, *ysub;
+    double *xs;            /* a standardised block                              */
+    size_t xs_rows;
+    const rfx_features *f; /* pass 4: the map and its statistics                */
+    rfx_stats *stats;
+} src_fit;
+
+typedef rfx_status (*block_fn)(src_fit *sf, rfx_cmat X, rfx_cmat Y, uint64_t row0);
+
+/* One pass: rewind, and every block to fn with the index of its first row.
+ * The first pass finds d and the targets; every block must agree. */
+static rfx_status source_pass(src_fit *sf, block_fn fn, const char *stage, int first)
+{
+    rfx_source *src = sf->src;
+    uint64_t row0 = 0;
+    RFX__TRY(src->rewind(src));
+    for (;;) {
+        rfx_block b;
+        int done = 0;
+        memset(&b, 0, sizeof b);
+        RFX__TRY(src->next(src, &b, &done));
+        if (done) break;
+        if (first && row0 == 0) {
+            sf->d = b.cols;
+            sf->ny = b.ny;
+        }
+        if (b.cols != sf->d || b.ny != sf->ny)
+            return rfx__error(RFX_EDIM, "fit: source rows from %llu have %zu columns and %zu "
+                              "targets, the first %zu and %zu", (unsigned long long)row0, b.cols,
+                              b.ny, sf->d, sf->ny);
+        rfx_cmat X = {b.x, b.rows, b.cols, b.stride}, Y = {b.y, b.rows, b.ny, b.y_stride};
+        rfx_status st = fn(sf, X, Y, row0);
+        if (st) return st;
+        row0 += b.rows;
+        if (report_progress(sf->p, stage, -1.0))
+            return rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
+    }
+    if (!first && row0 != sf->n)
+        return rfx__error(RFX_EDIM, "fit: the source gave %llu rows, then %llu (it must give the "
+                          "same rows on every pass)", (unsigned long long)sf->n,
+                          (unsigned long long)row0);
+    sf->n = row0;
+    return RFX_OK;
+}
+
+static rfx_status pass_sums(src_fit *sf, rfx_cmat X, rfx_cmat Y, uint64_t row0)
+{
+    if (row0 == 0) {
+        if (sf->d == 0) return rfx__error(RFX_EINVAL, "fit: the source's rows have no columns");
+        if (sf->ny == 0) return rfx__error(RFX_EINVAL, "fit: the source has no targets");
+        if (sf->p->method == RFX_METHOD_BAYES && sf->ny != 1)
+            return rfx__error(RFX_EINVAL, "fit: the Bayesian method takes one target, got %zu",
+                              sf->ny);
+        RFX__TRY(rfx__calloc(6 * sf->d, sizeof(double), (void **)&sf->sum, "fit: column sums"));
+        sf->top = sf->sum + sf->d;
+        sf->ss = sf->sum + 2 * sf->d;
+        sf->msum = sf->sum + 3 * sf->d;
+        sf->mean = sf->sum + 4 * sf->d;
+        sf->scale = sf->sum + 5 * sf->d;
+    }
+    size_t r, c;
+    if (!rfx__all_finite(X, &r, &c))
+        return rfx__error(RFX_EPARSE, "fit: X row %llu, column %zu: %g is not finite",
+                          (unsigned long long)(row0 + r), c, X.data[r * X.stride + c]);
+    if (!rfx__all_finite(Y, &r, &c))
+        return rfx__error(RFX_EPARSE, "fit: Y row %llu, column %zu: %g is not finite",
+                          (unsigned long long)(row0 + r), c, Y.data[r * Y.stride + c]);
+    for (size_t i = 0; i < X.rows; i++)
+        for (size_t j = 0; j < sf->d; j++) {
+            const double v = X.data[i * X.stride + j];
+            sf->sum[j] += 1.0 * v;
+            sf->top[j] = fmax(sf->top[j], fabs(v));
+        }
+    return RFX_OK;
+}
+
+/* The subset's rows of this block, raw (standardised once the scaler is
+ * known). */
+static void take_picks(src_fit *sf, rfx_cmat X, rfx_cmat Y, uint64_t row0)
+{
+    size_t lo = 0, hi = sf->ns; /* the first pick at or after row0 */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (sf->pick_row[mid] < row0) lo = mid + 1;
+        else hi = mid;
+    }
+    for (size_t k = lo; k < sf->ns && sf->pick_row[k] < row0 + X.rows; k++) {
+        const size_t i = (size_t)(sf->pick_row[k] - row0), at = sf->pick_pos[k];
+        memcpy(sf->xsub + at * sf->d, X.data + i * X.stride, sf->d * sizeof(double));
+        memcpy(sf->ysub + at * sf->ny, Y.data + i * Y.stride, sf->ny * sizeof(double));
+    }
+}
+
+static rfx_status pass_deviations(src_fit *sf, rfx_cmat X, rfx_cmat Y, uint64_t row0)
+{
+    if (sf->p->standardize)
+        for (size_t i = 0; i < X.rows; i++)
+            for (size_t j = 0; j < sf->d; j++) {
+                const double x = X.data[i * X.stride + j];
+                if (sf->unsafe[j]) {
+                    sf->msum[j] += 1.0 * (x / sf->top[j]);
+                } else {
+                    const double v = x - sf->mean[j];
+                    sf->ss[j] += 1.0 * v * v;
+                }
+            }
+    if (sf->ns) take_picks(sf, X, Y, row0);
+    return RFX_OK;
+}
+
+static rfx_status pass_unsafe(src_fit *sf, rfx_cmat X, rfx_cmat Y, uint64_t row0)
+{
+    (void)Y;
+    (void)row0;
+    for (size_t i = 0; i < X.rows; i++)
+        for (size_t j = 0; j < sf->d; j++)
+            if (sf->unsafe[j]) {
+                const double v = X.data[i * X.stride + j] / sf->top[j] - sf->mean[j];
+                sf->ss[j] += 1.0 * v * v;
+            }
+    return RFX_OK;
+}
+
+/* A block standardised into sf->xs (or X itself without a scaler). */
+static rfx_status standardized_block(src_fit *sf, rfx_cmat X, rfx_cmat *out)
+{
+    if (!sf->p->standardize) {
+        *out = X;
+        return RFX_OK;
+    }
+    if (X.rows > sf->xs_rows) {
+        free(sf->xs);
+        sf->xs = NULL;
+        RFX__TRY(rfx__alloc(X.rows * sf->d, sizeof(double), (void **)&sf->xs, "fit: block"));
+        sf->xs_rows = X.rows;
+    }
+    for (size_t i = 0; i < X.rows; i++)
+        for (size_t j = 0; j < sf->d; j++)
+            sf->xs[i * sf->d + j] =
+                rfx__standardized(X.data[i * X.stride + j], sf->mean[j], sf->scale[j]);
+    *out = rfx_cmat_of(sf->xs, X.rows, sf->d);
+    return RFX_OK;
+}
+
+/* The first ns rows of subset_rows' shuffle of n rows: the positions it
+ * moved are kept in an open-addressing table (position -> row), 2 ns
+ * entries at most, so the shuffle costs O(ns), not O(n). Then sorted by
+ * row, with their places in the subset. */
+static rfx_status pick_subset(src_fit *sf, uint64_t seed)
+{
+    const size_t ns = sf->ns;
+    size_t cap = 16;
+    while (cap < 4 * ns) cap *= 2;
+    uint64_t *key = NULL, *val = NULL;
+    rfx_status st = rfx__alloc(cap, sizeof *key, (void **)&key, "fit: subset");
+    if (!st) st = rfx__alloc(cap, sizeof *val, (void **)&val, "fit: subset");
+    if (!st) st = rfx__alloc(ns, sizeof *sf->pick_row, (void **)&sf->pick_row, "fit: subset");
+    if (!st) st = rfx__alloc(ns, sizeof *sf->pick_pos, (void **)&sf->pick_pos, "fit: subset");
+    if (st) {
+        free(key);
+        free(val);
+        return st;
+    }
+    for (size_t k = 0; k < cap; k++) key[k] = UINT64_MAX;
+#define SLOT(pos, k)                                                                  \
+    for (k = (size_t)(((pos) * 0x9E3779B97F4A7C15ull) >> 11) & (cap - 1);             \
+         key[k] != UINT64_MAX && key[k] != (pos); k = (k + 1) & (cap - 1))
+    rfx__rng rng;
+    rfx__rng_init(&rng, seed, 1, 0);
+    const uint64_t n = sf->n;
+    for (size_t i = 0; i < ns && n <= ns; i++) { /* all rows, in order, as rfx_model_fit */
+        sf->pick_row[i] = i;
+        sf->pick_pos[i] = i;
+    }
+    for (size_t i = 0; i < ns && n > ns; i++) {
+        uint64_t j = i + (uint64_t)(rfx__rng_uniform(&rng) * (double)(n - i));
+        if (j >= n) j = n - 1;
+        size_t ki, kj;
+        SLOT((uint64_t)i, ki);
+        const uint64_t vi = key[ki] == UINT64_MAX ? i : val[ki];
+        key[ki] = i;
+        SLOT(j, kj);
+        const uint64_t vj = key[kj] == UINT64_MAX ? j : val[kj];
+        key[kj] = j;
+        val[kj] = vi;
+        SLOT((uint64_t)i, ki);
+        val[ki] = vj;
+        sf->pick_row[i] = vj;
+        sf->pick_pos[i] = i;
+    }
+#undef SLOT
+    free(key);
+    free(val);
+    /* by row (insertion sort on a copy would be quadratic: a shell sort) */
+    for (size_t gap = ns / 2; gap > 0; gap /= 2)
+        for (size_t i = gap; i < ns; i++) {
+            const uint64_t r = sf->pick_row[i];
+            const size_t q = sf->pick_pos[i];
+            size_t k = i;
+            for (; k >= gap && sf->pick_row[k - gap] > r; k -= gap) {
+                sf->pick_row[k] = sf->pick_row[k - gap];
+                sf->pick_pos[k] = sf->pick_pos[k - gap];
+            }
+            sf->pick_row[k] = r;
+            sf->pick_pos[k] = q;
+        }
+    return RFX_OK;
+}
+
+static rfx_status pass_stats(src_fit *sf, rfx_cmat X, rfx_cmat Y, uint64_t row0)
+{
+    rfx_cmat Xs;
+    RFX__TRY(standardized_block(sf, X, &Xs));
+    rfx_status st = rfx_stats_add(sf->stats, sf->f, Xs, Y);
+    if (st) rfx__error_prefix("source rows from %llu", (unsigned long long)row0);
+    return st;
+}
+
+static void src_fit_free(src_fit *sf)
+{
+    free(sf->sum);
+    free(sf->unsafe);
+    free(sf->pick_row);
+    free(sf->pick_pos);
+    free(sf->xsub);
+    free(sf->ysub);
+    free(sf->xs);
+    rfx_stats_free(sf->stats);
+}
+
+/* The scaler from the sums, as rfx__standardize_weighted ends. */
+static void finish_scaler(src_fit *sf)
+{
+    const double n = (double)sf->n;
+    for (size_t j = 0; j < sf->d; j++) {
+        if (sf->unsafe[j]) {
+            sf->scale[j] = sqrt(sf->ss[j] / n) * sf->top[j];
+            sf->mean[j] *= sf->top[j];
+        } else {
+            sf->scale[j] = sqrt(sf->ss[j] / n);
+        }
+        if (!(sf->scale[j] > 0)) sf->scale[j] = 1.0;
+    }
+}
+
+/* The model on the statistics of all rows: as fit_with (chosen scales,
+ * lambda as a grid of one) or as the user's map (lambda as given). */
+static rfx_status solve_stats(const rfx_fit_params *p, const rfx_features *f, const rfx_stats *s,
+                              int chosen, rfx_model **m, double *score)
+{
+    if (p->method == RFX_METHOD_BAYES) {
+        rfx_bayes_params bp = rfx_bayes_params_default();
+        bp.noise_var = p->noise_var;
+        bp.prior_var = p->prior_var;
+        bp.fit_intercept = p->fit_intercept;
+        bp.n_threads = p->features.n_threads;
+        RFX__TRY(rfx_bayes_solve(f, s, &bp, m));
+        *score = -(*m)->log_evidence / (double)rfx_stats_rows(s);
+        return RFX_OK;
+    }
+    rfx_ridge_params rp = rfx_ridge_params_default();
+    rp.fit_intercept = p->fit_intercept;
+    rp.n_threads = p->features.n_threads;
+    if (p->lambda >= 0 && chosen) {
+        rp.select = RFX_SELECT_GCV;
+        rp.lambdas = &p->lambda;
+        rp.n_lambdas = 1;
+    } else if (p->lambda >= 0) {
+        rp.lambda = p->lambda;
+    } else {
+        rp.select = RFX_SELECT_GCV;
+    }
+    RFX__TRY(rfx_ridge_solve(f, s, &rp, m));
+    *score = (*m)->gcv;
+    return RFX_OK;
+}
+
+static rfx_status fit_source(const rfx_fit_params *params, src_fit *sf, rfx_model **out,
+                             rfx_fit_report *report)
+{
+    const rfx_features_params *fp = &params->features;
+    const int choose = fp->length_scales == NULL && fp->gamma == 0 && fp->length_scale <= 0;
+    const int learn = params->learn_length_scales;
+    RFX__TRY(source_pass(sf, pass_sums, "read: columns", 1));
+    const size_t d = sf->d;
+    if (sf->n < 2)
+        return rfx__error(RFX_EDIM, "fit: at least 2 rows are needed, got %llu",
+                          (unsigned long long)sf->n);
+    {
+        rfx_features_params chk = *fp;
+        if (choose) chk.length_scale = 1.0;
+        RFX__TRY(rfx__features_check(&chk, d));
+    }
+    RFX__TRY(rfx__calloc(d, 1, (void **)&sf->unsafe, "fit: scaler"));
+    int any_unsafe = 0;
+    for (size_t j = 0; j < d; j++) {
+        sf->unsafe[j] = params->standardize && sf->top[j] > 0 &&
+                        (sf->top[j] < RFX__SAFE_LO || sf->top[j] > RFX__SAFE_HI);
+        any_unsafe |= sf->unsafe[j];
+        sf->mean[j] = sf->sum[j] / (double)sf->n;
+    }
+    if (choose || learn) {
+        sf->ns = sf->n > params->select_rows ? params->select_rows : (size_t)sf->n;
+        RFX__TRY(pick_subset(sf, fp->seed));
+        RFX__TRY(rfx__alloc(sf->ns * d, sizeof(double), (void **)&sf->xsub, "fit: subset"));
+        RFX__TRY(rfx__alloc(sf->ns * sf->ny, sizeof(double), (void **)&sf->ysub, "fit: subset"));
+    }
+    if (params->standardize || sf->ns) RFX__TRY(source_pass(sf, pass_deviations, "read: scales", 0));
+    if (any_unsafe) {
+        for (size_t j = 0; j < d; j++)
+            if (sf->unsafe[j]) sf->mean[j] = sf->msum[j] / (double)sf->n, sf->ss[j] = 0;
+        RFX__TRY(source_pass(sf, pass_unsafe, "read: scales", 0));
+    }
+    if (params->standardize) finish_scaler(sf);
+    if (params->standardize && sf->ns)
+        for (size_t i = 0; i < sf->ns * d; i++)
+            sf->xsub[i] = rfx__standardized(sf->xsub[i], sf->mean[i % d], sf->scale[i % d]);
+
+    scales sc = scales_start(params);
+    rfx_model *m = NULL;
+    rfx_features *f = NULL;
+    rfx_status st = RFX_OK;
+    if (choose || learn) {
+        problem sub = {params, rfx_cmat_of(sf->xsub, sf->ns, d),
+                       rfx_cmat_of(sf->ysub, sf->ns, sf->ny), NULL};
+        st = select_scales(&sub, choose, &sc);
+    }
+    if (!st && report_progress(params, "fit", 0.0))
+        st = rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
+    if (!st) {
+        rfx_features_params fq = *fp;
+        if (choose || learn) {
+            fq.length_scale = learn ? sc.ls0[0] : sc.l;
+            fq.length_scales = sc.ls;
+            fq.gamma = 0;
+        }
+        st = rfx_features_create(&fq, d, &f);
+    }
+    if (!st) st = rfx_stats_create(fp->n_features, sf->ny, &sf->stats);
+    if (!st) {
+        sf->f = f;
+        st = source_pass(sf, pass_stats, "read: statistics", 0);
+    }
+    double score = NAN;
+    if (!st) st = solve_stats(params, f, sf->stats, choose || learn, &m, &score);
+    rfx_features_free(f);
+    if (!st && report_progress(params, "fit", 1.0))
+        st = rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
+    if (!st && params->standardize) {
+        st = rfx__alloc(d, sizeof(double), (void **)&m->x_mean, "fit: scaler");
+        if (!st) st = rfx__alloc(d, sizeof(double), (void **)&m->x_scale, "fit: scaler");
+        if (!st) {
+            memcpy(m->x_mean, sf->mean, d * sizeof(double));
+            memcpy(m->x_scale, sf->scale, d * sizeof(double));
+        }
+    }
+    if (!st) {
+        const double l = choose || learn ? sc.l : m->features->ls[0];
+        if (report) fill_report(report, params, m, l, score, &sc);
+        *out = m;
+        m = NULL;
+    }
+    rfx_model_free(m);
+    free(sc.ls0);
+    free(sc.ls);
+    return st;
+}
+
+rfx_status rfx_model_fit_source(const rfx_fit_params *params, rfx_source *src, rfx_model **out,
+                                rfx_fit_report *report)
+{
+    if (!out) return rfx__error(RFX_EINVAL, "fit: out is NULL");
+    if (!src || !src->next || !src->rewind) return rfx__error(RFX_EINVAL, "fit: invalid source");
+    RFX__TRY(rfx_fit_params_check(params));
+    if (params->method != RFX_METHOD_RIDGE && params->method != RFX_METHOD_BAYES)
+        return rfx__error(RFX_EINVAL, "fit: from a source, the methods ridge and bayes (%s keeps "
+                          "every row in memory: rfx_model_fit)", rfx_method_name(params->method));
+    if (params->sample_weight)
+        return rfx__error(RFX_EINVAL, "fit.sample_weight: a source's rows carry no weights");
+    src_fit sf;
+    memset(&sf, 0, sizeof sf);
+    sf.p = params;
+    sf.src = src;
+    rfx_status st = fit_source(params, &sf, out, report);
+    src_fit_free(&sf);
     return st;
 }

@@ -15,6 +15,7 @@
  * setlocale.
  */
 #include "internal.h"
+#include "io/input.h"
 
 #include <csv.h>
 #include <errno.h>
@@ -362,6 +363,12 @@ typedef struct csv_ctx {
     size_t d;           /* input columns                                    */
     double *x, *y;      /* cap rows of data (malloc / realloc)              */
     size_t n, cap;
+    size_t limit;       /* stop after the line that completes this many rows
+                           (a block of a stream); 0: read to the end         */
+    char *buf;          /* the line being read (getline), and its size      */
+    size_t buf_size;
+    int open;           /* the previous line left a record open (in quotes) */
+    int eof;            /* the input is all read                              */
 } csv_ctx;
 
 static void csv_ctx_free(csv_ctx *c)
@@ -376,6 +383,7 @@ static void csv_ctx_free(csv_ctx *c)
     }
     free(c->x);
     free(c->y);
+    free(c->buf);
 }
 
 /* Room for one more data row; rows grow geometrically so that n rows cost
@@ -544,50 +552,44 @@ static rfx_status csv_parser_error(const csv_ctx *c, int err)
 }
 
 /* Read the lines of fp ourselves, so that every message can carry the
- * physical line number, and feed the lines that hold records to libcsv.
+ * physical line number, and feed the lines that hold records to libcsv,
+ * until c->limit rows are complete (a block) or the input ends (c->eof).
  * A record is still open after its line when a quoted field spans lines;
  * blank and comment lines inside it are then data, not skipped. */
-static rfx_status csv_parse_lines(csv_ctx *c, FILE *fp, struct csv_parser *p)
+static rfx_status csv_pump(csv_ctx *c, FILE *fp, struct csv_parser *p)
 {
-    char *line = NULL;
-    size_t size = 0;
     ssize_t got;
-    int open = 0; /* the previous line left a record open (in quotes) */
     rfx_status st = RFX_OK;
     errno = 0;
-    while ((got = getline(&line, &size, fp)) != -1) {
-        const char *s = line;
+    while ((got = getline(&c->buf, &c->buf_size, fp)) != -1) {
+        const char *s = c->buf;
         size_t len = (size_t)got, before = c->records;
         c->line++;
         if (c->line == 1 && len >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) {
             s += 3; /* a UTF-8 byte order mark, as spreadsheets write */
             len -= 3;
         }
-        if (!open) {
+        if (!c->open) {
             if (csv_skip_line(s, len, c->params->comment)) continue;
             c->record_line = c->line;
         }
-        if (csv_parse(p, s, len, csv_on_field, csv_on_record, c) != len) {
-            st = c->status != RFX_OK ? c->status : csv_parser_error(c, csv_error(p));
-            break;
-        }
-        if (c->status != RFX_OK) {
-            st = c->status;
-            break;
-        }
-        open = c->records == before && len > 0 && s[len - 1] == '\n';
+        if (csv_parse(p, s, len, csv_on_field, csv_on_record, c) != len)
+            return c->status != RFX_OK ? c->status : csv_parser_error(c, csv_error(p));
+        if (c->status != RFX_OK) return c->status;
+        c->open = c->records == before && len > 0 && s[len - 1] == '\n';
+        if (c->limit && c->n >= c->limit && !c->open) return RFX_OK;
         errno = 0;
     }
-    if (st == RFX_OK && ferror(fp)) {
+    if (ferror(fp)) {
         char buf[128];
         int err = errno;
         st = rfx__error(err == ENOMEM ? RFX_ENOMEM : RFX_EIO, "%s:%zu: cannot read: %s", c->path,
                         c->line + 1, errno_text(err ? err : EIO, buf, sizeof buf));
-    } else if (st == RFX_OK && got == -1 && errno == ENOMEM) {
+    } else if (errno == ENOMEM) {
         st = rfx__error(RFX_ENOMEM, "%s:%zu: line too long for memory", c->path, c->line + 1);
     }
-    free(line);
     if (st != RFX_OK) return st;
+    c->eof = 1;
     /* The last record may lack its line break; a quote still open is an
      * error (CSV_STRICT_FINI). */
     if (csv_fini(p, csv_on_field, csv_on_record, c) != 0)
@@ -630,7 +632,7 @@ static rfx_status csv_read(const char *path, FILE *fp, const rfx_read_params *pa
     if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0)
         return rfx__error(RFX_ENOMEM, "%s: cannot initialise the CSV parser", path);
     csv_set_delim(&p, (unsigned char)params->delimiter);
-    st = csv_parse_lines(&c, fp, &p);
+    st = csv_pump(&c, fp, &p);
     csv_free(&p);
     if (st == RFX_OK) st = csv_finish(&c, out);
     csv_ctx_free(&c);
@@ -831,13 +833,15 @@ static rfx_status npy_grow(const char *path, double **p, size_t *cap, size_t nee
     return RFX_OK;
 }
 
-/* The n x ncols values, read in blocks of bytes and decoded into the sink.
+/* The n x ncols values of rows row0 .. row0 + n - 1 of the n_total rows,
+ * read in blocks of bytes and decoded into the sink.
  * With grow, the sink starts empty and grows as values arrive, capped at
  * the shape's size: a pipe's header alone never makes us allocate what its
  * shape claims. A short input is a data error naming the values the shape
  * needs and those that came. */
-static rfx_status npy_read_values(const char *path, FILE *fp, const npy_header *h, size_t n,
-                                  size_t ncols, size_t target, int grow, npy_sink *sk)
+static rfx_status npy_read_values(const char *path, FILE *fp, const npy_header *h, size_t row0,
+                                  size_t n, size_t n_total, size_t ncols, size_t target,
+                                  int grow, npy_sink *sk)
 {
     enum { BLOCK = 1 << 20 }; /* bytes, a multiple of 8 */
     const size_t total = n * ncols, d = ncols - (target != NO_TARGET);
@@ -855,7 +859,7 @@ static rfx_status npy_read_values(const char *path, FILE *fp, const npy_header *
             double v = npy_value(buf + b, h);
             if (!isfinite(v)) {
                 st = rfx__error(RFX_EPARSE, "%s: row %zu, column %zu: %s is not allowed", path,
-                                row, col, isnan(v) ? "NaN" : "Inf");
+                                row0 + row, col, isnan(v) ? "NaN" : "Inf");
                 break;
             }
             if (col == target) {
@@ -879,27 +883,23 @@ static rfx_status npy_read_values(const char *path, FILE *fp, const npy_header *
                 st = rfx__error(RFX_EPARSE,
                                 "%s: truncated .npy data: shape (%zu, %zu) needs %zu values, "
                                 "the input ended after %zu",
-                                path, n, ncols, total, k);
+                                path, n_total, ncols, n_total * ncols, row0 * ncols + k);
         }
     }
     free(buf);
     return st;
 }
 
-/* fp is positioned after the 6 magic bytes. */
-static rfx_status npy_read(const char *path, FILE *fp, const rfx_read_params *params,
-                           rfx_data **out)
+/* The header of a .npy file, fp positioned after its 6 magic bytes: the
+ * dtype and shape (n rows of ncols), and *prelen + *hlen, the bytes before
+ * the data. */
+static rfx_status npy_header_read(const char *path, FILE *fp, npy_header *h, size_t *n,
+                                  size_t *ncols, size_t *data_at)
 {
     unsigned char pre[6];
-    size_t hlen, prelen, n, ncols, cells, bytes, target = 0;
+    size_t hlen, prelen, cells, bytes;
     char *text;
-    npy_header h;
-    rfx_data *data = NULL;
-    npy_sink sink = { NULL, NULL, 0, 0 };
     rfx_status st;
-    struct stat sb;
-    int regular;
-
     errno = 0;
     if (fread(pre, 1, 2, fp) != 2) return npy_read_error(path, fp, "header");
     if (pre[0] == 1) {
@@ -924,28 +924,38 @@ static rfx_status npy_read(const char *path, FILE *fp, const rfx_read_params *pa
         return npy_read_error(path, fp, "header");
     }
     text[hlen] = '\0';
-    st = npy_parse_header(path, text, hlen, &h);
+    st = npy_parse_header(path, text, hlen, h);
     free(text);
     RFX__TRY(st);
 
-    if (h.ndim == 0)
+    if (h->ndim == 0)
         return rfx__error(RFX_EPARSE, "%s: a 0-d array (a scalar) is not a table", path);
-    if (h.ndim > 2)
+    if (h->ndim > 2)
         return rfx__error(RFX_EPARSE, "%s: %zu-d arrays are not supported (1-d or 2-d only)",
-                          path, h.ndim);
-    n = h.shape[0];
-    ncols = h.ndim == 2 ? h.shape[1] : 1;
+                          path, h->ndim);
+    *n = h->shape[0];
+    *ncols = h->ndim == 2 ? h->shape[1] : 1;
     /* Fortran order is the same layout when at most one extent exceeds 1. */
-    if (h.fortran && n > 1 && ncols > 1)
+    if (h->fortran && *n > 1 && *ncols > 1)
         return rfx__error(RFX_EPARSE, "%s: Fortran order not supported, save with "
                           "np.ascontiguousarray", path);
-    if (rfx__mul(n, ncols, &cells, path) != RFX_OK || rfx__mul(cells, h.itemsize, &bytes, path))
-        return rfx__error(RFX_EPARSE, "%s: shape (%zu, %zu) is too large", path, n, ncols);
-    /* Check the size before allocating anything: a hostile shape must not
-     * make us allocate (a pipe's values are counted as they come). */
-    regular = fstat(fileno(fp), &sb) == 0 && S_ISREG(sb.st_mode);
-    if (regular) {
-        uint64_t have = sb.st_size > (off_t)(prelen + hlen) ? (uint64_t)sb.st_size - prelen - hlen : 0;
+    if (rfx__mul(*n, *ncols, &cells, path) != RFX_OK || rfx__mul(cells, h->itemsize, &bytes, path))
+        return rfx__error(RFX_EPARSE, "%s: shape (%zu, %zu) is too large", path, *n, *ncols);
+    *data_at = prelen + hlen;
+    return RFX_OK;
+}
+
+/* A regular file's size against the shape, before anything is allocated:
+ * a hostile shape must not make us allocate (a pipe's values are counted
+ * as they come). */
+static rfx_status npy_check_size(const char *path, FILE *fp, const npy_header *h, size_t n,
+                                 size_t ncols, size_t data_at, int *regular)
+{
+    struct stat sb;
+    const size_t bytes = n * ncols * h->itemsize; /* checked by npy_header_read */
+    *regular = fileno(fp) >= 0 && fstat(fileno(fp), &sb) == 0 && S_ISREG(sb.st_mode);
+    if (*regular) {
+        uint64_t have = sb.st_size > (off_t)data_at ? (uint64_t)sb.st_size - data_at : 0;
         if (have < (uint64_t)bytes)
             return rfx__error(RFX_EPARSE, "%s: truncated .npy file: shape (%zu, %zu) needs %zu "
                               "data bytes, the file has %llu", path, n, ncols, bytes,
@@ -956,6 +966,22 @@ static rfx_status npy_read(const char *path, FILE *fp, const rfx_read_params *pa
     }
     if (n == 0) return rfx__error(RFX_EPARSE, "%s: no rows (shape (0, %zu))", path, ncols);
     if (ncols == 0) return rfx__error(RFX_EPARSE, "%s: no columns (shape (%zu, 0))", path, n);
+    return RFX_OK;
+}
+
+/* fp is positioned after the 6 magic bytes. */
+static rfx_status npy_read(const char *path, FILE *fp, const rfx_read_params *params,
+                           rfx_data **out)
+{
+    size_t n = 0, ncols = 0, data_at = 0, target = 0;
+    npy_header h;
+    rfx_data *data = NULL;
+    npy_sink sink = { NULL, NULL, 0, 0 };
+    rfx_status st;
+    int regular;
+
+    RFX__TRY(npy_header_read(path, fp, &h, &n, &ncols, &data_at));
+    RFX__TRY(npy_check_size(path, fp, &h, n, ncols, data_at, &regular));
     RFX__TRY(find_target(path, params->target, NULL, ncols, 1, &target));
     if (ncols - (target != NO_TARGET) == 0)
         return rfx__error(RFX_EPARSE, "%s: no input columns: the only column is the target",
@@ -966,10 +992,10 @@ static rfx_status npy_read(const char *path, FILE *fp, const rfx_read_params *pa
         RFX__TRY(data_alloc(n, ncols - (target != NO_TARGET), target != NO_TARGET, &data));
         sink.x = data->x;
         sink.y = data->y;
-        st = npy_read_values(path, fp, &h, n, ncols, target, 0, &sink);
+        st = npy_read_values(path, fp, &h, 0, n, n, ncols, target, 0, &sink);
     } else {
         /* a pipe: the values first, as they come; then the table */
-        st = npy_read_values(path, fp, &h, n, ncols, target, 1, &sink);
+        st = npy_read_values(path, fp, &h, 0, n, n, ncols, target, 1, &sink);
         if (st == RFX_OK)
             st = data_alloc(n, ncols - (target != NO_TARGET), target != NO_TARGET, &data);
         if (st == RFX_OK) {
@@ -992,45 +1018,53 @@ static rfx_status npy_read(const char *path, FILE *fp, const rfx_read_params *pa
 
 /* ---- entry point ----------------------------------------------------------- */
 
+/* Open the input and tell .npy from text, by content, not by name: the
+ * first byte 0x93 cannot begin a UTF-8 text, so only a would-be .npy file
+ * needs its bytes put back; a single ungetc is all that works on a pipe.
+ * A .npy stream is left after its 6 magic bytes. */
+static rfx_status open_table(const char *real, const char *path, int rewindable,
+                             rfx__input **in_out, int *npy)
+{
+    unsigned char magic[6];
+    rfx__input *in = NULL;
+    RFX__TRY(rfx__input_open(real, path, rewindable, &in));
+    FILE *fp = rfx__input_stream(in);
+    size_t got = fread(magic, 1, 1, fp);
+    *npy = 0;
+    if (got == 1 && magic[0] == 0x93) {
+        got += fread(magic + 1, 1, 5, fp);
+        if (got == 6 && memcmp(magic, "\x93NUMPY", 6) == 0) {
+            *npy = 1;
+        } else if (fseek(fp, 0, SEEK_SET) != 0) {
+            rfx__input_close(in);
+            return rfx__error(RFX_EPARSE, "%s: neither a .npy file nor text", path);
+        }
+    } else if (got == 1) {
+        ungetc(magic[0], fp);
+    }
+    *in_out = in;
+    return RFX_OK;
+}
+
 static rfx_status data_read(const char *path, const rfx_read_params *params, rfx_data **out)
 {
     rfx_read_params defaults = rfx_read_params_default();
-    unsigned char magic[6];
     char shown[RFX__QUOTE_SIZE(PATH_MAX_SHOWN)];
     const char *real = path;
-    size_t got;
-    FILE *fp;
+    rfx__input *in = NULL;
+    int npy = 0;
     rfx_status st;
 
     if (!path || !out) return rfx__error(RFX_EINVAL, "rfx_data_read: path and out must not be NULL");
     if (!params) params = &defaults;
     RFX__TRY(check_params(params));
     path = rfx__quote(path, strlen(path), PATH_MAX_SHOWN, shown, sizeof shown); /* messages */
-    fp = fopen(real, "rb");
-    if (!fp) {
-        char buf[128];
-        return rfx__error(RFX_EIO, "%s: cannot open: %s", path, errno_text(errno, buf, sizeof buf));
-    }
-    /* Chosen by content, not by name. The first byte 0x93 cannot begin a
-     * UTF-8 text, so only a would-be .npy file needs its bytes put back;
-     * a single ungetc is all that works on a pipe. */
-    got = fread(magic, 1, 1, fp);
-    if (got == 1 && magic[0] == 0x93) {
-        got += fread(magic + 1, 1, 5, fp);
-        if (got == 6 && memcmp(magic, "\x93NUMPY", 6) == 0) {
-            st = npy_read(path, fp, params, out);
-            fclose(fp);
-            return st;
-        }
-        if (fseek(fp, 0, SEEK_SET) != 0) {
-            fclose(fp);
-            return rfx__error(RFX_EPARSE, "%s: neither a .npy file nor text", path);
-        }
-    } else if (got == 1) {
-        ungetc(magic[0], fp);
-    }
-    st = csv_read(path, fp, params, out);
-    fclose(fp);
+    RFX__TRY(open_table(real, path, 0, &in, &npy));
+    if (npy)
+        st = npy_read(path, rfx__input_stream(in), params, out);
+    else
+        st = csv_read(path, rfx__input_stream(in), params, out);
+    rfx__input_close(in);
     return st;
 }
 
@@ -1041,4 +1075,267 @@ rfx_status rfx_data_read(const char *path, const rfx_read_params *params, rfx_da
     rfx_status st = data_read(path, params, out);
     rfx__c_numeric_end(&c);
     return st;
+}
+
+/* ---- reading in row blocks ------------------------------------------------ */
+
+struct rfx_reader {
+    char shown[RFX__QUOTE_SIZE(PATH_MAX_SHOWN)]; /* the path in messages      */
+    char *real;               /* the path to open                               */
+    char *target;             /* a copy of read.target                          */
+    rfx_read_params read;
+    rfx_reader_params params;
+    rfx__input *in;
+    int npy;
+    /* CSV: the parser and its rows (c.x, c.y hold the block) */
+    csv_ctx c;
+    struct csv_parser parser;
+    int parser_init;
+    /* .npy: the header, the position and the block */
+    npy_header h;
+    size_t npy_n, npy_cols, npy_target, npy_row, npy_data_at;
+    double *bx, *by;
+    rfx_data *meta;           /* the column names (a one-row table)            */
+    size_t d;
+    int has_target;
+    int pending;              /* the first block was read by open or rewind   */
+    size_t block_n;           /* its rows                                       */
+    uint64_t rows;
+};
+
+rfx_reader_params rfx_reader_params_default(void)
+{
+    rfx_reader_params p;
+    memset(&p, 0, sizeof p);
+    p.block_rows = 4096;
+    return p;
+}
+
+void rfx_reader_free(rfx_reader *r)
+{
+    if (!r) return;
+    if (r->parser_init) csv_free(&r->parser);
+    csv_ctx_free(&r->c);
+    rfx__input_close(r->in);
+    rfx_data_free(r->meta);
+    free(r->bx);
+    free(r->by);
+    free(r->real);
+    free(r->target);
+    free(r);
+}
+
+/* CSV: the next block into c.x, c.y (c.n rows). */
+static rfx_status reader_csv_block(rfx_reader *r)
+{
+    r->c.n = 0;
+    if (r->c.eof) return RFX_OK;
+    return csv_pump(&r->c, rfx__input_stream(r->in), &r->parser);
+}
+
+/* .npy: the next block into bx, by. */
+static rfx_status reader_npy_block(rfx_reader *r)
+{
+    size_t rows = r->npy_n - r->npy_row;
+    if (rows > r->params.block_rows) rows = r->params.block_rows;
+    r->block_n = rows;
+    if (rows == 0) return RFX_OK;
+    npy_sink sk = { r->bx, r->by, 0, 0 };
+    FILE *fp = rfx__input_stream(r->in);
+    RFX__TRY(npy_read_values(r->shown, fp, &r->h, r->npy_row, rows, r->npy_n, r->npy_cols,
+                             r->npy_target, 0, &sk));
+    r->npy_row += rows;
+    if (r->npy_row == r->npy_n && fgetc(fp) != EOF)
+        return rfx__error(RFX_EPARSE, "%s: trailing bytes after the .npy data", r->shown);
+    return RFX_OK;
+}
+
+/* From the first byte of the input: the header, the columns and the first
+ * block (pending). */
+static rfx_status reader_start(rfx_reader *r)
+{
+    FILE *fp = rfx__input_stream(r->in);
+    r->rows = 0;
+    r->pending = 1;
+    if (r->npy) {
+        int regular = 0;
+        RFX__TRY(npy_header_read(r->shown, fp, &r->h, &r->npy_n, &r->npy_cols, &r->npy_data_at));
+        RFX__TRY(npy_check_size(r->shown, fp, &r->h, r->npy_n, r->npy_cols, r->npy_data_at,
+                                &regular));
+        RFX__TRY(find_target(r->shown, r->read.target, NULL, r->npy_cols, 1, &r->npy_target));
+        if (r->npy_cols - (r->npy_target != NO_TARGET) == 0)
+            return rfx__error(RFX_EPARSE, "%s: no input columns: the only column is the target",
+                              r->shown);
+        r->npy_row = 0;
+        r->d = r->npy_cols - (r->npy_target != NO_TARGET);
+        r->has_target = r->npy_target != NO_TARGET;
+        if (!r->bx) {
+            RFX__TRY(rfx__alloc(r->params.block_rows * r->d, sizeof(double), (void **)&r->bx,
+                                "reader: block"));
+            RFX__TRY(rfx__alloc(r->params.block_rows, sizeof(double), (void **)&r->by,
+                                "reader: block"));
+        }
+        return reader_npy_block(r);
+    }
+    /* CSV: a fresh parser over the input, stopped after the first block */
+    if (r->parser_init) csv_free(&r->parser);
+    r->parser_init = 0;
+    csv_ctx_free(&r->c);
+    memset(&r->c, 0, sizeof r->c);
+    r->c.path = r->shown;
+    r->c.params = &r->read;
+    r->c.target = NO_TARGET;
+    r->c.limit = r->params.block_rows;
+    if (csv_init(&r->parser, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0)
+        return rfx__error(RFX_ENOMEM, "%s: cannot initialise the CSV parser", r->shown);
+    r->parser_init = 1;
+    csv_set_delim(&r->parser, (unsigned char)r->read.delimiter);
+    RFX__TRY(reader_csv_block(r));
+    if (r->c.records == 0) return rfx__error(RFX_EPARSE, "%s: empty file (no rows)", r->shown);
+    if (r->c.n == 0) return rfx__error(RFX_EPARSE, "%s: header only, no data rows", r->shown);
+    r->d = r->c.d;
+    r->has_target = r->c.target != NO_TARGET;
+    r->block_n = r->c.n;
+    return RFX_OK;
+}
+
+static rfx_status reader_open(const char *path, const rfx_read_params *read,
+                              const rfx_reader_params *params, rfx_reader **out)
+{
+    rfx_read_params rd = read ? *read : rfx_read_params_default();
+    rfx_reader_params rp = params ? *params : rfx_reader_params_default();
+    if (!path || !out) return rfx__error(RFX_EINVAL, "rfx_reader_open: path and out must not be NULL");
+    RFX__TRY(check_params(&rd));
+    if (rp.block_rows == 0)
+        return rfx__error(RFX_EINVAL, "reader.block_rows: must be >= 1");
+    if (rp.block_rows > ((size_t)1 << 30))
+        return rfx__error(RFX_EINVAL, "reader.block_rows: %zu is too large (at most 2^30)",
+                          rp.block_rows);
+    rfx_reader *r = calloc(1, sizeof *r);
+    if (!r) return rfx__error(RFX_ENOMEM, "reader: cannot allocate");
+    rfx__quote(path, strlen(path), PATH_MAX_SHOWN, r->shown, sizeof r->shown);
+    r->real = copy_text(path, strlen(path));
+    r->target = rd.target ? copy_text(rd.target, strlen(rd.target)) : NULL;
+    r->read = rd;
+    r->read.target = r->target;
+    r->params = rp;
+    rfx_status st = !r->real || (rd.target && !r->target)
+                        ? rfx__error(RFX_ENOMEM, "reader: cannot allocate")
+                        : open_table(r->real, r->shown, rp.rewindable, &r->in, &r->npy);
+    if (!st) st = reader_start(r);
+    /* the names, once: a one-row table named as rfx_data_read names it */
+    if (!st) st = data_alloc(1, r->d, r->has_target, &r->meta);
+    if (!st)
+        st = r->npy ? data_name(r->meta, NULL, r->npy_cols, r->npy_target)
+                    : data_name(r->meta, r->c.col_names, r->c.ncols, r->c.target);
+    if (st) {
+        rfx_reader_free(r);
+        return st;
+    }
+    *out = r;
+    return RFX_OK;
+}
+
+rfx_status rfx_reader_open(const char *path, const rfx_read_params *read,
+                           const rfx_reader_params *params, rfx_reader **out)
+{
+    rfx__c_numeric c;
+    rfx__c_numeric_begin(&c);
+    rfx_status st = reader_open(path, read, params, out);
+    rfx__c_numeric_end(&c);
+    return st;
+}
+
+static rfx_status reader_next(rfx_reader *r, rfx_cmat *X, rfx_cmat *Y, int *done)
+{
+    if (!r->pending) {
+        RFX__TRY(r->npy ? reader_npy_block(r) : reader_csv_block(r));
+        if (!r->npy) r->block_n = r->c.n;
+    }
+    r->pending = 0;
+    *done = r->block_n == 0;
+    const double *x = r->npy ? r->bx : r->c.x, *y = r->npy ? r->by : r->c.y;
+    *X = *done ? rfx_cmat_none() : rfx_cmat_of(x, r->block_n, r->d);
+    *Y = *done || !r->has_target ? rfx_cmat_none() : rfx_cmat_of(y, r->block_n, 1);
+    r->rows += r->block_n;
+    if (!r->npy && r->c.eof) r->c.n = 0; /* the block after the last is empty */
+    r->block_n = 0;
+    return RFX_OK;
+}
+
+rfx_status rfx_reader_next(rfx_reader *r, rfx_cmat *X, rfx_cmat *Y, int *done)
+{
+    if (!r || !X || !Y || !done) return rfx__error(RFX_EINVAL, "rfx_reader_next: NULL argument");
+    rfx__c_numeric c;
+    rfx__c_numeric_begin(&c);
+    rfx_status st = reader_next(r, X, Y, done);
+    rfx__c_numeric_end(&c);
+    return st;
+}
+
+rfx_status rfx_reader_rewind(rfx_reader *r)
+{
+    if (!r) return rfx__error(RFX_EINVAL, "rfx_reader_rewind: NULL reader");
+    const size_t d = r->d;
+    const int has_target = r->has_target;
+    RFX__TRY(rfx__input_rewind(r->in));
+    if (r->npy) {
+        unsigned char magic[6];
+        if (fread(magic, 1, 6, rfx__input_stream(r->in)) != 6)
+            return rfx__error(RFX_EIO, "%s: cannot read the input again", r->shown);
+    }
+    rfx__c_numeric c;
+    rfx__c_numeric_begin(&c);
+    rfx_status st = reader_start(r);
+    rfx__c_numeric_end(&c);
+    RFX__TRY(st);
+    if (r->d != d || r->has_target != has_target)
+        return rfx__error(RFX_EPARSE, "%s: the input changed between two reads (%zu columns, "
+                          "then %zu)", r->shown, d + has_target, r->d + r->has_target);
+    return RFX_OK;
+}
+
+size_t rfx_reader_inputs(const rfx_reader *r) { return r ? r->d : 0; }
+int rfx_reader_has_target(const rfx_reader *r) { return r ? r->has_target : 0; }
+const char *rfx_reader_name(const rfx_reader *r, size_t j)
+{
+    return r ? rfx_data_name(r->meta, j) : NULL;
+}
+int rfx_reader_has_names(const rfx_reader *r) { return r ? rfx_data_has_names(r->meta) : 0; }
+uint64_t rfx_reader_rows(const rfx_reader *r) { return r ? r->rows : 0; }
+double rfx_reader_fraction(const rfx_reader *r) { return r ? rfx__input_fraction(r->in) : -1.0; }
+
+/* ---- the reader as a row-block source ---------------------------------- */
+
+static rfx_status reader_source_next(rfx_source *src, rfx_block *out, int *done)
+{
+    rfx_cmat X, Y;
+    RFX__TRY(rfx_reader_next(src->state, &X, &Y, done));
+    memset(out, 0, sizeof *out);
+    if (*done) return RFX_OK;
+    out->x = X.data;
+    out->rows = X.rows;
+    out->cols = X.cols;
+    out->stride = X.stride;
+    if (Y.data) {
+        out->y = Y.data;
+        out->ny = 1;
+        out->y_stride = Y.stride;
+    }
+    return RFX_OK;
+}
+
+static rfx_status reader_source_rewind(rfx_source *src) { return rfx_reader_rewind(src->state); }
+
+rfx_status rfx_reader_source(rfx_reader *r, rfx_source **out)
+{
+    if (!r || !out) return rfx__error(RFX_EINVAL, "rfx_reader_source: NULL argument");
+    rfx_source *s = calloc(1, sizeof *s);
+    if (!s) return rfx__error(RFX_ENOMEM, "reader: cannot allocate a source");
+    s->next = reader_source_next;
+    s->rewind = reader_source_rewind;
+    s->destroy = NULL;
+    s->state = r;
+    *out = s;
+    return RFX_OK;
 }

@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Reading in row blocks (rfx_reader) and fitting from a source
+ * (rfx_model_fit_source): the blocks hold the rows rfx_data_read reads,
+ * gzip input reads as plain, errors in later blocks name their line, and
+ * a fit from a file read in blocks equals rfx_model_fit on the rows in
+ * memory.
+ */
+#include "internal.h"
+#include "testlib.h"
+
+#include <math.h>
+#include <string.h>
+#include <zlib.h>
+
+static const char *write_csv(const char *tag, size_t n, size_t d, uint64_t seed, int header,
+                             int gzip)
+{
+    const char *path = rfx_test_tmp(tag);
+    rfx__rng r;
+    rfx__rng_init(&r, seed, 0, 0);
+    char line[4096];
+    FILE *fp = gzip ? NULL : fopen(path, "w");
+    gzFile gz = gzip ? gzopen(path, "wb") : NULL;
+    if (header) {
+        size_t k = 0;
+        for (size_t j = 0; j < d; j++) k += (size_t)snprintf(line + k, sizeof line - k, "x%zu,", j);
+        snprintf(line + k, sizeof line - k, "y\n");
+        if (gz) gzputs(gz, line); else fputs(line, fp);
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t k = 0;
+        double s = 0;
+        for (size_t j = 0; j < d; j++) {
+            double x = 4.0 * rfx__rng_uniform(&r) - 2.0 + (double)j;
+            s += sin(x) * (double)(j + 1);
+            k += (size_t)snprintf(line + k, sizeof line - k, "%.17g,", x);
+        }
+        snprintf(line + k, sizeof line - k, "%.17g\n", s + 0.05 * rfx__rng_normal(&r) + 100.0);
+        if (gz) gzputs(gz, line); else fputs(line, fp);
+    }
+    if (gz) gzclose(gz); else fclose(fp);
+    return path;
+}
+
+/* Every block, concatenated, is the table rfx_data_read reads. */
+static void check_blocks_equal_read(const char *path, size_t block, int gz_name)
+{
+    rfx_read_params rp = rfx_read_params_default();
+    rp.target = "-1";
+    rfx_data *data = NULL;
+    CHECK_STATUS(rfx_data_read(path, &rp, &data), RFX_OK);
+    if (!data) return;
+    rfx_cmat X = rfx_data_x(data), Y = rfx_data_y(data);
+    rfx_reader_params pp = rfx_reader_params_default();
+    pp.block_rows = block;
+    rfx_reader *r = NULL;
+    CHECK_STATUS(rfx_reader_open(path, &rp, &pp, &r), RFX_OK);
+    if (!r) {
+        rfx_data_free(data);
+        return;
+    }
+    CHECK(rfx_reader_inputs(r) == X.cols);
+    CHECK(rfx_reader_has_target(r));
+    CHECK(strcmp(rfx_reader_name(r, 0), rfx_data_name(data, 0)) == 0);
+    CHECK(strcmp(rfx_reader_name(r, SIZE_MAX), rfx_data_name(data, SIZE_MAX)) == 0);
+    for (int pass = 0; pass < 2; pass++) {
+        size_t at = 0, blocks = 0, mismatch = 0;
+        for (;;) {
+            rfx_cmat bx, by;
+            int done = 0;
+            CHECK_STATUS(rfx_reader_next(r, &bx, &by, &done), RFX_OK);
+            if (done) break;
+            CHECK(bx.rows <= block && bx.rows == by.rows);
+            for (size_t i = 0; i < bx.rows && at + i < X.rows; i++) {
+                mismatch += memcmp(bx.data + i * bx.stride, X.data + (at + i) * X.stride,
+                                   X.cols * sizeof(double)) != 0;
+                mismatch += by.data[i] != Y.data[at + i];
+            }
+            at += bx.rows;
+            blocks++;
+        }
+        CHECK_MSG(at == X.rows && mismatch == 0, "%s pass %d: %zu rows of %zu, %zu differ", path,
+                  pass, at, X.rows, mismatch);
+        CHECK(blocks == (X.rows + block - 1) / block);
+        CHECK(rfx_reader_rows(r) == X.rows);
+        if (gz_name == 0) CHECK_NEAR(rfx_reader_fraction(r), 1.0, 0.0);
+        CHECK_STATUS(rfx_reader_rewind(r), RFX_OK);
+    }
+    rfx_reader_free(r);
+    rfx_data_free(data);
+}
+
+static void test_reader_blocks(void)
+{
+    const char *plain = write_csv("plain.csv", 1000, 3, 11, 1, 0);
+    check_blocks_equal_read(plain, 1, 0);
+    check_blocks_equal_read(plain, 7, 0);
+    check_blocks_equal_read(plain, 1000, 0);
+    check_blocks_equal_read(plain, 4096, 0);
+    const char *gz = write_csv("plain.csv.gz", 1000, 3, 11, 1, 1);
+    check_blocks_equal_read(gz, 64, 1);
+    /* the gzip file reads as the plain one, by content */
+    rfx_data *a = NULL, *b = NULL;
+    CHECK_STATUS(rfx_data_read(plain, NULL, &a), RFX_OK);
+    CHECK_STATUS(rfx_data_read(gz, NULL, &b), RFX_OK);
+    if (a && b) {
+        CHECK(rfx_data_x(a).rows == 1000 && rfx_data_x(b).rows == 1000);
+        CHECK(memcmp(rfx_data_x(a).data, rfx_data_x(b).data, 1000 * 4 * sizeof(double)) == 0);
+    }
+    rfx_data_free(a);
+    rfx_data_free(b);
+    /* a .npy file in blocks */
+    const char *npy = rfx_test_tmp("table.npy");
+    double M[5 * 3];
+    for (int i = 0; i < 15; i++) M[i] = 0.5 * i - 3;
+    CHECK_STATUS(rfx_npy_write(npy, rfx_cmat_of(M, 5, 3)), RFX_OK);
+    check_blocks_equal_read(npy, 2, 0);
+}
+
+/* An error in a later block names the file's line and column, when that
+ * block is read; the first block came out whole. */
+static void test_reader_errors(void)
+{
+    const char *path = rfx_test_tmp("late.csv");
+    FILE *fp = fopen(path, "w");
+    fputs("a,b\n", fp);
+    for (int i = 0; i < 10; i++) fprintf(fp, "%d,%d\n", i, 2 * i);
+    fputs("3,oops\n", fp);
+    fclose(fp);
+    rfx_reader_params pp = rfx_reader_params_default();
+    pp.block_rows = 4;
+    rfx_reader *r = NULL;
+    CHECK_STATUS(rfx_reader_open(path, NULL, &pp, &r), RFX_OK);
+    rfx_cmat X, Y;
+    int done = 0;
+    rfx_status st = RFX_OK;
+    size_t rows = 0;
+    while (r && (st = rfx_reader_next(r, &X, &Y, &done)) == RFX_OK && !done) rows += X.rows;
+    CHECK(st == RFX_EPARSE);
+    CHECK(rows == 8);
+    CHECK_MSG(strstr(rfx_last_error(), "late.csv:12:2: 'oops' is not a number") != NULL, "%s",
+              rfx_last_error());
+    rfx_reader_free(r);
+
+    /* a gzip member cut short */
+    const char *gz = write_csv("cut.csv.gz", 2000, 2, 3, 1, 1);
+    fp = fopen(gz, "r+b");
+    fseek(fp, 0, SEEK_END);
+    long size = ftell(fp);
+    fclose(fp);
+    CHECK(truncate(gz, size / 2) == 0);
+    rfx_data *data = NULL;
+    CHECK_STATUS(rfx_data_read(gz, NULL, &data), RFX_EIO);
+    CHECK_MSG(strstr(rfx_last_error(), "cut.csv.gz") != NULL, "%s", rfx_last_error());
+    rfx_data_free(data);
+    /* a pipe not opened rewindable cannot rewind; header-only fails at open */
+    const char *h = rfx_test_tmp("headonly.csv");
+    fp = fopen(h, "w");
+    fputs("a,b\n", fp);
+    fclose(fp);
+    CHECK_STATUS(rfx_reader_open(h, NULL, NULL, &r), RFX_EPARSE);
+    CHECK(strstr(rfx_last_error(), "header only") != NULL);
+}
+
+/* rfx_model_fit_source on a file read in blocks against rfx_model_fit on
+ * the same rows in memory: the same scaler and length scale (bit for
+ * bit), the same predictions to rounding. */
+static void fit_pair(rfx_method method, size_t n, size_t D, double given_l, int standardize,
+                     double tol)
+{
+    const char *path = write_csv("fit.csv", n, 3, 5 + n, 1, 0);
+    rfx_read_params rp = rfx_read_params_default();
+    rp.target = "y";
+    rfx_data *data = NULL;
+    CHECK_STATUS(rfx_data_read(path, &rp, &data), RFX_OK);
+    rfx_fit_params fp = rfx_fit_params_default();
+    fp.method = method;
+    fp.features.n_features = D;
+    fp.features.seed = 3;
+    fp.features.length_scale = given_l;
+    fp.standardize = standardize;
+    fp.select_rows = 500;
+    rfx_model *m1 = NULL, *m2 = NULL;
+    rfx_fit_report r1, r2;
+    CHECK_STATUS(rfx_model_fit(&fp, rfx_data_x(data), rfx_data_y(data), &m1, &r1), RFX_OK);
+    rfx_reader *rd = NULL;
+    rfx_source *src = NULL;
+    CHECK_STATUS(rfx_reader_open(path, &rp, NULL, &rd), RFX_OK);
+    CHECK_STATUS(rfx_reader_source(rd, &src), RFX_OK);
+    CHECK_STATUS(rfx_model_fit_source(&fp, src, &m2, &r2), RFX_OK);
+    if (m1 && m2) {
+        CHECK_MSG(r1.length_scale == r2.length_scale, "length scale %.17g vs %.17g",
+                  r1.length_scale, r2.length_scale);
+        CHECK(r1.n_candidates == r2.n_candidates);
+        if (standardize) {
+            CHECK(memcmp(m1->x_mean, m2->x_mean, 3 * sizeof(double)) == 0);
+            CHECK(memcmp(m1->x_scale, m2->x_scale, 3 * sizeof(double)) == 0);
+        }
+        rfx_cmat X = rfx_data_x(data);
+        double *p1 = malloc(n * sizeof *p1), *p2 = malloc(n * sizeof *p2), *s1 = NULL, *s2 = NULL;
+        if (method == RFX_METHOD_BAYES) {
+            s1 = malloc(n * sizeof *s1);
+            s2 = malloc(n * sizeof *s2);
+        }
+        rfx_mat S1 = s1 ? rfx_mat_of(s1, n, 1) : rfx_mat_none();
+        rfx_mat S2 = s2 ? rfx_mat_of(s2, n, 1) : rfx_mat_none();
+        CHECK_STATUS(rfx_model_predict(m1, X, rfx_mat_of(p1, n, 1), S1), RFX_OK);
+        CHECK_STATUS(rfx_model_predict(m2, X, rfx_mat_of(p2, n, 1), S2), RFX_OK);
+        double worst = 0, worst_s = 0;
+        for (size_t i = 0; i < n; i++) {
+            worst = fmax(worst, fabs(p1[i] - p2[i]) / (fabs(p1[i]) + 1e-300));
+            if (s1) worst_s = fmax(worst_s, fabs(s1[i] - s2[i]) / s1[i]);
+        }
+        CHECK_MSG(worst <= tol && worst_s <= 1e3 * tol,
+                  "method %d n %zu D %zu: predictions differ by %.3g (std %.3g) relative", method,
+                  n, D, worst, worst_s);
+        free(p1);
+        free(p2);
+        free(s1);
+        free(s2);
+    }
+    rfx_model_free(m1);
+    rfx_model_free(m2);
+    rfx_source_free(src);
+    rfx_reader_free(rd);
+    rfx_data_free(data);
+}
+
+static void test_fit_source(void)
+{
+    /* ridge, blocks of 4096 as rfx_ridge_fit cuts them: the same bits */
+    fit_pair(RFX_METHOD_RIDGE, 9000, 64, 0.0, 1, 0.0);
+    fit_pair(RFX_METHOD_RIDGE, 300, 32, 0.0, 1, 1e-9);
+    fit_pair(RFX_METHOD_BAYES, 6000, 64, 0.0, 1, 1e-9);
+    fit_pair(RFX_METHOD_BAYES, 2000, 48, 1.3, 0, 1e-9); /* one pass */
+    /* methods that keep every row say so */
+    rfx_fit_params fp = rfx_fit_params_default();
+    fp.method = RFX_METHOD_CLASSIFY;
+    double X[4] = {0, 1, 2, 3}, Y[2] = {1, 2};
+    rfx_source *src = NULL;
+    rfx_model *m = NULL;
+    CHECK_STATUS(rfx_source_memory_create(rfx_cmat_of(X, 2, 2), rfx_cmat_of(Y, 2, 1), 0, &src),
+                 RFX_OK);
+    CHECK_STATUS(rfx_model_fit_source(&fp, src, &m, NULL), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "classify keeps every row in memory") != NULL);
+    rfx_source_free(src);
+}
+
+int main(void)
+{
+    RFX_TEST_RUN(test_reader_blocks);
+    RFX_TEST_RUN(test_reader_errors);
+    RFX_TEST_RUN(test_fit_source);
+    return rfx_test_finish("test_stream");
+}
