@@ -1198,5 +1198,44 @@ expect 2 "a negative weight" "$RFX" fit "$T/negw.csv" --target y --sample-weight
 stderr_has "the negative weight's row is named" "data row 2 has the weight -1; weights are >= 0"
 expect 1 "--sample-weight with srfe" "$RFX" fit "$T/weighted.csv" --target y --sample-weight w --method srfe -o "$T/x.rfx"
 
+# ---- DATA in row blocks: standard input, gzip, .npy out, the memory limit ----
+gen_data "$T/big.csv" 9000 17
+expect 0 "fit ridge from a file (in blocks)" "$RFX" fit "$T/big.csv" --method ridge -D 64 -o "$T/sf.rfx" -q
+expect 0 "fit ridge from standard input" sh -c '"$1" fit - --method ridge -D 64 -o "$2" -q < "$3"' sh "$RFX" "$T/si.rfx" "$T/big.csv"
+check "standard input (a file) gives the same model" cmp -s "$T/sf.rfx" "$T/si.rfx"
+expect 0 "fit ridge from a pipe (spooled for the passes)" sh -c 'cat "$3" | "$1" fit - --method ridge -D 64 -o "$2" -q' sh "$RFX" "$T/sp.rfx" "$T/big.csv"
+check "a pipe gives the same model" cmp -s "$T/sf.rfx" "$T/sp.rfx"
+gzip -c "$T/big.csv" >"$T/big.csv.gz"
+expect 0 "fit from a gzip file" "$RFX" fit "$T/big.csv.gz" --method ridge -D 64 -o "$T/sg.rfx" -q
+check "gzip gives the same model" cmp -s "$T/sf.rfx" "$T/sg.rfx"
+expect 0 "fit bayes from gzip on a pipe" sh -c 'gzip -c "$3" | "$1" fit - -D 64 -o "$2" -q' sh "$RFX" "$T/sb.rfx" "$T/big.csv"
+expect 0 "fit bayes from the file" "$RFX" fit "$T/big.csv" -D 64 -o "$T/sb2.rfx" -q
+check "bayes: a gzip pipe gives the same model" cmp -s "$T/sb.rfx" "$T/sb2.rfx"
+expect 0 "predict from a file" "$RFX" predict "$T/sb.rfx" "$T/big.csv" --std -o "$T/pf.csv"
+expect 0 "predict from a gzip pipe to stdout" sh -c 'gzip -c "$3" | "$1" predict "$2" - --std' sh "$RFX" "$T/sb.rfx" "$T/big.csv"
+check "predict: the same rows from a pipe" cmp -s "$T/pf.csv" "$T/stdout"
+check "predict: every row, in blocks" sh -c '[ "$(wc -l < "$1")" -eq 9001 ]' sh "$T/pf.csv"
+expect 0 "predict to .npy in blocks" "$RFX" predict "$T/sb.rfx" "$T/big.csv" --std -o "$T/pf.npy"
+if python3 -c "import numpy" >/dev/null 2>&1; then
+    check ".npy predictions equal the CSV ones" python3 -c 'import numpy as np, sys
+a = np.load(sys.argv[1]); b = np.loadtxt(sys.argv[2], delimiter=",", skiprows=1)
+sys.exit(0 if a.shape == (9000, 2) and np.array_equal(a, b) else 1)' "$T/pf.npy" "$T/pf.csv"
+fi
+awk 'NR == 8001 { print "1,oops,2,3"; next } { print }' "$T/big.csv" >"$T/late.csv"
+expect 2 "predict: a bad cell in a later block" "$RFX" predict "$T/sb.rfx" "$T/late.csv" -o "$T/late_p.csv"
+stderr_has "the later block's error names its line and column" "late.csv:8001:2: 'oops' is not a number"
+check "no predictions file after an error in a later block" test ! -e "$T/late_p.csv"
+expect 2 "fit: a bad cell in a later block" "$RFX" fit "$T/late.csv" --method ridge -D 32 -o "$T/late.rfx"
+stderr_has "fit names the line" "late.csv:8001:2"
+check "no model after an error in a later block" test ! -e "$T/late.rfx"
+expect 0 "fit --progress shows rows per second" "$RFX" fit "$T/big.csv" -D 32 -o "$T/q.rfx" --progress
+stderr_has "a line per pass with rows and their rate" "^rfx: progress: read: statistics 9000 rows, [0-9.e+]+ rows/s$"
+expect 6 "pce over --memory-limit" "$RFX" fit "$T/big.csv" --method pce -o "$T/x.rfx" --memory-limit 100K
+stderr_has "the limit and the way out are named" "over the memory limit of 102400 bytes.*--method pce keeps every row in memory"
+expect 0 "ridge streams past the same limit" "$RFX" fit "$T/big.csv" --method ridge -D 32 -o "$T/x.rfx" --memory-limit 100K -q
+expect 1 "--memory-limit 2X" "$RFX" fit "$T/big.csv" -o "$T/x.rfx" --memory-limit 2X
+expect 2 "a cut gzip file" sh -c 'head -c 3000 "$2" > "$3"; "$1" fit "$3" -o "$4"' sh "$RFX" "$T/big.csv.gz" "$T/cut.csv.gz" "$T/x.rfx"
+stderr_has "a cut gzip file is named as such" "cut.csv.gz:[0-9]+: gzip data cut short"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

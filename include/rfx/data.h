@@ -31,6 +31,10 @@ typedef struct rfx_read_params {
                             that is not a number is a header                 */
     char comment;        /* CSV: lines starting with it are skipped,
                             default '#'; 0 for none                         */
+    size_t max_bytes;    /* rfx_data_read: the most the table's numbers may
+                            take (8 bytes a cell); a larger table is
+                            RFX_ENOMEM ("... over the memory limit of ...")
+                            before it is read whole. 0 (default): no limit */
 } rfx_read_params;
 
 RFX_API rfx_read_params rfx_read_params_default(void);
@@ -126,6 +130,20 @@ RFX_API rfx_status rfx_reader_source(rfx_reader *r, rfx_source **out);
  * (its mode kept, a symbolic link followed), a device or FIFO in place. */
 RFX_API rfx_status rfx_csv_write(const char *path, rfx_cmat M, const char *const *names);
 RFX_API rfx_status rfx_npy_write(const char *path, rfx_cmat M);
+
+/* A table written a block of rows at a time (predictions of a stream), as
+ * the writers above write whole ones: CSV (with a header line when names is
+ * not NULL: cols names), or a float64 .npy file when path ends in ".npy"
+ * (its header is written again at the end with the row count, so it must
+ * be a regular file). Nothing is at path until rfx_writer_close succeeds
+ * (a temporary file beside it is renamed over it); rfx_writer_abort, or a
+ * failed close, leaves path as it was. Both free the writer. */
+typedef struct rfx_writer rfx_writer;
+RFX_API rfx_status rfx_writer_open(const char *path, size_t cols, const char *const *names,
+                                   rfx_writer **out);
+RFX_API rfx_status rfx_writer_write(rfx_writer *w, rfx_cmat M);
+RFX_API rfx_status rfx_writer_close(rfx_writer *w);
+RFX_API void rfx_writer_abort(rfx_writer *w);
 
 /* Write len bytes to path as the writers above write their files: never a
  * half-written regular file, a device or FIFO in place, every write error

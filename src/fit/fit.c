@@ -1132,6 +1132,8 @@ static rfx_status source_pass(src_fit *sf, block_fn fn, const char *stage, int f
 {
     rfx_source *src = sf->src;
     uint64_t row0 = 0;
+    if (report_progress(sf->p, stage, 0.0))
+        return rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
     RFX__TRY(src->rewind(src));
     for (;;) {
         rfx_block b;

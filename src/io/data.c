@@ -386,6 +386,13 @@ static void csv_ctx_free(csv_ctx *c)
     free(c->buf);
 }
 
+/* A table larger than rfx_read_params.max_bytes. */
+static rfx_status over_limit(const char *path, size_t limit, size_t rows, size_t d)
+{
+    return rfx__error(RFX_ENOMEM, "%s: the table is over the memory limit of %zu bytes (%zu "
+                      "rows of %zu inputs read, and more to come)", path, limit, rows, d);
+}
+
 /* Room for one more data row; rows grow geometrically so that n rows cost
  * O(n) copies in all. */
 static rfx_status csv_reserve_row(csv_ctx *c)
@@ -396,6 +403,12 @@ static rfx_status csv_reserve_row(csv_ctx *c)
     if (c->cap > SIZE_MAX / 2)
         return rfx__error(RFX_EOVERFLOW, "%s: too many rows", c->path);
     cap = c->cap ? 2 * c->cap : 256;
+    if (c->params->max_bytes && !c->limit) {
+        const size_t row_bytes = (c->d + (c->target != NO_TARGET)) * sizeof(double);
+        const size_t most = c->params->max_bytes / row_bytes;
+        if (c->n + 1 > most) return over_limit(c->path, c->params->max_bytes, c->n, c->d);
+        if (cap > most) cap = most;
+    }
     RFX__TRY(rfx__mul3(cap, c->d, sizeof(double), &xbytes, c->path));
     p = realloc(c->x, xbytes);
     if (!p) return rfx__error(RFX_ENOMEM, "%s: cannot allocate %zu bytes for rows", c->path,
@@ -583,6 +596,8 @@ static rfx_status csv_pump(csv_ctx *c, FILE *fp, struct csv_parser *p)
     if (ferror(fp)) {
         char buf[128];
         int err = errno;
+        const char *problem = rfx__input_problem();
+        if (problem) return rfx__error(RFX_EPARSE, "%s:%zu: %s", c->path, c->line + 1, problem);
         st = rfx__error(err == ENOMEM ? RFX_ENOMEM : RFX_EIO, "%s:%zu: cannot read: %s", c->path,
                         c->line + 1, errno_text(err ? err : EIO, buf, sizeof buf));
     } else if (errno == ENOMEM) {
@@ -804,6 +819,8 @@ static double npy_value(const unsigned char *b, const npy_header *h)
 static rfx_status npy_read_error(const char *path, FILE *fp, const char *what)
 {
     char buf[128];
+    const char *problem = rfx__input_problem();
+    if (problem) return rfx__error(RFX_EPARSE, "%s: %s", path, problem);
     if (ferror(fp)) return rfx__error(RFX_EIO, "%s: cannot read %s: %s", path, what,
                                       errno_text(errno ? errno : EIO, buf, sizeof buf));
     return rfx__error(RFX_EPARSE, "%s: truncated .npy file (the %s is cut short)", path, what);
@@ -876,7 +893,10 @@ static rfx_status npy_read_values(const char *path, FILE *fp, const npy_header *
         }
         if (st == RFX_OK && got < want) {
             char ebuf[128];
-            if (ferror(fp))
+            const char *problem = ferror(fp) ? rfx__input_problem() : NULL;
+            if (problem)
+                st = rfx__error(RFX_EPARSE, "%s: %s", path, problem);
+            else if (ferror(fp))
                 st = rfx__error(RFX_EIO, "%s: cannot read the data: %s", path,
                                 errno_text(errno ? errno : EIO, ebuf, sizeof ebuf));
             else
@@ -986,6 +1006,9 @@ static rfx_status npy_read(const char *path, FILE *fp, const rfx_read_params *pa
     if (ncols - (target != NO_TARGET) == 0)
         return rfx__error(RFX_EPARSE, "%s: no input columns: the only column is the target",
                           path);
+    if (params->max_bytes && n > params->max_bytes / sizeof(double) / ncols)
+        return rfx__error(RFX_ENOMEM, "%s: the table is over the memory limit of %zu bytes "
+                          "(shape (%zu, %zu))", path, params->max_bytes, n, ncols);
 
     if (regular) {
         /* the file holds what the shape claims: allocate it at once */

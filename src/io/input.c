@@ -48,6 +48,20 @@ struct rfx__input {
 /* _GNU_SOURCE gives the GNU strerror_r, which returns the text. */
 static const char *err_text(int err, char *buf, size_t size) { return strerror_r(err, buf, size); }
 
+/* What went wrong with the compressed data on this thread's last read (the
+ * stdio read of the cookie can only fail with an errno): the readers turn
+ * it into a data error naming the file. */
+static _Thread_local char problem[160];
+
+const char *rfx__input_problem(void)
+{
+    static _Thread_local char taken[160];
+    if (!problem[0]) return NULL;
+    memcpy(taken, problem, sizeof taken);
+    problem[0] = '\0';
+    return taken;
+}
+
 /* Bytes of the input as stored: the peeked ones first, then base (copied
  * to the spool when one is kept). 0 at the end; -1 with errno on error. */
 static ssize_t raw_read(rfx__input *in, unsigned char *buf, size_t size)
@@ -94,14 +108,18 @@ static ssize_t cookie_read(void *cookie, char *buf, size_t size)
             in->zend = 0;
         }
         if (in->zs.avail_in == 0 && in->zeof) {
-            errno = EILSEQ; /* cut short: the member did not end */
+            snprintf(problem, sizeof problem, "gzip data cut short (the input ends inside a "
+                     "compressed member, after %llu bytes)", in->raw);
+            errno = EILSEQ;
             return -1;
         }
         int z = inflate(&in->zs, Z_NO_FLUSH);
         if (z == Z_STREAM_END) {
             in->zend = 1;
         } else if (z != Z_OK && z != Z_BUF_ERROR) {
-            errno = EBADMSG;
+            snprintf(problem, sizeof problem, "corrupt gzip data (%s, near byte %llu)",
+                     in->zs.msg ? in->zs.msg : "inflate failed", in->raw);
+            errno = EILSEQ;
             return -1;
         }
     }
@@ -166,6 +184,7 @@ static rfx_status open_spool(rfx__input *in)
 rfx_status rfx__input_open(const char *real, const char *shown, int rewindable,
                            rfx__input **out)
 {
+    problem[0] = '\0';
     char eb[128];
     rfx__input *in = calloc(1, sizeof *in);
     if (!in) return rfx__error(RFX_ENOMEM, "%s: cannot allocate a reader", shown);

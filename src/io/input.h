@@ -29,5 +29,8 @@ double rfx__input_fraction(const rfx__input *in);
 /* The stream is a plain regular file's own (fstat and fileno tell its size). */
 int rfx__input_is_regular(const rfx__input *in);
 void rfx__input_close(rfx__input *in);
+/* After a failed read of a stream: the data problem behind it (a gzip
+ * stream cut short or corrupt), once, or NULL for an I/O error. */
+const char *rfx__input_problem(void);
 
 #endif /* RFX_IO_INPUT_H */

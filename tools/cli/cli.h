@@ -51,7 +51,7 @@ enum opt_id {
     O_LENGTH_SCALES, O_LEARN_ITERATIONS, O_K, O_SURROGATE, O_ITERATIONS, O_PARTICLES,
     O_PATIENCE, O_THETA, O_TASK, O_LOSS, O_MULTICLASS, O_OPTIMIZER, O_CLASS_WEIGHT,
     O_PROBA, O_STRUCTURE, O_DESIGN, O_NO_SCRAMBLE, O_TRANSFORM, O_BUDGET, O_CANDIDATES,
-    O_FORMAT, O_PROGRESS, O_QUIET, O_SECOND_ORDER, O_SAMPLE_WEIGHT,
+    O_FORMAT, O_PROGRESS, O_QUIET, O_SECOND_ORDER, O_SAMPLE_WEIGHT, O_MEMORY_LIMIT,
     O_COUNT
 };
 
@@ -128,6 +128,8 @@ int cli_opt_next(opt_iter *it, const char **value);
 int cli_parse_positive(const opt_iter *it, const char *s, double *out);
 int cli_parse_nonnegative(const opt_iter *it, const char *s, double *out);
 int cli_parse_size(const opt_iter *it, const char *s, size_t min, size_t *out);
+/* Bytes: N, or N with K, M, G or T (powers of 1024; "2G", "512MiB"); none = 0. */
+int cli_parse_bytes(const opt_iter *it, const char *s, size_t *out);
 int cli_parse_seed(const opt_iter *it, const char *s, uint64_t *out);
 int cli_parse_threads(const opt_iter *it, const char *s, int *out);
 int cli_parse_size_list(const opt_iter *it, const char *s, size_t min, size_t *vals, size_t cap,
@@ -208,7 +210,32 @@ typedef struct progress_state {
 
 double cli_now_seconds(void);
 int cli_progress_show(void *user, const char *stage, double fraction);
+void cli_progress_rows(progress_state *p, const char *stage, uint64_t rows, double seconds,
+                       double fraction);
 void cli_progress_end(const progress_state *p);
+
+/* DATA read in row blocks (stream.c): for rfx fit (ridge, bayes) and rfx
+ * predict. The reader as a row-block source that keeps the range of each
+ * input over the first pass (the training box) and shows progress. */
+typedef struct cli_stream cli_stream;
+/* Open path (rewindable: a pipe is spooled to be read again); an error is
+ * reported and its exit code returned. show: progress on stderr. */
+int cli_stream_open(const char *path, const rfx_read_params *rp, int rewindable, int show,
+                    cli_stream **out);
+void cli_stream_free(cli_stream *s);
+rfx_reader *cli_stream_reader(cli_stream *s);
+rfx_source *cli_stream_source(cli_stream *s);
+/* The fit's progress callback (user: the stream): its "read: ..." stages
+ * name the passes, the others show as cli_progress_show. */
+int cli_stream_fit_progress(void *user, const char *stage, double fraction);
+/* The smallest and largest value of each input over the first pass (d
+ * values each), or 0 before a pass ended. */
+int cli_stream_box(const cli_stream *s, const double **lo, const double **hi);
+/* Rows of the last whole pass. */
+uint64_t cli_stream_rows(const cli_stream *s);
+/* Show this block's progress (predict calls it; the source does for a fit). */
+void cli_stream_tick(cli_stream *s);
+void cli_stream_end(cli_stream *s);
 
 char **cli_output_names(size_t ny, int with_std);
 int cli_write_csv_stdout(rfx_cmat M, const char *const *names);
@@ -314,6 +341,13 @@ typedef struct model_rows {
 int cli_read_model_rows(const char *path, rfx_read_params rp, const rfx_model *m,
                         const char *target, int need_target, model_rows *out);
 void cli_model_rows_free(model_rows *r);
+/* The same matching for a reader's columns (rfx predict reads in blocks):
+ * cols (the model's d inputs) and *tc (the target's column or SIZE_MAX). */
+int cli_match_reader(const char *path, rfx_reader *r, const rfx_model *m, const char *target,
+                     size_t *cols, size_t *tc);
+/* The model's inputs of a block T (T itself when they are its first
+ * columns in order, else copied into buf, rows x d). */
+rfx_cmat cli_model_inputs(rfx_cmat T, const size_t *cols, size_t d, double *buf);
 
 /* ------------------------------------------------------------------------ */
 /* Plots by gnuplot (plot.c)                                                 */

@@ -163,6 +163,11 @@ static const opt_spec FIT_OPTS[] = {
     { O_SAMPLE_WEIGHT, 0, "sample-weight", "COL",
       "ridge, bayes, classify: the column of DATA (a header name or 0-based index among the "
       "inputs) that holds each row's weight, finite and >= 0; it is not an input" },
+    { O_MEMORY_LIMIT, 0, "memory-limit", "SIZE",
+      "the most DATA's numbers may take in memory for the methods that keep every row (all "
+      "but ridge and bayes, which read DATA in blocks of rows); beyond it the fit stops "
+      "before reading DATA whole. SIZE in bytes, or with K, M, G or T; none for no limit "
+      "(default: 3/4 of the physical memory)" },
     OPT_PROGRESS,
     OPT_QUIET,
     OPT_DELIMITER,
@@ -519,6 +524,7 @@ typedef struct fit_opts {
     size_t n_theta;
     const char *plot_path;        /* --plot                                  */
     const char *sample_weight_col; /* --sample-weight COL                     */
+    size_t memory_limit;          /* --memory-limit, bytes (0: none)          */
     /* classify */
     rfx_classify_params cls;      /* loss, multi-class scheme, optimizer      */
     const char *class_weight;     /* --class-weight, syntax checked           */
@@ -594,21 +600,25 @@ static void print_model_line(FILE *e, const char *path)
 }
 
 /* The summary's "data" line: rows, inputs and the target's name. */
-static void print_data_line(FILE *e, rfx_cmat X, const rfx_data *data)
+static void print_table_line(FILE *e, uint64_t rows, size_t cols, const char *target)
 {
     char q[1024];
-    fprintf(e, "%-16s %zu rows x %zu inputs, target '%s'\n", "data", X.rows, X.cols,
-            cli_escape(rfx_data_name(data, SIZE_MAX), q, sizeof q));
+    fprintf(e, "%-16s %llu rows x %zu inputs, target '%s'\n", "data", (unsigned long long)rows,
+            cols, cli_escape(target, q, sizeof q));
+}
+
+static void print_data_line(FILE *e, rfx_cmat X, const rfx_data *data)
+{
+    print_table_line(e, X.rows, X.cols, rfx_data_name(data, SIZE_MAX));
 }
 
 /* What a ridge or Bayesian fit chose, on stderr: the settings a user may
  * want to reuse. */
 static void print_fit_report(const rfx_model *m, const rfx_fit_report *r, const rfx_fit_params *p,
-                             int length_scale_given, const rfx_data *data, double seconds,
-                             const char *path)
+                             int length_scale_given, uint64_t rows, const char *target,
+                             double seconds, const char *path)
 {
     rfx_model_info info;
-    rfx_cmat X = rfx_data_x(data);
     if (rfx_model_get_info(m, &info) != RFX_OK) return;
     FILE *e = stderr;
     fprintf(e, "%-16s %s\n", "method", rfx_method_name(info.method));
@@ -616,7 +626,7 @@ static void print_fit_report(const rfx_model *m, const rfx_fit_report *r, const 
     if (info.features.kernel == RFX_KERNEL_MATERN) fprintf(e, " (nu = %g)", info.features.nu);
     fprintf(e, ", %s features, D = %zu, seed %llu\n", rfx_form_name(info.features.form),
             info.features.n_features, (unsigned long long)info.features.seed);
-    print_data_line(e, X, data);
+    print_table_line(e, rows, info.n_inputs, target);
     fprintf(e, "%-16s %.6g (%s%s)\n", "length scale", r->length_scale,
             length_scale_given ? "given" : "chosen",
             info.standardized ? ", standardised units" : "");
@@ -653,14 +663,14 @@ static void print_fit_report(const rfx_model *m, const rfx_fit_report *r, const 
 /* The names of data's columns as the model's schema, when the file had a
  * header. Names the model cannot take (two inputs of one name) are left
  * out with a warning: the model then matches columns by position. */
-static rfx_status name_inputs(rfx_model *model, const rfx_data *data)
+static rfx_status name_inputs_from(rfx_model *model, size_t d,
+                                   const char *(*name)(const void *table, size_t j),
+                                   const void *table)
 {
-    if (!rfx_data_has_names(data)) return RFX_OK;
-    const size_t d = rfx_data_x(data).cols;
     const char **names = malloc(d * sizeof *names);
     if (!names) return rfx_model_set_names(model, NULL, NULL); /* nothing to lose but names */
-    for (size_t j = 0; j < d; j++) names[j] = rfx_data_name(data, j);
-    rfx_status st = rfx_model_set_names(model, names, rfx_data_name(data, SIZE_MAX));
+    for (size_t j = 0; j < d; j++) names[j] = name(table, j);
+    rfx_status st = rfx_model_set_names(model, names, name(table, SIZE_MAX));
     free(names);
     if (st == RFX_EINVAL) {
         cli_say("warning: %s; the model keeps no column names, and predict and eval will take "
@@ -668,6 +678,18 @@ static rfx_status name_inputs(rfx_model *model, const rfx_data *data)
         st = RFX_OK;
     }
     return st;
+}
+
+static const char *data_column(const void *table, size_t j) { return rfx_data_name(table, j); }
+static const char *reader_column(const void *table, size_t j)
+{
+    return rfx_reader_name(table, j);
+}
+
+static rfx_status name_inputs(rfx_model *model, const rfx_data *data)
+{
+    if (!rfx_data_has_names(data)) return RFX_OK;
+    return name_inputs_from(model, rfx_data_x(data).cols, data_column, data);
 }
 
 /* The smallest and largest value of each column of X (n >= 1 rows). */
@@ -727,8 +749,42 @@ static int fit_rff(fit_opts *o, const rfx_data *data, const char *path)
     int rc = save_fitted(o, data, st, model, path);
     if (rc == RC_OK && !quiet(o))
         print_fit_report(model, &report, &o->fit, o->ko.have_gamma || o->ko.have_length_scale,
-                         data, seconds, path);
+                         rfx_data_x(data).rows, rfx_data_name(data, SIZE_MAX), seconds, path);
     rfx_model_free(model);
+    return rc;
+}
+
+/* bayes, ridge from DATA read in row blocks (rfx_model_fit_source): memory
+ * D^2 and a block, whatever the rows; standard input is spooled to a
+ * temporary file for the passes. */
+static int fit_rff_stream(fit_opts *o, const char *data_path, const rfx_read_params *rp,
+                          const char *path)
+{
+    progress_state unused;
+    cli_stream *s = NULL;
+    int rc = cli_stream_open(data_path, rp, 1, want_progress(o, &unused), &s);
+    if (rc != RC_OK) return rc;
+    rfx_reader *r = cli_stream_reader(s);
+    o->fit.progress = cli_stream_fit_progress;
+    o->fit.progress_user = s;
+    rfx_model *model = NULL;
+    rfx_fit_report report;
+    memset(&report, 0, sizeof report);
+    const double t0 = cli_now_seconds();
+    rfx_status st = rfx_model_fit_source(&o->fit, cli_stream_source(s), &model, &report);
+    const double seconds = cli_now_seconds() - t0;
+    cli_stream_end(s);
+    if (st == RFX_OK && rfx_reader_has_names(r))
+        st = name_inputs_from(model, rfx_reader_inputs(r), reader_column, r);
+    const double *lo, *hi;
+    if (st == RFX_OK && cli_stream_box(s, &lo, &hi)) st = rfx_model_set_input_box(model, lo, hi);
+    if (st == RFX_OK) st = rfx_model_save(model, path);
+    rc = st == RFX_OK ? RC_OK : cli_fail(st);
+    if (rc == RC_OK && !quiet(o))
+        print_fit_report(model, &report, &o->fit, o->ko.have_gamma || o->ko.have_length_scale,
+                         cli_stream_rows(s), rfx_reader_name(r, SIZE_MAX), seconds, path);
+    rfx_model_free(model);
+    cli_stream_free(s);
     return rc;
 }
 
@@ -1392,6 +1448,11 @@ static int cmd_fit(const command *c, int argc, char **argv)
     o.cls.loss = RFX_LOSS_SQUARED; /* the tool's default: the least-squares classifier */
     o.autop = rfx_auto_params_default();
     rp.target = "-1";
+    {
+        const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+        if (pages > 0 && page > 0 && (double)pages * (double)page < (double)SIZE_MAX)
+            o.memory_limit = (size_t)pages / 4 * 3 * (size_t)page;
+    }
     int task_classify = 0;
     while ((id = cli_opt_next(&it, &v)) != OPT_DONE) {
         int bad = 0;
@@ -1477,6 +1538,7 @@ static int cmd_fit(const command *c, int argc, char **argv)
         case O_PROGRESS:
         case O_QUIET: break; /* read from given[] */
         case O_SAMPLE_WEIGHT: o.sample_weight_col = v; break;
+        case O_MEMORY_LIMIT: bad = cli_parse_bytes(&it, v, &o.memory_limit); break;
         default: return cli_usage_error(c, "internal: unhandled option %s", it.name);
         }
         if (bad) return RC_USAGE;
@@ -1590,8 +1652,20 @@ static int cmd_fit(const command *c, int argc, char **argv)
     int rc = cli_check_output(c, model_path, inputs, 1);
     if (rc == RC_OK) rc = cli_check_output(c, o.plot_path, inputs, 1);
     if (rc != RC_OK) return rc;
+    /* ridge and bayes stream the rows, unless a weight column or a target
+     * transform needs them all */
+    if ((o.method == FM_BAYES || o.method == FM_RIDGE) && !o.sample_weight_col &&
+        !o.transform_auto && !(o.transforms & ~RFX_AUTO_TRANSFORM(RFX_TARGET_NONE)))
+        return fit_rff_stream(&o, data_path, &rp, model_path);
     rfx_data *data = NULL;
+    rp.max_bytes = o.memory_limit;
     rfx_status st = rfx_data_read(data_path, &rp, &data);
+    if (st == RFX_ENOMEM && o.memory_limit) {
+        cli_say("%s; --method %s keeps every row in memory (--memory-limit sets the limit; "
+                "--method ridge and bayes read the rows in blocks)", rfx_last_error(),
+                FIT_METHODS[o.method]);
+        return RC_INTERNAL;
+    }
     if (st != RFX_OK) return cli_fail(st);
     double *z = NULL, *w = NULL;
     if (o.sample_weight_col) {

@@ -9,7 +9,9 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 static int cmd_predict(const command *c, int argc, char **argv);
 
@@ -50,57 +52,150 @@ const command cli_predict_command = {
 /* rfx predict                                                               */
 /* ------------------------------------------------------------------------ */
 
-/* rfx predict with a classifier: the column 'label' and, with --proba, one
- * column of probabilities per class named by its label. */
-static int predict_classes(const command *c, const rfx_model *model, const char *data_path,
-                           rfx_read_params rp, const char *target, int want_proba,
-                           const char *out_path)
+/* Where the predictions go, a block at a time: a file (CSV or .npy by its
+ * name, through rfx_writer: nothing is there until every row is written)
+ * or standard output (CSV, as the rows come). */
+typedef struct sink {
+    rfx_writer *w; /* NULL: standard output */
+} sink;
+
+static int sink_open(sink *k, const char *out_path, size_t w, const char *const *names)
 {
-    rfx_classifier_info ci;
-    const double *classes;
+    memset(k, 0, sizeof *k);
+    if (out_path && strcmp(out_path, "-") != 0) {
+        rfx_status st = rfx_writer_open(out_path, w, names, &k->w);
+        return st == RFX_OK ? RC_OK : cli_fail(st);
+    }
+    for (size_t j = 0; j < w; ++j) printf(j ? ",%s" : "%s", names[j]);
+    putchar('\n');
+    return RC_OK;
+}
+
+static int sink_write(sink *k, rfx_cmat M)
+{
+    if (k->w) {
+        rfx_status st = rfx_writer_write(k->w, M);
+        return st == RFX_OK ? RC_OK : cli_fail(st);
+    }
+    for (size_t i = 0; i < M.rows; ++i) {
+        const double *row = M.data + i * M.stride;
+        for (size_t j = 0; j < M.cols; ++j) printf(j ? ",%.17g" : "%.17g", row[j]);
+        putchar('\n');
+    }
+    if (ferror(stdout)) {
+        cli_say("cannot write to standard output: %s", strerror(errno));
+        return RC_IO;
+    }
+    return RC_OK;
+}
+
+/* rc: how the rows went; the file is kept only when all went well. */
+static int sink_close(sink *k, int rc)
+{
+    if (k->w) {
+        if (rc != RC_OK) {
+            rfx_writer_abort(k->w);
+            return rc;
+        }
+        rfx_status st = rfx_writer_close(k->w);
+        return st == RFX_OK ? RC_OK : cli_fail(st);
+    }
+    if (fflush(stdout) != 0 && rc == RC_OK) {
+        cli_say("cannot write to standard output: %s", strerror(errno));
+        return RC_IO;
+    }
+    return rc;
+}
+
+/* The output's columns: 'prediction' (and 'std'), or for a classifier
+ * 'label' (and one column of probabilities per class, named by its
+ * label). One malloc block. */
+static char **output_names(const rfx_model *model, const rfx_model_info *info, int want_std,
+                           int want_proba, size_t *w)
+{
+    if (info->method != RFX_METHOD_CLASSIFY) {
+        *w = want_std ? 2 * info->n_targets : info->n_targets;
+        return cli_output_names(info->n_targets, want_std);
+    }
+    const double *classes = NULL;
     size_t C = 0;
-    model_rows rows;
-    double *out = NULL;
-    char **names = NULL, *text = NULL;
-    int rc = RC_OK;
-    rfx_status st = rfx_model_classifier_info(model, &ci);
-    if (st == RFX_OK) st = rfx_model_classes(model, &classes, &C);
-    if (st != RFX_OK) return cli_fail(st);
-    if (want_proba && ci.loss != RFX_LOSS_LOGISTIC && ci.loss != RFX_LOSS_SQUARED)
-        return cli_usage_error(c, "--proba: this classifier has the %s loss, which gives no "
-                                  "probabilities (fit with --loss logistic)",
-                               rfx_loss_name(ci.loss));
-    rc = cli_read_model_rows(data_path, rp, model, target, 0, &rows);
+    if (rfx_model_classes(model, &classes, &C) != RFX_OK) return NULL;
+    *w = want_proba ? C + 1 : 1;
+    char **names = malloc(*w * (sizeof *names + 40));
+    if (!names) return NULL;
+    char *text = (char *)(names + *w);
+    for (size_t k = 0; k < *w; k++) names[k] = text + 40 * k;
+    snprintf(names[0], 40, "label");
+    for (size_t k = 0; k + 1 < *w; k++) cli_format_label(classes[k], names[k + 1], 40);
+    return names;
+}
+
+/* Predict every row of DATA, read a block of rows at a time: memory holds
+ * one block and its predictions, whatever the rows. */
+static int predict_rows(const rfx_model *model, const rfx_model_info *info, const char *data_path,
+                        rfx_read_params rp, const char *target, int want_std, int want_proba,
+                        const char *out_path)
+{
+    const int classify = info->method == RFX_METHOD_CLASSIFY;
+    const size_t d = info->n_inputs, ny = info->n_targets;
+    cli_stream *s = NULL;
+    size_t *cols = NULL, tc = SIZE_MAX, w = 0;
+    double *xbuf = NULL, *out = NULL;
+    char **names = NULL;
+    sink k;
+    int rc, opened = 0;
+    rp.target = NULL; /* every column as read; the model's schema sorts them */
+    rc = cli_stream_open(data_path, &rp, 0, isatty(STDERR_FILENO), &s);
     if (rc != RC_OK) return rc;
-    rfx_cmat X = rows.X;
-    const size_t w = want_proba ? C + 1 : 1;
-    out = calloc(X.rows ? X.rows : 1, w * sizeof *out);
-    names = malloc(w * sizeof *names);
-    text = malloc(w * 40);
-    if (!out || !names || !text) {
-        cli_say("out of memory for %zu x %zu predictions", X.rows, w);
+    rfx_reader *r = cli_stream_reader(s);
+    const size_t block = rfx_reader_params_default().block_rows;
+    cols = malloc(d * sizeof *cols);
+    names = output_names(model, info, want_std, want_proba, &w);
+    xbuf = malloc(block * d * sizeof *xbuf);
+    out = malloc(block * (w ? w : 1) * sizeof *out);
+    if (!cols || !names || !xbuf || !out) {
+        cli_say("out of memory for a block of %zu rows", block);
         rc = RC_INTERNAL;
         goto done;
     }
-    names[0] = text;
-    snprintf(text, 40, "label");
-    for (size_t k = 0; k + 1 < w; k++) {
-        names[k + 1] = text + 40 * (k + 1);
-        cli_format_label(classes[k], names[k + 1], 40);
+    rc = cli_match_reader(data_path, r, model, target, cols, &tc);
+    if (rc == RC_OK) rc = sink_open(&k, out_path, w, (const char *const *)names);
+    opened = rc == RC_OK;
+    while (rc == RC_OK) {
+        rfx_cmat T, unused;
+        int done = 0;
+        rfx_status st = rfx_reader_next(r, &T, &unused, &done);
+        if (st != RFX_OK) {
+            rc = cli_fail(st);
+            break;
+        }
+        if (done) break;
+        rfx_cmat X = cli_model_inputs(T, cols, d, xbuf);
+        if (classify) {
+            st = rfx_model_predict(model, X, (rfx_mat){ out, X.rows, 1, w }, rfx_mat_none());
+            if (st == RFX_OK && want_proba)
+                st = rfx_model_predict_proba(model, X, (rfx_mat){ out + 1, X.rows, w - 1, w });
+        } else {
+            rfx_mat yhat = { out, X.rows, ny, w }, ystd = { out + ny, X.rows, ny, w };
+            st = rfx_model_predict(model, X, yhat, want_std ? ystd : rfx_mat_none());
+        }
+        if (st != RFX_OK) {
+            cli_say("%s: rows from %llu: %s", data_path,
+                    (unsigned long long)(rfx_reader_rows(r) - X.rows + 1), rfx_last_error());
+            rc = cli_exit_code(st);
+            break;
+        }
+        rc = sink_write(&k, (rfx_cmat){ out, X.rows, w, w });
+        cli_stream_tick(s);
     }
-    st = rfx_model_predict(model, X, (rfx_mat){ out, X.rows, 1, w }, rfx_mat_none());
-    if (st == RFX_OK && want_proba)
-        st = rfx_model_predict_proba(model, X, (rfx_mat){ out + 1, X.rows, C, w });
-    if (st != RFX_OK) {
-        rc = cli_fail(st);
-        goto done;
-    }
-    rc = cli_write_output(out_path, (rfx_cmat){ out, X.rows, w, w }, (const char *const *)names);
+    if (opened) rc = sink_close(&k, rc);
+    cli_stream_end(s);
 done:
-    free(out);
+    free(cols);
     free(names);
-    free(text);
-    cli_model_rows_free(&rows);
+    free(xbuf);
+    free(out);
+    cli_stream_free(s);
     return rc;
 }
 
@@ -137,9 +232,6 @@ static int cmd_predict(const command *c, int argc, char **argv)
     if (checked != RC_OK) return checked;
 
     rfx_model *model = NULL;
-    model_rows rows = { 0 };
-    double *out = NULL;
-    char **names = NULL;
     rfx_model_info info;
     rfx_status st;
     int rc = RC_OK;
@@ -165,33 +257,22 @@ static int cmd_predict(const command *c, int argc, char **argv)
                                 "classify)", rfx_method_name(info.method));
         goto done;
     }
-    if (info.method == RFX_METHOD_CLASSIFY) {
-        rc = predict_classes(c, model, pos[1], rp, target, want_proba, out_path);
-        goto done;
+    if (want_proba) {
+        rfx_classifier_info ci;
+        st = rfx_model_classifier_info(model, &ci);
+        if (st != RFX_OK) {
+            rc = cli_fail(st);
+            goto done;
+        }
+        if (ci.loss != RFX_LOSS_LOGISTIC && ci.loss != RFX_LOSS_SQUARED) {
+            rc = cli_usage_error(c, "--proba: this classifier has the %s loss, which gives no "
+                                    "probabilities (fit with --loss logistic)",
+                                 rfx_loss_name(ci.loss));
+            goto done;
+        }
     }
-    rc = cli_read_model_rows(pos[1], rp, model, target, 0, &rows);
-    if (rc != RC_OK) goto done;
-    rfx_cmat X = rows.X;
-    size_t ny = info.n_targets, w = want_std ? 2 * ny : ny;
-    out = calloc(X.rows ? X.rows : 1, w * sizeof(double));
-    names = cli_output_names(ny, want_std);
-    if (!out || !names) {
-        cli_say("out of memory for %zu x %zu predictions", X.rows, w);
-        rc = RC_INTERNAL;
-        goto done;
-    }
-    rfx_mat yhat = { out, X.rows, ny, w };
-    rfx_mat ystd = { out + ny, X.rows, ny, w };
-    st = rfx_model_predict(model, X, yhat, want_std ? ystd : rfx_mat_none());
-    if (st != RFX_OK) {
-        rc = cli_fail(st);
-        goto done;
-    }
-    rc = cli_write_output(out_path, (rfx_cmat){ out, X.rows, w, w }, (const char *const *)names);
+    rc = predict_rows(model, &info, pos[1], rp, target, want_std, want_proba, out_path);
 done:
-    free(names);
-    free(out);
-    cli_model_rows_free(&rows);
     rfx_model_free(model);
     return rc;
 }

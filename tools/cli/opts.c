@@ -293,6 +293,30 @@ int cli_parse_size(const opt_iter *it, const char *s, size_t min, size_t *out)
     return 0;
 }
 
+int cli_parse_bytes(const opt_iter *it, const char *s, size_t *out)
+{
+    static const char UNITS[] = "KMGT";
+    const char *p = s;
+    unsigned long long v = 0;
+    if (strcmp(s, "none") == 0) {
+        *out = 0;
+        return 0;
+    }
+    if (parse_whole(it, s, &p, 1, SIZE_MAX, &v)) return RC_USAGE;
+    if (*p) {
+        const char *u = strchr(UNITS, *p);
+        if (!u || !(p[1] == '\0' || strcmp(p + 1, "iB") == 0 || strcmp(p + 1, "B") == 0))
+            return cli_value_error(it, "'%s' is not a size: a whole number of bytes, with K, M, "
+                                       "G or T (powers of 1024), or none", s);
+        for (const char *k = UNITS; k <= u; k++) {
+            if (v > SIZE_MAX / 1024) return cli_value_error(it, "'%s' is too large", s);
+            v *= 1024;
+        }
+    }
+    *out = (size_t)v;
+    return 0;
+}
+
 int cli_parse_seed(const opt_iter *it, const char *s, uint64_t *out)
 {
     const char *p = s;

@@ -214,6 +214,35 @@ int cli_progress_show(void *user, const char *stage, double fraction)
     return 0;
 }
 
+/* Progress of a pass over rows: the rows so far, their rate and, when the
+ * fraction done is known (fraction >= 0), the percentage and the time
+ * left. On a terminal at most 4 updates a second; as lines, one per 10 s
+ * within a stage. */
+void cli_progress_rows(progress_state *p, const char *stage, uint64_t rows, double seconds,
+                       double fraction)
+{
+    const double now = cli_now_seconds();
+    const int same_stage = p->shown && strncmp(p->stage, stage, sizeof p->stage - 1) == 0;
+    if (same_stage && now - p->last_line < (p->lines ? 10.0 : 0.25)) return;
+    p->last_line = now;
+    snprintf(p->stage, sizeof p->stage, "%s", stage);
+    p->shown = 1;
+    const double rate = seconds > 0 ? (double)rows / seconds : 0;
+    char left[64] = "";
+    if (fraction > 0 && fraction <= 1 && seconds > 0.5) {
+        const double eta = seconds * (1 - fraction) / fraction;
+        snprintf(left, sizeof left, "  %3d%%  %.0f s left", (int)(100 * fraction), eta);
+    }
+    char q[256];
+    if (p->lines)
+        fprintf(stderr, "rfx: progress: %s %llu rows, %.3g rows/s%s\n",
+                cli_escape(p->stage, q, sizeof q), (unsigned long long)rows, rate, left);
+    else
+        fprintf(stderr, "\r%-20s %12llu rows  %9.3g rows/s%s   ", p->stage, (unsigned long long)rows,
+                rate, left);
+    fflush(stderr);
+}
+
 void cli_progress_end(const progress_state *p)
 {
     if (p->shown && !p->lines) fputc('\n', stderr);
