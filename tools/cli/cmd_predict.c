@@ -44,7 +44,13 @@ const command cli_predict_command = {
     "an error naming it; otherwise they are taken by position. A classifier\n"
     "writes the column 'label', the predicted class, and with --proba (squared or\n"
     "logistic loss) one column of probabilities per class, headed by the class\n"
-    "label.\n",
+    "label.\n"
+    "\n"
+    "DATA is read and predicted a block of rows at a time, so memory does not grow\n"
+    "with it; it may be '-' (standard input) and gzip-compressed. OUT is written\n"
+    "whole or not at all (a temporary file renamed at the end); on standard output\n"
+    "the rows go as they are predicted, and an error in a later block stops them\n"
+    "with a non-zero exit.\n",
     PREDICT_OPTS, cmd_predict
 };
 
