@@ -165,6 +165,102 @@ static void test_reader_errors(void)
     CHECK(strstr(rfx_last_error(), "header only") != NULL);
 }
 
+/* Byte ranges that cover a file give every row once, in order, whatever
+ * the cuts; skip_rows and max_rows move the ends by rows; messages keep
+ * the file's line numbers. */
+static void check_ranges(const char *path, size_t n, const uint64_t *cuts, size_t k)
+{
+    rfx_data *all = NULL;
+    CHECK_STATUS(rfx_data_read(path, NULL, &all), RFX_OK);
+    if (!all) return;
+    rfx_cmat A = rfx_data_x(all);
+    CHECK(A.rows == n);
+    size_t at = 0, bad = 0;
+    for (size_t r = 0; r + 1 < k; r++) {
+        rfx_reader_params pp = rfx_reader_params_default();
+        pp.block_rows = 5;
+        pp.byte_begin = cuts[r];
+        pp.byte_end = cuts[r + 1];
+        rfx_reader *rd = NULL;
+        CHECK_STATUS(rfx_reader_open(path, NULL, &pp, &rd), RFX_OK);
+        const size_t base = at;
+        for (int pass = 0; rd && pass < 2; pass++) {
+            size_t got = 0;
+            for (;;) {
+                rfx_cmat X, Y;
+                int done = 0;
+                if (rfx_reader_next(rd, &X, &Y, &done) != RFX_OK || done) break;
+                for (size_t i = 0; i < X.rows; i++)
+                    bad += base + got + i >= n ||
+                           memcmp(X.data + i * X.stride, A.data + (base + got + i) * A.stride,
+                                  A.cols * sizeof(double)) != 0;
+                got += X.rows;
+            }
+            if (pass == 0) at += got;
+            if (pass == 0) CHECK_STATUS(rfx_reader_rewind(rd), RFX_OK);
+        }
+        rfx_reader_free(rd);
+    }
+    CHECK_MSG(at == n && bad == 0, "%s: the ranges gave %zu rows of %zu, %zu differ", path, at, n,
+              bad);
+    /* rows [7, 7 + 11) by skip and max, from the second range on */
+    rfx_reader_params pp = rfx_reader_params_default();
+    pp.block_rows = 4;
+    pp.skip_rows = 7;
+    pp.max_rows = 11;
+    rfx_reader *rd = NULL;
+    CHECK_STATUS(rfx_reader_open(path, NULL, &pp, &rd), RFX_OK);
+    size_t got = 0;
+    bad = 0;
+    for (;;) {
+        rfx_cmat X, Y;
+        int done = 0;
+        if (!rd || rfx_reader_next(rd, &X, &Y, &done) != RFX_OK || done) break;
+        for (size_t i = 0; i < X.rows; i++)
+            bad += memcmp(X.data + i * X.stride, A.data + (7 + got + i) * A.stride,
+                          A.cols * sizeof(double)) != 0;
+        got += X.rows;
+    }
+    CHECK_MSG(got == 11 && bad == 0, "skip 7 max 11: %zu rows, %zu differ", got, bad);
+    rfx_reader_free(rd);
+    rfx_data_free(all);
+}
+
+static void test_reader_ranges(void)
+{
+    const char *csv = write_csv("ranges.csv", 200, 2, 9, 1, 0);
+    FILE *fp = fopen(csv, "rb");
+    fseek(fp, 0, SEEK_END);
+    const uint64_t size = (uint64_t)ftell(fp);
+    fclose(fp);
+    uint64_t cuts[8] = {0, 1, 10, size / 3, size / 3 + 1, size / 2, size - 3, UINT64_MAX};
+    check_ranges(csv, 200, cuts, 8);
+    uint64_t two[3] = {0, size / 2, size};
+    check_ranges(csv, 200, two, 3);
+    const char *npy = rfx_test_tmp("ranges.npy");
+    double M[30 * 3];
+    for (int i = 0; i < 90; i++) M[i] = 0.25 * i;
+    CHECK_STATUS(rfx_npy_write(npy, rfx_cmat_of(M, 30, 3)), RFX_OK);
+    uint64_t ncuts[5] = {0, 200, 201, 700, UINT64_MAX};
+    check_ranges(npy, 30, ncuts, 5);
+    /* a bad cell in a range is named by its line in the file */
+    const char *bad = rfx_test_tmp("rangebad.csv");
+    fp = fopen(bad, "w");
+    fputs("a,b\n", fp);
+    for (int i = 0; i < 50; i++) fprintf(fp, "%d,%d\n", i, i);
+    fputs("1,x\n", fp);
+    fclose(fp);
+    rfx_reader_params pp = rfx_reader_params_default();
+    pp.byte_begin = 100;
+    rfx_reader *rd = NULL;
+    CHECK_STATUS(rfx_reader_open(bad, NULL, &pp, &rd), RFX_EPARSE);
+    CHECK_MSG(strstr(rfx_last_error(), "rangebad.csv:52:2:") != NULL, "%s", rfx_last_error());
+    /* a gzip file cannot be cut */
+    const char *gz = write_csv("ranges.csv.gz", 20, 2, 9, 1, 1);
+    pp.byte_begin = 10;
+    CHECK_STATUS(rfx_reader_open(gz, NULL, &pp, &rd), RFX_EINVAL);
+}
+
 /* rfx_model_fit_source on a file read in blocks against rfx_model_fit on
  * the same rows in memory: the same scaler and length scale (bit for
  * bit), the same predictions to rounding. */
@@ -253,6 +349,7 @@ int main(void)
 {
     RFX_TEST_RUN(test_reader_blocks);
     RFX_TEST_RUN(test_reader_errors);
+    RFX_TEST_RUN(test_reader_ranges);
     RFX_TEST_RUN(test_fit_source);
     return rfx_test_finish("test_stream");
 }

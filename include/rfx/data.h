@@ -87,6 +87,19 @@ typedef struct rfx_reader_params {
                             that cannot seek (a pipe, standard input) is
                             copied to an unlinked temporary file in TMPDIR
                             as it is read. Default 0                        */
+    /* A part of the rows, for processes that share a file (a plain regular
+     * file only). The rows whose line (.npy: whose data) starts at a byte
+     * offset in [byte_begin, byte_end), the header aside: consecutive
+     * ranges that cover the file give every row once, wherever the cuts
+     * fall (a cut inside a line gives it to the range where it starts).
+     * Then skip_rows of them are left out, and with max_rows at most that
+     * many are given, reading on past byte_end when needed. An empty range
+     * gives no rows (not an error: the header is still read). Lines are
+     * still numbered from the file's start in messages. A CSV record must
+     * not span lines here (a quoted line break). Defaults: 0, UINT64_MAX,
+     * 0, UINT64_MAX (every row). */
+    uint64_t byte_begin, byte_end;
+    uint64_t skip_rows, max_rows;
 } rfx_reader_params;
 
 RFX_API rfx_reader_params rfx_reader_params_default(void);

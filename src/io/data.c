@@ -368,7 +368,11 @@ typedef struct csv_ctx {
     char *buf;          /* the line being read (getline), and its size      */
     size_t buf_size;
     int open;           /* the previous line left a record open (in quotes) */
-    int eof;            /* the input is all read                              */
+    int eof;            /* the input is all read (or the range ended)         */
+    uint64_t offset;    /* the byte offset of the next line                   */
+    uint64_t record_at; /* the offset of the line where the record began      */
+    uint64_t stop_at;   /* a data record whose line starts here or after ends
+                           the reading (a byte range); 0: none              */
 } csv_ctx;
 
 static void csv_ctx_free(csv_ctx *c)
@@ -577,6 +581,8 @@ static rfx_status csv_pump(csv_ctx *c, FILE *fp, struct csv_parser *p)
     while ((got = getline(&c->buf, &c->buf_size, fp)) != -1) {
         const char *s = c->buf;
         size_t len = (size_t)got, before = c->records;
+        const uint64_t at = c->offset;
+        c->offset += (uint64_t)got;
         c->line++;
         if (c->line == 1 && len >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) {
             s += 3; /* a UTF-8 byte order mark, as spreadsheets write */
@@ -584,7 +590,12 @@ static rfx_status csv_pump(csv_ctx *c, FILE *fp, struct csv_parser *p)
         }
         if (!c->open) {
             if (csv_skip_line(s, len, c->params->comment)) continue;
+            if (c->stop_at && c->records > 0 && at >= c->stop_at) {
+                c->eof = 1; /* the range ends before this record */
+                return RFX_OK;
+            }
             c->record_line = c->line;
+            c->record_at = at;
         }
         if (csv_parse(p, s, len, csv_on_field, csv_on_record, c) != len)
             return c->status != RFX_OK ? c->status : csv_parser_error(c, csv_error(p));
@@ -1124,6 +1135,10 @@ struct rfx_reader {
     int pending;              /* the first block was read by open or rewind   */
     size_t block_n;           /* its rows                                       */
     uint64_t rows;
+    /* a range (rfx_reader_params): rows still to skip and to give */
+    int ranged, empty;
+    uint64_t skip_left, max_left;
+    size_t npy_end;           /* .npy: the row after the range's last           */
 };
 
 rfx_reader_params rfx_reader_params_default(void)
@@ -1131,6 +1146,10 @@ rfx_reader_params rfx_reader_params_default(void)
     rfx_reader_params p;
     memset(&p, 0, sizeof p);
     p.block_rows = 4096;
+    p.byte_begin = 0;
+    p.byte_end = UINT64_MAX;
+    p.skip_rows = 0;
+    p.max_rows = UINT64_MAX;
     return p;
 }
 
@@ -1156,10 +1175,17 @@ static rfx_status reader_csv_block(rfx_reader *r)
     return csv_pump(&r->c, rfx__input_stream(r->in), &r->parser);
 }
 
+/* CSV: the rest of a block begun with the rows already in it. */
+static rfx_status reader_csv_more(rfx_reader *r)
+{
+    if (r->c.eof || r->c.n >= r->c.limit) return RFX_OK;
+    return csv_pump(&r->c, rfx__input_stream(r->in), &r->parser);
+}
+
 /* .npy: the next block into bx, by. */
 static rfx_status reader_npy_block(rfx_reader *r)
 {
-    size_t rows = r->npy_n - r->npy_row;
+    size_t rows = r->npy_end - r->npy_row;
     if (rows > r->params.block_rows) rows = r->params.block_rows;
     r->block_n = rows;
     if (rows == 0) return RFX_OK;
@@ -1168,8 +1194,101 @@ static rfx_status reader_npy_block(rfx_reader *r)
     RFX__TRY(npy_read_values(r->shown, fp, &r->h, r->npy_row, rows, r->npy_n, r->npy_cols,
                              r->npy_target, 0, &sk));
     r->npy_row += rows;
-    if (r->npy_row == r->npy_n && fgetc(fp) != EOF)
+    if (!r->ranged && r->npy_row == r->npy_n && fgetc(fp) != EOF)
         return rfx__error(RFX_EPARSE, "%s: trailing bytes after the .npy data", r->shown);
+    return RFX_OK;
+}
+
+static rfx_status csv_parser_start(rfx_reader *r)
+{
+    if (r->parser_init) csv_free(&r->parser);
+    r->parser_init = 0;
+    if (csv_init(&r->parser, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0)
+        return rfx__error(RFX_ENOMEM, "%s: cannot initialise the CSV parser", r->shown);
+    r->parser_init = 1;
+    csv_set_delim(&r->parser, (unsigned char)r->read.delimiter);
+    return RFX_OK;
+}
+
+/* A byte range of a CSV file, after its header (and at most one data row,
+ * c.limit 1) was read: keep that row when its line starts in the range,
+ * else go to the first line at or after byte_begin, counting the lines
+ * before it for the messages; then read blocks up to byte_end (or past it
+ * for max_rows). */
+static rfx_status csv_range(rfx_reader *r)
+{
+    const rfx_reader_params *p = &r->params;
+    csv_ctx *c = &r->c;
+    FILE *fp = rfx__input_stream(r->in);
+    c->limit = p->block_rows;
+    c->stop_at = p->max_rows == UINT64_MAX ? p->byte_end : 0;
+    if (r->empty) {
+        c->n = 0;
+        c->eof = 1;
+        return RFX_OK;
+    }
+    if (c->n > 0 && c->record_at >= p->byte_begin) {
+        if (c->stop_at && c->record_at >= c->stop_at) {
+            c->n = 0;
+            c->eof = 1;
+            return RFX_OK;
+        }
+        return c->eof ? RFX_OK : reader_csv_more(r);
+    }
+    c->n = 0;
+    if (c->eof && c->offset <= p->byte_begin) return RFX_OK; /* the file ends before */
+    /* the first line that starts at or after byte_begin */
+    char eb[128];
+    uint64_t pos = p->byte_begin;
+    if (fseeko(fp, (off_t)(pos - 1), SEEK_SET) != 0)
+        return rfx__error(RFX_EIO, "%s: cannot seek: %s", r->shown, errno_text(errno, eb, sizeof eb));
+    int ch = getc(fp);
+    while (ch != EOF && ch != '\n') {
+        ch = getc(fp);
+        pos++;
+    }
+    /* its line number: the line breaks before it */
+    uint64_t lines = 0, at = 0;
+    char buf[1 << 16];
+    if (fseeko(fp, 0, SEEK_SET) != 0)
+        return rfx__error(RFX_EIO, "%s: cannot seek: %s", r->shown, errno_text(errno, eb, sizeof eb));
+    while (at < pos) {
+        size_t want = pos - at < sizeof buf ? (size_t)(pos - at) : sizeof buf;
+        size_t got = fread(buf, 1, want, fp);
+        if (got == 0) break;
+        for (const char *q = buf; (q = memchr(q, '\n', (size_t)(buf + got - q))) != NULL; q++)
+            lines++;
+        at += got;
+    }
+    if (fseeko(fp, (off_t)pos, SEEK_SET) != 0)
+        return rfx__error(RFX_EIO, "%s: cannot seek: %s", r->shown, errno_text(errno, eb, sizeof eb));
+    c->line = (size_t)lines;
+    c->offset = pos;
+    c->open = 0;
+    c->eof = 0;
+    RFX__TRY(csv_parser_start(r));
+    return reader_csv_block(r);
+}
+
+/* .npy: the rows whose data starts in [byte_begin, byte_end), or from there
+ * max_rows rows; the stream put at the first. */
+static rfx_status npy_range(rfx_reader *r, FILE *fp)
+{
+    const rfx_reader_params *p = &r->params;
+    const uint64_t row_bytes = (uint64_t)r->npy_cols * r->h.itemsize, at = r->npy_data_at;
+    uint64_t i0 = p->byte_begin <= at ? 0 : (p->byte_begin - at + row_bytes - 1) / row_bytes;
+    uint64_t i1 = p->byte_end == UINT64_MAX ? r->npy_n
+                  : p->byte_end <= at     ? 0
+                                          : (p->byte_end - at + row_bytes - 1) / row_bytes;
+    if (i0 > r->npy_n) i0 = r->npy_n;
+    if (p->max_rows != UINT64_MAX) i1 = r->npy_n;
+    if (i1 > r->npy_n) i1 = r->npy_n;
+    if (i1 < i0 || r->empty) i1 = i0;
+    r->npy_row = (size_t)i0;
+    r->npy_end = (size_t)i1;
+    char eb[128];
+    if (fseeko(fp, (off_t)(at + i0 * row_bytes), SEEK_SET) != 0)
+        return rfx__error(RFX_EIO, "%s: cannot seek: %s", r->shown, errno_text(errno, eb, sizeof eb));
     return RFX_OK;
 }
 
@@ -1180,6 +1299,8 @@ static rfx_status reader_start(rfx_reader *r)
     FILE *fp = rfx__input_stream(r->in);
     r->rows = 0;
     r->pending = 1;
+    r->skip_left = r->params.skip_rows;
+    r->max_left = r->params.max_rows;
     if (r->npy) {
         int regular = 0;
         RFX__TRY(npy_header_read(r->shown, fp, &r->h, &r->npy_n, &r->npy_cols, &r->npy_data_at));
@@ -1190,6 +1311,8 @@ static rfx_status reader_start(rfx_reader *r)
             return rfx__error(RFX_EPARSE, "%s: no input columns: the only column is the target",
                               r->shown);
         r->npy_row = 0;
+        r->npy_end = r->npy_n;
+        if (r->ranged) RFX__TRY(npy_range(r, fp));
         r->d = r->npy_cols - (r->npy_target != NO_TARGET);
         r->has_target = r->npy_target != NO_TARGET;
         if (!r->bx) {
@@ -1208,16 +1331,15 @@ static rfx_status reader_start(rfx_reader *r)
     r->c.path = r->shown;
     r->c.params = &r->read;
     r->c.target = NO_TARGET;
-    r->c.limit = r->params.block_rows;
-    if (csv_init(&r->parser, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0)
-        return rfx__error(RFX_ENOMEM, "%s: cannot initialise the CSV parser", r->shown);
-    r->parser_init = 1;
-    csv_set_delim(&r->parser, (unsigned char)r->read.delimiter);
+    r->c.limit = r->ranged ? 1 : r->params.block_rows;
+    RFX__TRY(csv_parser_start(r));
     RFX__TRY(reader_csv_block(r));
     if (r->c.records == 0) return rfx__error(RFX_EPARSE, "%s: empty file (no rows)", r->shown);
-    if (r->c.n == 0) return rfx__error(RFX_EPARSE, "%s: header only, no data rows", r->shown);
+    if (r->c.n == 0 && !r->ranged)
+        return rfx__error(RFX_EPARSE, "%s: header only, no data rows", r->shown);
     r->d = r->c.d;
     r->has_target = r->c.target != NO_TARGET;
+    if (r->ranged) RFX__TRY(csv_range(r));
     r->block_n = r->c.n;
     return RFX_OK;
 }
@@ -1234,6 +1356,8 @@ static rfx_status reader_open(const char *path, const rfx_read_params *read,
     if (rp.block_rows > ((size_t)1 << 30))
         return rfx__error(RFX_EINVAL, "reader.block_rows: %zu is too large (at most 2^30)",
                           rp.block_rows);
+    const int ranged = rp.byte_begin > 0 || rp.byte_end != UINT64_MAX || rp.skip_rows > 0 ||
+                       rp.max_rows != UINT64_MAX;
     rfx_reader *r = calloc(1, sizeof *r);
     if (!r) return rfx__error(RFX_ENOMEM, "reader: cannot allocate");
     rfx__quote(path, strlen(path), PATH_MAX_SHOWN, r->shown, sizeof r->shown);
@@ -1242,9 +1366,14 @@ static rfx_status reader_open(const char *path, const rfx_read_params *read,
     r->read = rd;
     r->read.target = r->target;
     r->params = rp;
+    r->ranged = ranged;
+    r->empty = ranged && rp.byte_end <= rp.byte_begin;
     rfx_status st = !r->real || (rd.target && !r->target)
                         ? rfx__error(RFX_ENOMEM, "reader: cannot allocate")
                         : open_table(r->real, r->shown, rp.rewindable, &r->in, &r->npy);
+    if (!st && ranged && !rfx__input_is_regular(r->in))
+        st = rfx__error(RFX_EINVAL, "%s: a range of rows needs a plain regular file (not a pipe, "
+                        "not gzip)", r->shown);
     if (!st) st = reader_start(r);
     /* the names, once: a one-row table named as rfx_data_read names it */
     if (!st) st = data_alloc(1, r->d, r->has_target, &r->meta);
@@ -1271,17 +1400,29 @@ rfx_status rfx_reader_open(const char *path, const rfx_read_params *read,
 
 static rfx_status reader_next(rfx_reader *r, rfx_cmat *X, rfx_cmat *Y, int *done)
 {
-    if (!r->pending) {
-        RFX__TRY(r->npy ? reader_npy_block(r) : reader_csv_block(r));
-        if (!r->npy) r->block_n = r->c.n;
+    size_t off = 0, rows = 0;
+    for (;;) {
+        if (!r->pending && r->max_left > 0) {
+            RFX__TRY(r->npy ? reader_npy_block(r) : reader_csv_block(r));
+            if (!r->npy) r->block_n = r->c.n;
+        } else if (!r->pending) {
+            r->block_n = 0; /* max_rows given */
+        }
+        r->pending = 0;
+        /* the range's first skip_rows rows are left out, and rows past
+         * max_rows */
+        off = r->skip_left < r->block_n ? (size_t)r->skip_left : r->block_n;
+        r->skip_left -= off;
+        rows = r->block_n - off;
+        if (rows > r->max_left) rows = (size_t)r->max_left;
+        if (rows > 0 || r->block_n == 0 || r->max_left == 0) break;
     }
-    r->pending = 0;
-    *done = r->block_n == 0;
+    r->max_left -= rows;
+    *done = rows == 0;
     const double *x = r->npy ? r->bx : r->c.x, *y = r->npy ? r->by : r->c.y;
-    *X = *done ? rfx_cmat_none() : rfx_cmat_of(x, r->block_n, r->d);
-    *Y = *done || !r->has_target ? rfx_cmat_none() : rfx_cmat_of(y, r->block_n, 1);
-    r->rows += r->block_n;
-    if (!r->npy && r->c.eof) r->c.n = 0; /* the block after the last is empty */
+    *X = *done ? rfx_cmat_none() : rfx_cmat_of(x + off * r->d, rows, r->d);
+    *Y = *done || !r->has_target ? rfx_cmat_none() : rfx_cmat_of(y + off, rows, 1);
+    r->rows += rows;
     r->block_n = 0;
     return RFX_OK;
 }
