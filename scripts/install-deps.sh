@@ -8,7 +8,7 @@ set -eu
 PKGS="build-essential cmake pkg-config libopenblas-openmp-dev libsleef-dev
 librandom123-dev zlib1g-dev libcsv-dev gnuplot-nox python3 python3-dev
 python3-numpy python3-sklearn python3-pytest python3-cffi python3-setuptools python3-pip python3-wheel
-python3-openturns python3-matplotlib locales doxygen groff-base valgrind $*"
+python3-openturns python3-matplotlib locales doxygen groff-base valgrind time $*"
 
 missing=""
 for p in $PKGS; do
