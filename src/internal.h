@@ -178,6 +178,22 @@ void rfx__standardize(rfx_cmat X, double *mean, double *scale, double *Xs, size_
  * weighted means and standard deviations, sum_i w_i x_ij / sum_i w_i and
  * sqrt(sum_i w_i (x_ij - mean_j)^2 / sum_i w_i) (as scikit-learn's
  * StandardScaler with sample_weight). With w NULL, rfx__standardize's bits. */
+/* ---- exact sums (src/core/xsum.c) -------------------------------------- */
+
+/* A long accumulator: the exact sum of any doubles, whatever their order or
+ * the parts they were summed in (parts add digit by digit, then
+ * rfx__xsum_normalize). 70 signed 64-bit words of 32-bit digits. */
+#define RFX__XSUM_DIGITS 70
+typedef struct rfx__xsum {
+    int64_t digit[RFX__XSUM_DIGITS];
+    uint32_t adds;
+} rfx__xsum;
+void rfx__xsum_init(rfx__xsum *a);
+void rfx__xsum_add(rfx__xsum *a, double x);
+void rfx__xsum_normalize(rfx__xsum *a);
+/* The sum as a double (normalises a): a function of the exact sum alone. */
+double rfx__xsum_value(rfx__xsum *a);
+
 /* Columns whose largest magnitude lies in [RFX__SAFE_LO, RFX__SAFE_HI] are
  * summed as they are by the standardisation; others divided by it. */
 #define RFX__SAFE_LO 1e-100

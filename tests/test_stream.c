@@ -10,6 +10,7 @@
 #include "testlib.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
 #include <zlib.h>
 
@@ -345,11 +346,203 @@ static void test_fit_source(void)
     rfx_source_free(src);
 }
 
+/* ---- a fit in parts, the parts on threads ------------------------------ */
+
+/* The parts' calls over shared memory and a barrier: each part puts its
+ * values in its slot, part 0 combines them in part order, every part takes
+ * the result. */
+enum { MAX_PARTS = 4 };
+typedef struct team {
+    pthread_barrier_t bar;
+    size_t k;
+    void *slot[MAX_PARTS];
+    uint64_t rows[MAX_PARTS];
+    rfx_stats *mine[MAX_PARTS], *total;
+} team;
+
+typedef struct member {
+    team *t;
+    size_t id;
+    rfx_cmat X, Y;
+    rfx_fit_params fp;
+    rfx_model *m;
+    rfx_status st;
+    char msg[256];
+} member;
+
+static rfx_status t_offsets(void *user, uint64_t rows, uint64_t *first, uint64_t *total)
+{
+    member *me = user;
+    team *t = me->t;
+    t->rows[me->id] = rows;
+    pthread_barrier_wait(&t->bar);
+    *first = *total = 0;
+    for (size_t i = 0; i < t->k; i++) {
+        if (i < me->id) *first += t->rows[i];
+        *total += t->rows[i];
+    }
+    pthread_barrier_wait(&t->bar);
+    return RFX_OK;
+}
+
+/* op 0: double sum, 1: int64 sum, 2: double max */
+static rfx_status t_reduce(member *me, void *v, size_t n, int op)
+{
+    team *t = me->t;
+    t->slot[me->id] = v;
+    pthread_barrier_wait(&t->bar);
+    if (me->id == 0)
+        for (size_t i = 1; i < t->k; i++)
+            for (size_t j = 0; j < n; j++) {
+                if (op == 1) ((int64_t *)v)[j] += ((int64_t *)t->slot[i])[j];
+                else if (op == 0) ((double *)v)[j] += ((double *)t->slot[i])[j];
+                else ((double *)v)[j] = fmax(((double *)v)[j], ((double *)t->slot[i])[j]);
+            }
+    pthread_barrier_wait(&t->bar);
+    if (me->id != 0) memcpy(v, t->slot[0], n * (op == 1 ? sizeof(int64_t) : sizeof(double)));
+    pthread_barrier_wait(&t->bar);
+    return RFX_OK;
+}
+
+static rfx_status t_sum(void *u, double *v, size_t n) { return t_reduce(u, v, n, 0); }
+static rfx_status t_sum_exact(void *u, int64_t *v, size_t n) { return t_reduce(u, v, n, 1); }
+static rfx_status t_max(void *u, double *v, size_t n) { return t_reduce(u, v, n, 2); }
+
+static rfx_status t_stats(void *user, rfx_stats *s, const rfx_features *f, rfx_source *src,
+                          uint64_t first_row)
+{
+    member *me = user;
+    team *t = me->t;
+    (void)first_row;
+    rfx_stats *mine = NULL;
+    rfx_status st = rfx_stats_create(rfx_features_output_dim(f), 1, &mine);
+    if (!st) st = rfx_stats_add_source(mine, f, src, NULL, NULL);
+    t->mine[me->id] = mine;
+    pthread_barrier_wait(&t->bar);
+    if (me->id == 0) {
+        rfx_stats_create(rfx_features_output_dim(f), 1, &t->total);
+        for (size_t i = 0; i < t->k; i++) rfx_stats_merge(t->total, t->mine[i]);
+    }
+    pthread_barrier_wait(&t->bar);
+    if (!st) st = rfx_stats_merge(s, t->total);
+    pthread_barrier_wait(&t->bar);
+    rfx_stats_free(mine);
+    if (me->id == 0) rfx_stats_free(t->total);
+    return st;
+}
+
+static void *t_run(void *arg)
+{
+    member *me = arg;
+    rfx_fit_parts parts = {me->X.cols, 1, t_offsets, t_sum, t_sum_exact, t_max, t_stats, me};
+    rfx_source *src = NULL;
+    me->st = rfx_source_memory_create(me->X, me->Y, 1000, &src);
+    if (!me->st) me->st = rfx_model_fit_parts(&me->fp, src, &parts, &me->m, NULL);
+    if (me->st) snprintf(me->msg, sizeof me->msg, "%s", rfx_last_error());
+    rfx_source_free(src);
+    return NULL;
+}
+
+/* rows split at cuts among k parts; the models of every part */
+static void fit_in_parts(rfx_cmat X, rfx_cmat Y, const rfx_fit_params *fp, size_t k,
+                         const size_t *cuts, rfx_model **models)
+{
+    team t;
+    member mem[MAX_PARTS];
+    pthread_t th[MAX_PARTS];
+    memset(&t, 0, sizeof t);
+    t.k = k;
+    pthread_barrier_init(&t.bar, NULL, (unsigned)k);
+    for (size_t i = 0; i < k; i++) {
+        memset(&mem[i], 0, sizeof mem[i]);
+        mem[i].t = &t;
+        mem[i].id = i;
+        mem[i].fp = *fp;
+        mem[i].X = (rfx_cmat){X.data + cuts[i] * X.stride, cuts[i + 1] - cuts[i], X.cols, X.stride};
+        mem[i].Y = (rfx_cmat){Y.data + cuts[i] * Y.stride, cuts[i + 1] - cuts[i], 1, Y.stride};
+        pthread_create(&th[i], NULL, t_run, &mem[i]);
+    }
+    for (size_t i = 0; i < k; i++) {
+        pthread_join(th[i], NULL);
+        CHECK_MSG(mem[i].st == RFX_OK, "part %zu of %zu: %s", i, k, mem[i].msg);
+        models[i] = mem[i].m;
+    }
+    pthread_barrier_destroy(&t.bar);
+}
+
+/* The same model from 1, 2, 3 or 4 parts (an empty part among them): the
+ * scaler bit for bit (exact sums), the length scale too (the same selection
+ * rows), the predictions to rounding; and the single fit's to 1e-12. */
+static void test_fit_parts(void)
+{
+    const size_t n = 6000, d = 3;
+    const char *path = write_csv("parts.csv", n, d, 21, 1, 0);
+    rfx_read_params rp = rfx_read_params_default();
+    rp.target = "y";
+    rfx_data *data = NULL;
+    CHECK_STATUS(rfx_data_read(path, &rp, &data), RFX_OK);
+    if (!data) return;
+    rfx_cmat X = rfx_data_x(data), Y = rfx_data_y(data);
+    for (int method = 0; method < 2; method++) {
+        rfx_fit_params fp = rfx_fit_params_default();
+        fp.method = method ? RFX_METHOD_BAYES : RFX_METHOD_RIDGE;
+        fp.features.n_features = 64;
+        fp.features.seed = 4;
+        fp.select_rows = 700;
+        /* a GCV-chosen ridge penalty here is ~1e-11, where 1e-16 in the
+         * scaler moves the predictions by 1e-9: a given one keeps the
+         * solve well posed */
+        if (!method) fp.lambda = 1e-3;
+        if (method) { /* the same for the evidence's fitted variances */
+            fp.noise_var = 0.01;
+            fp.prior_var = 1.0;
+        }
+        rfx_model *one = NULL;
+        rfx_fit_report r1;
+        CHECK_STATUS(rfx_model_fit(&fp, X, Y, &one, &r1), RFX_OK);
+        double *p0 = malloc(n * sizeof *p0), *p = malloc(n * sizeof *p);
+        CHECK_STATUS(rfx_model_predict(one, X, rfx_mat_of(p0, n, 1), rfx_mat_none()), RFX_OK);
+        const size_t splits[4][5] = {{0, n}, {0, 2500, n}, {0, 1, 3000, n}, {0, 0, 1700, 4000, n}};
+        rfx_model *first = NULL;
+        for (size_t k = 1; k <= 4; k++) {
+            rfx_model *models[MAX_PARTS] = {NULL};
+            fit_in_parts(X, Y, &fp, k, splits[k - 1], models);
+            for (size_t i = 0; i < k && models[i]; i++) {
+                rfx_model *m = models[i];
+                CHECK(m->features->ls[0] == one->features->ls[0]);
+                if (!first) first = m, models[i] = NULL;
+                else {
+                    CHECK(memcmp(m->x_mean, first->x_mean, d * sizeof(double)) == 0);
+                    CHECK(memcmp(m->x_scale, first->x_scale, d * sizeof(double)) == 0);
+                }
+                CHECK_STATUS(rfx_model_predict(m, X, rfx_mat_of(p, n, 1), rfx_mat_none()), RFX_OK);
+                double worst = 0;
+                for (size_t r = 0; r < n; r++)
+                    worst = fmax(worst, fabs(p[r] - p0[r]) / fabs(p0[r]));
+                CHECK_MSG(worst < 1e-12, "method %d, %zu parts, part %zu: %.3g from the single fit",
+                          method, k, i, worst);
+            }
+            for (size_t i = 0; i < k; i++) rfx_model_free(models[i]);
+        }
+        for (size_t j = 0; first && j < d; j++) {
+            /* exact sums against rounded ones: a few units in the last place */
+            CHECK_NEAR(first->x_mean[j], one->x_mean[j], 1e-14 * one->x_scale[j]);
+            CHECK_NEAR(first->x_scale[j], one->x_scale[j], 1e-14 * one->x_scale[j]);
+        }
+        rfx_model_free(first);
+        rfx_model_free(one);
+        free(p0);
+        free(p);
+    }
+    rfx_data_free(data);
+}
+
 int main(void)
 {
     RFX_TEST_RUN(test_reader_blocks);
     RFX_TEST_RUN(test_reader_errors);
     RFX_TEST_RUN(test_reader_ranges);
     RFX_TEST_RUN(test_fit_source);
+    RFX_TEST_RUN(test_fit_parts);
     return rfx_test_finish("test_stream");
 }

@@ -400,6 +400,43 @@ RFX_API rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_c
 RFX_API rfx_status rfx_model_fit_source(const rfx_fit_params *params, rfx_source *src,
                                         rfx_model **out, rfx_fit_report *report);
 
+/* One fit whose rows are split into parts (processes, machines), each
+ * holding its own rows in src: rfx_dist_model_fit_source (rfx/dist.h) makes
+ * the calls over MPI; a user's own transport may too. Every part calls
+ * rfx_model_fit_parts with the same params, and the fit calls the part's
+ * functions below in the same order on every part; each must return once
+ * every part has made the same call, with the result of all parts:
+ *   offsets: this part's rows -> the global index of its first row (the
+ *            parts' rows in part order are the global rows) and all rows;
+ *   sum:     n doubles added over every part, in place (used where each
+ *            value is non-zero on one part only, so any order is exact);
+ *   sum_exact: n 64-bit integers added over every part, in place (the
+ *            digits of exact column sums: the scaler is then the same
+ *            whatever the split);
+ *   max:     n doubles, the largest over every part, in place;
+ *   stats:   accumulate src's rows (standardised, first_row their global
+ *            index) into the empty s with the map f, and add every part's:
+ *            each part's s ends with the statistics of all rows.
+ * Every part then solves and returns the same model (the scaler, the
+ * selection rows and the length scale as a single fit on all rows would
+ * choose them, the sums exact; the statistics as stats adds them). A part
+ * may hold no rows. n_inputs and n_targets: the columns every part's
+ * blocks have. */
+typedef struct rfx_fit_parts {
+    size_t n_inputs, n_targets;
+    rfx_status (*offsets)(void *user, uint64_t rows, uint64_t *first_row, uint64_t *total_rows);
+    rfx_status (*sum)(void *user, double *v, size_t n);
+    rfx_status (*sum_exact)(void *user, int64_t *v, size_t n);
+    rfx_status (*max)(void *user, double *v, size_t n);
+    rfx_status (*stats)(void *user, rfx_stats *s, const rfx_features *f, rfx_source *src,
+                        uint64_t first_row);
+    void *user;
+} rfx_fit_parts;
+
+RFX_API rfx_status rfx_model_fit_parts(const rfx_fit_params *params, rfx_source *src,
+                                       const rfx_fit_parts *parts, rfx_model **out,
+                                       rfx_fit_report *report);
+
 RFX_API void rfx_model_free(rfx_model *m);
 
 /* Predictions for X (n x d): Yhat (n x ny) and, for Bayesian models, Ystd

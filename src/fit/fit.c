@@ -1122,6 +1122,11 @@ typedef struct src_fit {
     size_t xs_rows;
     const rfx_features *f; /* pass 4: the map and its statistics                */
     rfx_stats *stats;
+    /* a fit in parts (rfx_model_fit_parts): exact column sums, global rows */
+    const rfx_fit_parts *parts;
+    rfx__xsum *xs_sum, *xs_dev; /* d accumulators each                           */
+    uint64_t first_row, total; /* this part's first global row, and all rows    */
+    rfx_source std;        /* the source standardised, for parts->stats        */
 } src_fit;
 
 typedef rfx_status (*block_fn)(src_fit *sf, rfx_cmat X, rfx_cmat Y, uint64_t row0);
@@ -1141,7 +1146,7 @@ static rfx_status source_pass(src_fit *sf, block_fn fn, const char *stage, int f
         memset(&b, 0, sizeof b);
         RFX__TRY(src->next(src, &b, &done));
         if (done) break;
-        if (first && row0 == 0) {
+        if (first && row0 == 0 && !sf->parts) {
             sf->d = b.cols;
             sf->ny = b.ny;
         }
@@ -1164,21 +1169,31 @@ static rfx_status source_pass(src_fit *sf, block_fn fn, const char *stage, int f
     return RFX_OK;
 }
 
+/* The column sums and the scaler, once d and the targets are known. */
+static rfx_status alloc_sums(src_fit *sf)
+{
+    if (sf->sum) return RFX_OK;
+    if (sf->d == 0) return rfx__error(RFX_EINVAL, "fit: the source's rows have no columns");
+    if (sf->ny == 0) return rfx__error(RFX_EINVAL, "fit: the source has no targets");
+    if (sf->p->method == RFX_METHOD_BAYES && sf->ny != 1)
+        return rfx__error(RFX_EINVAL, "fit: the Bayesian method takes one target, got %zu",
+                          sf->ny);
+    RFX__TRY(rfx__calloc(6 * sf->d, sizeof(double), (void **)&sf->sum, "fit: column sums"));
+    sf->top = sf->sum + sf->d;
+    sf->ss = sf->sum + 2 * sf->d;
+    sf->msum = sf->sum + 3 * sf->d;
+    sf->mean = sf->sum + 4 * sf->d;
+    sf->scale = sf->sum + 5 * sf->d;
+    if (sf->parts) {
+        RFX__TRY(rfx__calloc(2 * sf->d, sizeof *sf->xs_sum, (void **)&sf->xs_sum, "fit: sums"));
+        sf->xs_dev = sf->xs_sum + sf->d;
+    }
+    return RFX_OK;
+}
+
 static rfx_status pass_sums(src_fit *sf, rfx_cmat X, rfx_cmat Y, uint64_t row0)
 {
-    if (row0 == 0) {
-        if (sf->d == 0) return rfx__error(RFX_EINVAL, "fit: the source's rows have no columns");
-        if (sf->ny == 0) return rfx__error(RFX_EINVAL, "fit: the source has no targets");
-        if (sf->p->method == RFX_METHOD_BAYES && sf->ny != 1)
-            return rfx__error(RFX_EINVAL, "fit: the Bayesian method takes one target, got %zu",
-                              sf->ny);
-        RFX__TRY(rfx__calloc(6 * sf->d, sizeof(double), (void **)&sf->sum, "fit: column sums"));
-        sf->top = sf->sum + sf->d;
-        sf->ss = sf->sum + 2 * sf->d;
-        sf->msum = sf->sum + 3 * sf->d;
-        sf->mean = sf->sum + 4 * sf->d;
-        sf->scale = sf->sum + 5 * sf->d;
-    }
+    RFX__TRY(alloc_sums(sf));
     size_t r, c;
     if (!rfx__all_finite(X, &r, &c))
         return rfx__error(RFX_EPARSE, "fit: X row %llu, column %zu: %g is not finite",
@@ -1189,7 +1204,8 @@ static rfx_status pass_sums(src_fit *sf, rfx_cmat X, rfx_cmat Y, uint64_t row0)
     for (size_t i = 0; i < X.rows; i++)
         for (size_t j = 0; j < sf->d; j++) {
             const double v = X.data[i * X.stride + j];
-            sf->sum[j] += 1.0 * v;
+            if (sf->parts) rfx__xsum_add(&sf->xs_sum[j], v);
+            else sf->sum[j] += 1.0 * v;
             sf->top[j] = fmax(sf->top[j], fabs(v));
         }
     return RFX_OK;
@@ -1199,6 +1215,7 @@ static rfx_status pass_sums(src_fit *sf, rfx_cmat X, rfx_cmat Y, uint64_t row0)
  * known). */
 static void take_picks(src_fit *sf, rfx_cmat X, rfx_cmat Y, uint64_t row0)
 {
+    row0 += sf->first_row; /* global rows */
     size_t lo = 0, hi = sf->ns; /* the first pick at or after row0 */
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -1219,10 +1236,12 @@ static rfx_status pass_deviations(src_fit *sf, rfx_cmat X, rfx_cmat Y, uint64_t 
             for (size_t j = 0; j < sf->d; j++) {
                 const double x = X.data[i * X.stride + j];
                 if (sf->unsafe[j]) {
-                    sf->msum[j] += 1.0 * (x / sf->top[j]);
+                    if (sf->parts) rfx__xsum_add(&sf->xs_sum[j], x / sf->top[j]);
+                    else sf->msum[j] += 1.0 * (x / sf->top[j]);
                 } else {
                     const double v = x - sf->mean[j];
-                    sf->ss[j] += 1.0 * v * v;
+                    if (sf->parts) rfx__xsum_add(&sf->xs_dev[j], v * v);
+                    else sf->ss[j] += 1.0 * v * v;
                 }
             }
     if (sf->ns) take_picks(sf, X, Y, row0);
@@ -1237,7 +1256,8 @@ static rfx_status pass_unsafe(src_fit *sf, rfx_cmat X, rfx_cmat Y, uint64_t row0
         for (size_t j = 0; j < sf->d; j++)
             if (sf->unsafe[j]) {
                 const double v = X.data[i * X.stride + j] / sf->top[j] - sf->mean[j];
-                sf->ss[j] += 1.0 * v * v;
+                if (sf->parts) rfx__xsum_add(&sf->xs_dev[j], v * v);
+                else sf->ss[j] += 1.0 * v * v;
             }
     return RFX_OK;
 }
@@ -1288,7 +1308,7 @@ static rfx_status pick_subset(src_fit *sf, uint64_t seed)
          key[k] != UINT64_MAX && key[k] != (pos); k = (k + 1) & (cap - 1))
     rfx__rng rng;
     rfx__rng_init(&rng, seed, 1, 0);
-    const uint64_t n = sf->n;
+    const uint64_t n = sf->total;
     for (size_t i = 0; i < ns && n <= ns; i++) { /* all rows, in order, as rfx_model_fit */
         sf->pick_row[i] = i;
         sf->pick_pos[i] = i;
@@ -1328,6 +1348,57 @@ static rfx_status pick_subset(src_fit *sf, uint64_t seed)
     return RFX_OK;
 }
 
+/* Parts: the exact sums of d accumulators over every part, as doubles. */
+static rfx_status reduce_exact(src_fit *sf, rfx__xsum *acc, double *out)
+{
+    const rfx_fit_parts *parts = sf->parts;
+    const size_t w = RFX__XSUM_DIGITS;
+    int64_t *words = NULL;
+    RFX__TRY(rfx__alloc(sf->d * w, sizeof *words, (void **)&words, "fit: sums"));
+    for (size_t j = 0; j < sf->d; j++) {
+        rfx__xsum_normalize(&acc[j]);
+        memcpy(words + j * w, acc[j].digit, w * sizeof *words);
+    }
+    rfx_status st = parts->sum_exact(parts->user, words, sf->d * w);
+    for (size_t j = 0; j < sf->d && !st; j++) {
+        memcpy(acc[j].digit, words + j * w, w * sizeof *words);
+        out[j] = rfx__xsum_value(&acc[j]);
+    }
+    free(words);
+    return st;
+}
+
+/* Parts, after pass 1: where this part's rows go, all rows, the column
+ * sums and magnitudes of all parts. */
+static rfx_status reduce_sums(src_fit *sf)
+{
+    const rfx_fit_parts *parts = sf->parts;
+    RFX__TRY(parts->offsets(parts->user, sf->n, &sf->first_row, &sf->total));
+    RFX__TRY(reduce_exact(sf, sf->xs_sum, sf->sum));
+    return parts->max(parts->user, sf->top, sf->d);
+}
+
+static rfx_status std_next(rfx_source *src, rfx_block *out, int *done)
+{
+    src_fit *sf = src->state;
+    RFX__TRY(sf->src->next(sf->src, out, done));
+    if (*done) return RFX_OK;
+    if (out->cols != sf->d || out->ny != sf->ny)
+        return rfx__error(RFX_EDIM, "fit: a source block has %zu columns and %zu targets, the "
+                          "first %zu and %zu", out->cols, out->ny, sf->d, sf->ny);
+    rfx_cmat Xs;
+    RFX__TRY(standardized_block(sf, (rfx_cmat){out->x, out->rows, out->cols, out->stride}, &Xs));
+    out->x = Xs.data;
+    out->stride = Xs.stride;
+    return RFX_OK;
+}
+
+static rfx_status std_rewind(rfx_source *src)
+{
+    src_fit *sf = src->state;
+    return sf->src->rewind(sf->src);
+}
+
 static rfx_status pass_stats(src_fit *sf, rfx_cmat X, rfx_cmat Y, uint64_t row0)
 {
     rfx_cmat Xs;
@@ -1339,6 +1410,7 @@ static rfx_status pass_stats(src_fit *sf, rfx_cmat X, rfx_cmat Y, uint64_t row0)
 
 static void src_fit_free(src_fit *sf)
 {
+    free(sf->xs_sum);
     free(sf->sum);
     free(sf->unsafe);
     free(sf->pick_row);
@@ -1352,7 +1424,7 @@ static void src_fit_free(src_fit *sf)
 /* The scaler from the sums, as rfx__standardize_weighted ends. */
 static void finish_scaler(src_fit *sf)
 {
-    const double n = (double)sf->n;
+    const double n = (double)sf->total;
     for (size_t j = 0; j < sf->d; j++) {
         if (sf->unsafe[j]) {
             sf->scale[j] = sqrt(sf->ss[j] / n) * sf->top[j];
@@ -1402,11 +1474,15 @@ static rfx_status fit_source(const rfx_fit_params *params, src_fit *sf, rfx_mode
     const rfx_features_params *fp = &params->features;
     const int choose = fp->length_scales == NULL && fp->gamma == 0 && fp->length_scale <= 0;
     const int learn = params->learn_length_scales;
+    const rfx_fit_parts *parts = sf->parts;
     RFX__TRY(source_pass(sf, pass_sums, "read: columns", 1));
+    RFX__TRY(alloc_sums(sf)); /* a part without rows */
     const size_t d = sf->d;
-    if (sf->n < 2)
+    sf->total = sf->n;
+    if (parts) RFX__TRY(reduce_sums(sf));
+    if (sf->total < 2)
         return rfx__error(RFX_EDIM, "fit: at least 2 rows are needed, got %llu",
-                          (unsigned long long)sf->n);
+                          (unsigned long long)sf->total);
     {
         rfx_features_params chk = *fp;
         if (choose) chk.length_scale = 1.0;
@@ -1418,20 +1494,28 @@ static rfx_status fit_source(const rfx_fit_params *params, src_fit *sf, rfx_mode
         sf->unsafe[j] = params->standardize && sf->top[j] > 0 &&
                         (sf->top[j] < RFX__SAFE_LO || sf->top[j] > RFX__SAFE_HI);
         any_unsafe |= sf->unsafe[j];
-        sf->mean[j] = sf->sum[j] / (double)sf->n;
+        sf->mean[j] = sf->sum[j] / (double)sf->total;
+        if (sf->unsafe[j] && parts) rfx__xsum_init(&sf->xs_sum[j]); /* pass 2: x / top */
     }
     if (choose || learn) {
-        sf->ns = sf->n > params->select_rows ? params->select_rows : (size_t)sf->n;
+        sf->ns = sf->total > params->select_rows ? params->select_rows : (size_t)sf->total;
         RFX__TRY(pick_subset(sf, fp->seed));
-        RFX__TRY(rfx__alloc(sf->ns * d, sizeof(double), (void **)&sf->xsub, "fit: subset"));
-        RFX__TRY(rfx__alloc(sf->ns * sf->ny, sizeof(double), (void **)&sf->ysub, "fit: subset"));
+        /* zeros where another part's rows go: the parts' subsets then add */
+        RFX__TRY(rfx__calloc(sf->ns * d, sizeof(double), (void **)&sf->xsub, "fit: subset"));
+        RFX__TRY(rfx__calloc(sf->ns * sf->ny, sizeof(double), (void **)&sf->ysub, "fit: subset"));
     }
     if (params->standardize || sf->ns) RFX__TRY(source_pass(sf, pass_deviations, "read: scales", 0));
+    if (parts && sf->ns) {
+        RFX__TRY(parts->sum(parts->user, sf->xsub, sf->ns * d));
+        RFX__TRY(parts->sum(parts->user, sf->ysub, sf->ns * sf->ny));
+    }
     if (any_unsafe) {
+        if (parts) RFX__TRY(reduce_exact(sf, sf->xs_sum, sf->msum));
         for (size_t j = 0; j < d; j++)
-            if (sf->unsafe[j]) sf->mean[j] = sf->msum[j] / (double)sf->n, sf->ss[j] = 0;
+            if (sf->unsafe[j]) sf->mean[j] = sf->msum[j] / (double)sf->total, sf->ss[j] = 0;
         RFX__TRY(source_pass(sf, pass_unsafe, "read: scales", 0));
     }
+    if (parts && params->standardize) RFX__TRY(reduce_exact(sf, sf->xs_dev, sf->ss));
     if (params->standardize) finish_scaler(sf);
     if (params->standardize && sf->ns)
         for (size_t i = 0; i < sf->ns * d; i++)
@@ -1458,7 +1542,16 @@ static rfx_status fit_source(const rfx_fit_params *params, src_fit *sf, rfx_mode
         st = rfx_features_create(&fq, d, &f);
     }
     if (!st) st = rfx_stats_create(fp->n_features, sf->ny, &sf->stats);
-    if (!st) {
+    if (!st && parts) {
+        /* every part's statistics, added; the source standardised */
+        sf->std.next = std_next;
+        sf->std.rewind = std_rewind;
+        sf->std.state = sf;
+        if (!report_progress(params, "read: statistics", 0.0))
+            st = parts->stats(parts->user, sf->stats, f, &sf->std, sf->first_row);
+        else
+            st = rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
+    } else if (!st) {
         sf->f = f;
         st = source_pass(sf, pass_stats, "read: statistics", 0);
     }
@@ -1502,6 +1595,35 @@ rfx_status rfx_model_fit_source(const rfx_fit_params *params, rfx_source *src, r
     memset(&sf, 0, sizeof sf);
     sf.p = params;
     sf.src = src;
+    rfx_status st = fit_source(params, &sf, out, report);
+    src_fit_free(&sf);
+    return st;
+}
+
+rfx_status rfx_model_fit_parts(const rfx_fit_params *params, rfx_source *src,
+                               const rfx_fit_parts *parts, rfx_model **out,
+                               rfx_fit_report *report)
+{
+    if (!out) return rfx__error(RFX_EINVAL, "fit: out is NULL");
+    if (!src || !src->next || !src->rewind) return rfx__error(RFX_EINVAL, "fit: invalid source");
+    if (!parts || !parts->offsets || !parts->sum || !parts->sum_exact || !parts->max ||
+        !parts->stats)
+        return rfx__error(RFX_EINVAL, "fit: parts must set every call");
+    RFX__TRY(rfx_fit_params_check(params));
+    if (params->method != RFX_METHOD_RIDGE && params->method != RFX_METHOD_BAYES)
+        return rfx__error(RFX_EINVAL, "fit: in parts, the methods ridge and bayes (%s keeps "
+                          "every row in memory)", rfx_method_name(params->method));
+    if (params->sample_weight)
+        return rfx__error(RFX_EINVAL, "fit.sample_weight: a source's rows carry no weights");
+    if (parts->n_inputs == 0 || parts->n_targets == 0)
+        return rfx__error(RFX_EINVAL, "fit: parts->n_inputs and n_targets must be >= 1");
+    src_fit sf;
+    memset(&sf, 0, sizeof sf);
+    sf.p = params;
+    sf.src = src;
+    sf.parts = parts;
+    sf.d = parts->n_inputs;
+    sf.ny = parts->n_targets;
     rfx_status st = fit_source(params, &sf, out, report);
     src_fit_free(&sf);
     return st;
