@@ -247,6 +247,12 @@ void rfx__rng_shuffle(rfx__rng *r, size_t *perm, size_t n);
  * so subsets, holdouts and folds taken by position in it do not depend on
  * the order of the data. Cost: n (d + ny + 1) hash steps and a sort of n
  * keys. RFX_ENOMEM when its n keys cannot be allocated (src/core/rng.c). */
+/* The key of one row in that order (its ny targets y_stride apart), and the
+ * comparison of two rows' values that breaks ties (-1, 0, 1). */
+uint64_t rfx__row_key(uint64_t seed, uint64_t stream, const double *x, size_t d, const double *y,
+                      size_t ny, size_t y_stride, double w);
+int rfx__row_compare(const double *xa, const double *ya, double wa, const double *xb,
+                     const double *yb, double wb, size_t d, size_t ny, size_t y_stride);
 rfx_status rfx__rows_order(rfx_cmat X, rfx_cmat Y, const double *w, uint64_t seed,
                            uint64_t stream, size_t *order);
 

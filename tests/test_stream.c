@@ -385,7 +385,7 @@ static rfx_status t_offsets(void *user, uint64_t rows, uint64_t *first, uint64_t
     return RFX_OK;
 }
 
-/* op 0: double sum, 1: int64 sum, 2: double max */
+/* op 1: int64 sum, 2: double max */
 static rfx_status t_reduce(member *me, void *v, size_t n, int op)
 {
     team *t = me->t;
@@ -395,7 +395,6 @@ static rfx_status t_reduce(member *me, void *v, size_t n, int op)
         for (size_t i = 1; i < t->k; i++)
             for (size_t j = 0; j < n; j++) {
                 if (op == 1) ((int64_t *)v)[j] += ((int64_t *)t->slot[i])[j];
-                else if (op == 0) ((double *)v)[j] += ((double *)t->slot[i])[j];
                 else ((double *)v)[j] = fmax(((double *)v)[j], ((double *)t->slot[i])[j]);
             }
     pthread_barrier_wait(&t->bar);
@@ -404,7 +403,16 @@ static rfx_status t_reduce(member *me, void *v, size_t n, int op)
     return RFX_OK;
 }
 
-static rfx_status t_sum(void *u, double *v, size_t n) { return t_reduce(u, v, n, 0); }
+static rfx_status t_gather(void *user, const double *mine, size_t n, double *all)
+{
+    member *me = user;
+    team *t = me->t;
+    t->slot[me->id] = (void *)mine;
+    pthread_barrier_wait(&t->bar);
+    for (size_t i = 0; i < t->k; i++) memcpy(all + i * n, t->slot[i], n * sizeof(double));
+    pthread_barrier_wait(&t->bar);
+    return RFX_OK;
+}
 static rfx_status t_sum_exact(void *u, int64_t *v, size_t n) { return t_reduce(u, v, n, 1); }
 static rfx_status t_max(void *u, double *v, size_t n) { return t_reduce(u, v, n, 2); }
 
@@ -434,7 +442,8 @@ static rfx_status t_stats(void *user, rfx_stats *s, const rfx_features *f, rfx_s
 static void *t_run(void *arg)
 {
     member *me = arg;
-    rfx_fit_parts parts = {me->X.cols, 1, t_offsets, t_sum, t_sum_exact, t_max, t_stats, me};
+    rfx_fit_parts parts = {me->t->k, me->id, me->X.cols, 1, t_offsets, t_gather, t_sum_exact,
+                           t_max, t_stats, me};
     rfx_source *src = NULL;
     me->st = rfx_source_memory_create(me->X, me->Y, 1000, &src);
     if (!me->st) me->st = rfx_model_fit_parts(&me->fp, src, &parts, &me->m, NULL);

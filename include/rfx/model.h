@@ -415,8 +415,8 @@ RFX_API rfx_status rfx_model_fit_source(const rfx_fit_params *params, rfx_source
  * every part has made the same call, with the result of all parts:
  *   offsets: this part's rows -> the global index of its first row (the
  *            parts' rows in part order are the global rows) and all rows;
- *   sum:     n doubles added over every part, in place (used where each
- *            value is non-zero on one part only, so any order is exact);
+ *   gather:  n doubles from every part, into all (n_parts n, in part
+ *            order: part k's at k n);
  *   sum_exact: n 64-bit integers added over every part, in place (the
  *            digits of exact column sums: the scaler is then the same
  *            whatever the split);
@@ -430,9 +430,10 @@ RFX_API rfx_status rfx_model_fit_source(const rfx_fit_params *params, rfx_source
  * may hold no rows. n_inputs and n_targets: the columns every part's
  * blocks have. */
 typedef struct rfx_fit_parts {
+    size_t n_parts, part; /* how many parts, and which this is (0-based)    */
     size_t n_inputs, n_targets;
     rfx_status (*offsets)(void *user, uint64_t rows, uint64_t *first_row, uint64_t *total_rows);
-    rfx_status (*sum)(void *user, double *v, size_t n);
+    rfx_status (*gather)(void *user, const double *mine, size_t n, double *all);
     rfx_status (*sum_exact)(void *user, int64_t *v, size_t n);
     rfx_status (*max)(void *user, double *v, size_t n);
     rfx_status (*stats)(void *user, rfx_stats *s, const rfx_features *f, rfx_source *src,

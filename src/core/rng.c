@@ -123,20 +123,37 @@ static int key_cmp(const void *a, const void *b)
     return x->row < y->row ? -1 : x->row > y->row; /* put in content order below */
 }
 
+uint64_t rfx__row_key(uint64_t seed, uint64_t stream, const double *x, size_t d, const double *y,
+                      size_t ny, size_t y_stride, double w)
+{
+    uint64_t h = mix64(seed ^ mix64(stream + 0x9e3779b97f4a7c15ULL));
+    for (size_t c = 0; c < d; c++) h = mix64(h ^ word_of(x[c]));
+    for (size_t c = 0; c < ny; c++) h = mix64(h ^ word_of(y[c * y_stride]));
+    return mix64(h ^ word_of(w)); /* no weights: weights of 1 */
+}
+
+int rfx__row_compare(const double *xa, const double *ya, double wa, const double *xb,
+                     const double *yb, double wb, size_t d, size_t ny, size_t y_stride)
+{
+    for (size_t c = 0; c < d; c++) {
+        double a = xa[c] + 0.0, b = xb[c] + 0.0;
+        if (a != b) return a < b ? -1 : 1;
+    }
+    for (size_t c = 0; c < ny; c++) {
+        double a = ya[c * y_stride] + 0.0, b = yb[c * y_stride] + 0.0;
+        if (a != b) return a < b ? -1 : 1;
+    }
+    if (wa != wb) return wa < wb ? -1 : 1;
+    return 0;
+}
+
 /* -1, 0, 1 as row i's values compare with row j's (X, then Y, then w). */
 static int row_cmp(rfx_cmat X, rfx_cmat Y, const double *w, size_t i, size_t j)
 {
-    for (size_t c = 0; c < X.cols; c++) {
-        double a = X.data[i * X.stride + c] + 0.0, b = X.data[j * X.stride + c] + 0.0;
-        if (a != b) return a < b ? -1 : 1;
-    }
-    for (size_t c = 0; c < Y.cols; c++) {
-        double a = Y.data[i * Y.stride + c] + 0.0, b = Y.data[j * Y.stride + c] + 0.0;
-        if (a != b) return a < b ? -1 : 1;
-    }
-    const double wi = w ? w[i] : 1.0, wj = w ? w[j] : 1.0;
-    if (wi != wj) return wi < wj ? -1 : 1;
-    return 0;
+    const double *yi = Y.cols ? Y.data + i * Y.stride : NULL;
+    const double *yj = Y.cols ? Y.data + j * Y.stride : NULL;
+    return rfx__row_compare(X.data + i * X.stride, yi, w ? w[i] : 1.0, X.data + j * X.stride, yj,
+                            w ? w[j] : 1.0, X.cols, Y.cols, 1);
 }
 
 rfx_status rfx__rows_order(rfx_cmat X, rfx_cmat Y, const double *w, uint64_t seed,
@@ -145,13 +162,10 @@ rfx_status rfx__rows_order(rfx_cmat X, rfx_cmat Y, const double *w, uint64_t see
     const size_t n = X.rows;
     row_key *keys = NULL;
     RFX__TRY(rfx__alloc(n, sizeof *keys, (void **)&keys, "row order"));
-    const uint64_t h0 = mix64(seed ^ mix64(stream + 0x9e3779b97f4a7c15ULL));
     for (size_t i = 0; i < n; i++) {
-        uint64_t h = h0;
-        for (size_t c = 0; c < X.cols; c++) h = mix64(h ^ word_of(X.data[i * X.stride + c]));
-        for (size_t c = 0; c < Y.cols; c++) h = mix64(h ^ word_of(Y.data[i * Y.stride + c]));
-        h = mix64(h ^ word_of(w ? w[i] : 1.0)); /* no weights: weights of 1 */
-        keys[i].key = h;
+        keys[i].key = rfx__row_key(seed, stream, X.data + i * X.stride, X.cols,
+                                   Y.cols ? Y.data + i * Y.stride : NULL, Y.cols, 1,
+                                   w ? w[i] : 1.0);
         keys[i].row = i;
     }
     qsort(keys, n, sizeof *keys, key_cmp);

@@ -1112,10 +1112,12 @@ typedef struct src_fit {
     double *sum, *top, *ss, *msum; /* column sums (d each)                      */
     double *mean, *scale;
     unsigned char *unsafe; /* columns summed divided by their magnitude       */
-    /* the selection: ns rows, in subset order */
-    size_t ns;
-    uint64_t *pick_row;    /* the subset's rows, sorted                         */
-    size_t *pick_pos;      /* and their places in the subset                    */
+    /* the selection: the rows of least rfx__row_key, kept as they come in a
+     * max-heap of at most cap records [key bits, row, x (d), y (ny)] */
+    size_t cap, cand_n, rec;
+    double *cand;
+    uint64_t seed;
+    size_t ns;             /* the selection rows, in xsub, ysub                 */
     double *xsub, *ysub;
     double *xs;            /* a standardised block                              */
     size_t xs_rows;
@@ -1127,6 +1129,153 @@ typedef struct src_fit {
     uint64_t first_row, total; /* this part's first global row, and all rows    */
     rfx_source std;        /* the source standardised, for parts->stats        */
 } src_fit;
+
+/* ---- the selection rows: those of least key, whatever the order --------- */
+
+static uint64_t cand_key(const double *r)
+{
+    uint64_t k;
+    memcpy(&k, r, sizeof k);
+    return k;
+}
+
+/* -1, 0, 1: record a before b in the selection's order (key, then values). */
+static int cand_cmp(const src_fit *sf, const double *a, const double *b)
+{
+    const uint64_t ka = cand_key(a), kb = cand_key(b);
+    if (ka != kb) return ka < kb ? -1 : 1;
+    return rfx__row_compare(a + 2, a + 2 + sf->d, 1.0, b + 2, b + 2 + sf->d, 1.0, sf->d, sf->ny,
+                            1);
+}
+
+static void cand_swap(const src_fit *sf, double *a, double *b)
+{
+    for (size_t k = 0; k < sf->rec; k++) {
+        const double t = a[k];
+        a[k] = b[k];
+        b[k] = t;
+    }
+}
+
+static void cand_sift_down(src_fit *sf, size_t i)
+{
+    for (;;) {
+        size_t big = i, l = 2 * i + 1, r = l + 1;
+        double *c = sf->cand;
+        if (l < sf->cand_n && cand_cmp(sf, c + l * sf->rec, c + big * sf->rec) > 0) big = l;
+        if (r < sf->cand_n && cand_cmp(sf, c + r * sf->rec, c + big * sf->rec) > 0) big = r;
+        if (big == i) return;
+        cand_swap(sf, c + i * sf->rec, c + big * sf->rec);
+        i = big;
+    }
+}
+
+/* Offer one row (local index row) to the selection: kept while it is among
+ * the cap least. */
+static void cand_offer(src_fit *sf, const double *x, const double *y, size_t y_stride,
+                       uint64_t row)
+{
+    double *r = sf->cand + sf->cand_n * sf->rec; /* the scratch record past the heap */
+    const uint64_t key = rfx__row_key(sf->seed, 1, x, sf->d, y, sf->ny, y_stride, 1.0);
+    memcpy(r, &key, sizeof key);
+    r[1] = (double)row;
+    memcpy(r + 2, x, sf->d * sizeof(double));
+    for (size_t k = 0; k < sf->ny; k++) r[2 + sf->d + k] = y[k * y_stride];
+    if (sf->cand_n < sf->cap) {
+        size_t i = sf->cand_n++;
+        while (i > 0) { /* sift up */
+            size_t up = (i - 1) / 2;
+            double *a = sf->cand + i * sf->rec, *b = sf->cand + up * sf->rec;
+            if (cand_cmp(sf, a, b) <= 0) break;
+            cand_swap(sf, a, b);
+            i = up;
+        }
+    } else if (cand_cmp(sf, r, sf->cand) < 0) {
+        memcpy(sf->cand, r, sf->rec * sizeof(double));
+        cand_sift_down(sf, 0);
+    }
+}
+
+static const src_fit *g_sort_sf; /* qsort's context: set and used on one thread */
+
+static int cand_order(const void *a, const void *b) { return cand_cmp(g_sort_sf, a, b); }
+static int row_order(const void *a, const void *b)
+{
+    const double *x = a, *y = b; /* [part, row] in the key slot and slot 1 */
+    uint64_t pa = cand_key(x), pb = cand_key(y);
+    if (pa != pb) return pa < pb ? -1 : 1;
+    return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+/* The selection from n candidate records: rfx_model_fit's (all rows in
+ * order when there are at most cap, else the cap of least key in key
+ * order), raw into xsub and ysub. by_row: the records' key slots hold
+ * their part's index, for the order of all rows. */
+static rfx_status cand_finish(src_fit *sf, double *recs, size_t n, int all_rows)
+{
+    if (all_rows) {
+        qsort(recs, n, sf->rec * sizeof(double), row_order);
+    } else {
+        g_sort_sf = sf;
+        qsort(recs, n, sf->rec * sizeof(double), cand_order);
+        g_sort_sf = NULL;
+    }
+    sf->ns = all_rows || n < sf->cap ? n : sf->cap;
+    RFX__TRY(rfx__alloc(sf->ns * sf->d, sizeof(double), (void **)&sf->xsub, "fit: subset"));
+    RFX__TRY(rfx__alloc(sf->ns * sf->ny, sizeof(double), (void **)&sf->ysub, "fit: subset"));
+    for (size_t i = 0; i < sf->ns; i++) {
+        memcpy(sf->xsub + i * sf->d, recs + i * sf->rec + 2, sf->d * sizeof(double));
+        memcpy(sf->ysub + i * sf->ny, recs + i * sf->rec + 2 + sf->d, sf->ny * sizeof(double));
+    }
+    return RFX_OK;
+}
+
+/* The selection rows, once every part's rows were offered. */
+static rfx_status select_rows(src_fit *sf)
+{
+    const rfx_fit_parts *parts = sf->parts;
+    const int all_rows = sf->total <= sf->cap;
+    if (!parts) {
+        if (all_rows)
+            for (size_t i = 0; i < sf->cand_n; i++) {
+                const uint64_t zero = 0;
+                memcpy(sf->cand + i * sf->rec, &zero, sizeof zero);
+            }
+        return cand_finish(sf, sf->cand, sf->cand_n, all_rows);
+    }
+    /* every part's candidates: [count, cap records] each, then all merged */
+    const size_t each = 1 + sf->cap * sf->rec, K = parts->n_parts;
+    double *mine = NULL, *all = NULL, *recs = NULL;
+    rfx_status st = rfx__calloc(each, sizeof(double), (void **)&mine, "fit: selection");
+    if (!st) st = rfx__alloc(K * each, sizeof(double), (void **)&all, "fit: selection");
+    if (!st) st = rfx__alloc(K * sf->cap * sf->rec + 1, sizeof(double), (void **)&recs,
+                             "fit: selection");
+    if (!st) {
+        mine[0] = (double)sf->cand_n;
+        memcpy(mine + 1, sf->cand, sf->cand_n * sf->rec * sizeof(double));
+        st = parts->gather(parts->user, mine, each, all);
+    }
+    size_t n = 0;
+    for (size_t k = 0; k < K && !st; k++) {
+        const double *p = all + k * each;
+        const size_t c = (size_t)p[0];
+        if (c > sf->cap) {
+            st = rfx__error(RFX_EINTERNAL, "fit: part %zu gave %zu selection rows", k, c);
+            break;
+        }
+        memcpy(recs + n * sf->rec, p + 1, c * sf->rec * sizeof(double));
+        for (size_t i = 0; i < c && all_rows; i++) {
+            const uint64_t part = k;
+            memcpy(recs + (n + i) * sf->rec, &part, sizeof part);
+        }
+        n += c;
+    }
+    if (!st) st = cand_finish(sf, recs, n, all_rows);
+    free(mine);
+    free(all);
+    free(recs);
+    return st;
+}
 
 typedef rfx_status (*block_fn)(src_fit *sf, rfx_cmat X, rfx_cmat Y, uint64_t row0);
 
@@ -1187,6 +1336,11 @@ static rfx_status alloc_sums(src_fit *sf)
         RFX__TRY(rfx__calloc(2 * sf->d, sizeof *sf->xs_sum, (void **)&sf->xs_sum, "fit: sums"));
         sf->xs_dev = sf->xs_sum + sf->d;
     }
+    if (sf->cap) {
+        sf->rec = 2 + sf->d + sf->ny;
+        RFX__TRY(rfx__alloc((sf->cap + 1) * sf->rec, sizeof(double), (void **)&sf->cand,
+                            "fit: selection rows"));
+    }
     return RFX_OK;
 }
 
@@ -1207,25 +1361,10 @@ static rfx_status pass_sums(src_fit *sf, rfx_cmat X, rfx_cmat Y, uint64_t row0)
             else sf->sum[j] += 1.0 * v;
             sf->top[j] = fmax(sf->top[j], fabs(v));
         }
+    if (sf->cap)
+        for (size_t i = 0; i < X.rows; i++)
+            cand_offer(sf, X.data + i * X.stride, Y.data + i * Y.stride, 1, row0 + i);
     return RFX_OK;
-}
-
-/* The subset's rows of this block, raw (standardised once the scaler is
- * known). */
-static void take_picks(src_fit *sf, rfx_cmat X, rfx_cmat Y, uint64_t row0)
-{
-    row0 += sf->first_row; /* global rows */
-    size_t lo = 0, hi = sf->ns; /* the first pick at or after row0 */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (sf->pick_row[mid] < row0) lo = mid + 1;
-        else hi = mid;
-    }
-    for (size_t k = lo; k < sf->ns && sf->pick_row[k] < row0 + X.rows; k++) {
-        const size_t i = (size_t)(sf->pick_row[k] - row0), at = sf->pick_pos[k];
-        memcpy(sf->xsub + at * sf->d, X.data + i * X.stride, sf->d * sizeof(double));
-        memcpy(sf->ysub + at * sf->ny, Y.data + i * Y.stride, sf->ny * sizeof(double));
-    }
 }
 
 static rfx_status pass_deviations(src_fit *sf, rfx_cmat X, rfx_cmat Y, uint64_t row0)
@@ -1243,7 +1382,8 @@ static rfx_status pass_deviations(src_fit *sf, rfx_cmat X, rfx_cmat Y, uint64_t 
                     else sf->ss[j] += 1.0 * v * v;
                 }
             }
-    if (sf->ns) take_picks(sf, X, Y, row0);
+    (void)Y;
+    (void)row0;
     return RFX_OK;
 }
 
@@ -1279,71 +1419,6 @@ static rfx_status standardized_block(src_fit *sf, rfx_cmat X, rfx_cmat *out)
             sf->xs[i * sf->d + j] =
                 rfx__standardized(X.data[i * X.stride + j], sf->mean[j], sf->scale[j]);
     *out = rfx_cmat_of(sf->xs, X.rows, sf->d);
-    return RFX_OK;
-}
-
-/* The first ns rows of subset_rows' shuffle of n rows: the positions it
- * moved are kept in an open-addressing table (position -> row), 2 ns
- * entries at most, so the shuffle costs O(ns), not O(n). Then sorted by
- * row, with their places in the subset. */
-static rfx_status pick_subset(src_fit *sf, uint64_t seed)
-{
-    const size_t ns = sf->ns;
-    size_t cap = 16;
-    while (cap < 4 * ns) cap *= 2;
-    uint64_t *key = NULL, *val = NULL;
-    rfx_status st = rfx__alloc(cap, sizeof *key, (void **)&key, "fit: subset");
-    if (!st) st = rfx__alloc(cap, sizeof *val, (void **)&val, "fit: subset");
-    if (!st) st = rfx__alloc(ns, sizeof *sf->pick_row, (void **)&sf->pick_row, "fit: subset");
-    if (!st) st = rfx__alloc(ns, sizeof *sf->pick_pos, (void **)&sf->pick_pos, "fit: subset");
-    if (st) {
-        free(key);
-        free(val);
-        return st;
-    }
-    for (size_t k = 0; k < cap; k++) key[k] = UINT64_MAX;
-#define SLOT(pos, k)                                                                  \
-    for (k = (size_t)(((pos) * 0x9E3779B97F4A7C15ull) >> 11) & (cap - 1);             \
-         key[k] != UINT64_MAX && key[k] != (pos); k = (k + 1) & (cap - 1))
-    rfx__rng rng;
-    rfx__rng_init(&rng, seed, 1, 0);
-    const uint64_t n = sf->total;
-    for (size_t i = 0; i < ns && n <= ns; i++) { /* all rows, in order, as rfx_model_fit */
-        sf->pick_row[i] = i;
-        sf->pick_pos[i] = i;
-    }
-    for (size_t i = 0; i < ns && n > ns; i++) {
-        uint64_t j = i + (uint64_t)(rfx__rng_uniform(&rng) * (double)(n - i));
-        if (j >= n) j = n - 1;
-        size_t ki, kj;
-        SLOT((uint64_t)i, ki);
-        const uint64_t vi = key[ki] == UINT64_MAX ? i : val[ki];
-        key[ki] = i;
-        SLOT(j, kj);
-        const uint64_t vj = key[kj] == UINT64_MAX ? j : val[kj];
-        key[kj] = j;
-        val[kj] = vi;
-        SLOT((uint64_t)i, ki);
-        val[ki] = vj;
-        sf->pick_row[i] = vj;
-        sf->pick_pos[i] = i;
-    }
-#undef SLOT
-    free(key);
-    free(val);
-    /* by row (insertion sort on a copy would be quadratic: a shell sort) */
-    for (size_t gap = ns / 2; gap > 0; gap /= 2)
-        for (size_t i = gap; i < ns; i++) {
-            const uint64_t r = sf->pick_row[i];
-            const size_t q = sf->pick_pos[i];
-            size_t k = i;
-            for (; k >= gap && sf->pick_row[k - gap] > r; k -= gap) {
-                sf->pick_row[k] = sf->pick_row[k - gap];
-                sf->pick_pos[k] = sf->pick_pos[k - gap];
-            }
-            sf->pick_row[k] = r;
-            sf->pick_pos[k] = q;
-        }
     return RFX_OK;
 }
 
@@ -1412,8 +1487,7 @@ static void src_fit_free(src_fit *sf)
     free(sf->xs_sum);
     free(sf->sum);
     free(sf->unsafe);
-    free(sf->pick_row);
-    free(sf->pick_pos);
+    free(sf->cand);
     free(sf->xsub);
     free(sf->ysub);
     free(sf->xs);
@@ -1474,6 +1548,10 @@ static rfx_status fit_source(const rfx_fit_params *params, src_fit *sf, rfx_mode
     const int choose = fp->length_scales == NULL && fp->gamma == 0 && fp->length_scale <= 0;
     const int learn = params->learn_length_scales;
     const rfx_fit_parts *parts = sf->parts;
+    if (choose || learn) {
+        sf->cap = params->select_rows;
+        sf->seed = fp->seed;
+    }
     RFX__TRY(source_pass(sf, pass_sums, "read: columns", 1));
     RFX__TRY(alloc_sums(sf)); /* a part without rows */
     const size_t d = sf->d;
@@ -1496,18 +1574,8 @@ static rfx_status fit_source(const rfx_fit_params *params, src_fit *sf, rfx_mode
         sf->mean[j] = sf->sum[j] / (double)sf->total;
         if (sf->unsafe[j] && parts) rfx__xsum_init(&sf->xs_sum[j]); /* pass 2: x / top */
     }
-    if (choose || learn) {
-        sf->ns = sf->total > params->select_rows ? params->select_rows : (size_t)sf->total;
-        RFX__TRY(pick_subset(sf, fp->seed));
-        /* zeros where another part's rows go: the parts' subsets then add */
-        RFX__TRY(rfx__calloc(sf->ns * d, sizeof(double), (void **)&sf->xsub, "fit: subset"));
-        RFX__TRY(rfx__calloc(sf->ns * sf->ny, sizeof(double), (void **)&sf->ysub, "fit: subset"));
-    }
-    if (params->standardize || sf->ns) RFX__TRY(source_pass(sf, pass_deviations, "read: scales", 0));
-    if (parts && sf->ns) {
-        RFX__TRY(parts->sum(parts->user, sf->xsub, sf->ns * d));
-        RFX__TRY(parts->sum(parts->user, sf->ysub, sf->ns * sf->ny));
-    }
+    if (choose || learn) RFX__TRY(select_rows(sf));
+    if (params->standardize) RFX__TRY(source_pass(sf, pass_deviations, "read: scales", 0));
     if (any_unsafe) {
         if (parts) RFX__TRY(reduce_exact(sf, sf->xs_sum, sf->msum));
         for (size_t j = 0; j < d; j++)
@@ -1605,9 +1673,12 @@ rfx_status rfx_model_fit_parts(const rfx_fit_params *params, rfx_source *src,
 {
     if (!out) return rfx__error(RFX_EINVAL, "fit: out is NULL");
     if (!src || !src->next || !src->rewind) return rfx__error(RFX_EINVAL, "fit: invalid source");
-    if (!parts || !parts->offsets || !parts->sum || !parts->sum_exact || !parts->max ||
+    if (!parts || !parts->offsets || !parts->gather || !parts->sum_exact || !parts->max ||
         !parts->stats)
         return rfx__error(RFX_EINVAL, "fit: parts must set every call");
+    if (parts->n_parts == 0 || parts->part >= parts->n_parts)
+        return rfx__error(RFX_EINVAL, "fit: parts->part %zu of %zu parts", parts->part,
+                          parts->n_parts);
     RFX__TRY(rfx_fit_params_check(params));
     if (params->method != RFX_METHOD_RIDGE && params->method != RFX_METHOD_BAYES)
         return rfx__error(RFX_EINVAL, "fit: in parts, the methods ridge and bayes (%s keeps "
