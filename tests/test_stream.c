@@ -443,7 +443,7 @@ static void *t_run(void *arg)
 {
     member *me = arg;
     rfx_fit_parts parts = {me->t->k, me->id, me->X.cols, 1, t_offsets, t_gather, t_sum_exact,
-                           t_max, t_stats, me};
+                           t_max, t_stats, NULL, me};
     rfx_source *src = NULL;
     me->st = rfx_source_memory_create(me->X, me->Y, 1000, &src);
     if (!me->st) me->st = rfx_model_fit_parts(&me->fp, src, &parts, &me->m, NULL);

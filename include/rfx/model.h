@@ -424,6 +424,9 @@ RFX_API rfx_status rfx_model_fit_source(const rfx_fit_params *params, rfx_source
  *   stats:   accumulate src's rows (standardised, first_row their global
  *            index) into the empty s with the map f, and add every part's:
  *            each part's s ends with the statistics of all rows.
+ *   fail:    (optional) called when this part's fit fails on its own (its
+ *            rows cannot be read, a value is not finite), so that the
+ *            other parts, waiting in one of the calls above, fail too.
  * Every part then solves and returns the same model (the scaler, the
  * selection rows and the length scale as a single fit on all rows would
  * choose them, the sums exact; the statistics as stats adds them). A part
@@ -438,6 +441,7 @@ typedef struct rfx_fit_parts {
     rfx_status (*max)(void *user, double *v, size_t n);
     rfx_status (*stats)(void *user, rfx_stats *s, const rfx_features *f, rfx_source *src,
                         uint64_t first_row);
+    void (*fail)(void *user, rfx_status status);
     void *user;
 } rfx_fit_parts;
 

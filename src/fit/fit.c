@@ -1128,7 +1128,19 @@ typedef struct src_fit {
     rfx__xsum *xs_sum, *xs_dev; /* d accumulators each                           */
     uint64_t first_row, total; /* this part's first global row, and all rows    */
     rfx_source std;        /* the source standardised, for parts->stats        */
+    int shared_failure;    /* a part's call failed: every part knows           */
 } src_fit;
+
+/* A part's call: its failure is every part's (the caller's functions agree
+ * on it), so the fit does not report it with parts->fail. */
+#define PART_CALL(sf, call)            \
+    do {                               \
+        rfx_status st_ = (call);       \
+        if (st_) {                     \
+            (sf)->shared_failure = 1;  \
+            return st_;                \
+        }                              \
+    } while (0)
 
 /* ---- the selection rows: those of least key, whatever the order --------- */
 
@@ -1254,6 +1266,7 @@ static rfx_status select_rows(src_fit *sf)
         mine[0] = (double)sf->cand_n;
         memcpy(mine + 1, sf->cand, sf->cand_n * sf->rec * sizeof(double));
         st = parts->gather(parts->user, mine, each, all);
+        sf->shared_failure = st != RFX_OK;
     }
     size_t n = 0;
     for (size_t k = 0; k < K && !st; k++) {
@@ -1434,6 +1447,7 @@ static rfx_status reduce_exact(src_fit *sf, rfx__xsum *acc, double *out)
         memcpy(words + j * w, acc[j].digit, w * sizeof *words);
     }
     rfx_status st = parts->sum_exact(parts->user, words, sf->d * w);
+    sf->shared_failure = st != RFX_OK;
     for (size_t j = 0; j < sf->d && !st; j++) {
         memcpy(acc[j].digit, words + j * w, w * sizeof *words);
         out[j] = rfx__xsum_value(&acc[j]);
@@ -1447,9 +1461,10 @@ static rfx_status reduce_exact(src_fit *sf, rfx__xsum *acc, double *out)
 static rfx_status reduce_sums(src_fit *sf)
 {
     const rfx_fit_parts *parts = sf->parts;
-    RFX__TRY(parts->offsets(parts->user, sf->n, &sf->first_row, &sf->total));
+    PART_CALL(sf, parts->offsets(parts->user, sf->n, &sf->first_row, &sf->total));
     RFX__TRY(reduce_exact(sf, sf->xs_sum, sf->sum));
-    return parts->max(parts->user, sf->top, sf->d);
+    PART_CALL(sf, parts->max(parts->user, sf->top, sf->d));
+    return RFX_OK;
 }
 
 static rfx_status std_next(rfx_source *src, rfx_block *out, int *done)
@@ -1614,10 +1629,12 @@ static rfx_status fit_source(const rfx_fit_params *params, src_fit *sf, rfx_mode
         sf->std.next = std_next;
         sf->std.rewind = std_rewind;
         sf->std.state = sf;
-        if (!report_progress(params, "read: statistics", 0.0))
+        if (!report_progress(params, "read: statistics", 0.0)) {
             st = parts->stats(parts->user, sf->stats, f, &sf->std, sf->first_row);
-        else
+            sf->shared_failure = st != RFX_OK;
+        } else {
             st = rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
+        }
     } else if (!st) {
         sf->f = f;
         st = source_pass(sf, pass_stats, "read: statistics", 0);
@@ -1695,6 +1712,13 @@ rfx_status rfx_model_fit_parts(const rfx_fit_params *params, rfx_source *src,
     sf.d = parts->n_inputs;
     sf.ny = parts->n_targets;
     rfx_status st = fit_source(params, &sf, out, report);
+    if (st && !sf.shared_failure && parts->fail) {
+        /* this part alone failed (its rows): the others hear of it */
+        char msg[1024];
+        snprintf(msg, sizeof msg, "%s", rfx_last_error());
+        parts->fail(parts->user, st);
+        rfx__error(st, "%s", msg);
+    }
     src_fit_free(&sf);
     return st;
 }

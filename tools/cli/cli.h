@@ -218,10 +218,11 @@ void cli_progress_end(const progress_state *p);
  * predict. The reader as a row-block source that keeps the range of each
  * input over the first pass (the training box) and shows progress. */
 typedef struct cli_stream cli_stream;
-/* Open path (rewindable: a pipe is spooled to be read again); an error is
- * reported and its exit code returned. show: progress on stderr. */
-int cli_stream_open(const char *path, const rfx_read_params *rp, int rewindable, int show,
-                    cli_stream **out);
+/* Open path (rewindable: a pipe is spooled to be read again; range: the
+ * reader's range of rows, NULL for all); an error is reported and its exit
+ * code returned. show: progress on stderr. */
+int cli_stream_open(const char *path, const rfx_read_params *rp, const rfx_reader_params *range,
+                    int rewindable, int show, cli_stream **out);
 void cli_stream_free(cli_stream *s);
 rfx_reader *cli_stream_reader(cli_stream *s);
 rfx_source *cli_stream_source(cli_stream *s);

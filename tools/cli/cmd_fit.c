@@ -762,7 +762,7 @@ static int fit_rff_stream(fit_opts *o, const char *data_path, const rfx_read_par
 {
     progress_state unused;
     cli_stream *s = NULL;
-    int rc = cli_stream_open(data_path, rp, 1, want_progress(o, &unused), &s);
+    int rc = cli_stream_open(data_path, rp, NULL, 1, want_progress(o, &unused), &s);
     if (rc != RC_OK) return rc;
     rfx_reader *r = cli_stream_reader(s);
     o->fit.progress = cli_stream_fit_progress;

@@ -151,7 +151,7 @@ static int predict_rows(const rfx_model *model, const rfx_model_info *info, cons
     sink k;
     int rc, opened = 0;
     rp.target = NULL; /* every column as read; the model's schema sorts them */
-    rc = cli_stream_open(data_path, &rp, 0, isatty(STDERR_FILENO), &s);
+    rc = cli_stream_open(data_path, &rp, NULL, 0, isatty(STDERR_FILENO), &s);
     if (rc != RC_OK) return rc;
     rfx_reader *r = cli_stream_reader(s);
     const size_t block = rfx_reader_params_default().block_rows;

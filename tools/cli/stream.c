@@ -89,15 +89,15 @@ static rfx_status stream_rewind(rfx_source *src)
     return rfx_reader_rewind(s->r);
 }
 
-int cli_stream_open(const char *path, const rfx_read_params *rp, int rewindable, int show,
-                    cli_stream **out)
+int cli_stream_open(const char *path, const rfx_read_params *rp, const rfx_reader_params *range,
+                    int rewindable, int show, cli_stream **out)
 {
     cli_stream *s = calloc(1, sizeof *s);
     if (!s) {
         cli_say("out of memory");
         return RC_INTERNAL;
     }
-    rfx_reader_params pp = rfx_reader_params_default();
+    rfx_reader_params pp = range ? *range : rfx_reader_params_default();
     pp.rewindable = rewindable;
     rfx_status st = rfx_reader_open(path, rp, &pp, &s->r);
     if (st) {
