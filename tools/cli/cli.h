@@ -51,7 +51,7 @@ enum opt_id {
     O_LENGTH_SCALES, O_LEARN_ITERATIONS, O_K, O_SURROGATE, O_ITERATIONS, O_PARTICLES,
     O_PATIENCE, O_THETA, O_TASK, O_LOSS, O_MULTICLASS, O_OPTIMIZER, O_CLASS_WEIGHT,
     O_PROBA, O_STRUCTURE, O_DESIGN, O_NO_SCRAMBLE, O_TRANSFORM, O_BUDGET, O_CANDIDATES,
-    O_FORMAT, O_PROGRESS, O_QUIET, O_SECOND_ORDER, O_SAMPLE_WEIGHT, O_MEMORY_LIMIT,
+    O_FORMAT, O_PROGRESS, O_QUIET, O_SECOND_ORDER, O_SAMPLE_WEIGHT, O_MEMORY_LIMIT, O_DISTRIBUTED, O_DETERMINISTIC, O_CHUNK_ROWS,
     O_COUNT
 };
 
@@ -237,6 +237,24 @@ uint64_t cli_stream_rows(const cli_stream *s);
 /* Show this block's progress (predict calls it; the source does for a fit). */
 void cli_stream_tick(cli_stream *s);
 void cli_stream_end(cli_stream *s);
+
+#ifdef RFX_HAVE_MPI
+/* rfx fit --distributed (dist.c): MPI started, the rfx_dist handle; this
+ * rank's rows opened (its byte range of DATA, or its own file when DATA
+ * holds %d; whole chunks in the deterministic mode); the fit, whose model
+ * every rank gets with the box of all ranks' rows; the end (MPI_Finalize,
+ * or MPI_Abort when a rank stopped answering). Errors are reported and
+ * their exit codes returned. */
+typedef struct cli_dist cli_dist;
+int cli_dist_begin(int deterministic, size_t chunk_rows, double timeout, cli_dist **out);
+int cli_dist_rank(const cli_dist *c);
+uint64_t cli_dist_rows(const cli_dist *c);
+int cli_dist_open(cli_dist *c, const char *path, const rfx_read_params *rp, int show,
+                  cli_stream **out);
+int cli_dist_fit(cli_dist *c, const rfx_fit_params *fp, cli_stream *s, rfx_model **m,
+                 rfx_fit_report *report);
+int cli_dist_end(cli_dist *c, int rc);
+#endif
 
 char **cli_output_names(size_t ny, int with_std);
 int cli_write_csv_stdout(rfx_cmat M, const char *const *names);

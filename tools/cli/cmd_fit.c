@@ -163,6 +163,15 @@ static const opt_spec FIT_OPTS[] = {
     { O_SAMPLE_WEIGHT, 0, "sample-weight", "COL",
       "ridge, bayes, classify: the column of DATA (a header name or 0-based index among the "
       "inputs) that holds each row's weight, finite and >= 0; it is not an input" },
+    { O_DISTRIBUTED, 0, "distributed", NULL,
+      "ridge, bayes: one fit by every process of an MPI job (mpirun -np K rfx fit ...): "
+      "each rank reads its byte range of DATA, or its own file when DATA holds %d (the "
+      "rank); rank 0 writes the model" },
+    { O_DETERMINISTIC, 0, "deterministic", NULL,
+      "--distributed: the same model, bit for bit, for any number of ranks and threads "
+      "(rows in whole chunks added in a fixed tree; a counting pass first)" },
+    { O_CHUNK_ROWS, 0, "chunk-rows", "N",
+      "--deterministic: rows per chunk (default 65536); part of the result" },
     { O_MEMORY_LIMIT, 0, "memory-limit", "SIZE",
       "the most DATA's numbers may take in memory for the methods that keep every row (all "
       "but ridge and bayes, which read DATA in blocks of rows); beyond it the fit stops "
@@ -266,6 +275,7 @@ static const struct fit_opt_methods {
     { O_FOLDS, FM_SPARSE | FM(FM_PROJECTED) | FM(FM_CLASSIFY) | FM(FM_AUTO) },
     { O_TRANSFORM, ~FM(FM_CLASSIFY) }, { O_BUDGET, FM(FM_AUTO) }, { O_CANDIDATES, FM(FM_AUTO) },
     { O_SAMPLE_WEIGHT, FM(FM_RIDGE) | FM(FM_BAYES) | FM(FM_CLASSIFY) },
+    { O_DISTRIBUTED, FM_RFF }, { O_DETERMINISTIC, FM_RFF }, { O_CHUNK_ROWS, FM_RFF },
     { O_LOSS, FM(FM_CLASSIFY) }, { O_MULTICLASS, FM(FM_CLASSIFY) },
     { O_OPTIMIZER, FM(FM_CLASSIFY) }, { O_CLASS_WEIGHT, FM(FM_CLASSIFY) },
     { O_ETA, FM(FM_SRFE) }, { O_TERMS, FM(FM_HARFE) },
@@ -525,6 +535,7 @@ typedef struct fit_opts {
     const char *plot_path;        /* --plot                                  */
     const char *sample_weight_col; /* --sample-weight COL                     */
     size_t memory_limit;          /* --memory-limit, bytes (0: none)          */
+    size_t chunk_rows;            /* --chunk-rows (0: the library's default)  */
     /* classify */
     rfx_classify_params cls;      /* loss, multi-class scheme, optimizer      */
     const char *class_weight;     /* --class-weight, syntax checked           */
@@ -786,6 +797,51 @@ static int fit_rff_stream(fit_opts *o, const char *data_path, const rfx_read_par
     rfx_model_free(model);
     cli_stream_free(s);
     return rc;
+}
+
+/* bayes, ridge over the ranks of an MPI job (--distributed): dist.c. */
+static int fit_distributed(fit_opts *o, const char *data_path, const rfx_read_params *rp,
+                           const char *path)
+{
+#ifdef RFX_HAVE_MPI
+    progress_state unused;
+    cli_dist *c = NULL;
+    cli_stream *s = NULL;
+    rfx_model *model = NULL;
+    rfx_fit_report report;
+    memset(&report, 0, sizeof report);
+    int rc = cli_dist_begin(o->given[O_DETERMINISTIC], o->chunk_rows, 0, &c);
+    if (rc != RC_OK) return rc;
+    const int rank0 = cli_dist_rank(c) == 0;
+    rc = cli_dist_open(c, data_path, rp, want_progress(o, &unused), &s);
+    const double t0 = cli_now_seconds();
+    if (rc == RC_OK) {
+        o->fit.progress = cli_stream_fit_progress;
+        o->fit.progress_user = s;
+        rc = cli_dist_fit(c, &o->fit, s, &model, &report);
+        cli_stream_end(s);
+    }
+    const double seconds = cli_now_seconds() - t0;
+    rfx_reader *r = s ? cli_stream_reader(s) : NULL;
+    rfx_status st = RFX_OK;
+    if (rc == RC_OK && rank0 && rfx_reader_has_names(r))
+        st = name_inputs_from(model, rfx_reader_inputs(r), reader_column, r);
+    if (rc == RC_OK && rank0 && st == RFX_OK) st = rfx_model_save(model, path);
+    if (rc == RC_OK && st != RFX_OK) rc = cli_fail(st);
+    if (rc == RC_OK && rank0 && !quiet(o))
+        print_fit_report(model, &report, &o->fit, o->ko.have_gamma || o->ko.have_length_scale,
+                         cli_dist_rows(c), rfx_reader_name(r, SIZE_MAX), seconds, path);
+    rfx_model_free(model);
+    cli_stream_free(s);
+    return cli_dist_end(c, rc);
+#else
+    (void)o;
+    (void)data_path;
+    (void)rp;
+    (void)path;
+    cli_say("--distributed: this rfx was built without MPI (install Open MPI and rebuild)");
+    return RC_USAGE;
+#endif
 }
 
 /* srfe, lasso, harfe: what was used and chosen, on stderr. */
@@ -1539,6 +1595,9 @@ static int cmd_fit(const command *c, int argc, char **argv)
         case O_QUIET: break; /* read from given[] */
         case O_SAMPLE_WEIGHT: o.sample_weight_col = v; break;
         case O_MEMORY_LIMIT: bad = cli_parse_bytes(&it, v, &o.memory_limit); break;
+        case O_DISTRIBUTED:
+        case O_DETERMINISTIC: break;
+        case O_CHUNK_ROWS: bad = cli_parse_size(&it, v, 1, &o.chunk_rows); break;
         default: return cli_usage_error(c, "internal: unhandled option %s", it.name);
         }
         if (bad) return RC_USAGE;
@@ -1654,6 +1713,17 @@ static int cmd_fit(const command *c, int argc, char **argv)
     if (rc != RC_OK) return rc;
     /* ridge and bayes stream the rows, unless a weight column or a target
      * transform needs them all */
+    if (o.given[O_DETERMINISTIC] && !o.given[O_DISTRIBUTED])
+        return cli_usage_error(c, "--deterministic goes with --distributed");
+    if (o.given[O_CHUNK_ROWS] && !o.given[O_DETERMINISTIC])
+        return cli_usage_error(c, "--chunk-rows goes with --distributed --deterministic");
+    if (o.given[O_DISTRIBUTED]) {
+        if (o.sample_weight_col || o.transform_auto ||
+            (o.transforms & ~RFX_AUTO_TRANSFORM(RFX_TARGET_NONE)))
+            return cli_usage_error(c, "--distributed takes neither --sample-weight nor "
+                                      "--transform");
+        return fit_distributed(&o, data_path, &rp, model_path);
+    }
     if ((o.method == FM_BAYES || o.method == FM_RIDGE) && !o.sample_weight_col &&
         !o.transform_auto && !(o.transforms & ~RFX_AUTO_TRANSFORM(RFX_TARGET_NONE)))
         return fit_rff_stream(&o, data_path, &rp, model_path);
