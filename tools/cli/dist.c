@@ -144,12 +144,11 @@ int cli_dist_open(cli_dist *c, const char *path, const rfx_read_params *rp, int 
             }
         }
     }
-    if (rc != RC_OK) {
-        /* the others are waiting in the fit's first call: fail it with them */
-        rfx_dist_agree(c->d, "the input", "unreadable", 10);
-        return rc;
-    }
-    return cli_stream_open(c->path, rp, &pp, 1, show && c->rank == 0, out);
+    if (rc == RC_OK) rc = cli_stream_open(c->path, rp, &pp, 1, show && c->rank == 0, out);
+    /* the others wait in the fit's first call: fail it with them (this rank
+     * said why above) */
+    if (rc != RC_OK) rfx_dist_agree(c->d, "DATA (readable)", "no", 2);
+    return rc;
 }
 
 int cli_dist_fit(cli_dist *c, const rfx_fit_params *fp, cli_stream *s, rfx_model **m,
@@ -164,7 +163,7 @@ int cli_dist_fit(cli_dist *c, const rfx_fit_params *fp, cli_stream *s, rfx_model
     char *cols = malloc(len + 1), *p = cols;
     if (!cols) {
         cli_say("out of memory");
-        rfx_dist_agree(c->d, "the input", "unreadable", 10);
+        rfx_dist_agree(c->d, "DATA (readable)", "no", 2);
         return RC_INTERNAL;
     }
     for (size_t j = 0; j <= d; j++) {
@@ -173,7 +172,7 @@ int cli_dist_fit(cli_dist *c, const rfx_fit_params *fp, cli_stream *s, rfx_model
         memcpy(p, name, k + 1);
         p += k + 1;
     }
-    rfx_status st = rfx_dist_agree(c->d, "the input", "readable", 8);
+    rfx_status st = rfx_dist_agree(c->d, "DATA (readable)", "yes", 3);
     if (!st) st = rfx_dist_agree(c->d, "columns", cols, len);
     free(cols);
     if (!st)
