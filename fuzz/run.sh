@@ -11,7 +11,7 @@ set -u
 BUILD=$1
 SECONDS_EACH=$2
 shift 2
-[ $# -gt 0 ] || set -- csv npy model_file model_buffer cli_args
+[ $# -gt 0 ] || set -- csv npy reader model_file model_buffer cli_args
 SRC=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$BUILD/fuzz-artifacts" "$BUILD/fuzz-logs"
 # one thread: no OpenMP in this build, and OpenBLAS's own threads off

@@ -373,6 +373,7 @@ typedef struct csv_ctx {
     uint64_t record_at; /* the offset of the line where the record began      */
     uint64_t stop_at;   /* a data record whose line starts here or after ends
                            the reading (a byte range); 0: none              */
+    int one_line;       /* a byte range: a record that spans lines is an error */
 } csv_ctx;
 
 static void csv_ctx_free(csv_ctx *c)
@@ -601,6 +602,9 @@ static rfx_status csv_pump(csv_ctx *c, FILE *fp, struct csv_parser *p)
             return c->status != RFX_OK ? c->status : csv_parser_error(c, csv_error(p));
         if (c->status != RFX_OK) return c->status;
         c->open = c->records == before && len > 0 && s[len - 1] == '\n';
+        if (c->open && c->one_line)
+            return rfx__error(RFX_EPARSE, "%s:%zu: a quoted field spans lines; a file read in "
+                              "byte ranges needs one record per line", c->path, c->record_line);
         if (c->limit && c->n >= c->limit && !c->open) return RFX_OK;
         errno = 0;
     }
@@ -1222,6 +1226,7 @@ static rfx_status csv_range(rfx_reader *r)
     FILE *fp = rfx__input_stream(r->in);
     c->limit = p->block_rows;
     c->stop_at = p->max_rows == UINT64_MAX ? p->byte_end : 0;
+    c->one_line = 1;
     if (r->empty) {
         c->n = 0;
         c->eof = 1;
