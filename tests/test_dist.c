@@ -512,6 +512,59 @@ static void test_deterministic(void)
     free(Y);
 }
 
+/* Chunks of two sub-blocks (D = 1024: sub-blocks of 1024 rows, chunks of
+ * 2048), the last chunk cut inside its second sub-block: the same bits on
+ * any number of ranks. */
+static void test_deterministic_subblocks(void)
+{
+    const size_t chunk = 2048, n = 2 * 2048 + 1500, d = 2, D = 1024;
+    const uint64_t C = (n + chunk - 1) / chunk;
+    double *X, *Y;
+    make_data(n, d + 1, 1, 5.0, &X, &Y); /* 3 columns, the first 2 used */
+    rfx_features *f = make_features(D, d, 3);
+    rfx_dist_params p = rfx_dist_params_default();
+    p.deterministic = 1;
+    p.chunk_rows = chunk;
+    rfx_dist *dist = NULL;
+    CHECK_OK(rfx_dist_create(MPI_COMM_WORLD, &p, &dist));
+    uint64_t c0, c1;
+    chunk_share(C, &c0, &c1);
+    const size_t first = c0 * chunk, last = c1 * chunk < n ? c1 * chunk : n;
+    rfx_source *src = NULL;
+    const rfx_cmat Xv = {X + first * (d + 1), last - first, d, d + 1};
+    CHECK_OK(rfx_source_memory_create(Xv, rfx_cmat_of(Y + first, last - first, 1), 700, &src));
+    rfx_stats *s = NULL;
+    CHECK_OK(rfx_stats_create(D, 1, &s));
+    CHECK_OK(rfx_dist_stats_add_source(dist, s, f, src, first, 0, NULL, NULL));
+    if (rank == 0) {
+        /* one process: blocks of 3000 rows */
+        rfx_dist *self = NULL;
+        rfx_source *all = NULL;
+        rfx_stats *ref = NULL;
+        CHECK_OK(rfx_dist_create(MPI_COMM_SELF, &p, &self));
+        CHECK_OK(rfx_source_memory_create((rfx_cmat){X, n, d, d + 1}, rfx_cmat_of(Y, n, 1), 3000,
+                                          &all));
+        CHECK_OK(rfx_stats_create(D, 1, &ref));
+        CHECK_OK(rfx_dist_stats_add_source(self, ref, f, all, 0, 0, NULL, NULL));
+        size_t L, L2;
+        double *a = packed(s, &L), *b = packed(ref, &L2);
+        CHECK(L == L2 && memcmp(a, b, L * sizeof *a) == 0);
+        printf("deterministic statistics, D = %zu: hash %016llx\n", D,
+               (unsigned long long)fnv(a, L * sizeof *a));
+        free(a);
+        free(b);
+        rfx_stats_free(ref);
+        rfx_source_free(all);
+        rfx_dist_free(self);
+    }
+    rfx_stats_free(s);
+    rfx_source_free(src);
+    rfx_dist_free(dist);
+    rfx_features_free(f);
+    free(X);
+    free(Y);
+}
+
 /* ---- preflight and faults ----------------------------------------------- */
 
 /* Every rank got status st with the same message, which holds part. */
@@ -770,6 +823,7 @@ int main(int argc, char **argv)
     RUN(test_tree_shapes);
     RUN(test_fast);
     RUN(test_deterministic);
+    RUN(test_deterministic_subblocks);
     RUN(test_preflight);
     RUN(test_timeout);
     int failures = rfx_test_failures, checks = rfx_test_checks, all_failures = 0, all_checks = 0;

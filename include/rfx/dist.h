@@ -178,8 +178,8 @@ RFX_API rfx_status rfx_dist_stats_reduce(rfx_dist *d, rfx_stats *s, int root);
  * every rank, naming the rank. Chunk c holds the global rows [c chunk_rows,
  * (c + 1) chunk_rows) and c = 0 .. C - 1. Each chunk's statistics are
  * accumulated on their own (source blocks re-cut at chunk boundaries and
- * at fixed sub-blocks within a chunk, so the cut of the source does not
- * matter), about their own target shift, then packed about the global
+ * at sub-blocks of fixed size within a chunk, 2^20 / D rows within [256,
+ * 4096], so the cut of the source does not matter), about their own target shift, then packed about the global
  * shift (the mean target of the first sub-block of chunk 0, broadcast by
  * its rank before accumulation). The chunks' packed statistics are added
  * in the canonical tree of aligned dyadic intervals [k 2^l, (k + 1) 2^l)
