@@ -6,7 +6,7 @@
  *
  *  1. MPI_Allreduce (sum, in place) of the packed statistics of D features
  *     and one target (rfx_stats_packed_size: D (D + 1) / 2 + 2 D + 5
- *     doubles) for D = 256 .. 4096: the best of 5 after a warm-up, as an
+ *     doubles) for D = 256 .. 4096: the best of 10 after a warm-up, as an
  *     algorithm bandwidth (bytes / t) and a bus bandwidth (2 (P - 1) / P
  *     bytes / t, what a ring moves per rank), and the latency of an 8-byte
  *     allreduce (the best of 200);
@@ -15,9 +15,11 @@
  *  3. on rank 0 alone, the other ranks idle: rfx_stats_add (the transform
  *     and the tiled SYRK) at D = 1024 and 2048 on d = 20 inputs, as rows
  *     per second and as GFLOP/s counting n D^2 flops (the SYRK's), and
- *     rfx_ridge_solve (the O(D^3) solve on one rank);
+ *     rfx_ridge_solve (the O(D^3) solve on one rank), the best of 5;
  *  4. rfx_dist_stats_add_source at D = 1024 over every rank's rows, fast
- *     against deterministic mode (chunk_rows 4096), one thread per rank.
+ *     against deterministic mode (chunk_rows 4096), one thread per rank,
+ *     the best of 4.
+ * Best-of timings, since the machine may be shared.
  * Prints a markdown report (bench/results/dist_rates.md holds one). LABEL
  * names the transport in the report ("tcp loopback", "shared memory").
  * Not a test: it times, it does not check.
@@ -107,7 +109,7 @@ static void bench_allreduce(void)
         double *v = calloc(L, sizeof *v);
         if (!v) die("calloc");
         double ta = 1e30, tr = 1e30;
-        for (int r = 0; r < 6; r++) {
+        for (int r = 0; r < 11; r++) {
             MPI_Barrier(MPI_COMM_WORLD);
             double t0 = MPI_Wtime();
             MPI_Allreduce(MPI_IN_PLACE, v, (int)L, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
@@ -115,7 +117,7 @@ static void bench_allreduce(void)
             MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
             if (r > 0 && t < ta) ta = t;
         }
-        for (int r = 0; r < 6; r++) {
+        for (int r = 0; r < 11; r++) {
             MPI_Barrier(MPI_COMM_WORLD);
             double t0 = MPI_Wtime();
             if (rfx_dist_stats_reduce(dist, s, -1)) die("rfx_dist_stats_reduce");
@@ -145,7 +147,7 @@ static void bench_syrk(int threads)
             double *Y, *X = make_rows(n, d, 0, &Y);
             rfx_features *f = make_features(D, d, threads);
             double best = 1e30, solve = 1e30;
-            for (int r = 0; r < 3; r++) {
+            for (int r = 0; r < 5; r++) {
                 rfx_stats *s = NULL;
                 if (rfx_stats_create(D, 1, &s)) die("rfx_stats_create");
                 double t0 = MPI_Wtime();
@@ -192,7 +194,7 @@ static void bench_modes(void)
         rfx_dist *dist = NULL;
         if (rfx_dist_create(MPI_COMM_WORLD, &p, &dist)) die("rfx_dist_create");
         double best = 1e30;
-        for (int r = 0; r < 2; r++) {
+        for (int r = 0; r < 4; r++) {
             rfx_source *src = NULL;
             rfx_stats *s = NULL;
             if (rfx_source_memory_create(rfx_cmat_of(X, per_rank, d), rfx_cmat_of(Y, per_rank, 1),
