@@ -10,6 +10,11 @@
  *  - deterministic mode: the statistics are bitwise those of one process
  *    accumulating every row (computed here on each rank over
  *    MPI_COMM_SELF), with other source blocks and another thread count;
+ *  - classification: L-BFGS over every rank's rows (a class on one rank
+ *    only, an empty rank) gives every rank the same model, the one-process
+ *    fit's to the optimizer's tolerance (bitwise on one rank); differing
+ *    parameters, a source failing mid-iterations, a cancel: every rank
+ *    fails alike;
  *  - preflight and faults: a differing field, field name, feature map,
  *    statistics' shape or parameter, ranks in different calls, a rank whose
  *    source fails or that cancels, rows that do not tile: every rank gets
@@ -746,6 +751,134 @@ static void test_preflight(void)
     CHECK(rfx_dist_rank(NULL) == -1 && rfx_dist_size(NULL) == 0);
 }
 
+/* ---- classification ----------------------------------------------------- */
+
+/* A source over another that fails on its pass `fail_pass` (counted by
+ * rewinds). */
+typedef struct flaky {
+    rfx_source *inner;
+    int pass, fail_pass;
+} flaky;
+
+static rfx_status flaky_next(rfx_source *src, rfx_block *out, int *done)
+{
+    flaky *fl = src->state;
+    if (fl->pass == fl->fail_pass) return rfx_set_error(RFX_EIO, "the file went away");
+    return fl->inner->next(fl->inner, out, done);
+}
+
+static rfx_status flaky_rewind(rfx_source *src)
+{
+    flaky *fl = src->state;
+    fl->pass++;
+    return fl->inner->rewind(fl->inner);
+}
+
+static int cancel_third(void *user, const char *stage, double fraction)
+{
+    (void)stage;
+    (void)fraction;
+    return rank == 0 && ++*(int *)user == 3;
+}
+
+static void test_classify(void)
+{
+    const size_t n = 900, d = 2, D = 48;
+    double *X, *Y;
+    make_data(n, d + 1, 1, 0.0, &X, &Y);
+    /* labels 0, 1, 2 by the target, and 7 for the last 120 rows only: the
+     * last rank alone has class 7 */
+    double *lab = malloc(n * sizeof *lab);
+    for (size_t i = 0; i < n; i++) lab[i] = i >= n - 120 ? 7 : Y[i] < -0.3 ? 0 : Y[i] < 0.3 ? 1 : 2;
+    rfx_features *f = make_features(D, d, 5);
+    rfx_classify_params p = rfx_classify_params_default();
+    p.multiclass = RFX_MULTICLASS_SOFTMAX;
+    p.lambda = 1e-3;
+    p.tol = 1e-10;
+    p.max_iter = 5000;
+    rfx_dist *dist = NULL;
+    CHECK_OK(rfx_dist_create(MPI_COMM_WORLD, NULL, &dist));
+    size_t first, count;
+    share(n, size >= 3 ? 1 : -1, &first, &count);
+    const rfx_cmat Xall = {X, n, d, d + 1};
+    rfx_source *src = NULL, *all = NULL;
+    CHECK_OK(rfx_source_memory_create((rfx_cmat){X + first * (d + 1), count, d, d + 1},
+                                      rfx_cmat_of(lab + first, count, 1), 100, &src));
+    CHECK_OK(rfx_source_memory_create(Xall, rfx_cmat_of(lab, n, 1), 100, &all));
+    rfx_model *m = NULL, *ref = NULL;
+    rfx_classify_report rep, rref;
+    CHECK_OK(rfx_dist_classify_fit(dist, f, src, &p, &m, &rep));
+    CHECK_OK(rfx_classify_fit_source(f, all, &p, &ref, &rref));
+    if (m && ref) {
+        rfx_cmat W = rfx_model_weights(m), Wr = rfx_model_weights(ref);
+        CHECK(W.rows == D && W.cols == 4 && Wr.cols == 4 && rep.n_classes == 4);
+        double dw = 0;
+        for (size_t i = 0; i < D * 4; i++) dw = fmax(dw, fabs(W.data[i] - Wr.data[i]));
+        CHECK_MSG(dw < 1e-6, "rank %d: |dW| = %.3g", rank, dw);
+        CHECK_NEAR(rep.objective / rref.objective, 1.0, 1e-10);
+        CHECK(rep.converged);
+        if (size == 1) /* one rank: rfx_classify_fit_source, bit for bit */
+            CHECK(memcmp(W.data, Wr.data, D * 4 * sizeof *W.data) == 0);
+        /* every rank: the same bits */
+        double *w0 = malloc(D * 4 * sizeof *w0);
+        memcpy(w0, W.data, D * 4 * sizeof *w0);
+        MPI_Bcast(w0, (int)(D * 4), MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        CHECK(memcmp(w0, W.data, D * 4 * sizeof *w0) == 0);
+        free(w0);
+        if (rank == 0)
+            printf("distributed softmax: %zu iterations, J = %.12g (one process %.12g), |dW| = "
+                   "%.2g\n", rep.iterations, rep.objective, rref.objective, dw);
+    }
+    rfx_model_free(m);
+    rfx_model_free(ref);
+    m = NULL;
+    char msg[256];
+    const int last = size - 1;
+    /* parameters that differ */
+    rfx_classify_params q = p;
+    rfx_status st;
+    if (size > 1) {
+        if (rank == last) q.lambda = 2e-3;
+        st = rfx_dist_classify_fit(dist, f, src, &q, &m, NULL);
+        snprintf(msg, sizeof msg, "rank %d's classification parameters differ from rank 0's",
+                 last);
+        check_everywhere(st, RFX_EINVAL, msg);
+    }
+    /* the last rank's source fails on its third pass, in the iterations */
+    q = p;
+    q.cache_bytes = 0;
+    flaky fl = {src, 0, rank == last ? 3 : -1};
+    rfx_source fs = {flaky_next, flaky_rewind, NULL, &fl};
+    st = rfx_dist_classify_fit(dist, f, &fs, &q, &m, NULL);
+    snprintf(msg, sizeof msg, "distributed: rank %d: classify source: the file went away", last);
+    check_everywhere(st, RFX_EIO, msg);
+    CHECK(m == NULL);
+    /* rank 0 cancels at its third sum */
+    int calls = 0;
+    q = p;
+    q.progress = cancel_third;
+    q.progress_user = &calls;
+    st = rfx_dist_classify_fit(dist, f, src, &q, &m, NULL);
+    check_everywhere(st, RFX_ECANCELLED, "rank 0: cancelled by the progress callback");
+    /* a rank with labels of two columns: its error everywhere */
+    rfx_source *two = NULL;
+    CHECK_OK(rfx_source_memory_create((rfx_cmat){X, 10, d, d + 1},
+                                      rfx_cmat_of(X, 10, rank == last ? 2 : 1), 0, &two));
+    st = rfx_dist_classify_fit(dist, f, two, &p, &m, NULL);
+    snprintf(msg, sizeof msg, "rank %d: classify source: rows 0.. have 2 target columns", last);
+    check_everywhere(st, RFX_EDIM, msg);
+    rfx_source_free(two);
+    /* still in step */
+    CHECK_OK(rfx_dist_agree(dist, "done", NULL, 0));
+    rfx_source_free(src);
+    rfx_source_free(all);
+    rfx_dist_free(dist);
+    rfx_features_free(f);
+    free(lab);
+    free(X);
+    free(Y);
+}
+
 /* The last rank comes 1.5 s late to a watchdog of 0.5 s. */
 static void test_timeout(void)
 {
@@ -825,6 +958,7 @@ int main(int argc, char **argv)
     RUN(test_deterministic);
     RUN(test_deterministic_subblocks);
     RUN(test_preflight);
+    RUN(test_classify);
     RUN(test_timeout);
     int failures = rfx_test_failures, checks = rfx_test_checks, all_failures = 0, all_checks = 0;
     MPI_Allreduce(&failures, &all_failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

@@ -77,6 +77,7 @@
 
 #include <mpi.h>
 
+#include "rfx/classify.h"
 #include "rfx/core.h"
 #include "rfx/features.h"
 #include "rfx/model.h"
@@ -204,6 +205,32 @@ RFX_API rfx_status rfx_dist_stats_reduce(rfx_dist *d, rfx_stats *s, int root);
 RFX_API rfx_status rfx_dist_stats_add_source(rfx_dist *d, rfx_stats *s, const rfx_features *f,
                                              rfx_source *src, uint64_t first_row, int root,
                                              rfx_progress_fn progress, void *user);
+
+/* A classifier fitted on every rank's rows (rfx/classify.h): L-BFGS on
+ * the logistic, softmax, squared hinge or squared loss, over
+ * rfx_classify_fit_shard. The ranks find their labels first (one pass over
+ * each source), and the classes are the union of all ranks' (a rank may
+ * lack a class, or hold no rows); the class counts and the row count are
+ * summed; then each L-BFGS evaluation sums the ranks' parts of the
+ * objective and its gradient with one MPI_Reduce to rank 0 and one
+ * MPI_Bcast (1 + D K [+ K] doubles), so that every rank gets the same bits
+ * and runs the same iterations. Every rank returns the same model (*out)
+ * and report.
+ *
+ * The parameters that shape the fit (loss, multi-class scheme, optimizer,
+ * lambda, intercept, class weights, balanced, max_iter, tol) must agree
+ * across ranks (RFX_EINVAL naming the first rank that differs), and so
+ * must f's D and d (RFX_EDIM). params->progress is called on each rank once
+ * per evaluation (stage "classify", fraction -1); a non-zero return on any
+ * rank cancels on every rank. Each sum starts with a check-in, so a rank's
+ * failure (its source, a label it cannot read) reaches every rank, and
+ * the watchdog covers every evaluation. Errors otherwise as
+ * rfx_classify_fit_shard (no hinge loss, no dual CD or SGD, no sample
+ * weights). The model matches one process's rfx_classify_fit_source on all
+ * rows to the optimizer's tolerance (the sums round differently). */
+RFX_API rfx_status rfx_dist_classify_fit(rfx_dist *d, const rfx_features *f, rfx_source *src,
+                                         const rfx_classify_params *params, rfx_model **out,
+                                         rfx_classify_report *report);
 
 #ifdef __cplusplus
 }

@@ -40,7 +40,8 @@
 enum { TAG_GATE = 7301, TAG_VERDICT, TAG_LIST, TAG_NODE, TAG_RESULT };
 
 /* The calls, as the check-in names them. */
-enum { OP_CREATE = 1, OP_AGREE, OP_ROW_OFFSETS, OP_REDUCE, OP_SOURCE_START, OP_SOURCE_END };
+enum { OP_CREATE = 1, OP_AGREE, OP_ROW_OFFSETS, OP_REDUCE, OP_SOURCE_START, OP_SOURCE_END,
+       OP_CLASSIFY = 16, OP_CLASSIFY_CLASSES, OP_CLASSIFY_SUM, OP_CLASSIFY_END };
 
 static const char *op_name(int64_t op)
 {
@@ -51,6 +52,10 @@ static const char *op_name(int64_t op)
     case OP_REDUCE: return "rfx_dist_stats_reduce";
     case OP_SOURCE_START: return "rfx_dist_stats_add_source (start)";
     case OP_SOURCE_END: return "rfx_dist_stats_add_source";
+    case OP_CLASSIFY: return "rfx_dist_classify_fit";
+    case OP_CLASSIFY_CLASSES: return "rfx_dist_classify_fit (classes)";
+    case OP_CLASSIFY_SUM: return "rfx_dist_classify_fit (a sum)";
+    case OP_CLASSIFY_END: return "rfx_dist_classify_fit (end)";
     }
     return "an unknown call";
 }
@@ -1125,4 +1130,205 @@ rfx_status rfx_dist_stats_add_source(rfx_dist *d, rfx_stats *s, const rfx_featur
         return source_deterministic(d, s, f, src, first_row, root, progress, user, local);
     if (!local) local = rfx_stats_add_source(s, f, src, progress, user);
     return reduce(d, local ? NULL : s, root, OP_SOURCE_END, local);
+}
+
+/* ---- classification: one L-BFGS over every rank's rows ----------------- */
+
+
+/* This rank's distinct labels, sorted: one pass over the source. */
+static rfx_status local_classes(rfx_source *src, double **out, size_t *k)
+{
+    double *set = NULL;
+    size_t n = 0, rows = 0;
+    rfx_status st = src->rewind(src);
+    while (!st) {
+        rfx_block b;
+        int end = 0;
+        memset(&b, 0, sizeof b);
+        if ((st = src->next(src, &b, &end)) || end) break;
+        if (b.rows == 0) continue;
+        if (b.ny != 1 || !b.y) {
+            st = fail(RFX_EDIM, "classify source: rows %zu.. have %zu target columns, expected 1 "
+                      "(the labels)", rows, b.ny);
+            break;
+        }
+        double *bc = NULL;
+        size_t bk = 0;
+        if ((st = rfx_classes_find(b.y, b.rows, b.y_stride, &bc, &bk))) break;
+        /* merge two sorted sets */
+        double *m = malloc((n + bk) * sizeof *m);
+        size_t i = 0, j = 0, o = 0;
+        if (!m) st = fail(RFX_ENOMEM, "classify: cannot allocate %zu labels", n + bk);
+        while (m && (i < n || j < bk)) {
+            if (j == bk || (i < n && set[i] < bc[j])) m[o++] = set[i++];
+            else if (i == n || bc[j] < set[i]) m[o++] = bc[j++];
+            else {
+                m[o++] = set[i++];
+                j++;
+            }
+        }
+        rfx_buffer_free(bc);
+        free(set);
+        set = m;
+        n = o;
+        rows += b.rows;
+        if (!st && n > RFX_CLASSIFY_MAX_CLASSES)
+            st = fail(RFX_EINVAL, "classify source: more than %d distinct labels (are these class "
+                      "labels?)", RFX_CLASSIFY_MAX_CLASSES);
+    }
+    if (st) {
+        free(set);
+        return st;
+    }
+    *out = set;
+    *k = n;
+    return RFX_OK;
+}
+
+/* The classification parameters that must agree, as one record: the
+ * fields that shape the objective and the iterations (not the threads, the
+ * cache or the callbacks). */
+static uint64_t params_hash(const rfx_classify_params *p)
+{
+    double v[8] = {(double)p->loss, (double)p->multiclass, (double)p->optimizer, p->lambda,
+                   (double)p->fit_intercept, (double)p->balanced, (double)p->max_iter, p->tol};
+    uint64_t h = hash_bytes(v, sizeof v, 5);
+    h = hash_bytes(&p->n_class_weights, sizeof p->n_class_weights, h);
+    if (p->class_weights)
+        h = hash_bytes(p->class_weights, p->n_class_weights * sizeof *p->class_weights, h);
+    return hash_bytes(&(int){p->sample_weight != NULL}, sizeof(int), h);
+}
+
+/* sig: D, d, local classes, the parameters' hash. aux: the classes of all
+ * ranks, counted with repeats (the gather's size). */
+static rfx_status judge_classify(const rfx_dist *d, const gate_msg *in, const void *ctx,
+                                 int64_t *aux, char *text)
+{
+    (void)ctx;
+    uint64_t total = 0;
+    for (int r = 0; r < d->size; r++) {
+        if (r && (in[r].sig[0] != in[0].sig[0] || in[r].sig[1] != in[0].sig[1])) {
+            snprintf(text, VTEXT,
+                     "distributed: rank %d's feature map has D = %llu, d = %llu; rank 0's D = "
+                     "%llu, d = %llu",
+                     r, (unsigned long long)in[r].sig[0], (unsigned long long)in[r].sig[1],
+                     (unsigned long long)in[0].sig[0], (unsigned long long)in[0].sig[1]);
+            return RFX_EDIM;
+        }
+        if (r && in[r].sig[3] != in[0].sig[3]) {
+            snprintf(text, VTEXT, "distributed: rank %d's classification parameters differ from "
+                     "rank 0's", r);
+            return RFX_EINVAL;
+        }
+        total += in[r].sig[2];
+    }
+    *aux = (int64_t)total;
+    return RFX_OK;
+}
+
+/* sig: the count to sum. */
+static rfx_status judge_sum(const rfx_dist *d, const gate_msg *in, const void *ctx, int64_t *aux,
+                            char *text)
+{
+    (void)ctx;
+    (void)aux;
+    for (int r = 1; r < d->size; r++)
+        if (in[r].sig[0] != in[0].sig[0]) {
+            snprintf(text, VTEXT, "distributed: rank %d sums %llu values where rank 0 sums %llu "
+                     "(the ranks' iterations parted)", r, (unsigned long long)in[r].sig[0],
+                     (unsigned long long)in[0].sig[0]);
+            return RFX_EINTERNAL;
+        }
+    return RFX_OK;
+}
+
+typedef struct classify_ctx {
+    rfx_dist *d;
+    rfx_progress_fn progress;
+    void *user;
+    int failed; /* a sum failed: on every rank alike */
+} classify_ctx;
+
+/* rfx_classify_fit_shard's sum: a check-in (every rank's status, the
+ * user's progress and cancel), then MPI_Reduce to rank 0 and MPI_Bcast, so
+ * that every rank gets the same bits. */
+static rfx_status classify_sum(void *user, double *v, size_t n, rfx_status local)
+{
+    classify_ctx *c = user;
+    if (!local && c->progress && c->progress(c->user, "classify", -1.0))
+        local = fail(RFX_ECANCELLED, "cancelled by the progress callback");
+    uint64_t sig[NSIG] = {(uint64_t)n};
+    rfx_status st = checkin(c->d, OP_CLASSIFY_SUM, local, sig, NULL, judge_sum, NULL, NULL);
+    if (!st) st = sum_vector(c->d, v, n, 0);
+    if (!st) st = bcast_vector(c->d, v, n, 0);
+    if (st) c->failed = 1;
+    return st;
+}
+
+rfx_status rfx_dist_classify_fit(rfx_dist *d, const rfx_features *f, rfx_source *src,
+                                 const rfx_classify_params *params, rfx_model **out,
+                                 rfx_classify_report *report)
+{
+    if (!d) return fail(RFX_EINVAL, "distributed: classify_fit: the handle is NULL");
+    rfx_status local = RFX_OK;
+    double *mine = NULL, *all = NULL, *classes = NULL;
+    int *counts = NULL, *displs = NULL;
+    size_t k = 0, C = 0;
+    if (!f || !src || !src->next || !src->rewind || !params || !out)
+        local = fail(RFX_EINVAL, "distributed: classify_fit: NULL features, source, params or "
+                                 "out (or a source without next or rewind)");
+    if (!local) local = rfx_classify_params_check(params);
+    if (!local) local = local_classes(src, &mine, &k);
+    uint64_t sig[NSIG] = {f ? rfx_features_output_dim(f) : 0, f ? rfx_features_input_dim(f) : 0,
+                          k, params ? params_hash(params) : 0};
+    int64_t total = 0;
+    rfx_status st = checkin(d, OP_CLASSIFY, local, sig, NULL, judge_classify, NULL, &total);
+    if (st) goto done;
+    /* every rank's classes, then their union */
+    all = malloc(((size_t)total ? (size_t)total : 1) * sizeof *all);
+    counts = malloc((size_t)d->size * sizeof *counts);
+    displs = malloc((size_t)d->size * sizeof *displs);
+    local = all && counts && displs && total <= INT32_MAX
+                ? RFX_OK
+                : fail(RFX_ENOMEM, "distributed: cannot gather %lld labels", (long long)total);
+    if ((st = checkin(d, OP_CLASSIFY_CLASSES, local, NULL, NULL, NULL, NULL, NULL))) goto done;
+    int kk = (int)k, rc = MPI_Allgather(&kk, 1, MPI_INT, counts, 1, MPI_INT, d->comm);
+    for (int r = 0, o = 0; rc == MPI_SUCCESS && r < d->size; o += counts[r++]) displs[r] = o;
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Allgatherv(mine, kk, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, d->comm);
+    if (rc != MPI_SUCCESS) {
+        st = mpi_failed(d, rc, "MPI_Allgatherv");
+        goto done;
+    }
+    classify_ctx ctx = {d, params->progress, params->progress_user, 0};
+    /* the union, on every rank alike: rfx_classes_find sorts and dedups */
+    if ((st = rfx_classes_find(all, (size_t)total, 1, &classes, &C))) {
+        /* this rank alone (no memory): the others wait in the first sum */
+        double none = 0;
+        st = classify_sum(&ctx, &none, 1, st);
+        goto done;
+    }
+    if (C < 2 || C > RFX_CLASSIFY_MAX_CLASSES) {
+        st = fail(RFX_EINVAL, "distributed: the ranks' labels hold %zu classes (2 to %d are "
+                  "needed)", C, RFX_CLASSIFY_MAX_CLASSES);
+        goto done;
+    }
+    rfx_classify_shard shard = {classes, C, classify_sum, &ctx};
+    rfx_model *m = NULL;
+    st = rfx_classify_fit_shard(f, src, params, &shard, &m, report);
+    /* a failure of a sum reached every rank; any other is this rank's
+     * alone (after the last sum): one more check-in tells the others */
+    if (!ctx.failed) {
+        rfx_status end = checkin(d, OP_CLASSIFY_END, st, NULL, NULL, NULL, NULL, NULL);
+        if (end) st = end;
+    }
+    if (st) rfx_model_free(m);
+    else *out = m;
+done:
+    free(mine);
+    free(all);
+    free(counts);
+    free(displs);
+    rfx_buffer_free(classes);
+    return st;
 }
