@@ -32,8 +32,9 @@
  *    reproducibility contract).
  *
  * Collective calls. Every function below that takes an rfx_dist is
- * collective: every rank of the communicator calls it, in the same order,
- * with its own arguments. Each call starts with a check-in at rank 0: every
+ * collective (rfx_dist_rank, rfx_dist_size and rfx_dist_free aside): every
+ * rank of the communicator calls it, in the same order, with its own
+ * arguments. Each call starts with a check-in at rank 0: every
  * rank sends what it is calling, its local status and the values that must
  * agree; rank 0 answers all of them with one verdict. So
  *  - a rank that failed locally (a source that could not be read, a bad
@@ -64,9 +65,9 @@
  * A typical fit, every rank:
  *
  *     rfx_dist *d;       rfx_dist_create(MPI_COMM_WORLD, NULL, &d);
- *     rfx_dist_agree(d, "features", &fp, sizeof fp);  // or per field
- *     rfx_features_create(&fp, cols, &f);
- *     rfx_dist_agree_features(d, f);
+ *     rfx_dist_agree(d, "columns", names, names_len); // the inputs, in order
+ *     rfx_features_create(&fp, cols, &f);             // same fp everywhere
+ *     rfx_dist_agree_features(d, f);                  // ... checked here
  *     rfx_stats_create(D, 1, &s);
  *     rfx_stats_add(s, f, X_local, Y_local);
  *     rfx_dist_stats_reduce(d, s, 0);
@@ -180,9 +181,9 @@ RFX_API rfx_status rfx_dist_stats_reduce(rfx_dist *d, rfx_stats *s, int root);
  * (c + 1) chunk_rows) and c = 0 .. C - 1. Each chunk's statistics are
  * accumulated on their own (source blocks re-cut at chunk boundaries and
  * at sub-blocks of fixed size within a chunk, 2^20 / D rows within [256,
- * 4096], so the cut of the source does not matter), about their own target shift, then packed about the global
- * shift (the mean target of the first sub-block of chunk 0, broadcast by
- * its rank before accumulation). The chunks' packed statistics are added
+ * 4096], so the cut of the source does not matter), about their own
+ * target shift, then packed about the global shift (the mean target of the
+ * first sub-block of chunk 0, broadcast by its rank before accumulation). The chunks' packed statistics are added
  * in the canonical tree of aligned dyadic intervals [k 2^l, (k + 1) 2^l)
  * truncated at C: each rank keeps a stack of finished intervals and merges
  * the top two (left + right) while they are siblings, as a binary counter
@@ -194,9 +195,11 @@ RFX_API rfx_status rfx_dist_stats_reduce(rfx_dist *d, rfx_stats *s, int root);
  *
  * Cost (deterministic): the accumulation of fast mode plus one pack of
  * D (D + 1) / 2 doubles and at most one vector addition per chunk. Memory
- * per rank: at most log2(C) + 2 packed vectors of 4 D^2 bytes on its stack
- * (rank 0: the same, plus one in flight), one chunk's statistics (8 D^2
- * bytes) and one sub-block of rows and features. Messages: a rank sends
+ * per rank: its stack, the maximal aligned intervals of its rows' chunks,
+ * at most 2 log2(C) + 2 packed vectors of 4 D^2 bytes (log2(C) + 1 on rank
+ * 0, whose chunks start at 0), plus one vector in flight while it receives,
+ * one chunk's statistics (8 D^2 bytes) and one sub-block of rows and
+ * features. On failure s is left empty or partly filled. Messages: a rank sends
  * its stack once, at most 2 log2(C) + 2 vectors, and each rank receives at
  * most log2(K) stacks (K ranks): against the fast mode's one reduction,
  * O(log C) times the volume in O(log K) steps. Rows are unweighted (an
