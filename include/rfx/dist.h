@@ -92,7 +92,7 @@ typedef struct rfx_dist rfx_dist;
 typedef struct rfx_dist_params {
     int deterministic;      /* 0 (default): fast; 1: bitwise the same model
                                for any number of ranks (see the top)        */
-    size_t chunk_rows;      /* deterministic mode: rows per chunk >= 1,
+    size_t chunk_rows;      /* deterministic mode: rows per chunk; 0 =
                                default 65536. Part of the result: the same
                                value gives the same bits                    */
     double timeout_seconds; /* the check-in watchdog (see the top): 0 =
@@ -110,8 +110,9 @@ RFX_API rfx_dist_params rfx_dist_params_default(void);
 RFX_API rfx_status rfx_dist_create(MPI_Comm comm, const rfx_dist_params *params,
                                    rfx_dist **out);
 
-/* Free the handle and its communicator (local; NULL is a no-op). Call it
- * before MPI_Finalize. */
+/* Free the handle and its communicator (MPI_Comm_free, which MPI counts
+ * as collective: call it on every rank, before MPI_Finalize; it does not
+ * wait for the others). NULL is a no-op. */
 RFX_API void rfx_dist_free(rfx_dist *d);
 
 /* This rank and the number of ranks (-1 and 0 for NULL). */
