@@ -662,6 +662,19 @@ static void test_preflight(void)
         snprintf(msg, sizeof msg, "rank %d's statistics are D = 33, ny = 1; rank 0's D = 32", last);
         check_everywhere(st, RFX_EDIM, msg);
         rfx_stats_free(s);
+        /* roots that differ, a root that is no rank */
+        CHECK_OK(rfx_stats_create(32, 1, &s));
+        st = rfx_dist_stats_reduce(dist, s, rank == last ? 0 : -1);
+        snprintf(msg, sizeof msg, "rank %d passed root 0, rank 0 root -1", last);
+        check_everywhere(st, RFX_EINVAL, msg);
+        st = rfx_dist_stats_reduce(dist, s, size);
+        snprintf(msg, sizeof msg, "rank 0: distributed: root %d is not a rank", size);
+        check_everywhere(st, RFX_EINVAL, msg);
+        rfx_stats_free(s);
+        /* row counts past 2^64 - 1 */
+        uint64_t fr = 0, tot = 0;
+        st = rfx_dist_row_offsets(dist, UINT64_MAX / 2 + 1, &fr, &tot);
+        check_everywhere(st, RFX_EOVERFLOW, "the ranks' rows pass 2^64 - 1 at rank 1");
         /* other parameters */
         rfx_dist_params p = rfx_dist_params_default();
         p.chunk_rows = rank == last ? 1000 : 65536;
