@@ -87,9 +87,9 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "results", "dist_rates.md")
     rates = read_rates(path)
-    print("Measured on this machine (%s): R = %.1f GFLOP/s at D = 2048 (n D^2 per second), "
+    print("Measured on this machine (`%s`): R = %.1f GFLOP/s at D = 2048 (n D^2 per second), "
           "solve %.3f s at D = 2048; loopback allreduce latency %.1f us."
-          % (os.path.basename(path), rates["syrk"][2048] / 1e9, rates["solve"][2048],
+          % (os.path.relpath(path, os.path.dirname(here)), rates["syrk"][2048] / 1e9, rates["solve"][2048],
              rates.get("latency", float("nan")) * 1e6))
     print("\n### Strong scaling: a fixed data set over more machines")
     table(rates, 2048, 1e8, True)
