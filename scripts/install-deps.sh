@@ -1,14 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # Install the Debian packages rfx needs to build, test, run the demo and the
-# benchmarks. Installs only what is missing; needs root (or prints the line).
+# benchmarks (Open MPI: librfx_dist and its tests). Installs only what is
+# missing; needs root (or prints the line).
 # Packages named as arguments are added (make fuzz: clang).
 set -eu
 
 PKGS="build-essential cmake pkg-config libopenblas-openmp-dev libsleef-dev
 librandom123-dev zlib1g-dev libcsv-dev gnuplot-nox python3 python3-dev
 python3-numpy python3-sklearn python3-pytest python3-cffi python3-setuptools python3-pip python3-wheel
-python3-openturns python3-matplotlib locales doxygen groff-base valgrind time $*"
+python3-openturns python3-matplotlib locales doxygen groff-base valgrind time
+openmpi-bin libopenmpi-dev $*"
 
 missing=""
 for p in $PKGS; do

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""tests/check_api_reference.py DOXYGEN DOXYFILE_IN SOURCE LIBRARY: the C API
-reference builds (doxygen over include/, as make docs), and every function
-the library exports is in it. Prints the count of exported functions whose
+"""tests/check_api_reference.py DOXYGEN DOXYFILE_IN SOURCE LIBRARY...: the C
+API reference builds (doxygen over include/, as make docs), and every
+function the libraries export (librfx, and librfx_dist when built) is in it. Prints the count of exported functions whose
 declaration has no comment of its own (those documented by the comment of
 their group). Exit 77 (skipped) without doxygen."""
 import glob
@@ -14,7 +14,8 @@ import xml.etree.ElementTree as ET
 
 
 def main():
-    doxygen, doxyfile_in, source, library = sys.argv[1:5]
+    doxygen, doxyfile_in, source = sys.argv[1:4]
+    libraries = sys.argv[4:]
     if not shutil.which(doxygen):
         print("doxygen not found: skipped")
         return 77
@@ -38,9 +39,12 @@ def main():
         if not os.path.exists(os.path.join(tmp, "html", "index.html")):
             print("FAIL: no html/index.html")
             return 1
-    nm = subprocess.run(["nm", "-D", "--defined-only", library], check=True,
-                        capture_output=True, text=True).stdout.split()
-    exported = sorted({s for s in nm if s.startswith("rfx_")})
+    exported = set()
+    for library in libraries:
+        nm = subprocess.run(["nm", "-D", "--defined-only", library], check=True,
+                            capture_output=True, text=True).stdout.split()
+        exported |= {s for s in nm if s.startswith("rfx_")}
+    exported = sorted(exported)
     missing = [f for f in exported if f not in doc]
     alone = [f for f in exported if f in doc and not doc[f]]
     for f in missing:

@@ -23,6 +23,7 @@ LAYERS = [
     ["fit"],
     ["projection"],
     ["model", "io", "auto"],
+    ["dist"],  # librfx_dist: the MPI layer over the public API
 ]
 
 DEF_FN = re.compile(r"^(?:static\s+)?[A-Za-z_][\w \*]*?\b(rfx_\w+)\s*\([^;{]*\)\s*\{", re.M)

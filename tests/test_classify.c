@@ -855,6 +855,110 @@ static void test_source(void)
     free(y);
 }
 
+/* ---- one shard of a fit over workers ------------------------------------ */
+
+/* A sum over one worker: the values stay; it records the calls and can
+ * fail at a given call, or see a local failure. */
+typedef struct one_worker {
+    size_t calls, fail_at, first_n;
+    rfx_status seen;
+} one_worker;
+
+static rfx_status one_sum(void *user, double *v, size_t n, rfx_status local)
+{
+    one_worker *w = user;
+    (void)v;
+    if (w->calls++ == 0) w->first_n = n;
+    if (local) {
+        w->seen = local;
+        return local;
+    }
+    if (w->fail_at && w->calls == w->fail_at) return rfx_set_error(RFX_EIO, "the network failed");
+    return RFX_OK;
+}
+
+static void test_shard(void)
+{
+    rfx_test_rng r = {77};
+    const size_t n = 600, d = 2, D = 64;
+    const double lab[3] = {-1, 0.5, 4};
+    double *X, *y;
+    make_data(&r, n, d, 3, lab, 0.05, &X, &y);
+    rfx_features *f = make_features(d, D, 0.8, 3);
+    rfx_source *src = NULL;
+    CHECK_OK(rfx_source_memory_create(rfx_cmat_of(X, n, d), rfx_cmat_of(y, n, 1), 250, &src));
+    /* one worker is rfx_classify_fit_source, bit for bit, cached or not */
+    for (int cached = 0; cached < 2; cached++) {
+        rfx_classify_params p = rfx_classify_params_default();
+        p.multiclass = RFX_MULTICLASS_SOFTMAX;
+        p.balanced = 1;
+        p.lambda = 1e-3;
+        p.cache_bytes = cached ? (size_t)1 << 30 : 0;
+        rfx_model *a = NULL, *b = NULL;
+        rfx_classify_report ra, rb;
+        CHECK_OK(rfx_classify_fit_source(f, src, &p, &a, &ra));
+        one_worker w = {0, 0, 0, RFX_OK};
+        rfx_classify_shard sh = {lab, 3, one_sum, &w};
+        CHECK_OK(rfx_classify_fit_shard(f, src, &p, &sh, &b, &rb));
+        CHECK_MSG(same_model(a, b), "one shard differs from the source fit (cached %d)", cached);
+        CHECK(ra.objective == rb.objective && ra.iterations == rb.iterations);
+        CHECK(w.first_n == 4 && w.calls == 1 + rb.passes - (cached ? 2 : 1));
+        size_t C = 0;
+        const double *cl = NULL;
+        CHECK_OK(rfx_model_classes(b, &cl, &C));
+        CHECK(C == 3 && cl[2] == 4);
+        rfx_model_free(a);
+        rfx_model_free(b);
+    }
+    rfx_classify_params p = rfx_classify_params_default();
+    rfx_model *m = NULL;
+    /* a class the shard's rows lack is still a class of the model */
+    const double more[4] = {-1, 0.5, 4, 9};
+    one_worker w = {0, 0, 0, RFX_OK};
+    rfx_classify_shard sh = {more, 4, one_sum, &w};
+    CHECK_OK(rfx_classify_fit_shard(f, src, &p, &sh, &m, NULL));
+    CHECK(rfx_model_weights(m).cols == 4);
+    rfx_model_free(m);
+    m = NULL;
+    /* local failures go into the first sum: a label not among the classes */
+    const double two[2] = {-1, 0.5};
+    w = (one_worker){0, 0, 0, RFX_OK};
+    sh = (rfx_classify_shard){two, 2, one_sum, &w};
+    CHECK_STATUS(rfx_classify_fit_shard(f, src, &p, &sh, &m, NULL), RFX_EINVAL);
+    CHECK(w.calls == 1 && w.seen == RFX_EINVAL && m == NULL);
+    CHECK(strstr(rfx_last_error(), "has the label 4, not one of the 2 classes given") != NULL);
+    /* ... classes out of order, the hinge loss, SGD */
+    const double bad[3] = {0.5, -1, 4};
+    w = (one_worker){0, 0, 0, RFX_OK};
+    sh = (rfx_classify_shard){bad, 3, one_sum, &w};
+    CHECK_STATUS(rfx_classify_fit_shard(f, src, &p, &sh, &m, NULL), RFX_EINVAL);
+    CHECK(w.calls == 1 && strstr(rfx_last_error(), "classes[1]") != NULL);
+    sh = (rfx_classify_shard){lab, 3, one_sum, &w};
+    p.optimizer = RFX_OPTIMIZER_SGD;
+    CHECK_STATUS(rfx_classify_fit_shard(f, src, &p, &sh, &m, NULL), RFX_EINVAL);
+    p = rfx_classify_params_default();
+    p.loss = RFX_LOSS_HINGE;
+    CHECK_STATUS(rfx_classify_fit_shard(f, src, &p, &sh, &m, NULL), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "not hinge") != NULL);
+    /* a sum that fails in the iterations fails the fit */
+    p = rfx_classify_params_default();
+    w = (one_worker){0, 5, 0, RFX_OK};
+    CHECK_STATUS(rfx_classify_fit_shard(f, src, &p, &sh, &m, NULL), RFX_EIO);
+    CHECK(w.calls == 5 && m == NULL);
+    /* no shard, no sum */
+    CHECK_STATUS(rfx_classify_fit_shard(f, src, &p, NULL, &m, NULL), RFX_EINVAL);
+    rfx_source_free(src);
+    /* an empty shard: too few rows in all (with one worker) */
+    CHECK_OK(rfx_source_memory_create(rfx_cmat_of(X, 0, d), rfx_cmat_of(y, 0, 1), 0, &src));
+    w = (one_worker){0, 0, 0, RFX_OK};
+    CHECK_STATUS(rfx_classify_fit_shard(f, src, &p, &sh, &m, NULL), RFX_EDIM);
+    CHECK(strstr(rfx_last_error(), "0 rows in all") != NULL);
+    rfx_source_free(src);
+    rfx_features_free(f);
+    free(X);
+    free(y);
+}
+
 /* ---- the one-call fit ------------------------------------------------------ */
 
 /* Two classes in 2-D: inside the unit disc, and a ring 1.3 < |x| < 2 */
@@ -1677,6 +1781,7 @@ int main(void)
     RFX_TEST_RUN(test_proba);
     RFX_TEST_RUN(test_bitwise);
     RFX_TEST_RUN(test_source);
+    RFX_TEST_RUN(test_shard);
     RFX_TEST_RUN(test_model_fit);
     RFX_TEST_RUN(test_squared_loo);
     RFX_TEST_RUN(test_temperature);

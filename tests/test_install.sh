@@ -3,8 +3,9 @@
 # make install works: install the build into a scratch prefix, then build the
 # C quick start against it as a user would, with pkg-config (the README's
 # line) and with CMake's find_package(rfx) (tests/consumer), run them and
-# the installed tool, and import the installed Python package. Also: a /usr
-# install puts the Python package on /usr/bin/python3's sys.path.
+# the installed tool, and import the installed Python package; librfx_dist
+# and rfx/dist.h when rfx was built with MPI. Also: a /usr install puts the
+# Python package on /usr/bin/python3's sys.path.
 # Usage: test_install.sh BUILD_DIR SOURCE_DIR
 set -eu
 build=$1
@@ -36,6 +37,18 @@ fi
 ldd "$tmp/consumer/consumer_shared" | grep -q "$tmp/prefix/.*librfx" ||
     { echo "consumer_shared does not use the installed librfx"; ldd "$tmp/consumer/consumer_shared"; exit 1; }
 pass=$((pass + 1))
+
+# 2b. librfx_dist and rfx/dist.h come together, or neither (no MPI); with
+# them, find_package(rfx COMPONENTS dist) links rfx::dist
+if [ -n "$(find "$tmp/prefix" -name 'librfx_dist.so*' | head -n 1)" ]; then
+    [ -f "$tmp/prefix/include/rfx/dist.h" ] || { echo "librfx_dist without rfx/dist.h"; exit 1; }
+    [ -x "$tmp/consumer/consumer_dist" ] || { echo "rfx::dist was not found"; cat "$tmp/consumer.log"; exit 1; }
+    ldd "$tmp/consumer/consumer_dist" | grep -q "$tmp/prefix/.*librfx_dist" ||
+        { echo "consumer_dist does not use the installed librfx_dist"; exit 1; }
+    pass=$((pass + 1))
+elif [ -f "$tmp/prefix/include/rfx/dist.h" ]; then
+    echo "rfx/dist.h installed without librfx_dist"; exit 1
+fi
 
 # 3. the tool, its manual page and the docs, and the Python package of the install
 "$tmp/prefix/bin/rfx" --version >/dev/null

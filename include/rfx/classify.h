@@ -288,6 +288,49 @@ RFX_API rfx_status rfx_classify_fit_source(const rfx_features *f, rfx_source *sr
                                            const rfx_classify_params *params, rfx_model **out,
                                            rfx_classify_report *report);
 
+/* One fit over rows spread across workers (MPI ranks: rfx/dist.h's
+ * rfx_dist_classify_fit does all of this; or any other transport). Every
+ * worker calls rfx_classify_fit_shard with its own source (blocks as
+ * rfx_classify_fit_source's; it may give no rows) and the same f, params
+ * and classes. The logistic and squared hinge objectives above are sums
+ * over the rows, and so are their gradients: each worker computes its
+ * rows' part, sum() adds the parts, and every worker then runs the same
+ * L-BFGS iterations on the same numbers and ends with the same model. The
+ * class counts and the row count n (the mean's 1/n, "balanced" weights)
+ * are summed first.
+ *
+ * sum(user, values, n, local) is called on the calling thread at the same
+ * points on every worker: once with the C class counts and the row count
+ * (C + 1 values), then once per L-BFGS evaluation with the rows' part of J
+ * and of its gradient (1 + D K [+ K] values). It must replace values[0..n)
+ * by their sum over the workers, the same bits on every worker (a
+ * reduction to one worker and a broadcast; an allreduce may round
+ * differently on different workers, and their iterations would then part),
+ * and return RFX_OK; or, when some worker's local status is a failure
+ * (its message in rfx_last_error), or the transport fails, return a
+ * failure on every worker (n may then differ between workers). A worker
+ * that fails on its own passes its status to its next sum instead of
+ * returning, so that no worker is left waiting.
+ *
+ * classes: the C sorted distinct labels of all workers' rows (2 <= C <=
+ * RFX_CLASSIFY_MAX_CLASSES); a label outside them is RFX_EINVAL. L-BFGS
+ * only (optimizer AUTO or LBFGS, loss not hinge); no sample weights; the
+ * progress callback is not called (the sums see every evaluation). Each
+ * worker caches its own rows' features when they fit in cache_bytes. */
+typedef rfx_status (*rfx_sum_fn)(void *user, double *values, size_t n, rfx_status local);
+
+typedef struct rfx_classify_shard {
+    const double *classes; /* C sorted distinct labels of all the rows      */
+    size_t n_classes;      /* C                                             */
+    rfx_sum_fn sum;        /* the sum over workers                           */
+    void *user;            /* passed to sum                                  */
+} rfx_classify_shard;
+
+RFX_API rfx_status rfx_classify_fit_shard(const rfx_features *f, rfx_source *src,
+                                          const rfx_classify_params *params,
+                                          const rfx_classify_shard *shard, rfx_model **out,
+                                          rfx_classify_report *report);
+
 /* The classes of a classifier: *classes points to the C sorted labels
  * (owned by m), *n = C. RFX_EINVAL for NULL arguments or a model of
  * another method. */

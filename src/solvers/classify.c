@@ -225,6 +225,9 @@ typedef struct problem {
     double *S;            /* chunk x K: scores, then residuals               */
     double *tl;           /* the loss of each tile of a chunk                */
     size_t passes;
+    /* a shard of a fit over workers (rfx_classify_fit_shard), or NULL */
+    const rfx_classify_shard *shard;
+    double *sumbuf;       /* 1 + N values: the loss and gradient to sum      */
 } problem;
 
 /* Z (rows x D) = z(rows of X): tiles of 64 rows aligned with X's first row,
@@ -495,15 +498,15 @@ static rfx_status evaluate(problem *pb, const double *x, double *fval, double *g
     const int nt = pb->nt;
     cursor c;
     if (g) memset(g, 0, N * sizeof *g);
-    RFX__TRY(cursor_start(pb, &c));
-    for (;;) {
+    rfx_status st = cursor_start(pb, &c);
+    while (!st) {
         const double *Zc = NULL;
         const uint32_t *yc = NULL;
         const double *swc = NULL;
         size_t rows = 0;
         int done = 0;
-        RFX__TRY(cursor_chunk(&c, &Zc, &yc, &swc, &rows, &done));
-        if (done) break;
+        st = cursor_chunk(&c, &Zc, &yc, &swc, &rows, &done);
+        if (st || done) break;
         const size_t tiles = (rows + T - 1) / T;
         const int par = rows * D * K >= PARALLEL_MIN_WORK;
         double *S = pb->S, *tl = pb->tl;
@@ -541,6 +544,19 @@ static rfx_status evaluate(problem *pb, const double *x, double *fval, double *g
                     for (size_t k = 0; k < K; k++) gb[k] += S[i * K + k];
         }
     }
+    if (pb->shard) {
+        /* the rows' part of J and its gradient, summed over the workers
+         * (each with its own status: a failure anywhere fails everywhere) */
+        double *v = pb->sumbuf;
+        v[0] = loss;
+        if (g) memcpy(v + 1, g, N * sizeof *g);
+        st = pb->shard->sum(pb->shard->user, v, g ? N + 1 : 1, st);
+        if (!st) {
+            loss = v[0];
+            if (g) memcpy(g, v + 1, N * sizeof *g);
+        }
+    }
+    if (st) return st;
     pb->passes++;
     double pen = 0;
     for (size_t j = 0; j < D * K; j++) pen += W[j] * W[j];
@@ -1243,6 +1259,7 @@ static void problem_free(problem *pb)
     free(pb->yw);
     free(pb->S);
     free(pb->tl);
+    free(pb->sumbuf);
 }
 
 /* The optimizer that runs, and whether the features are cached. */
@@ -1303,7 +1320,7 @@ static rfx_status run(problem *pb, const rfx_classify_params *p, rfx_optimizer o
     rep.optimizer = opt;
     rep.n_classes = pb->C;
     rep.cached = pb->Z != NULL;
-    RFX__TRY(problem_workspace(pb));
+    if (!pb->S) RFX__TRY(problem_workspace(pb)); /* a shard makes it before its first sum */
     RFX__TRY(rfx__calloc(N, sizeof *x, (void **)&x, "classify: weights"));
     rfx_status st = RFX_OK;
     if (cancelled(p, 0.0))
@@ -1564,6 +1581,61 @@ static rfx_status scan_source(problem *pb, rfx_source *src, double **classes, si
     return RFX_OK;
 }
 
+/* The first pass of a shard: check every block, count the rows of each of
+ * the C given classes (a label outside them is an error), n and the block
+ * sizes. A shard may hold no rows. */
+static rfx_status scan_shard(problem *pb, rfx_source *src, size_t *counts)
+{
+    size_t cap = 0, nb = 0, n = 0, maxb = 0, *blocks = NULL;
+    rfx_status st = src->rewind(src);
+    if (st) rfx__error_prefix("classify source: rewind");
+    while (!st) {
+        rfx_block b;
+        int end = 0;
+        st = src->next(src, &b, &end);
+        if (st) {
+            rfx__error_prefix("classify source");
+            break;
+        }
+        if (end) break;
+        if (b.rows == 0) continue;
+        if ((st = check_block(pb, &b, n))) break;
+        if (nb == cap) {
+            size_t nc = cap ? 2 * cap : 16;
+            size_t *t = realloc(blocks, nc * sizeof *t);
+            if (!t) {
+                st = rfx__error(RFX_ENOMEM, "classify source: cannot allocate the block list");
+                break;
+            }
+            blocks = t;
+            cap = nc;
+        }
+        blocks[nb++] = b.rows;
+        if (b.rows > maxb) maxb = b.rows;
+        for (size_t i = 0; i < b.rows && !st; i++) {
+            double v = b.y[i * b.y_stride];
+            size_t k = class_of(v, pb->classes, pb->C);
+            if (k == pb->C)
+                st = rfx__error(RFX_EINVAL, "classify source: row %zu has the label %g, not one "
+                                "of the %zu classes given", n + i, v, pb->C);
+            else
+                counts[k]++;
+        }
+        if (!st && n > SIZE_MAX - b.rows)
+            st = rfx__error(RFX_EOVERFLOW, "classify source: the row count overflows size_t");
+        n += b.rows;
+    }
+    if (st) {
+        free(blocks);
+        return st;
+    }
+    pb->n = n;
+    pb->blocks = blocks;
+    pb->n_blocks = nb;
+    pb->max_block = maxb ? maxb : 1; /* workspaces of one tile when empty */
+    return RFX_OK;
+}
+
 /* The second pass, when the features fit: cache them and the labels, by
  * the same chunks and tiles as an uncached pass. */
 static rfx_status fill_cache(problem *pb)
@@ -1642,6 +1714,96 @@ rfx_status rfx_classify_fit_source(const rfx_features *f, rfx_source *src,
     if (!st && cache) st = fill_cache(&pb);
     if (!st) st = run(&pb, params, opt, out, report);
     free(classes);
+    free(counts);
+    problem_free(&pb);
+    return st;
+}
+
+/* ---- a shard of a fit over workers ------------------------------------ */
+
+/* Every check and allocation that can fail on one worker alone comes
+ * before the first sum, and its status goes into it: the workers then
+ * fail together, or go on together. */
+rfx_status rfx_classify_fit_shard(const rfx_features *f, rfx_source *src,
+                                  const rfx_classify_params *params,
+                                  const rfx_classify_shard *shard, rfx_model **out,
+                                  rfx_classify_report *report)
+{
+    if (!shard || !shard->sum)
+        return rfx__error(RFX_EINVAL, "classify shard: the shard or its sum is NULL");
+    rfx_classify_params p = params ? *params : rfx_classify_params_default();
+    const size_t C = shard->n_classes;
+    rfx_status st = RFX_OK;
+    if (!f || !out || !params)
+        st = rfx__error(RFX_EINVAL, "classify shard: f, params or out is NULL");
+    else if (!src || !src->next || !src->rewind)
+        st = rfx__error(RFX_EINVAL, "classify: src is NULL or lacks next / rewind");
+    if (!st) st = rfx_classify_params_check(&p);
+    if (!st && p.sample_weight)
+        st = rfx__error(RFX_EINVAL, "classify.sample_weight: a source's rows carry no weights");
+    if (!st && p.optimizer != RFX_OPTIMIZER_AUTO && p.optimizer != RFX_OPTIMIZER_LBFGS)
+        st = rfx__error(RFX_EINVAL, "classify.optimizer: a sharded fit runs lbfgs (or auto), "
+                        "not %s", rfx_optimizer_name(p.optimizer));
+    if (!st && p.loss == RFX_LOSS_HINGE)
+        st = rfx__error(RFX_EINVAL, "classify.loss: a sharded fit runs lbfgs, which needs a "
+                        "differentiable loss, not hinge");
+    if (!st && (!shard->classes || C < 2 || C > RFX_CLASSIFY_MAX_CLASSES))
+        st = rfx__error(RFX_EINVAL, "classify shard: %zu classes given, 2 to %d are needed", C,
+                        RFX_CLASSIFY_MAX_CLASSES);
+    for (size_t k = 0; !st && k < C; k++)
+        if (!isfinite(shard->classes[k]) || (k && !(shard->classes[k] > shard->classes[k - 1])))
+            st = rfx__error(RFX_EINVAL, "classify shard: classes[%zu] = %g is not finite or not "
+                            "above the one before", k, shard->classes[k]);
+    /* the progress callback of one worker could stop it alone: the sums
+     * are where a distributed caller reports progress */
+    p.progress = NULL;
+    p.optimizer = RFX_OPTIMIZER_LBFGS;
+    problem pb;
+    memset(&pb, 0, sizeof pb);
+    double *v = NULL;
+    size_t *counts = NULL;
+    rfx_optimizer opt = RFX_OPTIMIZER_LBFGS;
+    int cache = 0;
+    if (!st) {
+        problem_init(&pb, f, &p, C);
+        pb.src = src;
+        pb.shard = shard;
+        pb.classes = shard->classes;
+        const size_t N = pb.D * pb.K + (pb.intercept ? pb.K : 0);
+        st = rfx__calloc(C + 1, sizeof *v, (void **)&v, "classify: class counts");
+        if (!st) st = rfx__calloc(C, sizeof *counts, (void **)&counts, "classify: class counts");
+        if (!st) st = rfx__alloc(C, sizeof(double), (void **)&pb.cw, "classify: class weights");
+        if (!st) st = rfx__alloc(N + 1, sizeof(double), (void **)&pb.sumbuf, "classify: sums");
+    }
+    if (!st) st = scan_shard(&pb, src, counts);
+    if (!st) {
+        pb.passes = 1;
+        st = resolve(&pb, &p, &opt, &cache);
+    }
+    if (!st) {
+        /* the chunk size first: the cache fill needs it */
+        pb.chunk = rfx__chunk_rows(pb.D) / RFX__ROW_TILE * RFX__ROW_TILE;
+        if (pb.chunk < RFX__ROW_TILE) pb.chunk = RFX__ROW_TILE;
+        if (pb.chunk > pb.max_block)
+            pb.chunk = (pb.max_block + RFX__ROW_TILE - 1) / RFX__ROW_TILE * RFX__ROW_TILE;
+    }
+    if (!st && cache && pb.n) st = fill_cache(&pb);
+    if (!st) st = problem_workspace(&pb);
+    if (!st) {
+        for (size_t k = 0; k < C; k++) v[k] = (double)counts[k];
+        v[C] = (double)pb.n;
+    }
+    /* the first sum: the class counts and the rows of every worker */
+    double one = 0;
+    st = shard->sum(shard->user, v ? v : &one, v ? C + 1 : 1, st);
+    if (!st && v[C] < 2)
+        st = rfx__error(RFX_EDIM, "classify shard: %g rows in all, at least 2 are needed", v[C]);
+    if (!st) {
+        pb.n_loss = v[C];
+        st = class_weights(&p, v, C, v[C], pb.cw);
+    }
+    if (!st) st = run(&pb, &p, opt, out, report);
+    free(v);
     free(counts);
     problem_free(&pb);
     return st;
