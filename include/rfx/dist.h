@@ -236,6 +236,27 @@ RFX_API rfx_status rfx_dist_classify_fit(rfx_dist *d, const rfx_features *f, rfx
                                          const rfx_classify_params *params, rfx_model **out,
                                          rfx_classify_report *report);
 
+/* rfx_model_fit (ridge, bayes) over every rank's rows: rfx_model_fit_parts
+ * (rfx/model.h) with its calls made over the handle. Each rank streams its
+ * own rows from src (n_inputs columns and n_targets targets, the same on
+ * every rank; a rank may hold none); the ranks first agree on the fit's
+ * parameters (every field but the thread count and the progress callback:
+ * a rank that differs is named, on every rank). Then, as one fit on all
+ * rows would: the column means and scales, from exact sums (a long
+ * accumulator per column, its integer digits summed: the same scaler
+ * whatever the split); the selection rows, the select_rows rows of least
+ * content hash, gathered from every rank; the length scale, chosen on
+ * every rank alike; the statistics, by rfx_dist_stats_add_source in this
+ * handle's mode (deterministic: src must give whole chunks, as there).
+ * Every rank returns the same model; the caller writes it from one.
+ * Collective. A rank whose rows fail to read makes every rank fail with
+ * its message. Cost over the one-process streamed fit: per pass one
+ * reduction of d x 70 integers, one gather of select_rows x (d + ny + 2)
+ * doubles per rank, and the statistics' reduction. */
+RFX_API rfx_status rfx_dist_model_fit_source(rfx_dist *d, const rfx_fit_params *params,
+                                             rfx_source *src, size_t n_inputs, size_t n_targets,
+                                             rfx_model **out, rfx_fit_report *report);
+
 #ifdef __cplusplus
 }
 #endif

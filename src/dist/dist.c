@@ -41,7 +41,8 @@ enum { TAG_GATE = 7301, TAG_VERDICT, TAG_LIST, TAG_NODE, TAG_RESULT };
 
 /* The calls, as the check-in names them. */
 enum { OP_CREATE = 1, OP_AGREE, OP_ROW_OFFSETS, OP_REDUCE, OP_SOURCE_START, OP_SOURCE_END,
-       OP_CLASSIFY = 16, OP_CLASSIFY_CLASSES, OP_CLASSIFY_SUM, OP_CLASSIFY_END };
+       OP_CLASSIFY = 16, OP_CLASSIFY_CLASSES, OP_CLASSIFY_SUM, OP_CLASSIFY_END,
+       OP_FIT_GATHER = 32, OP_FIT_SUM, OP_FIT_MAX, OP_FIT_FAILED };
 
 static const char *op_name(int64_t op)
 {
@@ -56,6 +57,10 @@ static const char *op_name(int64_t op)
     case OP_CLASSIFY_CLASSES: return "rfx_dist_classify_fit (classes)";
     case OP_CLASSIFY_SUM: return "rfx_dist_classify_fit (a sum)";
     case OP_CLASSIFY_END: return "rfx_dist_classify_fit (end)";
+    case OP_FIT_GATHER: return "rfx_dist_model_fit_source (the selection rows)";
+    case OP_FIT_SUM: return "rfx_dist_model_fit_source (column sums)";
+    case OP_FIT_MAX: return "rfx_dist_model_fit_source (column magnitudes)";
+    case OP_FIT_FAILED: return "rfx_dist_model_fit_source (a failure of its own)";
     }
     return "an unknown call";
 }
@@ -1331,4 +1336,152 @@ done:
     free(displs);
     rfx_buffer_free(classes);
     return st;
+}
+
+/* ---- one fit over the ranks: rfx_dist_model_fit_source ------------------ */
+
+/* The fit's calls (rfx_fit_parts) over the handle: each a check-in, then one
+ * MPI collective. */
+typedef struct fit_ctx {
+    rfx_dist *d;
+    rfx_progress_fn progress;
+    void *user;
+} fit_ctx;
+
+/* sig[0]: the count every rank passes. */
+static rfx_status judge_count(const rfx_dist *d, const gate_msg *in, const void *ctx,
+                              int64_t *aux, char *text)
+{
+    (void)ctx;
+    (void)aux;
+    for (int r = 1; r < d->size; r++)
+        if (in[r].sig[0] != in[0].sig[0]) {
+            snprintf(text, VTEXT, "distributed: rank %d passes %llu values, rank 0 %llu", r,
+                     (unsigned long long)in[r].sig[0], (unsigned long long)in[0].sig[0]);
+            return RFX_EDIM;
+        }
+    return RFX_OK;
+}
+
+static rfx_status fit_offsets(void *u, uint64_t rows, uint64_t *first, uint64_t *total)
+{
+    fit_ctx *c = u;
+    return rfx_dist_row_offsets(c->d, rows, first, total);
+}
+
+static rfx_status fit_gather(void *u, const double *mine, size_t n, double *all)
+{
+    fit_ctx *c = u;
+    rfx_dist *d = c->d;
+    const uint64_t sig[NSIG] = {n};
+    const size_t piece = n < PIECE ? n : PIECE;
+    double *tmp = malloc((piece ? piece : 1) * (size_t)d->size * sizeof *tmp);
+    rfx_status local = tmp ? RFX_OK : fail(RFX_ENOMEM, "distributed: cannot allocate a gather");
+    rfx_status st = checkin(d, OP_FIT_GATHER, local, sig, NULL, judge_count, NULL, NULL);
+    for (size_t off = 0; off < n && !st; off += PIECE) {
+        const int k = (int)(n - off < PIECE ? n - off : PIECE);
+        int rc = MPI_Allgather(mine + off, k, MPI_DOUBLE, tmp, k, MPI_DOUBLE, d->comm);
+        if (rc != MPI_SUCCESS) {
+            st = mpi_failed(d, rc, "MPI_Allgather");
+            break;
+        }
+        for (int r = 0; r < d->size; r++)
+            memcpy(all + (size_t)r * n + off, tmp + (size_t)r * (size_t)k, (size_t)k * sizeof *tmp);
+    }
+    free(tmp);
+    return st;
+}
+
+static rfx_status fit_allreduce(fit_ctx *c, void *v, size_t n, MPI_Datatype type, MPI_Op op,
+                                int opcode)
+{
+    rfx_dist *d = c->d;
+    const uint64_t sig[NSIG] = {n};
+    TRY(checkin(d, opcode, RFX_OK, sig, NULL, judge_count, NULL, NULL));
+    for (size_t off = 0; off < n; off += PIECE) {
+        const int k = (int)(n - off < PIECE ? n - off : PIECE);
+        char *p = (char *)v + off * 8; /* int64 and double: 8 bytes */
+        MPI_TRY(d, MPI_Allreduce(MPI_IN_PLACE, p, k, type, op, d->comm));
+    }
+    return RFX_OK;
+}
+
+static rfx_status fit_sum_exact(void *u, int64_t *v, size_t n)
+{
+    return fit_allreduce(u, v, n, MPI_INT64_T, MPI_SUM, OP_FIT_SUM);
+}
+
+static rfx_status fit_max(void *u, double *v, size_t n)
+{
+    return fit_allreduce(u, v, n, MPI_DOUBLE, MPI_MAX, OP_FIT_MAX);
+}
+
+static rfx_status fit_stats(void *u, rfx_stats *s, const rfx_features *f, rfx_source *src,
+                            uint64_t first_row)
+{
+    fit_ctx *c = u;
+    TRY(rfx_dist_agree_features(c->d, f));
+    return rfx_dist_stats_add_source(c->d, s, f, src, first_row, -1, c->progress, c->user);
+}
+
+static void fit_fail(void *u, rfx_status status)
+{
+    fit_ctx *c = u;
+    (void)checkin(c->d, OP_FIT_FAILED, status, NULL, NULL, NULL, NULL, NULL);
+}
+
+/* The parameters every rank must share, field by field (no pointers, no
+ * padding, no thread count). */
+static size_t fit_record(const rfx_fit_params *p, double *rec)
+{
+    const rfx_features_params *f = &p->features;
+    size_t k = 0;
+    rec[k++] = p->method;
+    rec[k++] = f->kernel;
+    rec[k++] = f->nu;
+    rec[k++] = f->form;
+    rec[k++] = (double)f->n_features;
+    rec[k++] = (double)(f->seed >> 32);
+    rec[k++] = (double)(f->seed & 0xffffffffu);
+    rec[k++] = f->length_scale;
+    rec[k++] = f->length_scales != NULL;
+    rec[k++] = f->gamma;
+    rec[k++] = f->activation;
+    rec[k++] = (double)f->sparsity;
+    rec[k++] = f->weights;
+    rec[k++] = f->weight_scale;
+    rec[k++] = f->structure;
+    rec[k++] = p->standardize;
+    rec[k++] = p->lambda;
+    rec[k++] = p->noise_var;
+    rec[k++] = p->prior_var;
+    rec[k++] = p->fit_intercept;
+    rec[k++] = (double)p->select_rows;
+    rec[k++] = p->learn_length_scales;
+    rec[k++] = (double)p->learn_iterations;
+    rec[k++] = (double)p->learn_particles;
+    return k;
+}
+
+rfx_status rfx_dist_model_fit_source(rfx_dist *d, const rfx_fit_params *params, rfx_source *src,
+                                     size_t n_inputs, size_t n_targets, rfx_model **out,
+                                     rfx_fit_report *report)
+{
+    if (!d) return fail(RFX_EINVAL, "distributed: model_fit_source: the handle is NULL");
+    double rec[32];
+    rfx_status local = RFX_OK;
+    size_t k = 0;
+    if (!params || !src || !out)
+        local = fail(RFX_EINVAL, "distributed: model_fit_source: NULL argument");
+    else
+        k = fit_record(params, rec);
+    TRY(agree(d, "fit parameters", rec, k * sizeof *rec, local));
+    if (params->features.length_scales)
+        TRY(rfx_dist_agree(d, "length scales", params->features.length_scales,
+                           n_inputs * sizeof(double)));
+    fit_ctx c = {d, params->progress, params->progress_user};
+    rfx_fit_parts parts = {(size_t)d->size, (size_t)d->rank, n_inputs, n_targets,
+                           fit_offsets, fit_gather, fit_sum_exact, fit_max, fit_stats,
+                           fit_fail, &c};
+    return rfx_model_fit_parts(params, src, &parts, out, report);
 }

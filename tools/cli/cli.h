@@ -239,21 +239,21 @@ void cli_stream_tick(cli_stream *s);
 void cli_stream_end(cli_stream *s);
 
 #ifdef RFX_HAVE_MPI
-/* rfx fit --distributed (dist.c): MPI started, the rfx_dist handle; this
+/* rfx fit --distributed (mpi.c): MPI started, the rfx_dist handle; this
  * rank's rows opened (its byte range of DATA, or its own file when DATA
  * holds %d; whole chunks in the deterministic mode); the fit, whose model
  * every rank gets with the box of all ranks' rows; the end (MPI_Finalize,
  * or MPI_Abort when a rank stopped answering). Errors are reported and
  * their exit codes returned. */
-typedef struct cli_dist cli_dist;
-int cli_dist_begin(int deterministic, size_t chunk_rows, double timeout, cli_dist **out);
-int cli_dist_rank(const cli_dist *c);
-uint64_t cli_dist_rows(const cli_dist *c);
-int cli_dist_open(cli_dist *c, const char *path, const rfx_read_params *rp, int show,
+typedef struct cli_mpi cli_mpi;
+int cli_mpi_begin(int deterministic, size_t chunk_rows, double timeout, cli_mpi **out);
+int cli_mpi_rank(const cli_mpi *c);
+uint64_t cli_mpi_rows(const cli_mpi *c);
+int cli_mpi_open(cli_mpi *c, const char *path, const rfx_read_params *rp, int show,
                   cli_stream **out);
-int cli_dist_fit(cli_dist *c, const rfx_fit_params *fp, cli_stream *s, rfx_model **m,
+int cli_mpi_fit(cli_mpi *c, const rfx_fit_params *fp, cli_stream *s, rfx_model **m,
                  rfx_fit_report *report);
-int cli_dist_end(cli_dist *c, int rc);
+int cli_mpi_end(cli_mpi *c, int rc);
 #endif
 
 char **cli_output_names(size_t ny, int with_std);

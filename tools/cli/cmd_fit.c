@@ -805,20 +805,20 @@ static int fit_distributed(fit_opts *o, const char *data_path, const rfx_read_pa
 {
 #ifdef RFX_HAVE_MPI
     progress_state unused;
-    cli_dist *c = NULL;
+    cli_mpi *c = NULL;
     cli_stream *s = NULL;
     rfx_model *model = NULL;
     rfx_fit_report report;
     memset(&report, 0, sizeof report);
-    int rc = cli_dist_begin(o->given[O_DETERMINISTIC], o->chunk_rows, 0, &c);
+    int rc = cli_mpi_begin(o->given[O_DETERMINISTIC], o->chunk_rows, 0, &c);
     if (rc != RC_OK) return rc;
-    const int rank0 = cli_dist_rank(c) == 0;
-    rc = cli_dist_open(c, data_path, rp, want_progress(o, &unused), &s);
+    const int rank0 = cli_mpi_rank(c) == 0;
+    rc = cli_mpi_open(c, data_path, rp, want_progress(o, &unused), &s);
     const double t0 = cli_now_seconds();
     if (rc == RC_OK) {
         o->fit.progress = cli_stream_fit_progress;
         o->fit.progress_user = s;
-        rc = cli_dist_fit(c, &o->fit, s, &model, &report);
+        rc = cli_mpi_fit(c, &o->fit, s, &model, &report);
         cli_stream_end(s);
     }
     const double seconds = cli_now_seconds() - t0;
@@ -830,10 +830,10 @@ static int fit_distributed(fit_opts *o, const char *data_path, const rfx_read_pa
     if (rc == RC_OK && st != RFX_OK) rc = cli_fail(st);
     if (rc == RC_OK && rank0 && !quiet(o))
         print_fit_report(model, &report, &o->fit, o->ko.have_gamma || o->ko.have_length_scale,
-                         cli_dist_rows(c), rfx_reader_name(r, SIZE_MAX), seconds, path);
+                         cli_mpi_rows(c), rfx_reader_name(r, SIZE_MAX), seconds, path);
     rfx_model_free(model);
     cli_stream_free(s);
-    return cli_dist_end(c, rc);
+    return cli_mpi_end(c, rc);
 #else
     (void)o;
     (void)data_path;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * dist.c - rfx fit --distributed: one fit by every process of an MPI job
+ * mpi.c - rfx fit --distributed: one fit by every process of an MPI job
  * (mpirun -np K rfx fit DATA --distributed ...). Each rank reads its own
  * rows: its byte range of one file (the file cut in K equal byte ranges,
  * each row going to the range where its line starts), or its own file when
@@ -22,7 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-struct cli_dist {
+struct cli_mpi {
     rfx_dist *d;
     int rank, size, mpi_started;
     int deterministic;
@@ -32,11 +32,11 @@ struct cli_dist {
     char path[4096]; /* this rank's file                                     */
 };
 
-int cli_dist_begin(int deterministic, size_t chunk_rows, double timeout, cli_dist **out)
+int cli_mpi_begin(int deterministic, size_t chunk_rows, double timeout, cli_mpi **out)
 {
     int inited = 0;
     MPI_Initialized(&inited);
-    cli_dist *c = calloc(1, sizeof *c);
+    cli_mpi *c = calloc(1, sizeof *c);
     if (!c) {
         cli_say("out of memory");
         return RC_INTERNAL;
@@ -69,8 +69,8 @@ int cli_dist_begin(int deterministic, size_t chunk_rows, double timeout, cli_dis
     return RC_OK;
 }
 
-int cli_dist_rank(const cli_dist *c) { return c->rank; }
-uint64_t cli_dist_rows(const cli_dist *c) { return c->rows; }
+int cli_mpi_rank(const cli_mpi *c) { return c->rank; }
+uint64_t cli_mpi_rows(const cli_mpi *c) { return c->rows; }
 
 /* DATA with one %d (and no other %): this rank's own file. */
 static int own_file(const char *pattern, int rank, char *out, size_t size)
@@ -100,7 +100,7 @@ static int count_rows(const char *path, const rfx_read_params *rp, const rfx_rea
     return st == RFX_OK ? RC_OK : cli_fail(st);
 }
 
-int cli_dist_open(cli_dist *c, const char *path, const rfx_read_params *rp, int show,
+int cli_mpi_open(cli_mpi *c, const char *path, const rfx_read_params *rp, int show,
                   cli_stream **out)
 {
     rfx_reader_params pp = rfx_reader_params_default();
@@ -151,7 +151,7 @@ int cli_dist_open(cli_dist *c, const char *path, const rfx_read_params *rp, int 
     return rc;
 }
 
-int cli_dist_fit(cli_dist *c, const rfx_fit_params *fp, cli_stream *s, rfx_model **m,
+int cli_mpi_fit(cli_mpi *c, const rfx_fit_params *fp, cli_stream *s, rfx_model **m,
                  rfx_fit_report *report)
 {
     rfx_reader *r = cli_stream_reader(s);
@@ -201,7 +201,7 @@ int cli_dist_fit(cli_dist *c, const rfx_fit_params *fp, cli_stream *s, rfx_model
     return RC_OK;
 }
 
-int cli_dist_end(cli_dist *c, int rc)
+int cli_mpi_end(cli_mpi *c, int rc)
 {
     const int abort_job = c->failed == RFX_EIO; /* a rank that does not answer */
     rfx_dist_free(c->d);
