@@ -40,8 +40,8 @@ timed() {
 }
 row() { # label rows seconds mib
     awk -v l="$1" -v n="$2" -v s="$3" -v m="$4" -v ref="${5:-0}" 'BEGIN {
-        r = n / s; printf "| %s | %d | %.1f | %.0f | %d | %s |\n", l, n, s, r, m,
-            ref > 0 ? sprintf("%.2f", r / ref) : "1.00" }'
+        r = n / s; q = "1.00"; if (ref > 0) q = sprintf("%.2f", r / ref)
+        printf "| %s | %d | %.1f | %.0f | %d | %s |\n", l, n, s, r, m, q }'
 }
 
 set -- $(timed "$MEM" "$SUB" ridge "$D")

@@ -1337,6 +1337,7 @@ static rfx_status reader_start(rfx_reader *r)
     r->c.params = &r->read;
     r->c.target = NO_TARGET;
     r->c.limit = r->ranged ? 1 : r->params.block_rows;
+    r->c.one_line = r->ranged; /* a cut inside a record would split it */
     RFX__TRY(csv_parser_start(r));
     RFX__TRY(reader_csv_block(r));
     if (r->c.records == 0) return rfx__error(RFX_EPARSE, "%s: empty file (no rows)", r->shown);
