@@ -218,6 +218,18 @@ double rfx__rng_gamma(rfx__rng *r, double shape); /* Gamma(shape, 1), Marsaglia-
  * position i - 1 swaps with floor(u i), i = n .. 2), one uniform per step. */
 void rfx__rng_shuffle(rfx__rng *r, size_t *perm, size_t n);
 
+/* A seeded random order of the n rows of X (n x d), with their targets Y
+ * (n x ny, or ny == 0) and weights w (NULL: 1 each) that depends on the rows'
+ * contents and not on their positions: order[0..n) receives the row indices
+ * sorted by a 64-bit hash of (seed, stream, the bits of the row's values;
+ * -0 counts as 0), rows of equal hash by their values. The same rows in any
+ * order give the same sequence of rows (identical rows are interchangeable),
+ * so subsets, holdouts and folds taken by position in it do not depend on
+ * the order of the data. Cost: n (d + ny + 1) hash steps and a sort of n
+ * keys. RFX_ENOMEM when its n keys cannot be allocated (src/core/rng.c). */
+rfx_status rfx__rows_order(rfx_cmat X, rfx_cmat Y, const double *w, uint64_t seed,
+                           uint64_t stream, size_t *order);
+
 /* ---- vectorised math (src/core/vmath*.c) -------------------------------- */
 
 /* y[i] = s * cos(x[i] + b[i]) in place over n values (b may be NULL). */

@@ -264,7 +264,11 @@ typedef struct rfx_fit_params {
     double noise_var, prior_var; /* bayes: <= 0 means fit (default 0)       */
     int fit_intercept;         /* default 1                                   */
     size_t select_rows;        /* rows used to choose the length scale, a
-                                  seeded subset when n is larger; default 4000 */
+                                  seeded subset when n is larger, chosen by
+                                  the rows' contents (a hash of each row's
+                                  values, targets and weight), so that the
+                                  same rows in another order give the same
+                                  subset; default 4000                      */
     rfx_progress_fn progress;  /* optional                                   */
     void *progress_user;
     int learn_length_scales;   /* 1: learn one length scale per input (ARD),
@@ -355,8 +359,11 @@ typedef struct rfx_fit_report {
  * 1e-4, at most 100 iterations) on the training part and scored on the
  * rest - one holdout (rows i mod 4 == 3 of the selection rows) or
  * classify_folds folds (row i in fold i mod k), the selection rows taken
- * in a seeded random order (all rows when n <= select_rows, so that rows
- * sorted by class still give folds of every class). The score is the mean
+ * in a seeded random order of their contents (all rows when n <=
+ * select_rows, so that rows sorted by class still give folds of every
+ * class): the order of a hash of each row's values, label and weight, so
+ * the holdout, the folds and the choice do not depend on the order of the
+ * rows (identical rows are interchangeable). The score is the mean
  * log-loss -log p(true class) for the logistic loss and the error rate
  * for the hinge losses (ties broken by the mean validation hinge or
  * squared hinge loss); candidates run from the largest scale and penalty

@@ -454,7 +454,9 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
     alpha))`` on the same features. With ``alpha=None`` the length scale (when
     "auto") and alpha are chosen together on a holdout of the training rows
     (a seeded subset of at most 4000), by the log-loss for the logistic loss
-    and the error rate for the hinge losses.
+    and the error rate for the hinge losses. The subset and the holdout are
+    drawn by a seeded hash of each row's values, label and weight, not by
+    position: the same rows in another order give the same choice.
 
     Parameters
     ----------

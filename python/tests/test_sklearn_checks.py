@@ -36,18 +36,11 @@ ESTIMATORS = [
 ]
 
 
-# Known to fail, with the reason: the check and the estimators it fails for.
-# check_sample_weights_invariance(kind=zeros) compares a fit on 16 rows with
-# one on those rows and 16 more of weight 0, shuffled. rfx drops the rows of
-# weight 0 exactly (the fits agree bit for bit on the same rows in the same
-# order, and to 1e-15 in another order for a given alpha and length scale),
-# but RFFClassifier with alpha=None chooses alpha and the length scale on a
-# holdout drawn by position from a seeded permutation of the rows, so the
-# same rows in another order can choose differently.
-EXPECTED_FAILURES = {
-    ("check_sample_weights_invariance", "zeros"):
-        lambda est: isinstance(est, rfx.RFFClassifier) and est.alpha is None,
-}
+# Known to fail, with the reason: {(the check's name, its kind or None):
+# a predicate on the estimator}. None at present: RFFClassifier(alpha=None)
+# used to fail check_sample_weights_invariance(kind=zeros), its holdout
+# drawn by position, and now draws it by the rows' contents.
+EXPECTED_FAILURES = {}
 
 
 def _check_key(check):
@@ -65,5 +58,5 @@ def test_sklearn_compatible(estimator, check):
     if expected is not None and expected(estimator):
         with pytest.raises(AssertionError):
             check(estimator)
-        pytest.xfail("the holdout that chooses alpha depends on the order of the rows")
+        pytest.xfail("a known failure (EXPECTED_FAILURES)")
     check(estimator)

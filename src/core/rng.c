@@ -8,6 +8,8 @@
 #include "internal.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 #include <Random123/philox.h>
 
 void rfx__rng_init(rfx__rng *r, uint64_t seed, uint64_t stream, uint64_t substream)
@@ -87,4 +89,88 @@ void rfx__rng_shuffle(rfx__rng *r, size_t *perm, size_t n)
         perm[i - 1] = perm[t];
         perm[t] = tmp;
     }
+}
+
+/* ---- row orders that depend on the rows' contents ----------------------- */
+
+/* The finaliser of SplitMix64 (Steele, Lea & Flood, OOPSLA 2014): a
+ * bijection of 64-bit words whose output bits each depend on every input
+ * bit. */
+static uint64_t mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static uint64_t word_of(double v)
+{
+    uint64_t u;
+    v += 0.0; /* -0 and +0 are one value */
+    memcpy(&u, &v, sizeof u);
+    return u;
+}
+
+typedef struct row_key {
+    uint64_t key;
+    size_t row;
+} row_key;
+
+static int key_cmp(const void *a, const void *b)
+{
+    const row_key *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return x->row < y->row ? -1 : x->row > y->row; /* put in content order below */
+}
+
+/* -1, 0, 1 as row i's values compare with row j's (X, then Y, then w). */
+static int row_cmp(rfx_cmat X, rfx_cmat Y, const double *w, size_t i, size_t j)
+{
+    for (size_t c = 0; c < X.cols; c++) {
+        double a = X.data[i * X.stride + c] + 0.0, b = X.data[j * X.stride + c] + 0.0;
+        if (a != b) return a < b ? -1 : 1;
+    }
+    for (size_t c = 0; c < Y.cols; c++) {
+        double a = Y.data[i * Y.stride + c] + 0.0, b = Y.data[j * Y.stride + c] + 0.0;
+        if (a != b) return a < b ? -1 : 1;
+    }
+    const double wi = w ? w[i] : 1.0, wj = w ? w[j] : 1.0;
+    if (wi != wj) return wi < wj ? -1 : 1;
+    return 0;
+}
+
+rfx_status rfx__rows_order(rfx_cmat X, rfx_cmat Y, const double *w, uint64_t seed,
+                           uint64_t stream, size_t *order)
+{
+    const size_t n = X.rows;
+    row_key *keys = NULL;
+    RFX__TRY(rfx__alloc(n, sizeof *keys, (void **)&keys, "row order"));
+    const uint64_t h0 = mix64(seed ^ mix64(stream + 0x9e3779b97f4a7c15ULL));
+    for (size_t i = 0; i < n; i++) {
+        uint64_t h = h0;
+        for (size_t c = 0; c < X.cols; c++) h = mix64(h ^ word_of(X.data[i * X.stride + c]));
+        for (size_t c = 0; c < Y.cols; c++) h = mix64(h ^ word_of(Y.data[i * Y.stride + c]));
+        h = mix64(h ^ word_of(w ? w[i] : 1.0)); /* no weights: weights of 1 */
+        keys[i].key = h;
+        keys[i].row = i;
+    }
+    qsort(keys, n, sizeof *keys, key_cmp);
+    for (size_t i = 0; i < n; i++) order[i] = keys[i].row;
+    /* runs of one key (identical rows, or a collision): in content order, by
+     * insertion (identical rows compare equal at once) */
+    for (size_t a = 0; a < n;) {
+        size_t b = a + 1;
+        while (b < n && keys[b].key == keys[a].key) b++;
+        for (size_t i = a + 1; i < b; i++) {
+            size_t t = order[i], j = i;
+            while (j > a && row_cmp(X, Y, w, order[j - 1], t) > 0) {
+                order[j] = order[j - 1];
+                j--;
+            }
+            order[j] = t;
+        }
+        a = b;
+    }
+    free(keys);
+    return RFX_OK;
 }

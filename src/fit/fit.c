@@ -4,7 +4,8 @@
  * the length scale (and the regularisation) automatically, fit.
  *
  * The length scale is chosen on a seeded subset of at most select_rows rows
- * with at most 512 features (the optimum moves little with D, and each
+ * (chosen and ordered by the rows' contents, rfx__rows_order, so that the
+ * choice does not depend on the order of the rows) with at most 512 features (the optimum moves little with D, and each
  * candidate costs one D x D eigendecomposition): a log grid over
  * [0.02, 20] sqrt(d) (standardised inputs are O(1) per coordinate, so
  * distances are O(sqrt(d))), then a golden-section refinement around the
@@ -275,10 +276,14 @@ static rfx_status standardize(rfx_cmat X, const double *w, double **mean_out, do
 }
 
 /* A seeded subset of ns <= n rows of X and Y, and of the weights w unless
- * NULL (then *wsub is NULL): the first ns of a partial Fisher-Yates
- * shuffle (Philox stream 1 of the seed). */
-static rfx_status subset_rows(rfx_cmat X, rfx_cmat Y, const double *w, size_t ns, uint64_t seed,
-                              double **Xsub, double **Ysub, double **wsub)
+ * NULL (then *wsub is NULL): the first ns rows of rfx__rows_order over the
+ * rows' raw values Xraw (the caller's X before standardisation, whose
+ * rounding depends on the row order), Y and w, copied from X in that order.
+ * The subset and its order are those of the rows' contents, so the same
+ * rows in another order give the same selection rows (stream 1 of the
+ * seed). */
+static rfx_status subset_rows(rfx_cmat Xraw, rfx_cmat X, rfx_cmat Y, const double *w, size_t ns,
+                              uint64_t seed, double **Xsub, double **Ysub, double **wsub)
 {
     const size_t n = X.rows, d = X.cols;
     size_t *idx = NULL;
@@ -287,6 +292,7 @@ static rfx_status subset_rows(rfx_cmat X, rfx_cmat Y, const double *w, size_t ns
     if (!st) st = rfx__alloc(ns * d, sizeof(double), (void **)&xs, "fit: subset");
     if (!st) st = rfx__alloc(ns * Y.cols, sizeof(double), (void **)&ys, "fit: subset");
     if (!st && w) st = rfx__alloc(ns, sizeof(double), (void **)&ws, "fit: subset");
+    if (!st) st = rfx__rows_order(Xraw, Y, w, seed, 1, idx);
     if (st) {
         free(idx);
         free(xs);
@@ -294,15 +300,7 @@ static rfx_status subset_rows(rfx_cmat X, rfx_cmat Y, const double *w, size_t ns
         free(ws);
         return st;
     }
-    rfx__rng rng;
-    rfx__rng_init(&rng, seed, 1, 0);
-    for (size_t i = 0; i < n; i++) idx[i] = i;
     for (size_t i = 0; i < ns; i++) {
-        size_t j = i + (size_t)(rfx__rng_uniform(&rng) * (double)(n - i));
-        if (j >= n) j = n - 1;
-        size_t t = idx[i];
-        idx[i] = idx[j];
-        idx[j] = t;
         memcpy(xs + i * d, X.data + idx[i] * X.stride, d * sizeof(double));
         memcpy(ys + i * Y.cols, Y.data + idx[i] * Y.stride, Y.cols * sizeof(double));
         if (w) ws[i] = w[idx[i]];
@@ -706,7 +704,7 @@ static rfx_status fit_classify(const rfx_fit_params *params, rfx_cmat X, rfx_cma
         rfx_features_params ff = *fp;
         if (choose) {
             const size_t ns = n > params->select_rows ? params->select_rows : n;
-            if ((st = subset_rows(Xw, Y, NULL, ns, fp->seed, &Xsub, &Ysub, &wsub))) goto done;
+            if ((st = subset_rows(X, Xw, Y, NULL, ns, fp->seed, &Xsub, &Ysub, &wsub))) goto done;
             if ((st = rfx__alloc(ns, sizeof *ysub, (void **)&ysub, "fit: labels"))) goto done;
             rfx__classify_index(Ysub, ns, 1, classes, C, ysub);
             ls.X = rfx_cmat_of(Xsub, ns, d);
@@ -734,11 +732,12 @@ static rfx_status fit_classify(const rfx_fit_params *params, rfx_cmat X, rfx_cma
         memset(&cs, 0, sizeof cs);
         cs.X = Xw;
         cs.y = y;
-        /* the selection rows in a seeded random order (all of them when n <=
-         * select_rows), so that folds of rows sorted or cycling by class
-         * still hold every class */
+        /* the selection rows in a seeded random order of their contents (all
+         * of them when n <= select_rows), so that folds of rows sorted or
+         * cycling by class still hold every class, and the same rows in
+         * another order make the same holdout */
         const size_t ns = n > params->select_rows ? params->select_rows : n;
-        if ((st = subset_rows(Xw, Y, sw, ns, fp->seed, &Xsub, &Ysub, &wsub))) goto done;
+        if ((st = subset_rows(X, Xw, Y, sw, ns, fp->seed, &Xsub, &Ysub, &wsub))) goto done;
         if ((st = rfx__alloc(ns, sizeof *ysub, (void **)&ysub, "fit: labels"))) goto done;
         rfx__classify_index(Ysub, ns, 1, classes, C, ysub);
         cs.X = rfx_cmat_of(Xsub, ns, d);
@@ -960,7 +959,7 @@ rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y, r
     if (choose || learn) {
         size_t ns = params->select_rows;
         if (n > ns) {
-            st = subset_rows(Xw, Y, w, ns, fp->seed, &Xsub, &Ysub, &wsub);
+            st = subset_rows(X, Xw, Y, w, ns, fp->seed, &Xsub, &Ysub, &wsub);
             if (st) goto done;
             sub.X = rfx_cmat_of(Xsub, ns, d);
             sub.Y = rfx_cmat_of(Ysub, ns, Y.cols);
