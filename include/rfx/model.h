@@ -384,8 +384,9 @@ typedef struct rfx_fit_report {
  * scores weighted means over the validation rows). The least-squares
  * classifier then goes the way it goes with class weights: L-BFGS, lambda
  * chosen on the holdout, the temperature fitted on weighted rows. SRFE and
- * HARFE take no weights (RFX_EINVAL naming fit.sample_weight). A weight
- * array of the wrong values is RFX_EINVAL naming fit.sample_weight[i]. */
+ * HARFE pass the weights to rfx_srfe_fit (rfx/srfe.h: "Row weights"). A
+ * weight array of the wrong values is RFX_EINVAL naming
+ * fit.sample_weight[i] (srfe.sample_weight[i] for SRFE and HARFE). */
 RFX_API rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y,
                                  rfx_model **out, rfx_fit_report *report);
 

@@ -471,6 +471,7 @@ typedef struct rfx_srfe_params {
     double lambda_min_ratio;
     rfx_progress_fn progress;
     void *progress_user;
+    const double *sample_weight;
 } rfx_srfe_params;
 
 rfx_srfe_params rfx_srfe_params_default(void);

@@ -133,6 +133,14 @@ def sample_weights(sample_weight, X):
     return np.ascontiguousarray(w, dtype=np.float64)
 
 
+def input_box(X, sample_weight=None):
+    """The training box (lo, hi) of the rows of X of positive weight (all
+    rows without weights): a row of weight 0 is a row left out."""
+    if sample_weight is not None:
+        X = X[sample_weight > 0]
+    return X.min(axis=0), X.max(axis=0)
+
+
 def _weights_ptr(w):
     return ffi.NULL if w is None else ffi.cast("const double *", w.ctypes.data)
 
@@ -233,10 +241,10 @@ class _RFXModel(_ModelFile):
         report = ffi.new("rfx_fit_report *")
         call_with_progress(lib.rfx_model_fit, p, cmat(X), cmat(Y), out, report,
                            label=type(self).__name__, verbose=verbose, out=out)
-        del keep, sample_weight
+        del keep
         self._model = ffi.gc(out[0], lib.rfx_model_free)
         self.seed_ = seed
-        self._input_box = (X.min(axis=0), X.max(axis=0))  # the Sobol functions' default
+        self._input_box = input_box(X, sample_weight)  # the Sobol functions' default
         for name in ("_stats", "_feats", "_stats_d", "_stats_ny"):  # a fit starts afresh
             self.__dict__.pop(name, None)
         for name in ("learn_score_", "learn_evaluations_"):  # of an earlier fit
