@@ -366,6 +366,7 @@ typedef struct rfx_pce_params {
     int n_threads;
     int auto_basis;
     int marginals_from_data;
+    const double *sample_weight;
 } rfx_pce_params;
 
 rfx_pce_params rfx_pce_params_default(void);

@@ -320,13 +320,29 @@ class PCERegressor(RegressorMixin, _ModelFile):
         self.method = method
         self.n_jobs = n_jobs
 
-    def fit(self, X, y):
-        """Fit on X (n_samples, n_features) and y (n_samples,)."""
+    def fit(self, X, y, sample_weight=None):
+        """Fit on X (n_samples, n_features) and y (n_samples,).
+
+        sample_weight (n_samples,), finite and >= 0: weighted least squares,
+        ``min sum_i w_i (y_i - f(x_i))^2``, for the coefficients of every
+        candidate model (an integer weight k gives the coefficients of the
+        row repeated k times), LARS on the rows scaled by ``sqrt(w_i)``, and
+        the leave-one-out errors of the weighted fit with the weighted
+        leverages, averaged with the weights: each weighted row is one
+        observation, left out whole, so the degree and the LARS model chosen
+        by the corrected LOO error are not those of repeated rows (see
+        rfx/pce.h, "Row weights"). Weights are relative (scaling them all
+        changes nothing; equal weights are no weights, bit for bit); a row
+        of weight 0 is a row left out, also for the marginals from the data
+        and the training box."""
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        sw = sample_weights(sample_weight, X)
         n, d = X.shape
-        if n < 2:
-            raise ValueError("n_samples=%d: at least 2 samples are needed to fit" % n)
+        if (n if sw is None else np.count_nonzero(sw)) < 2:
+            raise ValueError("n_samples=%d: at least 2 samples are needed to fit"
+                             % (n if sw is None else np.count_nonzero(sw)))
         p = ffi.new("rfx_pce_params *", lib.rfx_pce_params_default())
+        p.sample_weight = _weights_ptr(sw)
         if self.marginals is None:
             p.marginals_from_data = 1  # the library's: uniform on the training range
         else:
@@ -353,7 +369,7 @@ class PCERegressor(RegressorMixin, _ModelFile):
             check(lib.rfx_pce_fit(p, cmat(X), ffi.cast("const double *", y.ctypes.data), out))
         pce = ffi.gc(out[0], lib.rfx_pce_free)
         self._model = self._model_of(pce)
-        self._input_box = (X.min(axis=0), X.max(axis=0))  # the model file's training box
+        self._input_box = input_box(X, sw)  # the model file's training box
         mg = lib.rfx_pce_marginals(pce)
         self.marginals_ = [(_MARGINAL_NAMES[int(mg[i].kind)], float(mg[i].a), float(mg[i].b))
                            for i in range(d)]
