@@ -597,6 +597,7 @@ typedef struct rfx_projected_params {
     int n_threads;
     rfx_progress_fn progress;
     void *progress_user;
+    const double *sample_weight;
 } rfx_projected_params;
 
 rfx_projected_params rfx_projected_params_default(void);

@@ -227,3 +227,48 @@ def test_pce_ones_zeros_and_scale():
     np.testing.assert_allclose(e.coef_, c.coef_, rtol=1e-9, atol=1e-12)
     with pytest.raises(ValueError, match="Negative"):
         rfx.PCERegressor().fit(X, y, sample_weight=-w)
+
+
+# ---------------------------------------------------------------------------
+# ProjectedRegressor
+# ---------------------------------------------------------------------------
+
+PROJ = dict(n_particles=4, iterations=2, random_state=2)
+
+
+def test_projected_given_theta_is_the_weighted_surrogate_on_the_scores():
+    """With theta, gamma and k given the kernel PCA is that of the rows
+    (unweighted) and the surrogate is fitted with the weights: the model is
+    PCERegressor (LARS, degree 3, normal marginals from the weighted moments
+    of the scores) fitted with the same weights on KernelPCA's scores."""
+    X, y = data(90, d=3, seed=21)
+    w = weights(len(y), seed=22, zeros=False)
+    theta = np.array([1.0, 0.6, 0.3])
+    est = rfx.ProjectedRegressor(2, surrogate="pce", theta=theta, gamma=0.3,
+                                 **PROJ).fit(X, y, sample_weight=w)
+    T = rfx.KernelPCA(2, theta=theta, gamma=0.3).fit_transform(X)
+    mu = np.average(T, axis=0, weights=w)
+    sd = np.sqrt(np.average((T - mu) ** 2, axis=0, weights=w))
+    peer = rfx.PCERegressor([("normal", mu[j], sd[j]) for j in range(2)], degree=3,
+                            method="lars").fit(T, y, sample_weight=w)
+    np.testing.assert_allclose(est.predict(X), peer.predict(T), rtol=1e-9, atol=1e-10)
+    assert est.loss_ == pytest.approx(peer.loo_corrected_, rel=1e-9)
+
+
+@pytest.mark.parametrize("surrogate", ["ridge", "pce"])
+def test_projected_ones_zeros(surrogate):
+    """The search (screening, shape, swarm and, for pce, the finalists):
+    weights of 1 are no weights bit for bit, weight 0 the row left out bit
+    for bit."""
+    X, y = data(60, d=3, seed=23)
+    kw = dict(PROJ, surrogate=surrogate)
+    a = rfx.ProjectedRegressor(**kw).fit(X, y)
+    b = rfx.ProjectedRegressor(**kw).fit(X, y, sample_weight=np.ones(len(y)))
+    np.testing.assert_array_equal(a.predict(X), b.predict(X))
+    np.testing.assert_array_equal(a.theta_, b.theta_)
+    w = weights(len(y), seed=24)
+    keep = w > 0
+    c = rfx.ProjectedRegressor(**kw).fit(X, y, sample_weight=w)
+    d = rfx.ProjectedRegressor(**kw).fit(X[keep], y[keep], sample_weight=w[keep])
+    np.testing.assert_array_equal(c.predict(X), d.predict(X))
+    assert c.loss_ == d.loss_
