@@ -245,6 +245,16 @@ static void test_errors(void)
     rfx_auto_params p = small_params();
     rfx_model *m = NULL;
     rfx_cmat Xm = rfx_cmat_of(X, NR, DD);
+    double sw[NR];
+    for (size_t i = 0; i < NR; i++) sw[i] = 1.0;
+    sw[9] = -2.0;
+    p.sample_weight = sw;
+    CHECK_STATUS(rfx_auto_fit(&p, Xm, Y, &m, NULL), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "auto.sample_weight[9]") != NULL && m == NULL);
+    for (size_t i = 0; i < NR; i++) sw[i] = i < 3 ? 1.0 : 0.0; /* 3 rows: fewer than 2 per fold */
+    CHECK_STATUS(rfx_auto_fit(&p, Xm, Y, &m, NULL), RFX_EDIM);
+    CHECK(m == NULL);
+    p = small_params();
     p.n_folds = 1;
     CHECK_STATUS(rfx_auto_params_check(&p), RFX_EINVAL);
     CHECK(strstr(rfx_last_error(), "auto.n_folds") != NULL);

@@ -871,6 +871,17 @@ static void test_errors(void)
 #define FRESH() (p = rfx_pce_params_default(), p.marginals = mg, out = sentinel)
     FRESH();
     CHECK_ERR(rfx_pce_fit(NULL, Xv, y, &out), RFX_EINVAL, "params");
+    double sw[40];
+    for (size_t i = 0; i < n; i++) sw[i] = 1.0;
+    sw[5] = INFINITY;
+    p.sample_weight = sw;
+    CHECK_ERR(rfx_pce_fit(&p, Xv, y, &out), RFX_EINVAL, "pce.sample_weight[5]");
+    for (size_t i = 0; i < n; i++) sw[i] = 0.0;
+    CHECK_ERR(rfx_pce_fit(&p, Xv, y, &out), RFX_EINVAL, "all 40 weights are zero");
+    sw[7] = 1.0; /* one row of positive weight */
+    CHECK_ERR(rfx_pce_fit(&p, Xv, y, &out), RFX_EDIM, "at least 2");
+    CHECK(out == sentinel);
+    FRESH();
     CHECK_ERR(rfx_pce_fit(&p, Xv, y, NULL), RFX_EINVAL, "out");
     CHECK_ERR(rfx_pce_fit(&p, Xv, NULL, &out), RFX_EINVAL, "y");
     p.marginals = NULL;

@@ -147,6 +147,24 @@ static void test_defaults(void)
     p = rfx_srfe_params_default();
     CHECK_STATUS(rfx_srfe_fit(&p, rfx_cmat_of(X, m, d), rfx_cmat_of(y, m - 1, 1), &mo, NULL),
                  RFX_EDIM);
+    double *sw = malloc(m * sizeof *sw);
+    for (size_t i = 0; i < m; i++) sw[i] = 1.0;
+    sw[2] = -1.0;
+    p.sample_weight = sw;
+    CHECK_STATUS(rfx_srfe_fit(&p, rfx_cmat_of(X, m, d), rfx_cmat_of(y, m, 1), &mo, NULL),
+                 RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "srfe.sample_weight[2]") != NULL);
+    for (size_t i = 0; i < m; i++) sw[i] = i == 0 ? 1.0 : 0.0;
+    CHECK_STATUS(rfx_srfe_fit(&p, rfx_cmat_of(X, m, d), rfx_cmat_of(y, m, 1), &mo, NULL),
+                 RFX_EDIM);
+    CHECK(strstr(rfx_last_error(), "rows of positive weight") != NULL);
+    for (size_t i = 0; i < m; i++) sw[i] = i < 4 ? 1.0 : 0.0; /* 4 rows: 5 folds too many */
+    p.select = RFX_SELECT_KFOLD;
+    CHECK_STATUS(rfx_srfe_fit(&p, rfx_cmat_of(X, m, d), rfx_cmat_of(y, m, 1), &mo, NULL),
+                 RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "srfe.n_folds") != NULL);
+    free(sw);
+    p = rfx_srfe_params_default();
     X[4] = NAN;
     CHECK_STATUS(rfx_srfe_fit(&p, rfx_cmat_of(X, m, d), rfx_cmat_of(y, m, 1), &mo, NULL),
                  RFX_EPARSE);

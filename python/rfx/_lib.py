@@ -255,6 +255,8 @@ typedef enum rfx_target_transform {
 const char *rfx_target_transform_name(rfx_target_transform t);
 rfx_status rfx_target_transform_from_name(const char *name, rfx_target_transform *out);
 rfx_status rfx_target_boxcox_lambda(const double *y, size_t n, double *lambda);
+rfx_status rfx_target_boxcox_lambda_weighted(const double *y, const double *w, size_t n,
+                                                     double *lambda);
 rfx_status rfx_target_forward(rfx_target_transform t, double lambda, const double *y,
                               size_t n, double *z);
 rfx_status rfx_target_inverse(rfx_target_transform t, double lambda, const double *z,
@@ -1015,6 +1017,7 @@ typedef struct rfx_auto_params {
     int n_threads;
     rfx_progress_fn progress;
     void *progress_user;
+    const double *sample_weight;
 } rfx_auto_params;
 
 rfx_auto_params rfx_auto_params_default(void);

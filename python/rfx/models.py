@@ -455,7 +455,7 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
     "auto") and alpha are chosen together on a holdout of the training rows
     (a seeded subset of at most 4000), by the log-loss for the logistic loss
     and the error rate for the hinge losses. The subset and the holdout are
-    drawn by a seeded hash of each row's values, label and weight, not by
+    drawn by a seeded hash of each row's values and label, not by
     position: the same rows in another order give the same choice.
 
     Parameters

@@ -150,7 +150,6 @@ rfx_status rfx__rows_order(rfx_cmat X, rfx_cmat Y, const double *w, uint64_t see
         uint64_t h = h0;
         for (size_t c = 0; c < X.cols; c++) h = mix64(h ^ word_of(X.data[i * X.stride + c]));
         for (size_t c = 0; c < Y.cols; c++) h = mix64(h ^ word_of(Y.data[i * Y.stride + c]));
-        h = mix64(h ^ word_of(w ? w[i] : 1.0)); /* no weights: weights of 1 */
         keys[i].key = h;
         keys[i].row = i;
     }
