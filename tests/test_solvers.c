@@ -258,6 +258,124 @@ static void test_stats_merge(void)
     free(Y);
 }
 
+/* Packed statistics: a round trip keeps every bit (about the statistics'
+ * own shift), packed vectors of two parts about one shift add to the
+ * packed union (as rfx_stats_merge), weights and the evidence's sum log w
+ * included; the error paths. */
+static void test_stats_pack(void)
+{
+    rfx_test_rng r = {41};
+    const size_t n = 300, d = 2, D = 24, ny = 2;
+    double *X, *Y;
+    make_data(&r, n, d, ny, 1e3, &X, &Y);
+    double *w = malloc(n * sizeof *w);
+    for (size_t i = 0; i < n; i++) w[i] = i % 7 == 3 ? 0.0 : 0.5 + rfx_test_uniform(&r);
+    rfx_features *f = make_features(D, d, 5, RFX_FORM_COS_BIAS);
+    rfx_stats *all = NULL, *a = NULL, *b = NULL, *u = NULL;
+    CHECK_OK(rfx_stats_create(D, ny, &all));
+    CHECK_OK(rfx_stats_create(D, ny, &a));
+    CHECK_OK(rfx_stats_create(D, ny, &b));
+    CHECK_OK(rfx_stats_create(D, ny, &u));
+    CHECK(rfx_stats_n_features(a) == D && rfx_stats_n_targets(a) == ny);
+    CHECK(rfx_stats_n_features(NULL) == 0 && rfx_stats_packed_size(NULL) == 0);
+    double sh[2] = {7, 7};
+    CHECK(rfx_stats_shift(a, sh) == 0 && sh[0] == 0 && sh[1] == 0);
+    CHECK_OK(rfx_stats_add_weighted(all, f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, ny), w));
+    CHECK_OK(rfx_stats_add_weighted(a, f, rfx_cmat_of(X, 120, d), rfx_cmat_of(Y, 120, ny), w));
+    CHECK_OK(rfx_stats_add_weighted(b, f, rfx_cmat_of(X + 120 * d, n - 120, d),
+                                    rfx_cmat_of(Y + 120 * ny, n - 120, ny), w + 120));
+    const size_t L = rfx_stats_packed_size(a);
+    CHECK(L == 3 + D * (D + 1) / 2 + D * ny + D + 2 * ny);
+    double *pa = malloc(L * sizeof *pa), *pb = malloc(L * sizeof *pb), *pu = malloc(L * sizeof *pu);
+    /* a round trip about the own shift is exact */
+    double sa[2], sb[2];
+    CHECK(rfx_stats_shift(a, sa) == 1 && rfx_stats_shift(b, sb) == 1 && sa[0] != sb[0]);
+    CHECK_OK(rfx_stats_pack(a, NULL, pa));
+    CHECK_OK(rfx_stats_unpack(u, pa, sa));
+    CHECK_OK(rfx_stats_pack(u, NULL, pb));
+    CHECK(memcmp(pa, pb, L * sizeof *pa) == 0);
+    CHECK(rfx_stats_rows(u) == rfx_stats_rows(a));
+    /* about a's shift, a + b is the union */
+    CHECK_OK(rfx_stats_pack(b, sa, pb));
+    for (size_t i = 0; i < L; i++) pu[i] = pa[i] + pb[i];
+    CHECK_OK(rfx_stats_unpack(u, pu, sa));
+    CHECK(rfx_stats_rows(u) == rfx_stats_rows(all));
+    double *g1 = malloc(D * D * sizeof *g1), *g2 = malloc(D * D * sizeof *g2);
+    double t1[48], t2[48], z1[24], z2[24], y1[2], y2[2];
+    CHECK_OK(rfx_stats_get(all, g1, t1, z1, y1));
+    CHECK_OK(rfx_stats_get(u, g2, t2, z2, y2));
+    CHECK(max_rel_diff(g2, g1, D * D) < 1e-13);
+    CHECK(max_rel_diff(t2, t1, D * ny) < 1e-12);
+    CHECK(max_rel_diff(z2, z1, D) < 1e-13);
+    CHECK(max_rel_diff(y2, y1, ny) < 1e-12);
+    /* the Bayesian evidence sees the weights (sum w, sum log w) */
+    rfx_bayes_params bp = rfx_bayes_params_default();
+    bp.noise_var = 0.01;
+    bp.prior_var = 1.0;
+    rfx_model *m1 = NULL, *m2 = NULL;
+    rfx_stats *one = NULL;
+    CHECK_OK(rfx_stats_create(D, 1, &one));
+    CHECK_OK(rfx_stats_add_weighted(one, f, rfx_cmat_of(X, n, d), (rfx_cmat){Y, n, 1, ny}, w));
+    CHECK_OK(rfx_bayes_solve(f, one, &bp, &m1));
+    rfx_stats *oa = NULL, *ob = NULL;
+    CHECK_OK(rfx_stats_create(D, 1, &oa));
+    CHECK_OK(rfx_stats_create(D, 1, &ob));
+    CHECK_OK(rfx_stats_add_weighted(oa, f, rfx_cmat_of(X, 50, d), (rfx_cmat){Y, 50, 1, ny}, w));
+    CHECK_OK(rfx_stats_add_weighted(ob, f, rfx_cmat_of(X + 50 * d, n - 50, d),
+                                    (rfx_cmat){Y + 50 * ny, n - 50, 1, ny}, w + 50));
+    double c0 = 123.0;
+    const size_t L1 = rfx_stats_packed_size(oa);
+    double *qa = malloc(L1 * sizeof *qa), *qb = malloc(L1 * sizeof *qb);
+    CHECK_OK(rfx_stats_pack(oa, &c0, qa));
+    CHECK_OK(rfx_stats_pack(ob, &c0, qb));
+    for (size_t i = 0; i < L1; i++) qa[i] += qb[i];
+    CHECK_OK(rfx_stats_unpack(oa, qa, &c0));
+    CHECK_OK(rfx_bayes_solve(f, oa, &bp, &m2));
+    rfx_model_info i1, i2;
+    CHECK_OK(rfx_model_get_info(m1, &i1));
+    CHECK_OK(rfx_model_get_info(m2, &i2));
+    CHECK(fabs(i1.log_evidence - i2.log_evidence) < 1e-9 * fabs(i1.log_evidence));
+    CHECK(max_rel_diff(rfx_model_weights(m2).data, rfx_model_weights(m1).data, D) < 1e-9);
+    /* errors */
+    double bad = NAN;
+    CHECK_STATUS(rfx_stats_pack(a, NULL, NULL), RFX_EINVAL);
+    CHECK_STATUS(rfx_stats_pack(NULL, NULL, pa), RFX_EINVAL);
+    CHECK_STATUS(rfx_stats_pack(oa, &bad, qa), RFX_EINVAL);
+    CHECK_STATUS(rfx_stats_unpack(oa, qa, &bad), RFX_EINVAL);
+    qa[0] = 2.5;
+    CHECK_STATUS(rfx_stats_unpack(oa, qa, NULL), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "row count") != NULL);
+    qa[0] = 3;
+    qa[1] = -1;
+    CHECK_STATUS(rfx_stats_unpack(oa, qa, NULL), RFX_EINVAL);
+    /* rfx_set_error: the message and the status */
+    CHECK(rfx_set_error(RFX_EIO, "disk on fire") == RFX_EIO);
+    CHECK(strcmp(rfx_last_error(), "disk on fire") == 0);
+    CHECK(rfx_set_error(RFX_EINVAL, rfx_last_error() + 5) == RFX_EINVAL);
+    CHECK(strcmp(rfx_last_error(), "on fire") == 0);
+    CHECK(rfx_set_error(RFX_OK, NULL) == RFX_OK && rfx_last_error()[0] == '\0');
+    rfx_model_free(m1);
+    rfx_model_free(m2);
+    rfx_stats_free(one);
+    rfx_stats_free(oa);
+    rfx_stats_free(ob);
+    free(qa);
+    free(qb);
+    free(g1);
+    free(g2);
+    free(pa);
+    free(pb);
+    free(pu);
+    rfx_stats_free(all);
+    rfx_stats_free(a);
+    rfx_stats_free(b);
+    rfx_stats_free(u);
+    rfx_features_free(f);
+    free(w);
+    free(X);
+    free(Y);
+}
+
 /* Single-precision statistics agree with the double ones to float rounding
  * and give nearly the same predictions. */
 static void test_stats_f32(void)
@@ -1320,6 +1438,7 @@ int main(void)
     test_primal_dual();
     test_streaming();
     test_stats_merge();
+    test_stats_pack();
     test_stats_f32();
     test_selection();
     test_bayes_gp();

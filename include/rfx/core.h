@@ -98,6 +98,11 @@ RFX_API const char *rfx_last_error(void);
 /* Forget the last error of the calling thread. */
 RFX_API void rfx_clear_error(void);
 
+/* Set the calling thread's message (copied; cut at 1023 bytes; NULL is "")
+ * and return status: for code that reports through rfx's error model, such
+ * as a row source's next() (rfx/model.h) or a library layered on rfx. */
+RFX_API rfx_status rfx_set_error(rfx_status status, const char *message);
+
 /* ------------------------------------------------------------------------ */
 /* Interrupted writes                                                        */
 /* ------------------------------------------------------------------------ */

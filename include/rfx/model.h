@@ -111,6 +111,37 @@ RFX_API rfx_status rfx_stats_copy(const rfx_stats *s, rfx_stats **out);
 RFX_API rfx_status rfx_stats_get(const rfx_stats *s, double *ztz, double *zty, double *zsum,
                                  double *ysum);
 
+/* D and ny, as created (0 for NULL). */
+RFX_API size_t rfx_stats_n_features(const rfx_stats *s);
+RFX_API size_t rfx_stats_n_targets(const rfx_stats *s);
+
+/* The shift c the target sums are kept about (ny values into shift, which
+ * may be NULL): the (weighted) mean of the first rows added, or the shift
+ * of the first statistics merged into empty ones. Returns 1 when set, 0
+ * while no row has been added (shift then holds zeros). */
+RFX_API int rfx_stats_shift(const rfx_stats *s, double *shift);
+
+/* Statistics as one vector of doubles, for a transport that sums vectors
+ * (MPI_Allreduce: rfx/dist.h; a file per worker; a database column).
+ * rfx_stats_pack writes rfx_stats_packed_size(s) = 3 + D (D + 1) / 2 +
+ * D ny + D + 2 ny doubles (0 for NULL, or when the count overflows size_t):
+ *   n (the rows of positive weight), sum w, sum log w,
+ *   Z^T W Z: its upper triangle row by row (i <= j),
+ *   Z^T W (Y - c) (D x ny), the column sums of W Z (D),
+ *   sum w (y - c) and sum w (y - c)^2 per target (ny each),
+ * the target sums about the shift c given (ny finite values; NULL: the
+ * statistics' own, rfx_stats_shift), re-expressed exactly as
+ * rfx_stats_merge does. Packed vectors about one shift add: the elementwise
+ * sum of those of disjoint row sets is the packed statistics of their
+ * union. rfx_stats_unpack replaces the contents of s (its D and ny fix the
+ * layout) with the packed statistics about shift (NULL: zeros), which
+ * becomes its shift when they hold rows; RFX_EINVAL for a count that is
+ * not a whole number >= 0, a weight sum that is negative or not finite, or
+ * a shift that is not finite. */
+RFX_API size_t rfx_stats_packed_size(const rfx_stats *s);
+RFX_API rfx_status rfx_stats_pack(const rfx_stats *s, const double *shift, double *buf);
+RFX_API rfx_status rfx_stats_unpack(rfx_stats *s, const double *buf, const double *shift);
+
 /* ------------------------------------------------------------------------ */
 /* Models                                                                    */
 /* ------------------------------------------------------------------------ */

@@ -34,6 +34,15 @@ const char *rfx_last_error(void) { return msg; }
 
 void rfx_clear_error(void) { msg[0] = '\0'; }
 
+rfx_status rfx_set_error(rfx_status status, const char *message)
+{
+    /* message may point into msg itself (rfx_last_error()): memmove */
+    size_t len = message ? strnlen(message, sizeof msg - 1) : 0;
+    if (len) memmove(msg, message, len);
+    msg[len] = '\0';
+    return status;
+}
+
 rfx_status rfx__error(rfx_status status, const char *fmt, ...)
 {
     va_list ap;

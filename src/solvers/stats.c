@@ -477,6 +477,98 @@ rfx_status rfx_stats_get(const rfx_stats *s, double *ztz, double *zty, double *z
     return RFX_OK;
 }
 
+size_t rfx_stats_n_features(const rfx_stats *s) { return s ? s->D : 0; }
+
+size_t rfx_stats_n_targets(const rfx_stats *s) { return s ? s->ny : 0; }
+
+int rfx_stats_shift(const rfx_stats *s, double *shift)
+{
+    if (!s) return 0;
+    if (shift) memcpy(shift, s->shift, s->ny * sizeof *shift);
+    return s->shift_set;
+}
+
+/* The packed layout: 3 + D (D + 1) / 2 + D ny + D + 2 ny doubles. */
+size_t rfx_stats_packed_size(const rfx_stats *s)
+{
+    if (!s) return 0;
+    const size_t D = s->D, ny = s->ny;
+    /* D <= 2^31 - 1 (rfx_stats_create): D (D + 1) / 2 fits a 64-bit size_t;
+     * every step is checked for narrower ones (0 on overflow) */
+    const size_t a = D % 2 ? D : D / 2, b = D % 2 ? (D + 1) / 2 : D + 1;
+    if (b > SIZE_MAX / a || (ny && D > SIZE_MAX / ny)) return 0;
+    const size_t tri = a * b, dy = D * ny;
+    if (dy > SIZE_MAX - tri || ny > (SIZE_MAX - tri - dy - D - 3) / 2) return 0;
+    return tri + dy + D + 2 * ny + 3;
+}
+
+/* Re-expressed about the shift c: sum w z (y - c) = sum w z (y - s) +
+ * (s - c) sum w z, and likewise for sum w (y - c) and sum w (y - c)^2, as
+ * combine() does when it merges. */
+rfx_status rfx_stats_pack(const rfx_stats *s, const double *shift, double *buf)
+{
+    if (!s || !buf) return rfx__error(RFX_EINVAL, "stats pack: NULL argument");
+    const size_t D = s->D, ny = s->ny;
+    if (shift)
+        for (size_t k = 0; k < ny; k++)
+            if (!isfinite(shift[k]))
+                return rfx__error(RFX_EINVAL, "stats pack: shift[%zu] is not finite", k);
+    double *p = buf;
+    *p++ = (double)s->n;
+    *p++ = s->wsum;
+    *p++ = s->logw;
+    for (size_t i = 0; i < D; i++) {
+        memcpy(p, s->ztz + i * D + i, (D - i) * sizeof *p);
+        p += D - i;
+    }
+    double *zty = p, *zsum = p + D * ny, *ysum = zsum + D, *yy = ysum + ny;
+    memcpy(zsum, s->zsum, D * sizeof *zsum);
+    for (size_t k = 0; k < ny; k++) {
+        const double delta = shift ? s->shift[k] - shift[k] : 0.0;
+        for (size_t j = 0; j < D; j++)
+            zty[j * ny + k] = s->zty[j * ny + k] + delta * s->zsum[j];
+        ysum[k] = s->ysum[k] + s->wsum * delta;
+        yy[k] = s->yy[k] + 2.0 * delta * s->ysum[k] + s->wsum * delta * delta;
+    }
+    return RFX_OK;
+}
+
+rfx_status rfx_stats_unpack(rfx_stats *s, const double *buf, const double *shift)
+{
+    if (!s || !buf) return rfx__error(RFX_EINVAL, "stats unpack: NULL argument");
+    const size_t D = s->D, ny = s->ny;
+    const double n = buf[0];
+    /* the count is a whole number of rows; 2^64 is the first double past
+     * every size_t */
+    if (!(n >= 0) || n != floor(n) || n >= 18446744073709551616.0)
+        return rfx__error(RFX_EINVAL, "stats unpack: the row count %g is not a whole number >= 0",
+                          n);
+    if (!isfinite(buf[1]) || buf[1] < 0)
+        return rfx__error(RFX_EINVAL, "stats unpack: the weight sum %g is not finite and >= 0",
+                          buf[1]);
+    if (shift)
+        for (size_t k = 0; k < ny; k++)
+            if (!isfinite(shift[k]))
+                return rfx__error(RFX_EINVAL, "stats unpack: shift[%zu] is not finite", k);
+    s->n = (size_t)n;
+    s->wsum = buf[1];
+    s->logw = buf[2];
+    const double *p = buf + 3;
+    for (size_t i = 0; i < D; i++) {
+        memcpy(s->ztz + i * D + i, p, (D - i) * sizeof *p);
+        p += D - i;
+    }
+    memcpy(s->zty, p, D * ny * sizeof *p);
+    p += D * ny;
+    memcpy(s->zsum, p, D * sizeof *p);
+    p += D;
+    memcpy(s->ysum, p, ny * sizeof *p);
+    memcpy(s->yy, p + ny, ny * sizeof *p);
+    for (size_t k = 0; k < ny; k++) s->shift[k] = shift ? shift[k] : 0.0;
+    s->shift_set = s->n > 0;
+    return RFX_OK;
+}
+
 void rfx__stats_normal(const rfx_stats *s, int intercept, double *C, double *c, double *yy,
                        double *mu, double *ybar)
 {
