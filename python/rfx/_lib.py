@@ -424,6 +424,12 @@ rfx_status rfx_stats_add_weighted(rfx_stats *s, const rfx_features *f, rfx_cmat 
                                           rfx_cmat Y, const double *w);
 rfx_status rfx_stats_merge(rfx_stats *into, const rfx_stats *other);
 rfx_status rfx_stats_copy(const rfx_stats *s, rfx_stats **out);
+size_t rfx_stats_n_features(const rfx_stats *s);
+size_t rfx_stats_n_targets(const rfx_stats *s);
+int rfx_stats_shift(const rfx_stats *s, double *shift);
+size_t rfx_stats_packed_size(const rfx_stats *s);
+rfx_status rfx_stats_pack(const rfx_stats *s, const double *shift, double *buf);
+rfx_status rfx_stats_unpack(rfx_stats *s, const double *buf, const double *shift);
 
 typedef enum rfx_solver {
     RFX_SOLVER_AUTO = 0,

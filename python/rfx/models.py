@@ -612,6 +612,60 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
         self.alpha_ = float(getattr(report, "lambda"))
         return self
 
+    @_common.keeps_state_on_error
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Add the rows X, y to the fit (``loss="least_squares"`` only): the
+        model becomes the fit on every row given so far, over the same
+        mergeable statistics as RFFRegressor.partial_fit (Z^T W Z and Z^T W
+        Y, memory O(n_components^2)), with the targets of ``fit``: +-1 per
+        class (one column, +1 for classes_[1], for two classes; one per
+        class otherwise). ``classes``, every label the rows may carry, is
+        required on the first call (scikit-learn's convention, as
+        SGDClassifier.partial_fit) and fixes ``classes_``; later calls may
+        repeat it. With ``alpha=None`` alpha is chosen by generalised
+        cross-validation from the statistics of all rows, as ``fit`` chooses
+        it; the first call fixes the feature map as in
+        RFFRegressor.partial_fit. With ``standardize=False`` and a given
+        length scale the result is one ``fit`` on all the rows (whose labels
+        are all of ``classes``), to rounding. sample_weight weights the
+        rows as in ``fit``. The other losses have no statistics that add:
+        ValueError (``KernelSGDClassifier`` learns them from a stream).
+        ``rfx.merge`` and ``statistics_`` combine fits of disjoint rows."""
+        if self.loss != "least_squares":
+            raise ValueError("partial_fit needs loss='least_squares' (its fit is a ridge "
+                             "regression over statistics that add up), got loss=%r; fit the "
+                             "other losses with fit, or stream them with KernelSGDClassifier"
+                             % (self.loss,))
+        first = getattr(self, "_stats", None) is None
+        if first and classes is None:
+            raise ValueError("classes must be passed on the first call to partial_fit")
+        X, y = validate_data(self, X, y, dtype=np.float64, reset=first)
+        check_classification_targets(y)
+        if classes is not None:
+            classes = np.unique(classes)
+            if first:
+                if len(classes) < 2:
+                    raise ValueError("partial_fit: classes must hold at least 2 labels, got %r"
+                                     % (classes,))
+            elif not np.array_equal(classes, self.classes_):
+                raise ValueError("`classes=%r` is not the same as on the first call to "
+                                 "partial_fit, was: %r" % (classes, self.classes_))
+        known = self.classes_ if classes is None else classes
+        unknown = np.setdiff1d(np.unique(y), known)
+        if unknown.size:
+            raise ValueError("partial_fit: the labels %r are not in classes %r"
+                             % (unknown.tolist(), known.tolist()))
+        sw = sample_weights(sample_weight, X)
+        idx = np.searchsorted(known, y)
+        if len(known) == 2:
+            Y = np.where(idx == 1, 1.0, -1.0).reshape(-1, 1)
+        else:
+            Y = np.full((len(y), len(known)), -1.0)
+            Y[np.arange(len(y)), idx] = 1.0
+        if first:
+            self.classes_ = known
+        return self._partial_fit_model(X, Y, sample_weight=sw, probe_y=y)
+
     def _read_info(self):
         info = super()._read_info()
         if info.method == lib.RFX_METHOD_CLASSIFY:
