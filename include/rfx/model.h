@@ -370,8 +370,9 @@ typedef struct rfx_fit_report {
  *
  * RFX_METHOD_SRFE / RFX_METHOD_HARFE go to rfx_srfe_fit (rfx/srfe.h)
  * with its defaults and from params: the seed, threads, n_features (0 =
- * automatic), features.sparsity (when > 0), lambda (when >= 0) and
- * standardize; the report then has length_scale = 1 / weight scale, lambda
+ * automatic), features.sparsity (when > 0), lambda (when >= 0),
+ * standardize and sample_weight; the report then has length_scale = 1 /
+ * weight scale, lambda
  * the lasso penalty, score the cross-validated mean squared error.
  * RFX_METHOD_PCE is not fitted here (RFX_EINVAL): rfx_pce_fit, then
  * rfx_model_from_pce (rfx/pce.h); nor are RFX_METHOD_PROJECTED
