@@ -261,7 +261,9 @@ class RFFRegressor(MultiOutputMixin, RegressorMixin, _RFXModel):
         rows. sample_weight weights the rows as in ``fit`` (the weighted
         statistics add up over the batches). Memory is O(n_components^2),
         whatever the number of rows; ``rfx.merge`` combines estimators
-        fitted on disjoint rows."""
+        fitted on disjoint rows, and ``statistics_`` (an
+        :class:`rfx.Statistics`: they add with ``+`` and pickle) carries
+        them between processes."""
         first = getattr(self, "_stats", None) is None
         X, y = validate_data(self, X, y, dtype=np.float64, multi_output=True, y_numeric=True,
                              reset=first)
@@ -410,7 +412,9 @@ class BayesianRFFRegressor(RegressorMixin, _RFXModel):
         model becomes the fit on every row given so far, with the variances
         fitted by the evidence of all rows when not given; the feature map
         is fixed by the first call, as in RFFRegressor.partial_fit. Memory
-        is O(n_components^2); ``rfx.merge`` combines disjoint fits."""
+        is O(n_components^2); ``rfx.merge`` combines disjoint fits, and
+        ``statistics_`` (an :class:`rfx.Statistics`) carries them between
+        processes."""
         first = getattr(self, "_stats", None) is None
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, reset=first)
         sw = sample_weights(sample_weight, X)
