@@ -474,6 +474,9 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
         cross-validation).
     class_weight : dict, "balanced" or None, default=None
         Weights per class (``{label: weight}``), or ``n / (n_classes n_c)``.
+        For ``loss="least_squares"`` they multiply the rows' weights, as
+        RidgeClassifier's class_weight ("balanced" from the rows' counts;
+        partial_fit takes a dict only).
     optimizer : {"auto", "lbfgs", "dual_cd", "sgd"}, default="auto"
         Batch quasi-Newton (logistic, softmax, squared hinge), dual
         coordinate descent (hinge losses, Hsieh et al. 2008) or stochastic
@@ -604,6 +607,7 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
         if self.loss == "least_squares":
             lb = LabelBinarizer(neg_label=-1, pos_label=1)
             Y = lb.fit_transform(y).astype(np.float64)
+            sw = self._class_row_weights(y, classes, sw)
             self._fit_model(X, Y, lam=_alpha(self.alpha), sample_weight=sw)
             return self
         lam = -1.0 if self.alpha is None else _alpha(self.alpha)
@@ -616,6 +620,40 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
         self.alpha_ = float(getattr(report, "lambda"))
         return self
 
+    def _class_row_weights(self, y, classes, sw, partial=False):
+        """The least-squares loss's row weights: sw times the class weight
+        of each row's label (RidgeClassifier's rule), or sw without
+        class_weight."""
+        cw = self.class_weight
+        if cw is None:
+            return sw
+        if isinstance(cw, str):
+            if cw != "balanced":
+                raise ValueError("class_weight must be a dict, 'balanced' or None, got %r" % cw)
+            if partial:
+                raise ValueError("class_weight='balanced' needs every row's label: partial_fit "
+                                 "takes a dict of class weights (or None)")
+        elif not isinstance(cw, dict):
+            raise TypeError("class_weight must be a dict, 'balanced' or None")
+        else:
+            for label in cw:
+                if not np.any(classes == label):
+                    raise ValueError("class_weight: the label %r is not in the data" % (label,))
+        from sklearn.utils.class_weight import compute_sample_weight
+        w = compute_sample_weight(cw, y) if not partial else \
+            np.array([float(cw.get(v, 1.0)) for v in y])
+        w = w if sw is None else w * sw
+        return np.ascontiguousarray(w, dtype=np.float64)
+
+    def _has_partial_fit(self):
+        if self.loss != "least_squares":
+            raise AttributeError("partial_fit is available for loss='least_squares' only (its "
+                                 "fit is a ridge regression over statistics that add up), not "
+                                 "loss=%r; fit the other losses with fit, or stream them with "
+                                 "KernelSGDClassifier" % (self.loss,))
+        return True
+
+    @available_if(_has_partial_fit)
     @_common.keeps_state_on_error
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add the rows X, y to the fit (``loss="least_squares"`` only): the
@@ -625,24 +663,25 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
         class (one column, +1 for classes_[1], for two classes; one per
         class otherwise). ``classes``, every label the rows may carry, is
         required on the first call (scikit-learn's convention, as
-        SGDClassifier.partial_fit) and fixes ``classes_``; later calls may
-        repeat it. With ``alpha=None`` alpha is chosen by generalised
+        SGDClassifier.partial_fit), unless a ``fit`` gave ``classes_`` (its
+        rows are not kept: partial_fit after fit starts the statistics
+        afresh, as RFFRegressor's), and fixes ``classes_``; later calls may
+        repeat it. A dict ``class_weight`` multiplies the rows' weights. With ``alpha=None`` alpha is chosen by generalised
         cross-validation from the statistics of all rows, as ``fit`` chooses
         it; the first call fixes the feature map as in
         RFFRegressor.partial_fit. With ``standardize=False`` and a given
         length scale the result is one ``fit`` on all the rows (whose labels
         are all of ``classes``), to rounding. sample_weight weights the
         rows as in ``fit``. The other losses have no statistics that add:
-        ValueError (``KernelSGDClassifier`` learns them from a stream).
-        ``rfx.merge`` and ``statistics_`` combine fits of disjoint rows."""
-        if self.loss != "least_squares":
-            raise ValueError("partial_fit needs loss='least_squares' (its fit is a ridge "
-                             "regression over statistics that add up), got loss=%r; fit the "
-                             "other losses with fit, or stream them with KernelSGDClassifier"
-                             % (self.loss,))
+        for them the method is not there (AttributeError, as scikit-learn's
+        ``available_if``; ``KernelSGDClassifier`` learns them from a
+        stream). ``rfx.merge`` and ``statistics_`` combine fits of disjoint
+        rows."""
         first = getattr(self, "_stats", None) is None
         if first and classes is None:
-            raise ValueError("classes must be passed on the first call to partial_fit")
+            if not hasattr(self, "classes_"):
+                raise ValueError("classes must be passed on the first call to partial_fit")
+            classes = self.classes_  # those of a fit (whose rows are not kept)
         X, y = validate_data(self, X, y, dtype=np.float64, reset=first)
         check_classification_targets(y)
         if classes is not None:
@@ -659,7 +698,7 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
         if unknown.size:
             raise ValueError("partial_fit: the labels %r are not in classes %r"
                              % (unknown.tolist(), known.tolist()))
-        sw = sample_weights(sample_weight, X)
+        sw = self._class_row_weights(y, known, sample_weights(sample_weight, X), partial=True)
         idx = np.searchsorted(known, y)
         if len(known) == 2:
             Y = np.where(idx == 1, 1.0, -1.0).reshape(-1, 1)

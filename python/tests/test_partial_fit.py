@@ -163,8 +163,9 @@ def test_classifier_merge_equals_one_fit():
 def test_classifier_partial_fit_errors():
     X, _ = data(300)
     y = labels(X, 2)
-    with pytest.raises(ValueError, match="least_squares"):
+    with pytest.raises(AttributeError, match="least_squares"):
         rfx.RFFClassifier(n_components=16).partial_fit(X, y, classes=["a", "b"])
+    assert not hasattr(rfx.RFFClassifier(loss="hinge"), "partial_fit")
     est = rfx.RFFClassifier(alpha=1e-2, **CLS)
     with pytest.raises(ValueError, match="classes must be passed"):
         est.partial_fit(X, y)
