@@ -522,6 +522,8 @@ class _RFXModel(_ModelFile):
                     sd = np.where(sd > 0, sd, 1.0)
                 if scale[3]:  # "auto" or "learn": as a fit on the first batch chooses it
                     probe = type(self)(**self.get_params())
+                    if "class_weight" in probe.get_params():  # already in sample_weight
+                        probe.set_params(class_weight=None)
                     if probe_y is None:
                         probe_y = Y[:, 0] if Y.shape[1] == 1 else Y
                     probe.fit(X, probe_y, sample_weight=sample_weight)
