@@ -241,16 +241,17 @@ void rfx__rng_shuffle(rfx__rng *r, size_t *perm, size_t n);
 /* A seeded random order of the n rows of X (n x d), with their targets Y
  * (n x ny, or ny == 0) and weights w (NULL: 1 each) that depends on the rows'
  * contents and not on their positions: order[0..n) receives the row indices
- * sorted by a 64-bit hash of (seed, stream, the bits of the row's values;
- * -0 counts as 0), rows of equal hash by their values. The same rows in any
- * order give the same sequence of rows (identical rows are interchangeable),
- * so subsets, holdouts and folds taken by position in it do not depend on
- * the order of the data. Cost: n (d + ny + 1) hash steps and a sort of n
+ * sorted by a 64-bit hash of (seed, stream, the bits of the row's values
+ * and targets; -0 counts as 0), rows of equal hash by their values, targets
+ * and weights. The same rows in any order give the same sequence of rows
+ * (identical rows are interchangeable), so subsets, holdouts and folds
+ * taken by position in it do not depend on the order of the data; nor, as
+ * the weights only break ties, on a common factor of the weights. Cost: n (d + ny + 1) hash steps and a sort of n
  * keys. RFX_ENOMEM when its n keys cannot be allocated (src/core/rng.c). */
 /* The key of one row in that order (its ny targets y_stride apart), and the
  * comparison of two rows' values that breaks ties (-1, 0, 1). */
 uint64_t rfx__row_key(uint64_t seed, uint64_t stream, const double *x, size_t d, const double *y,
-                      size_t ny, size_t y_stride, double w);
+                      size_t ny, size_t y_stride);
 int rfx__row_compare(const double *xa, const double *ya, double wa, const double *xb,
                      const double *yb, double wb, size_t d, size_t ny, size_t y_stride);
 rfx_status rfx__rows_order(rfx_cmat X, rfx_cmat Y, const double *w, uint64_t seed,

@@ -8,6 +8,8 @@
  *       one line "lambda cv_mse" per grid point, then "best <index>"
  *   l1_peer_driver bpdn A.npy y.npy sigma fit_intercept out.txt
  *       N lines of coefficients, the intercept, then "residual <|r|>"
+ * lasso and cv take an optional last argument w.npy: the row weights
+ * (sample_weight, m x 1).
  * Exit status 0 on success, 1 with a message on stderr otherwise. */
 #include "rfx.h"
 #include "rfx/l1.h"
@@ -24,9 +26,9 @@ static int fail(const char *what)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: l1_peer_driver lasso A.npy y.npy lambda fit_intercept out.txt\n"
+    fprintf(stderr, "usage: l1_peer_driver lasso A.npy y.npy lambda fit_intercept out.txt [w.npy]\n"
                     "       l1_peer_driver cv A.npy y.npy n_lambdas ratio n_folds fit_intercept "
-                    "out.txt\n"
+                    "out.txt [w.npy]\n"
                     "       l1_peer_driver bpdn A.npy y.npy sigma fit_intercept out.txt\n");
     return 2;
 }
@@ -37,11 +39,15 @@ int main(int argc, char **argv)
     const char *mode = argv[1];
     int is_lasso = strcmp(mode, "lasso") == 0, is_cv = strcmp(mode, "cv") == 0,
         is_bpdn = strcmp(mode, "bpdn") == 0;
-    if (!((is_lasso || is_bpdn) && argc == 7) && !(is_cv && argc == 9)) return usage();
+    if (!((is_lasso || is_bpdn) && argc == 7) && !(is_lasso && argc == 8) &&
+        !(is_cv && (argc == 9 || argc == 10)))
+        return usage();
+    const char *wpath = is_lasso && argc == 8 ? argv[7] : (is_cv && argc == 10 ? argv[9] : NULL);
     rfx_read_params rp = rfx_read_params_default();
-    rfx_data *da = NULL, *dy = NULL;
+    rfx_data *da = NULL, *dy = NULL, *dw = NULL;
     if (rfx_data_read(argv[2], &rp, &da)) return fail(argv[2]);
     if (rfx_data_read(argv[3], &rp, &dy)) return fail(argv[3]);
+    if (wpath && rfx_data_read(wpath, &rp, &dw)) return fail(wpath);
     rfx_cmat A = rfx_data_x(da), Y = rfx_data_x(dy);
     if (Y.rows != A.rows || Y.cols != 1) {
         fprintf(stderr, "l1_peer_driver: y is %zu x %zu, expected %zu x 1\n", Y.rows, Y.cols,
@@ -49,8 +55,19 @@ int main(int argc, char **argv)
         return 1;
     }
     double *y = malloc(A.rows * sizeof *y), *c = malloc(A.cols * sizeof *c);
+    double *w = dw ? malloc(A.rows * sizeof *w) : NULL;
     for (size_t i = 0; i < A.rows; i++) y[i] = Y.data[i * Y.stride];
     rfx_l1_params p = rfx_l1_params_default();
+    if (dw) {
+        rfx_cmat Wm = rfx_data_x(dw);
+        if (Wm.rows != A.rows || Wm.cols != 1) {
+            fprintf(stderr, "l1_peer_driver: w is %zu x %zu, expected %zu x 1\n", Wm.rows,
+                    Wm.cols, A.rows);
+            return 1;
+        }
+        for (size_t i = 0; i < A.rows; i++) w[i] = Wm.data[i * Wm.stride];
+        p.sample_weight = w;
+    }
     FILE *out = NULL;
     int rc = 0;
     if (is_lasso || is_bpdn) {
@@ -97,7 +114,9 @@ done:
     if (out && fclose(out) != 0) rc = 1;
     free(y);
     free(c);
+    free(w);
     rfx_data_free(da);
     rfx_data_free(dy);
+    rfx_data_free(dw);
     return rc;
 }

@@ -240,11 +240,71 @@ static void test_candidates(void)
     rfx_model_free(m);
 }
 
+/* Row weights: weight 0 is the row left out (given folds lose it too),
+ * bit for bit, through every candidate's weighted fit and the weighted
+ * score; equal weights are no weights. */
+static void test_weights(void)
+{
+    rfx_auto_params p = small_params();
+    p.race_factor = INFINITY;
+    static double w[NR], Xp[NR * DD], yp[NR], wp[NR];
+    static size_t fp[NR];
+    size_t np = 0;
+    for (size_t i = 0; i < NR; i++) {
+        w[i] = i % 7 == 3 ? 0.0 : 0.5 + (double)(i % 3);
+        if (w[i] > 0) {
+            memcpy(Xp + np * DD, X + i * DD, DD * sizeof *X);
+            yp[np] = Y[i];
+            wp[np] = w[i];
+            fp[np++] = FOLDS[i];
+        }
+    }
+    rfx_auto_report ra, rb;
+    rfx_model *a = NULL, *b = NULL;
+    p.sample_weight = w;
+    CHECK_OK(rfx_auto_fit(&p, rfx_cmat_of(X, NR, DD), Y, &a, &ra));
+    rfx_auto_params q = p;
+    q.sample_weight = wp;
+    q.folds = fp;
+    CHECK_OK(rfx_auto_fit(&q, rfx_cmat_of(Xp, np, DD), yp, &b, &rb));
+    CHECK(ra.chosen == rb.chosen && ra.n_candidates == rb.n_candidates);
+    for (size_t j = 0; j < ra.n_candidates; j++)
+        CHECK(memcmp(&ra.candidates[j].cv_error, &rb.candidates[j].cv_error, sizeof(double)) ==
+              0);
+    double pa[10], pb[10];
+    CHECK_OK(rfx_model_predict(a, rfx_cmat_of(X, 10, DD), rfx_mat_of(pa, 10, 1), rfx_mat_none()));
+    CHECK_OK(rfx_model_predict(b, rfx_cmat_of(X, 10, DD), rfx_mat_of(pb, 10, 1), rfx_mat_none()));
+    CHECK(memcmp(pa, pb, sizeof pa) == 0);
+    rfx_model_free(a);
+    rfx_model_free(b);
+    /* equal weights: no weights */
+    for (size_t i = 0; i < NR; i++) w[i] = 2.5;
+    a = b = NULL;
+    CHECK_OK(rfx_auto_fit(&p, rfx_cmat_of(X, NR, DD), Y, &a, &ra));
+    p.sample_weight = NULL;
+    CHECK_OK(rfx_auto_fit(&p, rfx_cmat_of(X, NR, DD), Y, &b, &rb));
+    CHECK_OK(rfx_model_predict(a, rfx_cmat_of(X, 10, DD), rfx_mat_of(pa, 10, 1), rfx_mat_none()));
+    CHECK_OK(rfx_model_predict(b, rfx_cmat_of(X, 10, DD), rfx_mat_of(pb, 10, 1), rfx_mat_none()));
+    CHECK(memcmp(pa, pb, sizeof pa) == 0);
+    rfx_model_free(a);
+    rfx_model_free(b);
+}
+
 static void test_errors(void)
 {
     rfx_auto_params p = small_params();
     rfx_model *m = NULL;
     rfx_cmat Xm = rfx_cmat_of(X, NR, DD);
+    double sw[NR];
+    for (size_t i = 0; i < NR; i++) sw[i] = 1.0;
+    sw[9] = -2.0;
+    p.sample_weight = sw;
+    CHECK_STATUS(rfx_auto_fit(&p, Xm, Y, &m, NULL), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "auto.sample_weight[9]") != NULL && m == NULL);
+    for (size_t i = 0; i < NR; i++) sw[i] = i < 3 ? 1.0 : 0.0; /* 3 rows: fewer than 2 per fold */
+    CHECK_STATUS(rfx_auto_fit(&p, Xm, Y, &m, NULL), RFX_EDIM);
+    CHECK(m == NULL);
+    p = small_params();
     p.n_folds = 1;
     CHECK_STATUS(rfx_auto_params_check(&p), RFX_EINVAL);
     CHECK(strstr(rfx_last_error(), "auto.n_folds") != NULL);
@@ -294,6 +354,7 @@ int main(void)
     RFX_TEST_RUN(test_against_explicit_cv);
     RFX_TEST_RUN(test_determinism);
     RFX_TEST_RUN(test_candidates);
+    RFX_TEST_RUN(test_weights);
     RFX_TEST_RUN(test_errors);
     return rfx_test_finish("test_auto");
 }

@@ -814,6 +814,19 @@ static void test_errors(void)
     for (size_t j = 0; j < N; j++) w[j] = 1;
     w[17] = 0;
     FIT_ERR(p.weights = w, RFX_EINVAL, "l1.weights[17]");
+    double sw[20];
+    for (size_t i = 0; i < m; i++) sw[i] = 1;
+    sw[3] = -1;
+    FIT_ERR(p.sample_weight = sw, RFX_EINVAL, "l1.sample_weight[3]");
+    sw[3] = NAN;
+    FIT_ERR(p.sample_weight = sw, RFX_EINVAL, "l1.sample_weight[3]");
+    for (size_t i = 0; i < m; i++) sw[i] = 0;
+    FIT_ERR(p.sample_weight = sw, RFX_EINVAL, "all 20 weights are zero");
+    for (size_t i = 0; i < m; i++) sw[i] = i < 4 ? 1.0 : 0.0; /* 4 rows of positive weight */
+    FIT_ERR((p.sample_weight = sw, p.select = RFX_SELECT_KFOLD, p.n_folds = 5), RFX_EINVAL,
+            "l1.n_folds: must be in 2..4 (the rows of positive weight)");
+    FIT_ERR((p.sample_weight = sw, p.method = RFX_L1_METHOD_HTP, p.sparsity = 5), RFX_EINVAL,
+            "l1.sparsity: must be in 1..min(m, N) = 4");
     FIT_ERR(p.max_iter = 0, RFX_EINVAL, "l1.max_iter");
     FIT_ERR(p.tol = 0, RFX_EINVAL, "l1.tol");
     FIT_ERR(p.tol = 1, RFX_EINVAL, "l1.tol");

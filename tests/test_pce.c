@@ -871,6 +871,17 @@ static void test_errors(void)
 #define FRESH() (p = rfx_pce_params_default(), p.marginals = mg, out = sentinel)
     FRESH();
     CHECK_ERR(rfx_pce_fit(NULL, Xv, y, &out), RFX_EINVAL, "params");
+    double sw[40];
+    for (size_t i = 0; i < n; i++) sw[i] = 1.0;
+    sw[5] = INFINITY;
+    p.sample_weight = sw;
+    CHECK_ERR(rfx_pce_fit(&p, Xv, y, &out), RFX_EINVAL, "pce.sample_weight[5]");
+    for (size_t i = 0; i < n; i++) sw[i] = 0.0;
+    CHECK_ERR(rfx_pce_fit(&p, Xv, y, &out), RFX_EINVAL, "all 40 weights are zero");
+    sw[7] = 1.0; /* one row of positive weight */
+    CHECK_ERR(rfx_pce_fit(&p, Xv, y, &out), RFX_EDIM, "at least 2");
+    CHECK(out == sentinel);
+    FRESH();
     CHECK_ERR(rfx_pce_fit(&p, Xv, y, NULL), RFX_EINVAL, "out");
     CHECK_ERR(rfx_pce_fit(&p, Xv, NULL, &out), RFX_EINVAL, "y");
     p.marginals = NULL;
@@ -1167,11 +1178,9 @@ static void test_auto_basis(void)
     rfx_test_rng r = {77};
     double *X = malloc(n * d * sizeof *X), *y = malloc(n * sizeof *y);
     for (size_t i = 0; i < n; i++) {
-        double s = 0;
-        for (size_t j = 0; j < d; j++) {
-            X[i * d + j] = 2 + 3 * rfx_test_uniform(&r);
-            s += sin(X[i * d + j]) * (j < 3 ? X[i * d + j + 1] : 0.3);
-        }
+        for (size_t j = 0; j < d; j++) X[i * d + j] = 2 + 3 * rfx_test_uniform(&r);
+        double s = 0; /* x_{j+1} drawn before it is read */
+        for (size_t j = 0; j < d; j++) s += sin(X[i * d + j]) * (j < 3 ? X[i * d + j + 1] : 0.3);
         y[i] = s;
     }
     X[5 * d + 2] = 5.0; /* column ranges from the data */
@@ -1241,8 +1250,88 @@ static void test_auto_basis(void)
     free(y);
 }
 
+/* Row weights: least squares at a given degree is that of the rows
+ * repeated by integer weights; a row of weight 0 is the row left out, bit
+ * for bit (LARS, degrees 1..4 chosen by the weighted corrected LOO). */
+static void test_weights(void)
+{
+    enum { D = 2 };
+    const size_t n = 60;
+    rfx_marginal mg[D] = {uni(-1, 1), uni(-1, 1)};
+    rfx_test_rng r = {31};
+    double *X = sample(&r, mg, n, D), *y = malloc(n * sizeof *y), *w = malloc(n * sizeof *w);
+    double *Xr = malloc(3 * n * D * sizeof *Xr), *yr = malloc(3 * n * sizeof *yr);
+    size_t nr = 0;
+    for (size_t i = 0; i < n; i++) {
+        y[i] = exp(X[i * D]) * cos(2 * X[i * D + 1]);
+        w[i] = (double)(1 + i % 3);
+        for (size_t k = 0; k < (size_t)w[i]; k++, nr++) {
+            memcpy(Xr + nr * D, X + i * D, D * sizeof *X);
+            yr[nr] = y[i];
+        }
+    }
+    rfx_pce_params p = rfx_pce_params_default();
+    p.marginals = mg;
+    p.degree = 4;
+    p.sample_weight = w;
+    rfx_pce *a = NULL, *b = NULL;
+    CHECK_OK(rfx_pce_fit(&p, rfx_cmat_of(X, n, D), y, &a));
+    rfx_pce_params q = p;
+    q.sample_weight = NULL;
+    CHECK_OK(rfx_pce_fit(&q, rfx_cmat_of(Xr, nr, D), yr, &b));
+    CHECK(rfx_pce_n_terms(a) == rfx_pce_n_terms(b));
+    for (size_t k = 0; k < rfx_pce_n_terms(a); k++) {
+        double ca, cb;
+        CHECK_OK(rfx_pce_term(a, k, &ca, NULL));
+        CHECK_OK(rfx_pce_term(b, k, &cb, NULL));
+        CHECK_NEAR(ca, cb, 1e-12);
+    }
+    rfx_pce_free(a);
+    rfx_pce_free(b);
+    /* weight 0 = the row left out: LARS over degrees 1..4 */
+    double *Xp = malloc(n * D * sizeof *Xp), *yp = malloc(n * sizeof *yp);
+    double *wp = malloc(n * sizeof *wp);
+    size_t np = 0;
+    for (size_t i = 0; i < n; i++) {
+        w[i] = i % 6 == 1 ? 0.0 : 0.25 + (double)(i % 5);
+        if (w[i] > 0) {
+            memcpy(Xp + np * D, X + i * D, D * sizeof *X);
+            yp[np] = y[i];
+            wp[np++] = w[i];
+        }
+    }
+    p.method = RFX_PCE_METHOD_LARS;
+    p.degree_min = 1;
+    a = b = NULL;
+    CHECK_OK(rfx_pce_fit(&p, rfx_cmat_of(X, n, D), y, &a));
+    p.sample_weight = wp;
+    CHECK_OK(rfx_pce_fit(&p, rfx_cmat_of(Xp, np, D), yp, &b));
+    rfx_pce_info ia, ib;
+    CHECK_OK(rfx_pce_get_info(a, &ia));
+    CHECK_OK(rfx_pce_get_info(b, &ib));
+    CHECK(ia.n_terms == ib.n_terms && ia.degree == ib.degree && ia.n_train == np);
+    CHECK(memcmp(&ia.loo_corrected, &ib.loo_corrected, sizeof(double)) == 0);
+    for (size_t k = 0; k < ia.n_terms; k++) {
+        double ca, cb;
+        CHECK_OK(rfx_pce_term(a, k, &ca, NULL));
+        CHECK_OK(rfx_pce_term(b, k, &cb, NULL));
+        CHECK(memcmp(&ca, &cb, sizeof ca) == 0);
+    }
+    rfx_pce_free(a);
+    rfx_pce_free(b);
+    free(X);
+    free(y);
+    free(w);
+    free(Xr);
+    free(yr);
+    free(Xp);
+    free(yp);
+    free(wp);
+}
+
 int main(void)
 {
+    test_weights();
     test_auto_basis();
     test_orthonormality();
     test_exact_polynomial();

@@ -1033,8 +1033,90 @@ static void test_auto_surrogate(void)
     free(V);
 }
 
+/* Row weights (rfx/projection.h): a row of weight 0 is the row left out,
+ * bit for bit, through screening, the shape, the swarm and the finalists
+ * (PCE surrogate, 2-fold CV loss too); equal weights are no weights. */
+static void test_sample_weights(void)
+{
+    const size_t m = 50, d = 3;
+    rfx_test_rng r = {17};
+    double *X, *y;
+    sparse_data(&r, m, d, &X, &y);
+    double *w = malloc(m * sizeof *w), *Xp = malloc(m * d * sizeof *Xp);
+    double *yp = malloc(m * sizeof *yp), *wp = malloc(m * sizeof *wp);
+    size_t mp = 0;
+    for (size_t i = 0; i < m; i++) {
+        w[i] = i % 6 == 4 ? 0.0 : 0.5 + (double)(i % 3);
+        if (w[i] > 0) {
+            memcpy(Xp + mp * d, X + i * d, d * sizeof *X);
+            yp[mp] = y[i];
+            wp[mp++] = w[i];
+        }
+    }
+    for (int folds = 0; folds <= 2; folds += 2) {
+        rfx_projected_params p = rfx_projected_params_default();
+        p.surrogate = RFX_METHOD_PCE;
+        p.n_particles = 3;
+        p.iterations = 2;
+        p.n_folds = (size_t)folds;
+        p.sample_weight = w;
+        rfx_model *a = NULL, *b = NULL;
+        rfx_projected_report ra, rb;
+        memset(&ra, 0, sizeof ra);
+        memset(&rb, 0, sizeof rb);
+        CHECK_OK(rfx_projected_fit(&p, rfx_cmat_of(X, m, d), rfx_cmat_of(y, m, 1), &a, &ra));
+        p.sample_weight = wp;
+        CHECK_OK(rfx_projected_fit(&p, rfx_cmat_of(Xp, mp, d), rfx_cmat_of(yp, mp, 1), &b, &rb));
+        double pa[10], pb[10];
+        if (a && b) {
+            CHECK_OK(rfx_model_predict(a, rfx_cmat_of(X, 10, d), rfx_mat_of(pa, 10, 1),
+                                       rfx_mat_none()));
+            CHECK_OK(rfx_model_predict(b, rfx_cmat_of(X, 10, d), rfx_mat_of(pb, 10, 1),
+                                       rfx_mat_none()));
+            CHECK(memcmp(pa, pb, sizeof pa) == 0);
+            CHECK(memcmp(&ra.loss, &rb.loss, sizeof(double)) == 0);
+        }
+        rfx_model_free(a);
+        rfx_model_free(b);
+    }
+    /* equal weights: no weights */
+    for (size_t i = 0; i < m; i++) w[i] = 3.0;
+    rfx_projected_params p = rfx_projected_params_default();
+    p.surrogate = RFX_METHOD_RIDGE;
+    p.n_particles = 3;
+    p.iterations = 1;
+    p.sample_weight = w;
+    rfx_model *a = NULL, *b = NULL;
+    CHECK_OK(rfx_projected_fit(&p, rfx_cmat_of(X, m, d), rfx_cmat_of(y, m, 1), &a, NULL));
+    p.sample_weight = NULL;
+    CHECK_OK(rfx_projected_fit(&p, rfx_cmat_of(X, m, d), rfx_cmat_of(y, m, 1), &b, NULL));
+    if (a && b) {
+        double pa[10], pb[10];
+        CHECK_OK(rfx_model_predict(a, rfx_cmat_of(X, 10, d), rfx_mat_of(pa, 10, 1),
+                                   rfx_mat_none()));
+        CHECK_OK(rfx_model_predict(b, rfx_cmat_of(X, 10, d), rfx_mat_of(pb, 10, 1),
+                                   rfx_mat_none()));
+        CHECK(memcmp(pa, pb, sizeof pa) == 0);
+    }
+    rfx_model_free(a);
+    rfx_model_free(b);
+    w[3] = -1.0;
+    p.sample_weight = w;
+    a = NULL;
+    CHECK_STATUS(rfx_projected_fit(&p, rfx_cmat_of(X, m, d), rfx_cmat_of(y, m, 1), &a, NULL),
+                 RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "projected.sample_weight[3]") != NULL && a == NULL);
+    free(X);
+    free(y);
+    free(w);
+    free(Xp);
+    free(yp);
+    free(wp);
+}
+
 int main(void)
 {
+    RFX_TEST_RUN(test_sample_weights);
     RFX_TEST_RUN(test_zero_weight);
     RFX_TEST_RUN(test_kfold_loss);
     RFX_TEST_RUN(test_fast_score);

@@ -1388,10 +1388,9 @@ static void test_weighted_model_fit(void)
     bad[3] = 1.0; /* one row of positive weight: too few */
     CHECK_STATUS(rfx_model_fit(&p, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1), &m, NULL),
                  RFX_EDIM);
-    p.method = RFX_METHOD_SRFE;
+    p.method = RFX_METHOD_SRFE; /* SRFE takes weights (rfx_srfe_fit checks them) */
     p.sample_weight = w;
-    CHECK_STATUS(rfx_fit_params_check(&p), RFX_EINVAL);
-    CHECK(strstr(rfx_last_error(), "fit.sample_weight") != NULL);
+    CHECK_OK(rfx_fit_params_check(&p));
     CHECK(m == NULL);
     rfx_features *f = make_features(32, d, 1, RFX_FORM_COS_BIAS);
     rfx_ridge_params rp = rfx_ridge_params_default();

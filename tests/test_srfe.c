@@ -147,6 +147,24 @@ static void test_defaults(void)
     p = rfx_srfe_params_default();
     CHECK_STATUS(rfx_srfe_fit(&p, rfx_cmat_of(X, m, d), rfx_cmat_of(y, m - 1, 1), &mo, NULL),
                  RFX_EDIM);
+    double *sw = malloc(m * sizeof *sw);
+    for (size_t i = 0; i < m; i++) sw[i] = 1.0;
+    sw[2] = -1.0;
+    p.sample_weight = sw;
+    CHECK_STATUS(rfx_srfe_fit(&p, rfx_cmat_of(X, m, d), rfx_cmat_of(y, m, 1), &mo, NULL),
+                 RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "srfe.sample_weight[2]") != NULL);
+    for (size_t i = 0; i < m; i++) sw[i] = i == 0 ? 1.0 : 0.0;
+    CHECK_STATUS(rfx_srfe_fit(&p, rfx_cmat_of(X, m, d), rfx_cmat_of(y, m, 1), &mo, NULL),
+                 RFX_EDIM);
+    CHECK(strstr(rfx_last_error(), "rows of positive weight") != NULL);
+    for (size_t i = 0; i < m; i++) sw[i] = i < 4 ? 1.0 : 0.0; /* 4 rows: 5 folds too many */
+    p.select = RFX_SELECT_KFOLD;
+    CHECK_STATUS(rfx_srfe_fit(&p, rfx_cmat_of(X, m, d), rfx_cmat_of(y, m, 1), &mo, NULL),
+                 RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "srfe.n_folds") != NULL);
+    free(sw);
+    p = rfx_srfe_params_default();
     X[4] = NAN;
     CHECK_STATUS(rfx_srfe_fit(&p, rfx_cmat_of(X, m, d), rfx_cmat_of(y, m, 1), &mo, NULL),
                  RFX_EPARSE);
@@ -365,8 +383,85 @@ static void test_params_check(void)
     CHECK(mo == NULL);
 }
 
+/* Row weights: a row of weight 0 is the row left out (bit for bit), and
+ * integer weights are the rows repeated with lambda scaled by sqrt(m / sum
+ * w) (rfx/srfe.h, "Row weights"), for the weighted standardisation, the
+ * unit weighted column norms and the weighted lasso together. */
+static void test_weights(void)
+{
+    rfx_test_rng r = {21};
+    const size_t m = 80, d = 3, N = 300;
+    double *X = rfx_test_matrix(&r, m, d, -1, 1), *y = malloc(m * sizeof *y);
+    double *w = malloc(m * sizeof *w), *Xr = malloc(3 * m * d * sizeof *Xr);
+    double *yr = malloc(3 * m * sizeof *yr), *Xp = malloc(m * d * sizeof *Xp);
+    double *yp = malloc(m * sizeof *yp), *wp = malloc(m * sizeof *wp);
+    double pa[20], pb[20];
+    size_t mr = 0, mp = 0;
+    double W = 0;
+    for (size_t i = 0; i < m; i++) {
+        y[i] = sin(2 * X[i * d]) + X[i * d + 1] * X[i * d + 2];
+        w[i] = (double)(1 + i % 3);
+        W += w[i];
+        for (int k = 0; k < (int)w[i]; k++, mr++) {
+            memcpy(Xr + mr * d, X + i * d, d * sizeof *X);
+            yr[mr] = y[i];
+        }
+    }
+    rfx_srfe_params p = rfx_srfe_params_default();
+    p.features.n_features = N;
+    p.features.weight_scale = 1.0;
+    p.features.sparsity = 2;
+    p.features.seed = 4;
+    p.lambda = 1e-3;
+    p.sample_weight = w;
+    rfx_model *a = NULL, *b = NULL;
+    CHECK_OK(rfx_srfe_fit(&p, rfx_cmat_of(X, m, d), rfx_cmat_of(y, m, 1), &a, NULL));
+    rfx_srfe_params q = p;
+    q.sample_weight = NULL;
+    q.lambda = p.lambda * sqrt((double)m / W);
+    CHECK_OK(rfx_srfe_fit(&q, rfx_cmat_of(Xr, mr, d), rfx_cmat_of(yr, mr, 1), &b, NULL));
+    CHECK_OK(rfx_model_predict(a, rfx_cmat_of(X, 20, d), rfx_mat_of(pa, 20, 1), rfx_mat_none()));
+    CHECK_OK(rfx_model_predict(b, rfx_cmat_of(X, 20, d), rfx_mat_of(pb, 20, 1), rfx_mat_none()));
+    for (size_t i = 0; i < 20; i++) CHECK_NEAR(pa[i], pb[i], 1e-8);
+    rfx_model_free(a);
+    rfx_model_free(b);
+    /* weight 0: left out, bit for bit (k-fold selection: the folds count
+     * the rows of positive weight) */
+    for (size_t i = 0; i < m; i++) {
+        w[i] = i % 5 == 2 ? 0.0 : 0.5 + (double)(i % 4);
+        if (w[i] > 0) {
+            memcpy(Xp + mp * d, X + i * d, d * sizeof *X);
+            yp[mp] = y[i];
+            wp[mp++] = w[i];
+        }
+    }
+    p = rfx_srfe_params_default();
+    p.features.n_features = N;
+    p.features.seed = 4;
+    p.select = RFX_SELECT_KFOLD;
+    p.sample_weight = w;
+    a = b = NULL;
+    CHECK_OK(rfx_srfe_fit(&p, rfx_cmat_of(X, m, d), rfx_cmat_of(y, m, 1), &a, NULL));
+    p.sample_weight = wp;
+    CHECK_OK(rfx_srfe_fit(&p, rfx_cmat_of(Xp, mp, d), rfx_cmat_of(yp, mp, 1), &b, NULL));
+    CHECK_OK(rfx_model_predict(a, rfx_cmat_of(X, 20, d), rfx_mat_of(pa, 20, 1), rfx_mat_none()));
+    CHECK_OK(rfx_model_predict(b, rfx_cmat_of(X, 20, d), rfx_mat_of(pb, 20, 1), rfx_mat_none()));
+    CHECK(memcmp(pa, pb, sizeof pa) == 0);
+    rfx_model_free(a);
+    rfx_model_free(b);
+    free(X);
+    free(y);
+    free(w);
+    free(Xr);
+    free(yr);
+    free(Xp);
+    free(yp);
+    free(wp);
+}
+
 int main(void)
 {
+    test_weights();
     test_recovery();
     test_defaults();
     test_selection();

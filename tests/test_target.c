@@ -78,6 +78,19 @@ static void test_errors(void)
     CHECK_STATUS(rfx_target_forward(RFX_TARGET_NONE, 0, yn, 2, z), RFX_EINVAL);
     CHECK_STATUS(rfx_target_forward((rfx_target_transform)3, 0, y, 3, z), RFX_EINVAL);
     CHECK_STATUS(rfx_target_forward(RFX_TARGET_BOXCOX, NAN, y, 3, z), RFX_EINVAL);
+    /* weighted lambda: a value of weight 0 is left out (even <= 0); bad
+     * weights and too few positive ones are named */
+    const double yw[4] = {1.0, 2.0, -1.0, 3.0}, ww[4] = {1.0, 2.0, 0.0, 1.0};
+    const double yk[4] = {1.0, 2.0, 2.0, 3.0};
+    double lw = NAN, lk = NAN;
+    CHECK_OK(rfx_target_boxcox_lambda_weighted(yw, ww, 4, &lw));
+    CHECK_OK(rfx_target_boxcox_lambda(yk, 4, &lk)); /* weight 2 = the value twice */
+    CHECK(fabs(lw - lk) < 1e-9);
+    const double wbad[4] = {1.0, -1.0, 1.0, 1.0}, wone[4] = {0.0, 0.0, 0.0, 1.0};
+    CHECK_STATUS(rfx_target_boxcox_lambda_weighted(yk, wbad, 4, &lam), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "Box-Cox lambda: w[1]") != NULL);
+    CHECK_STATUS(rfx_target_boxcox_lambda_weighted(yk, wone, 4, &lam), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "of positive weight") != NULL);
     CHECK_STATUS(rfx_target_boxcox_lambda(y, 3, &lam), RFX_EINVAL);
     CHECK(strstr(rfx_last_error(), "value 1") != NULL);
     const double same[3] = {2.0, 2.0, 2.0};

@@ -12,7 +12,10 @@
  * the units of y. Its score is the relative cross-validated error
  *   sqrt(sum (f_i - y_i)^2 / sum (y_i - mean y)^2)
  * over the held-out rows of the folds it ran. The folds are rows in a
- * seeded random order, row perm[i] in fold i mod k.
+ * seeded random order of their contents, row perm[i] in fold i mod k: the
+ * order of a seeded hash of each row's values and target, so the same rows
+ * in another order make the same folds (identical rows are
+ * interchangeable).
  *
  * Racing: after each round of folds, a candidate whose score over the
  * folds done is more than race_factor times the best one's stops there
@@ -32,6 +35,16 @@
  * from 1 (no transform); asked for in transforms, it always is. Its lambda
  * is estimated on the training part of each fold, and on all rows for the
  * final model.
+ *
+ * Row weights (sample_weight, w_i >= 0): the rows of weight 0 are dropped
+ * first (n and the folds count the rows of positive weight; given folds
+ * lose those rows too), and weights that are all equal are no weights, bit
+ * for bit. Every candidate is fitted with the weights of its rows
+ * (rfx_model_fit, rfx_srfe_fit, rfx_pce_fit, rfx_projected_fit, each with
+ * its own meaning of them), Box-Cox's lambda is the weighted maximum-
+ * likelihood one (rfx_target_boxcox_lambda_weighted), and the score is
+ * weighted: sqrt(sum w_i (f_i - y_i)^2 / sum w_i (y_i - ybar_w)^2) over the
+ * held-out rows. Scaling every weight by one factor changes nothing.
  */
 #ifndef RFX_AUTO_H
 #define RFX_AUTO_H
@@ -73,6 +86,9 @@ typedef struct rfx_auto_params {
     rfx_progress_fn progress; /* optional: stage "auto", fraction of the
                               candidate fits planned                        */
     void *progress_user;
+    const double *sample_weight; /* a weight per row (finite, >= 0, not all
+                              zero), or NULL (default) for 1 each; see "Row
+                              weights" above                               */
 } rfx_auto_params;
 
 RFX_API rfx_auto_params rfx_auto_params_default(void);

@@ -20,6 +20,23 @@
  * fitted rows (never copied: the centring is folded into the products) and b
  * is the unpenalised intercept ybar - mean(A) . c.
  *
+ * Row weights (sample_weight, s_i >= 0): every program is that of the rows
+ * scaled by sqrt(v_i), v_i = m s_i / sum_k s_k, m the rows of positive
+ * weight, with the means of the centring weighted by s. The lasso is then
+ *     min (1 / (2 sum s)) sum_i s_i r_i^2 + lambda |c|_1,
+ * scikit-learn's Lasso(alpha = lambda).fit(A, y, sample_weight = s): scaling
+ * every weight by one factor changes nothing, an integer weight k is the
+ * row repeated k times, and a row of weight 0 is a row left out (also by
+ * the folds, which count the rows of positive weight: row i is the i-th of
+ * those). lambda_max is max_j |A_c^T S y_c|_j / (sum s w_j). BPDN bounds
+ * |r|_v = sqrt(sum_i v_i r_i^2) (eta: the weighted training RMS residual,
+ * |r|_v = eta sqrt(m)); HTP minimises sum_i v_i r_i^2 (+ m ridge |c|^2).
+ * k-fold scores are the weighted mean squared errors of the held-out rows;
+ * GCV is (|r|_v^2 / m) / (1 - df / m)^2, m counting rows. The report's
+ * residual_norm is |r|_v. Weights that are all equal (ones included) are no
+ * weights, bit for bit. m, in the checks of n_folds and sparsity, counts the
+ * rows of positive weight.
+ *
  * How they are solved (src/solvers/l1.c says why at length):
  *  - LASSO by cyclic coordinate descent on a working set of columns (strong
  *    rules, Tibshirani et al. 2012), with a full pass A^T r over all columns
@@ -152,6 +169,9 @@ typedef struct rfx_l1_params {
     rfx_progress_fn progress; /* optional: stages "lasso path", "cross-validation",
                                 "bpdn", "htp"                                  */
     void *progress_user;
+    const double *sample_weight; /* m row weights (finite, >= 0, not all zero),
+                                or NULL (default) for 1 each; see "Row
+                                weights" above                               */
 } rfx_l1_params;
 
 /* The defaults documented in the struct. */

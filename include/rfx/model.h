@@ -297,9 +297,9 @@ typedef struct rfx_fit_params {
     size_t select_rows;        /* rows used to choose the length scale, a
                                   seeded subset when n is larger, chosen by
                                   the rows' contents (a hash of each row's
-                                  values, targets and weight), so that the
-                                  same rows in another order give the same
-                                  subset; default 4000                      */
+                                  values and targets), so that the same rows
+                                  in another order give the same subset;
+                                  default 4000                              */
     rfx_progress_fn progress;  /* optional                                   */
     void *progress_user;
     int learn_length_scales;   /* 1: learn one length scale per input (ARD),
@@ -370,8 +370,9 @@ typedef struct rfx_fit_report {
  *
  * RFX_METHOD_SRFE / RFX_METHOD_HARFE go to rfx_srfe_fit (rfx/srfe.h)
  * with its defaults and from params: the seed, threads, n_features (0 =
- * automatic), features.sparsity (when > 0), lambda (when >= 0) and
- * standardize; the report then has length_scale = 1 / weight scale, lambda
+ * automatic), features.sparsity (when > 0), lambda (when >= 0),
+ * standardize and sample_weight; the report then has length_scale = 1 /
+ * weight scale, lambda
  * the lasso penalty, score the cross-validated mean squared error.
  * RFX_METHOD_PCE is not fitted here (RFX_EINVAL): rfx_pce_fit, then
  * rfx_model_from_pce (rfx/pce.h); nor are RFX_METHOD_PROJECTED
@@ -392,9 +393,9 @@ typedef struct rfx_fit_report {
  * classify_folds folds (row i in fold i mod k), the selection rows taken
  * in a seeded random order of their contents (all rows when n <=
  * select_rows, so that rows sorted by class still give folds of every
- * class): the order of a hash of each row's values, label and weight, so
- * the holdout, the folds and the choice do not depend on the order of the
- * rows (identical rows are interchangeable). The score is the mean
+ * class): the order of a hash of each row's values and label, so the
+ * holdout, the folds and the choice do not depend on the order of the rows
+ * (identical rows are interchangeable). The score is the mean
  * log-loss -log p(true class) for the logistic loss and the error rate
  * for the hinge losses (ties broken by the mean validation hinge or
  * squared hinge loss); candidates run from the largest scale and penalty
@@ -415,8 +416,9 @@ typedef struct rfx_fit_report {
  * scores weighted means over the validation rows). The least-squares
  * classifier then goes the way it goes with class weights: L-BFGS, lambda
  * chosen on the holdout, the temperature fitted on weighted rows. SRFE and
- * HARFE take no weights (RFX_EINVAL naming fit.sample_weight). A weight
- * array of the wrong values is RFX_EINVAL naming fit.sample_weight[i]. */
+ * HARFE pass the weights to rfx_srfe_fit (rfx/srfe.h: "Row weights"). A
+ * weight array of the wrong values is RFX_EINVAL naming
+ * fit.sample_weight[i] (srfe.sample_weight[i] for SRFE and HARFE). */
 RFX_API rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y,
                                  rfx_model **out, rfx_fit_report *report);
 
@@ -553,6 +555,17 @@ RFX_API rfx_status rfx_target_transform_from_name(const char *name, rfx_target_t
  * y and c y give the same lambda). RFX_EINVAL for a value <= 0 or not
  * finite, naming it. */
 RFX_API rfx_status rfx_target_boxcox_lambda(const double *y, size_t n, double *lambda);
+
+/* The same with a weight per value, w (n values, finite, >= 0, not all
+ * zero; NULL: rfx_target_boxcox_lambda, bit for bit): the maximiser of the
+ * weighted profile log-likelihood -(W/2) log(var_w z(lambda)) + (lambda -
+ * 1) sum w_i log y_i (W = sum w, var_w the weighted variance), the
+ * likelihood of the values repeated by integer weights; scaling every
+ * weight by one factor changes nothing, and a value of weight 0 is left
+ * out (it may be <= 0). RFX_EINVAL naming "Box-Cox lambda: w[i]" for a bad
+ * weight, and fewer than 2 values of positive weight. */
+RFX_API rfx_status rfx_target_boxcox_lambda_weighted(const double *y, const double *w, size_t n,
+                                                     double *lambda);
 
 /* z = T(y) (RFX_EINVAL, naming the value, for y outside T's domain) and y
  * = T^-1(z), elementwise; z and y may be the same array. */

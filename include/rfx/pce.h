@@ -61,6 +61,23 @@
  * 2011), P the number of terms. With a degree range the degree of least
  * loo_corrected is chosen.
  *
+ * Row weights (sample_weight, w_i >= 0): the rows of weight 0 are dropped
+ * first (n then counts the rows of positive weight, also for the automatic
+ * basis and the marginals from the data); with v_i = n w_i / sum w
+ * (relative weights: scaling them all changes nothing, and equal weights
+ * are no weights, bit for bit) every fit is that of the rows of Psi and y
+ * scaled by sqrt(v_i): weighted least squares, min sum_i w_i (y_i -
+ * f(x_i))^2, whose coefficients are those of the rows repeated by integer
+ * weights. LARS runs on the scaled rows, its constant column sqrt(v). The
+ * leave-one-out residuals are those of the weighted fit, e_i = r_i / (1 -
+ * h_i) with the weighted leverages h_i = w_i psi_i^T (Psi^T W Psi)^-1
+ * psi_i, averaged with the weights: loo_mse = sum_i w_i e_i^2 / sum w,
+ * s_y^2 the weighted variance (sum_i v_i (y_i - ybar_w)^2 / (n - 1)) and
+ * tr((Psi^T V Psi)^-1) in the correction. Each weighted row is one
+ * observation, left out whole: the LOO errors, and so LARS's model and the
+ * degree they choose, differ from those of rows repeated (where one copy
+ * is left out at a time).
+ *
  * Conventions are those of rfx.h: every fallible call returns rfx_status,
  * rfx_last_error() names the bad field, _free(NULL) is a no-op, outputs are
  * written only on success.
@@ -142,6 +159,9 @@ typedef struct rfx_pce_params {
     int marginals_from_data; /* 1 with marginals NULL: every input uniform
                                on its training [min, max] (a constant
                                column: [x - 1/2, x + 1/2]). Default 0        */
+    const double *sample_weight; /* a weight per row of X (finite, >= 0, not
+                               all zero), or NULL (default) for 1 each; see
+                               "Row weights" above                         */
 } rfx_pce_params;
 
 /* The defaults documented in the struct (marginals NULL: they must be set). */

@@ -436,6 +436,26 @@ RFX_API rfx_status rfx_kpca_theta(const rfx_kpca *kp, double *theta);
  * component (any marginals given in pce are replaced: the scores'
  * distribution changes with theta), on one thread. */
 
+/* Row weights (sample_weight, w_i >= 0): the rows of weight 0 are dropped
+ * first (m then counts the rows of positive weight: folds, n_components,
+ * the kernel's training rows). With v_i = m w_i / sum w (relative weights:
+ * equal weights are no weights, bit for bit) the weights enter everything
+ * that looks at y: the variance of y (weighted, divisor m) that makes the
+ * losses relative; the fast score, a weighted ridge on the rows scaled by
+ * sqrt(v_i) with the weighted GCV and the score columns standardised by
+ * weighted moments (screening, the shape and the swarm's loss); k-fold CV,
+ * the weighted mean squared error of the held-out rows, each fold's
+ * surrogate fitted with its rows' weights; the surrogates, fitted with
+ * sample weights v (rfx_model_fit, rfx_srfe_fit, rfx_pce_fit, the PCE
+ * marginals from the weighted moments of the scores), and their own error
+ * estimates (weighted GCV, weighted corrected leave-one-out), which rank
+ * the finalists and the automatic surrogate. The kernel PCA is not
+ * weighted: the projection describes the inputs as they were sampled (it
+ * never sees y), and the weights say how much each target value counts in
+ * the loss. So an integer weight k is not the row repeated k times (the
+ * repeated rows would change the kernel PCA and its m), but a row of
+ * weight 0 is a row left out. */
+
 /* The surrogate of a projected fit chosen at the end among ridge, srfe and
  * pce by their own estimates of the relative error on the final scores
  * (ridge GCV, SRFE GCV, PCE corrected leave-one-out); the swarm searches
@@ -478,6 +498,9 @@ typedef struct rfx_projected_params {
     rfx_progress_fn progress; /* optional: stage "pso" after each iteration;
                                non-zero stops with RFX_ECANCELLED           */
     void *progress_user;
+    const double *sample_weight; /* a weight per row of X (finite, >= 0, not
+                               all zero), or NULL (default) for 1 each; see
+                               "Row weights" above                         */
 } rfx_projected_params;
 
 /* The defaults documented in the struct. */

@@ -36,6 +36,24 @@
  * count. A GCV lasso path stops 5 grid points after its score's minimum. On
  * the G-function (d = 20, m = 800) GCV and 5-fold CV chose the same
  * lambda.
+ *
+ * Row weights (sample_weight, w_i >= 0): the rows of weight 0 are dropped
+ * first, and m counts the rows of positive weight everywhere (the default
+ * N = 30 m, HTP's default s, the folds, GCV's m). With v_i = m w_i / sum w
+ * (relative weights: scaling every weight by one factor changes nothing,
+ * and weights that are all equal are no weights, bit for bit) the inputs
+ * are standardised by weighted means and standard deviations, the columns
+ * of A scaled to unit weighted norm, sum_i v_i a_ij^2 = 1, and the l1
+ * program is rfx_l1_fit's with these row weights: the lasso minimises
+ * (1 / (2 sum w)) sum_i w_i r_i^2 + lambda |c|_1. GCV is that of the
+ * weighted residuals, (sum_i w_i r_i^2 / sum w) / (1 - df / m)^2; k-fold
+ * scores are weighted mean squared errors over the held-out rows; eta (and
+ * the report's eta) is the weighted training RMS residual. An integer
+ * weight k is then the row repeated k times up to the lambda: the
+ * repeated rows' unit columns are sqrt(m / sum w) times the weighted ones,
+ * so the fit with weights and lambda is the fit of the repeated rows with
+ * lambda sqrt(m / sum w) (the same features, scale, q and N given; HTP's
+ * ridge maps to ridge m / sum w).
  */
 #ifndef RFX_SRFE_H
 #define RFX_SRFE_H
@@ -77,6 +95,9 @@ typedef struct rfx_srfe_params {
                                held-out error is often below 1e-2)         */
     rfx_progress_fn progress;
     void *progress_user;
+    const double *sample_weight; /* a weight per row of X (finite, >= 0, not
+                               all zero), or NULL (default) for 1 each; see
+                               "Row weights" below                         */
 } rfx_srfe_params;
 
 RFX_API rfx_srfe_params rfx_srfe_params_default(void);

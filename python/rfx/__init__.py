@@ -45,6 +45,9 @@ of shift-invariant kernels and the linear models fitted on them.
   tables (``to_frame``) and bar charts (``plot``).
 - :func:`pso_minimize`: particle swarm optimisation of a Python function
   over a box (the search behind ``length_scale="learn"``).
+- :func:`merge` and :class:`Statistics`: the statistics of ``partial_fit``
+  fits (``est.statistics_``) add, pickle and solve, to fit rows spread over
+  processes or machines.
 - :func:`load_model`: read a model file written by the ``rfx`` command line
   or the C API.
 - :func:`isa`, :func:`native_isa`, :func:`set_isa`: the instruction-set
@@ -79,7 +82,7 @@ from .sketch import (AdditiveChi2Sampler, PolynomialCountSketch, RandomMaclaurin
                      SkewedChi2Sampler)
 from ._load import load_model
 from .optimize import PSOResult, pso_minimize
-from ._model import merge
+from ._model import Statistics, merge
 
 __version__ = "0.2.0"
 
@@ -116,6 +119,7 @@ __all__ = [
     "pso_minimize",
     "PSOResult",
     "merge",
+    "Statistics",
     "library_version",
     "library_path",
     "CancelledError",

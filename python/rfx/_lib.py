@@ -255,6 +255,8 @@ typedef enum rfx_target_transform {
 const char *rfx_target_transform_name(rfx_target_transform t);
 rfx_status rfx_target_transform_from_name(const char *name, rfx_target_transform *out);
 rfx_status rfx_target_boxcox_lambda(const double *y, size_t n, double *lambda);
+rfx_status rfx_target_boxcox_lambda_weighted(const double *y, const double *w, size_t n,
+                                                     double *lambda);
 rfx_status rfx_target_forward(rfx_target_transform t, double lambda, const double *y,
                               size_t n, double *z);
 rfx_status rfx_target_inverse(rfx_target_transform t, double lambda, const double *z,
@@ -366,6 +368,7 @@ typedef struct rfx_pce_params {
     int n_threads;
     int auto_basis;
     int marginals_from_data;
+    const double *sample_weight;
 } rfx_pce_params;
 
 rfx_pce_params rfx_pce_params_default(void);
@@ -421,6 +424,12 @@ rfx_status rfx_stats_add_weighted(rfx_stats *s, const rfx_features *f, rfx_cmat 
                                           rfx_cmat Y, const double *w);
 rfx_status rfx_stats_merge(rfx_stats *into, const rfx_stats *other);
 rfx_status rfx_stats_copy(const rfx_stats *s, rfx_stats **out);
+size_t rfx_stats_n_features(const rfx_stats *s);
+size_t rfx_stats_n_targets(const rfx_stats *s);
+int rfx_stats_shift(const rfx_stats *s, double *shift);
+size_t rfx_stats_packed_size(const rfx_stats *s);
+rfx_status rfx_stats_pack(const rfx_stats *s, const double *shift, double *buf);
+rfx_status rfx_stats_unpack(rfx_stats *s, const double *buf, const double *shift);
 
 typedef enum rfx_solver {
     RFX_SOLVER_AUTO = 0,
@@ -471,6 +480,7 @@ typedef struct rfx_srfe_params {
     double lambda_min_ratio;
     rfx_progress_fn progress;
     void *progress_user;
+    const double *sample_weight;
 } rfx_srfe_params;
 
 rfx_srfe_params rfx_srfe_params_default(void);
@@ -595,6 +605,7 @@ typedef struct rfx_projected_params {
     int n_threads;
     rfx_progress_fn progress;
     void *progress_user;
+    const double *sample_weight;
 } rfx_projected_params;
 
 rfx_projected_params rfx_projected_params_default(void);
@@ -1012,6 +1023,7 @@ typedef struct rfx_auto_params {
     int n_threads;
     rfx_progress_fn progress;
     void *progress_user;
+    const double *sample_weight;
 } rfx_auto_params;
 
 rfx_auto_params rfx_auto_params_default(void);

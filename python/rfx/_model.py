@@ -133,6 +133,14 @@ def sample_weights(sample_weight, X):
     return np.ascontiguousarray(w, dtype=np.float64)
 
 
+def input_box(X, sample_weight=None):
+    """The training box (lo, hi) of the rows of X of positive weight (all
+    rows without weights): a row of weight 0 is a row left out."""
+    if sample_weight is not None and np.any(sample_weight > 0):
+        X = X[sample_weight > 0]
+    return X.min(axis=0), X.max(axis=0)
+
+
 def _weights_ptr(w):
     return ffi.NULL if w is None else ffi.cast("const double *", w.ctypes.data)
 
@@ -146,41 +154,265 @@ def _alpha_value(alpha):
     return float(alpha)
 
 
-def merge(*estimators):
-    """One estimator fitted on the rows of all: the statistics of estimators
-    that were each given disjoint rows by partial_fit are added and solved
-    once, as if one estimator had seen every row (to rounding). All must be
-    of one class with the same parameters, hence the same feature map; merge
-    in the process that holds them (statistics are not pickled). Returns a
-    new estimator; the inputs are unchanged."""
-    if not estimators:
-        raise ValueError("merge needs at least one estimator")
-    first = estimators[0]
-    for e in estimators:
-        if getattr(e, "_stats", None) is None:
-            raise ValueError("merge: %s has no statistics (fit it with partial_fit)"
-                             % type(e).__name__)
-        if type(e) is not type(first) or e.get_params() != first.get_params():
-            raise ValueError("merge: the estimators must be of one class with the same "
-                             "parameters (the same feature map)")
-        if (e._stats_d, e._stats_ny) != (first._stats_d, first._stats_ny):
-            raise ValueError("merge: the estimators were fitted on different shapes")
-    out = type(first)(**first.get_params())
+# Parameters that never change what an estimator computes: statistics of
+# estimators that differ only in them add up.
+_RUN_PARAMS = ("n_jobs", "verbose")
+
+
+def _stats_new(D, ny):
     st = ffi.new("rfx_stats **")
-    check(lib.rfx_stats_copy(first._stats, st))
-    stats = ffi.gc(st[0], lib.rfx_stats_free)
-    for e in estimators[1:]:
-        check(lib.rfx_stats_merge(stats, e._stats))
-    out._feats, out._stats = first._feats, stats
-    out._stats_d, out._stats_ny = first._stats_d, first._stats_ny
-    out.seed_ = first.seed_
-    lo = np.min([e._input_box[0] for e in estimators], axis=0)
-    hi = np.max([e._input_box[1] for e in estimators], axis=0)
-    out._input_box = (lo, hi)
-    if hasattr(first, "_y_1d"):
-        out._y_1d = first._y_1d
-    out._solve_stats()
-    return out
+    check(lib.rfx_stats_create(D, ny, st))
+    return ffi.gc(st[0], lib.rfx_stats_free)
+
+
+def _stats_copy(stats):
+    st = ffi.new("rfx_stats **")
+    check(lib.rfx_stats_copy(stats, st))
+    return ffi.gc(st[0], lib.rfx_stats_free)
+
+
+def _map_state(feats, d):
+    """Every parameter of a feature map, to re-create it bit for bit."""
+    return _common.params_state(lib.rfx_features_get_params(feats), d)
+
+
+def _same_map(a, b):
+    if a.keys() != b.keys():
+        return False
+    for name in a:
+        x, y = a[name], b[name]
+        if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
+            if x is None or y is None or not np.array_equal(x, y):
+                return False
+        elif x != y:
+            return False
+    return True
+
+
+class Statistics:
+    """The sufficient statistics of an estimator fitted by ``partial_fit``
+    (``est.statistics_``): ``Z^T W Z``, ``Z^T W Y``, the column sums and the
+    row count of its random features Z, with the feature map, the
+    estimator's class and parameters, the training box and, for a
+    classifier, its classes. They are the whole state of the fit, in memory
+    O(n_components^2) whatever the number of rows.
+
+    - ``a + b`` (and ``sum``) are the statistics of the rows of both, exactly
+      (they must be disjoint rows of one feature map: the same class,
+      parameters, inputs, targets and map, or a ValueError says what
+      differs; a map chosen from the first batch, ``length_scale="auto"``
+      or ``standardize=True``, differs between workers: give
+      ``length_scale`` and ``standardize=False`` to add statistics made
+      apart);
+    - they pickle (the counts and sums as they are, bit for bit, and the
+      map's parameters, which re-create it bit for bit), so Dask or
+      multiprocessing workers can each fit rows and return their
+      statistics;
+    - :meth:`to_estimator` (or ``rfx.merge``) solves them: the estimator
+      fitted on every row, which can go on with ``partial_fit``.
+
+    Example (``work`` runs in a worker process)::
+
+        def work(rows):
+            est = rfx.RFFRegressor(n_components=256, length_scale=1.0,
+                                   standardize=False, random_state=0)
+            return est.partial_fit(X[rows], y[rows]).statistics_
+
+        with multiprocessing.Pool() as pool:
+            total = sum(pool.map(work, np.array_split(np.arange(n), 8)))
+        model = total.to_estimator()
+    """
+
+    def __init__(self, estimator_class, params, feats, stats, d, box, seed, target,
+                 feature_names=None):
+        self._class = estimator_class
+        self._params = dict(params)
+        self._feats = feats
+        self._stats = stats
+        self._d = int(d)
+        self._box = (np.array(box[0], dtype=np.float64), np.array(box[1], dtype=np.float64))
+        self._seed = int(seed)
+        self._target = target  # ("y_1d", bool) or ("classes", ndarray)
+        self._names = None if feature_names is None else np.asarray(feature_names, dtype=object)
+
+    @classmethod
+    def _of(cls, est):
+        """A snapshot (a copy) of the statistics of est."""
+        if getattr(est, "_stats", None) is None:
+            raise ValueError("%s has no statistics (fit it with partial_fit)" % type(est).__name__)
+        if hasattr(est, "classes_"):
+            target = ("classes", np.array(est.classes_))
+        else:
+            target = ("y_1d", bool(getattr(est, "_y_1d", True)))
+        return cls(type(est), est.get_params(), est._feats, _stats_copy(est._stats),
+                   est._stats_d, est._input_box, est.seed_, target,
+                   getattr(est, "feature_names_in_", None))
+
+    # -- what they hold ------------------------------------------------------
+    @property
+    def n_samples(self):
+        """Rows added (those of positive weight, when weighted)."""
+        return int(lib.rfx_stats_rows(self._stats))
+
+    @property
+    def n_features_in(self):
+        return self._d
+
+    @property
+    def n_components(self):
+        return int(lib.rfx_stats_n_features(self._stats))
+
+    @property
+    def n_targets(self):
+        return int(lib.rfx_stats_n_targets(self._stats))
+
+    @property
+    def estimator_class(self):
+        return self._class
+
+    def get_params(self):
+        """The parameters of the estimator the statistics belong to."""
+        return dict(self._params)
+
+    def __repr__(self):
+        return "Statistics(%s, n_samples=%d, n_components=%d, n_targets=%d)" % (
+            self._class.__name__, self.n_samples, self.n_components, self.n_targets)
+
+    # -- adding --------------------------------------------------------------
+    def _mismatch(self, other):
+        """Why self and other cannot add, or None."""
+        if self._class is not other._class:
+            return "one is of %s, the other of %s" % (self._class.__name__,
+                                                      other._class.__name__)
+        pa = {k: v for k, v in self._params.items() if k not in _RUN_PARAMS}
+        pb = {k: v for k, v in other._params.items() if k not in _RUN_PARAMS}
+        if pa != pb:
+            diff = sorted(k for k in pa if k not in pb or not _equal_param(pa[k], pb[k]))
+            return "the estimators must have the same parameters (they differ in %s)" % (
+                ", ".join(diff),)
+        if (self._d, self.n_targets) != (other._d, other.n_targets):
+            return ("different shapes: %d inputs and %d targets against %d and %d"
+                    % (self._d, self.n_targets, other._d, other.n_targets))
+        if self._target[0] != other._target[0] or not np.array_equal(self._target[1],
+                                                                     other._target[1]):
+            return "different targets (%s %r against %r)" % (self._target[0], self._target[1],
+                                                           other._target[1])
+        if not _same_map(_map_state(self._feats, self._d), _map_state(other._feats, other._d)):
+            return ("different feature maps (the seed or the kernel scale differs: a scale "
+                    "chosen from each one's first batch, length_scale='auto' or "
+                    "standardize=True, differs between estimators fitted apart; give "
+                    "length_scale and standardize=False)")
+        if (self._names is None) != (other._names is None) or (
+                self._names is not None and not np.array_equal(self._names, other._names)):
+            return "different input names (feature_names_in_)"
+        return None
+
+    def __add__(self, other):
+        if not isinstance(other, Statistics):
+            return NotImplemented
+        why = self._mismatch(other)
+        if why:
+            raise ValueError("Statistics cannot be added: " + why)
+        stats = _stats_copy(self._stats)
+        check(lib.rfx_stats_merge(stats, other._stats))
+        box = (np.minimum(self._box[0], other._box[0]), np.maximum(self._box[1], other._box[1]))
+        return Statistics(self._class, self._params, self._feats, stats, self._d, box,
+                          self._seed, self._target, self._names)
+
+    def __radd__(self, other):
+        if isinstance(other, numbers.Number) and other == 0:  # sum() starts from 0
+            return self
+        return NotImplemented
+
+    # -- pickling ------------------------------------------------------------
+    def __getstate__(self):
+        ny = self.n_targets
+        packed = np.empty(int(lib.rfx_stats_packed_size(self._stats)))
+        shift = np.zeros(ny)
+        has_shift = bool(lib.rfx_stats_shift(self._stats, ffi.cast("double *",
+                                                                 shift.ctypes.data)))
+        check(lib.rfx_stats_pack(self._stats, ffi.NULL, ffi.cast("double *", packed.ctypes.data)))
+        return {"class": self._class, "params": self._params, "d": self._d,
+                "map": _map_state(self._feats, self._d), "n_components": self.n_components,
+                "n_targets": ny, "packed": packed, "shift": shift if has_shift else None,
+                "box": self._box, "seed": self._seed, "target": self._target,
+                "names": self._names}
+
+    def __setstate__(self, state):
+        p, keep = _common.params_from_state(state["map"])
+        p.n_threads = _common.resolve_threads(state["params"].get("n_jobs"))
+        f = ffi.new("rfx_features **")
+        check(lib.rfx_features_create(p, state["d"], f))
+        del keep
+        feats = ffi.gc(f[0], lib.rfx_features_free)
+        stats = _stats_new(state["n_components"], state["n_targets"])
+        packed = np.ascontiguousarray(state["packed"], dtype=np.float64)
+        if packed.shape != (int(lib.rfx_stats_packed_size(stats)),):
+            raise ValueError("Statistics: the packed statistics have %d values, expected %d"
+                             % (packed.size, int(lib.rfx_stats_packed_size(stats))))
+        shift = state["shift"]
+        if shift is not None:
+            shift = np.ascontiguousarray(shift, dtype=np.float64)
+        check(lib.rfx_stats_unpack(stats, ffi.cast("const double *", packed.ctypes.data),
+                                   ffi.NULL if shift is None
+                                   else ffi.cast("const double *", shift.ctypes.data)))
+        self.__init__(state["class"], state["params"], feats, stats, state["d"], state["box"],
+                      state["seed"], state["target"], state["names"])
+
+    # -- solving -------------------------------------------------------------
+    def to_estimator(self):
+        """A new estimator (of the class and parameters the statistics came
+        from) fitted on every row they hold; its own partial_fit adds more."""
+        est = self._class(**self._params)
+        est._feats, est._stats = self._feats, _stats_copy(self._stats)
+        est._stats_d, est._stats_ny = self._d, self.n_targets
+        est.seed_ = self._seed
+        est._input_box = (self._box[0].copy(), self._box[1].copy())
+        est.n_features_in_ = self._d
+        if self._names is not None:
+            est.feature_names_in_ = self._names.copy()
+        if self._target[0] == "classes":
+            est.classes_ = np.array(self._target[1])
+        else:
+            est._y_1d = self._target[1]
+        est._solve_stats()
+        return est
+
+
+def _equal_param(a, b):
+    try:
+        return bool(np.all(a == b)) if isinstance(a, np.ndarray) or isinstance(b, np.ndarray) \
+            else a == b
+    except (TypeError, ValueError):
+        return False
+
+
+def merge(*parts):
+    """One estimator fitted on the rows of all the parts: estimators fitted
+    by partial_fit on disjoint rows, or their :class:`Statistics`
+    (``est.statistics_``, which pickle and so come back from other
+    processes), in any mix. Their statistics are added (``Statistics.__add__``:
+    one class with the same parameters, hence the same feature map) and
+    solved once, as if one estimator had seen every row (to rounding).
+    Returns a new estimator; the inputs are unchanged."""
+    if not parts:
+        raise ValueError("merge needs at least one estimator")
+    stats = []
+    for p in parts:
+        if isinstance(p, Statistics):
+            stats.append(p)
+        elif getattr(p, "_stats", None) is None:
+            raise ValueError("merge: %s has no statistics (fit it with partial_fit)"
+                             % type(p).__name__)
+        else:
+            stats.append(Statistics._of(p))
+    total = stats[0]
+    for s in stats[1:]:
+        why = total._mismatch(s)
+        if why:
+            raise ValueError("merge: " + why)
+        total = total + s
+    return total.to_estimator()
 
 
 class _RFXModel(_ModelFile):
@@ -233,10 +465,10 @@ class _RFXModel(_ModelFile):
         report = ffi.new("rfx_fit_report *")
         call_with_progress(lib.rfx_model_fit, p, cmat(X), cmat(Y), out, report,
                            label=type(self).__name__, verbose=verbose, out=out)
-        del keep, sample_weight
+        del keep
         self._model = ffi.gc(out[0], lib.rfx_model_free)
         self.seed_ = seed
-        self._input_box = (X.min(axis=0), X.max(axis=0))  # the Sobol functions' default
+        self._input_box = input_box(X, sample_weight)  # the Sobol functions' default
         for name in ("_stats", "_feats", "_stats_d", "_stats_ny"):  # a fit starts afresh
             self.__dict__.pop(name, None)
         for name in ("learn_score_", "learn_evaluations_"):  # of an earlier fit
@@ -249,7 +481,18 @@ class _RFXModel(_ModelFile):
         return report
 
     # -- partial_fit: mergeable statistics ---------------------------------
-    def _partial_fit_model(self, X, Y, sample_weight=None):
+    @property
+    def statistics_(self):
+        """The statistics of the rows given to partial_fit (a copy), a
+        :class:`rfx.Statistics`: they add with ``+``, pickle, and solve with
+        ``to_estimator()`` or ``rfx.merge``. AttributeError for an estimator
+        fitted otherwise (fit keeps no statistics)."""
+        if getattr(self, "_stats", None) is None:
+            raise AttributeError("statistics_: %s has no statistics (fit it with partial_fit)"
+                                 % type(self).__name__)
+        return Statistics._of(self)
+
+    def _partial_fit_model(self, X, Y, sample_weight=None, probe_y=None):
         """Add the rows X, Y (with their weights, None or from
         :func:`sample_weights`) to the statistics (Z^T W Z, Z^T W Y, sums) of
         this estimator's feature map and solve again. The first call makes the
@@ -260,7 +503,9 @@ class _RFXModel(_ModelFile):
         standardised inputs, since it is shift-invariant). alpha=None chooses
         lambda by GCV from the statistics; the Bayesian variances are fitted
         by the evidence when not given. The statistics stay with the
-        estimator (not in pickles or model files)."""
+        estimator (not in pickles or model files; ``statistics_`` is their
+        picklable copy). probe_y: what a fit on the first batch takes as y
+        (the class labels of a classifier; default Y)."""
         n, d = X.shape
         if getattr(self, "_stats", None) is None:
             learn = _common.is_learn(self.length_scale)
@@ -277,7 +522,11 @@ class _RFXModel(_ModelFile):
                     sd = np.where(sd > 0, sd, 1.0)
                 if scale[3]:  # "auto" or "learn": as a fit on the first batch chooses it
                     probe = type(self)(**self.get_params())
-                    probe.fit(X, Y[:, 0] if Y.shape[1] == 1 else Y, sample_weight=sample_weight)
+                    if "class_weight" in probe.get_params():  # already in sample_weight
+                        probe.set_params(class_weight=None)
+                    if probe_y is None:
+                        probe_y = Y[:, 0] if Y.shape[1] == 1 else Y
+                    probe.fit(X, probe_y, sample_weight=sample_weight)
                     ls = np.broadcast_to(np.asarray(probe.length_scale_, dtype=np.float64), (d,))
                 elif self.gamma is not None:
                     raise ValueError("partial_fit with standardize=True takes length_scale, "
@@ -298,14 +547,15 @@ class _RFXModel(_ModelFile):
             self._feats, self._stats = feats, ffi.gc(st[0], lib.rfx_stats_free)
             self._stats_d, self._stats_ny = d, Y.shape[1]
             self.seed_ = seed
-            self._input_box = (X.min(axis=0), X.max(axis=0))
+            self._input_box = input_box(X, sample_weight)
         elif d != self._stats_d or Y.shape[1] != self._stats_ny:
             raise ValueError("partial_fit: X has %d features and y %d targets; the earlier "
                              "batches had %d and %d" % (d, Y.shape[1], self._stats_d,
                                                         self._stats_ny))
         else:
             lo, hi = self._input_box
-            self._input_box = (np.minimum(lo, X.min(axis=0)), np.maximum(hi, X.max(axis=0)))
+            blo, bhi = input_box(X, sample_weight)
+            self._input_box = (np.minimum(lo, blo), np.maximum(hi, bhi))
         X, Y = as_rows(X), as_rows(Y)
         # into a copy: an error leaves the earlier statistics as they were
         st = ffi.new("rfx_stats **")

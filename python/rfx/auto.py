@@ -16,7 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 from . import _common
 from ._lib import (as_rows, call_with_progress, check, check_verbose, cmat, ffi, lib, mat,
                    mat_none, serial_blas)
-from ._model import _ModelFile
+from ._model import _ModelFile, _weights_ptr, input_box, sample_weights
 from ._sklearn_compat import validate_data
 
 # the methods rfx_auto_fit compares, by their C names
@@ -132,8 +132,10 @@ class SurrogateRegressor(RegressorMixin, _ModelFile):
         when its lambda on all targets is at least 0.25 from 0 (the log) and
         from 1 (none); a list: those (Box-Cox always); one name: that one.
     n_folds : int, default=5
-        k, the folds (rows in a random order of ``random_state``, row
-        perm[i] in fold i mod k); at least 2 n_folds rows are needed.
+        k, the folds (rows in a random order of ``random_state`` and of
+        their contents, a hash of each row's values and target: the same
+        rows in another order make the same folds; row perm[i] in fold i
+        mod k); at least 2 n_folds rows are needed.
     race_factor : float > 1, default=1.5
         A candidate whose score over the folds done exceeds race_factor
         times the best one's stops; ``float("inf")`` runs every candidate on
@@ -260,24 +262,36 @@ class SurrogateRegressor(RegressorMixin, _ModelFile):
         return p, keep, single, (fixed if single is not None else None)
 
     @_common.keeps_state_on_error
-    def fit(self, X, y):
-        """Fit on X (n_samples, n_features) and y (n_samples,). On any error
-        (or a cancelled fit) the estimator is left as it was."""
+    def fit(self, X, y, sample_weight=None):
+        """Fit on X (n_samples, n_features) and y (n_samples,).
+
+        sample_weight (n_samples,), finite and >= 0: every candidate is
+        fitted with the weights of its rows (each method's own meaning of
+        them: see their fit), Box-Cox's lambda is the weighted maximum-
+        likelihood one, and the score is the weighted relative error
+        ``sqrt(sum w (f - y)^2 / sum w (y - ybar_w)^2)`` over the held-out
+        rows. A row of weight 0 is a row left out (the folds count the rows
+        of positive weight; given ``cv`` folds lose those rows too); equal
+        weights are no weights, bit for bit, and scaling them all changes
+        nothing (rfx/auto.h, "Row weights"). On any error (or a cancelled
+        fit) the estimator is left as it was."""
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        sw = sample_weights(sample_weight, X)
         if X.shape[0] < 2:  # as the other estimators say it (the library: rows per fold)
             raise ValueError("n_samples=%d: at least 2 samples are needed to fit" % X.shape[0])
         verbose = check_verbose(self.verbose)
         p, keep, method, transform = self._params(X, y)
+        p.sample_weight = _weights_ptr(sw)
         X = as_rows(X)
         y = np.ascontiguousarray(y, dtype=np.float64)
         if transform is not None:  # one method, one transform: no folds
-            self._fit_direct(p, X, y, method, transform, verbose)
+            self._fit_direct(p, X, y, method, transform, verbose, sw)
         else:
             self._fit_auto(p, X, y, verbose)
         del keep
         self.seed_ = int(p.seed)
         self.n_features_in_ = X.shape[1]
-        self._input_box = (X.min(axis=0), X.max(axis=0))  # the Sobol functions' default
+        self._input_box = input_box(X, sw)  # the Sobol functions' default
         info = ffi.new("rfx_model_info *")
         check(lib.rfx_model_get_info(self._model, info))
         self.best_method_ = _name(lib.rfx_method_name(info.method))
@@ -309,20 +323,26 @@ class SurrogateRegressor(RegressorMixin, _ModelFile):
         self.seconds_cv_ = float(rep.seconds_cv)
         self.seconds_final_ = float(rep.seconds_final)
 
-    def _fit_direct(self, p, X, y, method, transform, verbose):
-        """method fitted to z = T(y) on all rows as rfx_auto_fit fits its
-        candidates (src/auto/auto.c, fit_method), then T attached."""
+    def _fit_direct(self, p, X, y, method, transform, verbose, sw=None):
+        """method fitted to z = T(y) on all rows (those of positive weight)
+        as rfx_auto_fit fits its candidates (src/auto/auto.c, fit_method),
+        then T attached."""
         t0 = time.perf_counter()
+        if sw is not None:  # as rfx_auto_fit: the rows of positive weight; equal = none
+            keep = sw > 0
+            X, y, sw = as_rows(X[keep]), np.ascontiguousarray(y[keep]), sw[keep]
+            if np.all(sw == sw[0]):
+                sw = None
         n = X.shape[0]
         lam = ffi.new("double *", 0.0)
         yp = ffi.cast("const double *", y.ctypes.data)
         if transform == lib.RFX_TARGET_BOXCOX:
-            check(lib.rfx_target_boxcox_lambda(yp, n, lam))
+            check(lib.rfx_target_boxcox_lambda_weighted(yp, _weights_ptr(sw), n, lam))
         z = np.empty(n)
         check(lib.rfx_target_forward(transform, lam[0], yp, n,
                                      ffi.cast("double *", z.ctypes.data)))
         model = _fit_method(method, X, z, int(p.seed), int(p.n_threads),
-                            type(self).__name__, verbose)
+                            type(self).__name__, verbose, sw)
         check(lib.rfx_model_set_target_transform(model, transform, lam[0]))
         self._model = model
         seconds = time.perf_counter() - t0
@@ -352,17 +372,20 @@ class SurrogateRegressor(RegressorMixin, _ModelFile):
         return Y[:, 0]
 
 
-def _fit_method(method, X, z, seed, threads, label, verbose):
+def _fit_method(method, X, z, seed, threads, label, verbose, sw=None):
     """An rfx model of method fitted to X (n x d) and z (n) with the
-    method's defaults, as rfx_auto_fit fits each candidate."""
+    method's defaults and the row weights sw (None or positive), as
+    rfx_auto_fit fits each candidate."""
     n = X.shape[0]
     out = ffi.new("rfx_model **")
     Z = z.reshape(n, 1)
+    wp = _weights_ptr(sw)
     if method in (lib.RFX_METHOD_RIDGE, lib.RFX_METHOD_BAYES):
         fp = ffi.new("rfx_fit_params *", lib.rfx_fit_params_default())
         fp.method = method
         fp.features.seed = seed
         fp.features.n_threads = threads
+        fp.sample_weight = wp
         call_with_progress(lib.rfx_model_fit, fp, cmat(X), cmat(Z), out, ffi.NULL,
                            label=label, verbose=verbose, out=out)
     elif method in (lib.RFX_METHOD_SRFE, lib.RFX_METHOD_HARFE):
@@ -371,6 +394,7 @@ def _fit_method(method, X, z, seed, threads, label, verbose):
         sp.features.n_threads = threads
         if method == lib.RFX_METHOD_HARFE:
             sp.method = lib.RFX_L1_METHOD_HTP
+        sp.sample_weight = wp
         call_with_progress(lib.rfx_srfe_fit, sp, cmat(X), cmat(Z), out, ffi.NULL,
                            label=label, verbose=verbose, out=out)
     elif method == lib.RFX_METHOD_PCE:
@@ -382,6 +406,7 @@ def _fit_method(method, X, z, seed, threads, label, verbose):
         pp.auto_basis = 1
         pp.degree_min = 1
         pp.n_threads = threads
+        pp.sample_weight = wp
         pce = ffi.new("rfx_pce **")
         with serial_blas:
             check(lib.rfx_pce_fit(pp, cmat(X), ffi.cast("const double *", z.ctypes.data), pce))
@@ -393,6 +418,7 @@ def _fit_method(method, X, z, seed, threads, label, verbose):
         pp = ffi.new("rfx_projected_params *", lib.rfx_projected_params_default())
         pp.seed = seed
         pp.n_threads = threads
+        pp.sample_weight = wp
         call_with_progress(lib.rfx_projected_fit, pp, cmat(X), cmat(Z), out, ffi.NULL,
                            label=label, verbose=verbose, out=out)
     else:  # pragma: no cover - rfx_auto_params_check refused it

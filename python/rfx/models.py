@@ -261,7 +261,9 @@ class RFFRegressor(MultiOutputMixin, RegressorMixin, _RFXModel):
         rows. sample_weight weights the rows as in ``fit`` (the weighted
         statistics add up over the batches). Memory is O(n_components^2),
         whatever the number of rows; ``rfx.merge`` combines estimators
-        fitted on disjoint rows."""
+        fitted on disjoint rows, and ``statistics_`` (an
+        :class:`rfx.Statistics`: they add with ``+`` and pickle) carries
+        them between processes."""
         first = getattr(self, "_stats", None) is None
         X, y = validate_data(self, X, y, dtype=np.float64, multi_output=True, y_numeric=True,
                              reset=first)
@@ -410,7 +412,9 @@ class BayesianRFFRegressor(RegressorMixin, _RFXModel):
         model becomes the fit on every row given so far, with the variances
         fitted by the evidence of all rows when not given; the feature map
         is fixed by the first call, as in RFFRegressor.partial_fit. Memory
-        is O(n_components^2); ``rfx.merge`` combines disjoint fits."""
+        is O(n_components^2); ``rfx.merge`` combines disjoint fits, and
+        ``statistics_`` (an :class:`rfx.Statistics`) carries them between
+        processes."""
         first = getattr(self, "_stats", None) is None
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, reset=first)
         sw = sample_weights(sample_weight, X)
@@ -455,7 +459,7 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
     "auto") and alpha are chosen together on a holdout of the training rows
     (a seeded subset of at most 4000), by the log-loss for the logistic loss
     and the error rate for the hinge losses. The subset and the holdout are
-    drawn by a seeded hash of each row's values, label and weight, not by
+    drawn by a seeded hash of each row's values and label, not by
     position: the same rows in another order give the same choice.
 
     Parameters
@@ -470,6 +474,9 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
         cross-validation).
     class_weight : dict, "balanced" or None, default=None
         Weights per class (``{label: weight}``), or ``n / (n_classes n_c)``.
+        For ``loss="least_squares"`` they multiply the rows' weights, as
+        RidgeClassifier's class_weight ("balanced" from the rows' counts;
+        partial_fit takes a dict only).
     optimizer : {"auto", "lbfgs", "dual_cd", "sgd"}, default="auto"
         Batch quasi-Newton (logistic, softmax, squared hinge), dual
         coordinate descent (hinge losses, Hsieh et al. 2008) or stochastic
@@ -600,6 +607,7 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
         if self.loss == "least_squares":
             lb = LabelBinarizer(neg_label=-1, pos_label=1)
             Y = lb.fit_transform(y).astype(np.float64)
+            sw = self._class_row_weights(y, classes, sw)
             self._fit_model(X, Y, lam=_alpha(self.alpha), sample_weight=sw)
             return self
         lam = -1.0 if self.alpha is None else _alpha(self.alpha)
@@ -611,6 +619,95 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
         del keep
         self.alpha_ = float(getattr(report, "lambda"))
         return self
+
+    def _class_row_weights(self, y, classes, sw, partial=False):
+        """The least-squares loss's row weights: sw times the class weight
+        of each row's label (RidgeClassifier's rule), or sw without
+        class_weight."""
+        cw = self.class_weight
+        if cw is None:
+            return sw
+        if isinstance(cw, str):
+            if cw != "balanced":
+                raise ValueError("class_weight must be a dict, 'balanced' or None, got %r" % cw)
+            if partial:
+                raise ValueError("class_weight='balanced' needs every row's label: partial_fit "
+                                 "takes a dict of class weights (or None)")
+        elif not isinstance(cw, dict):
+            raise TypeError("class_weight must be a dict, 'balanced' or None")
+        else:
+            for label in cw:
+                if not np.any(classes == label):
+                    raise ValueError("class_weight: the label %r is not in the data" % (label,))
+        from sklearn.utils.class_weight import compute_sample_weight
+        w = compute_sample_weight(cw, y) if not partial else \
+            np.array([float(cw.get(v, 1.0)) for v in y])
+        w = w if sw is None else w * sw
+        return np.ascontiguousarray(w, dtype=np.float64)
+
+    def _has_partial_fit(self):
+        if self.loss != "least_squares":
+            raise AttributeError("partial_fit is available for loss='least_squares' only (its "
+                                 "fit is a ridge regression over statistics that add up), not "
+                                 "loss=%r; fit the other losses with fit, or stream them with "
+                                 "KernelSGDClassifier" % (self.loss,))
+        return True
+
+    @available_if(_has_partial_fit)
+    @_common.keeps_state_on_error
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Add the rows X, y to the fit (``loss="least_squares"`` only): the
+        model becomes the fit on every row given so far, over the same
+        mergeable statistics as RFFRegressor.partial_fit (Z^T W Z and Z^T W
+        Y, memory O(n_components^2)), with the targets of ``fit``: +-1 per
+        class (one column, +1 for classes_[1], for two classes; one per
+        class otherwise). ``classes``, every label the rows may carry, is
+        required on the first call (scikit-learn's convention, as
+        SGDClassifier.partial_fit), unless a ``fit`` gave ``classes_`` (its
+        rows are not kept: partial_fit after fit starts the statistics
+        afresh, as RFFRegressor's), and fixes ``classes_``; later calls may
+        repeat it. A dict ``class_weight`` multiplies the rows' weights. With ``alpha=None`` alpha is chosen by generalised
+        cross-validation from the statistics of all rows, as ``fit`` chooses
+        it; the first call fixes the feature map as in
+        RFFRegressor.partial_fit. With ``standardize=False`` and a given
+        length scale the result is one ``fit`` on all the rows (whose labels
+        are all of ``classes``), to rounding. sample_weight weights the
+        rows as in ``fit``. The other losses have no statistics that add:
+        for them the method is not there (AttributeError, as scikit-learn's
+        ``available_if``; ``KernelSGDClassifier`` learns them from a
+        stream). ``rfx.merge`` and ``statistics_`` combine fits of disjoint
+        rows."""
+        first = getattr(self, "_stats", None) is None
+        if first and classes is None:
+            if not hasattr(self, "classes_"):
+                raise ValueError("classes must be passed on the first call to partial_fit")
+            classes = self.classes_  # those of a fit (whose rows are not kept)
+        X, y = validate_data(self, X, y, dtype=np.float64, reset=first)
+        check_classification_targets(y)
+        if classes is not None:
+            classes = np.unique(classes)
+            if first:
+                if len(classes) < 2:
+                    raise ValueError("partial_fit: classes must hold at least 2 labels, got %r"
+                                     % (classes,))
+            elif not np.array_equal(classes, self.classes_):
+                raise ValueError("`classes=%r` is not the same as on the first call to "
+                                 "partial_fit, was: %r" % (classes, self.classes_))
+        known = self.classes_ if classes is None else classes
+        unknown = np.setdiff1d(np.unique(y), known)
+        if unknown.size:
+            raise ValueError("partial_fit: the labels %r are not in classes %r"
+                             % (unknown.tolist(), known.tolist()))
+        sw = self._class_row_weights(y, known, sample_weights(sample_weight, X), partial=True)
+        idx = np.searchsorted(known, y)
+        if len(known) == 2:
+            Y = np.where(idx == 1, 1.0, -1.0).reshape(-1, 1)
+        else:
+            Y = np.full((len(y), len(known)), -1.0)
+            Y[np.arange(len(y)), idx] = 1.0
+        if first:
+            self.classes_ = known
+        return self._partial_fit_model(X, Y, sample_weight=sw, probe_y=y)
 
     def _read_info(self):
         info = super()._read_info()

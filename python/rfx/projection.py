@@ -13,7 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 from . import _common
 from ._lib import (as_rows, call_with_progress, check, check_verbose, cmat, cmat_to_array, ffi,
                    lib, mat, mat_none, serial_blas)
-from ._model import _ModelFile
+from ._model import _ModelFile, _weights_ptr, input_box, sample_weights
 from ._sklearn_compat import validate_data
 
 _METHODS = {"exact": 0, "random_features": 1}
@@ -353,15 +353,29 @@ class ProjectedRegressor(RegressorMixin, _ModelFile):
         return p, keep, seed
 
     @_common.keeps_state_on_error
-    def fit(self, X, y):
-        """Fit on X (n_samples, n_features) and y (n_samples,). On any error
-        (or a cancelled fit) the estimator is left as it was."""
+    def fit(self, X, y, sample_weight=None):
+        """Fit on X (n_samples, n_features) and y (n_samples,).
+
+        sample_weight (n_samples,), finite and >= 0, weights everything
+        that looks at y: the variance that makes the losses relative, the
+        fast score (a weighted ridge and its GCV), k-fold CV (the weighted
+        held-out error), the surrogate's fit and its own error estimate
+        (which rank the finalists and the automatic surrogate). The kernel
+        PCA is not weighted: the projection describes the inputs as
+        sampled, and never sees y; so an integer weight is not a repeated
+        row, but a row of weight 0 is a row left out. Weights are relative:
+        equal weights are no weights, bit for bit (rfx/projection.h, "Row
+        weights"). On any error (or a cancelled fit) the estimator is left
+        as it was."""
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        sw = sample_weights(sample_weight, X)
         n, d = X.shape
-        if n < 3:
-            raise ValueError("n_samples=%d: at least 3 samples are needed to fit" % n)
+        if (n if sw is None else np.count_nonzero(sw)) < 3:
+            raise ValueError("n_samples=%d: at least 3 samples are needed to fit"
+                             % (n if sw is None else np.count_nonzero(sw)))
         verbose = check_verbose(self.verbose)
         p, keep, seed = self._params(d)
+        p.sample_weight = _weights_ptr(sw)
         X = as_rows(X)
         Y = np.ascontiguousarray(y, dtype=np.float64).reshape(n, 1)
         iters = int(p.iterations)
@@ -375,7 +389,7 @@ class ProjectedRegressor(RegressorMixin, _ModelFile):
                            label=type(self).__name__, verbose=verbose, out=out)
         del keep
         self._model = ffi.gc(out[0], lib.rfx_model_free)
-        self._input_box = (X.min(axis=0), X.max(axis=0))  # the model file's training box
+        self._input_box = input_box(X, sw)  # the model file's training box
         self.seed_ = seed
         self.n_iterations_ = int(rep.n_iterations)
         self.n_evaluations_ = int(rep.evaluations)

@@ -23,7 +23,7 @@ from sklearn.utils.validation import check_is_fitted
 from . import _common
 from ._lib import (as_rows, call_with_progress, check, check_verbose, cmat, ffi, lib, mat,
                    mat_none, serial_blas)
-from ._model import _ModelFile, _RFXModel
+from ._model import _ModelFile, _RFXModel, _weights_ptr, input_box, sample_weights
 from ._sklearn_compat import validate_data
 from .sensitivity import IndicesTable, box_marginals, default_names, marginals_from_problem
 
@@ -195,24 +195,39 @@ class SparseRFERegressor(RegressorMixin, _RFXModel):
         return p, seed
 
     @_common.keeps_state_on_error
-    def fit(self, X, y):
-        """Fit on X (n_samples, n_features) and y (n_samples,). On any error
-        (or a cancelled fit) the estimator is left as it was."""
+    def fit(self, X, y, sample_weight=None):
+        """Fit on X (n_samples, n_features) and y (n_samples,).
+
+        sample_weight (n_samples,), finite and >= 0, weights the rows as
+        scikit-learn's Lasso does: the lasso minimises ``sum_i w_i r_i^2 /
+        (2 sum w) + alpha |c|_1``, the standardisation uses weighted
+        moments, the feature columns are scaled to unit weighted norm, and
+        the selection scores are weighted (GCV of the weighted residuals,
+        with n the rows of positive weight; k-fold: the weighted held-out
+        error, the folds counting the rows of positive weight). Weights are
+        relative: scaling them all changes nothing, and equal weights are
+        no weights, bit for bit; a row of weight 0 is a row left out. An
+        integer weight k is the row repeated k times up to the penalty: with
+        given ``alpha`` the weighted fit is the fit of the repeated rows
+        with ``alpha * sqrt(n / sum w)`` (rfx/srfe.h, "Row weights"). On
+        any error (or a cancelled fit) the estimator is left as it was."""
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
-        n = X.shape[0]
+        sw = sample_weights(sample_weight, X)
+        n = X.shape[0] if sw is None else int(np.count_nonzero(sw))
         if n < 2:
             raise ValueError("n_samples=%d: at least 2 samples are needed to fit" % n)
         verbose = check_verbose(self.verbose)
         p, seed = self._params(n, X.shape[1])
+        p.sample_weight = _weights_ptr(sw)
         X = as_rows(X)
-        Y = np.ascontiguousarray(y, dtype=np.float64).reshape(n, 1)
+        Y = np.ascontiguousarray(y, dtype=np.float64).reshape(-1, 1)
         out = ffi.new("rfx_model **")
         rep = ffi.new("rfx_srfe_report *")
         call_with_progress(lib.rfx_srfe_fit, p, cmat(X), cmat(Y), out, rep,
                            label=type(self).__name__, verbose=verbose, out=out)
         self._model = ffi.gc(out[0], lib.rfx_model_free)
         self.seed_ = seed
-        self._input_box = (X.min(axis=0), X.max(axis=0))
+        self._input_box = input_box(X, sw)
         self.n_components_ = int(rep.n_features)
         self.weight_scale_ = float(rep.weight_scale)
         self.alpha_ = float(getattr(rep, "lambda"))
@@ -305,13 +320,29 @@ class PCERegressor(RegressorMixin, _ModelFile):
         self.method = method
         self.n_jobs = n_jobs
 
-    def fit(self, X, y):
-        """Fit on X (n_samples, n_features) and y (n_samples,)."""
+    def fit(self, X, y, sample_weight=None):
+        """Fit on X (n_samples, n_features) and y (n_samples,).
+
+        sample_weight (n_samples,), finite and >= 0: weighted least squares,
+        ``min sum_i w_i (y_i - f(x_i))^2``, for the coefficients of every
+        candidate model (an integer weight k gives the coefficients of the
+        row repeated k times), LARS on the rows scaled by ``sqrt(w_i)``, and
+        the leave-one-out errors of the weighted fit with the weighted
+        leverages, averaged with the weights: each weighted row is one
+        observation, left out whole, so the degree and the LARS model chosen
+        by the corrected LOO error are not those of repeated rows (see
+        rfx/pce.h, "Row weights"). Weights are relative (scaling them all
+        changes nothing; equal weights are no weights, bit for bit); a row
+        of weight 0 is a row left out, also for the marginals from the data
+        and the training box."""
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        sw = sample_weights(sample_weight, X)
         n, d = X.shape
-        if n < 2:
-            raise ValueError("n_samples=%d: at least 2 samples are needed to fit" % n)
+        if (n if sw is None else np.count_nonzero(sw)) < 2:
+            raise ValueError("n_samples=%d: at least 2 samples are needed to fit"
+                             % (n if sw is None else np.count_nonzero(sw)))
         p = ffi.new("rfx_pce_params *", lib.rfx_pce_params_default())
+        p.sample_weight = _weights_ptr(sw)
         if self.marginals is None:
             p.marginals_from_data = 1  # the library's: uniform on the training range
         else:
@@ -338,7 +369,7 @@ class PCERegressor(RegressorMixin, _ModelFile):
             check(lib.rfx_pce_fit(p, cmat(X), ffi.cast("const double *", y.ctypes.data), out))
         pce = ffi.gc(out[0], lib.rfx_pce_free)
         self._model = self._model_of(pce)
-        self._input_box = (X.min(axis=0), X.max(axis=0))  # the model file's training box
+        self._input_box = input_box(X, sw)  # the model file's training box
         mg = lib.rfx_pce_marginals(pce)
         self.marginals_ = [(_MARGINAL_NAMES[int(mg[i].kind)], float(mg[i].a), float(mg[i].b))
                            for i in range(d)]

@@ -89,6 +89,33 @@ def test_least_squares_classifier_with_weights_is_ridge_classifier():
     assert np.array_equal(clf.predict(X), peer.predict(Z))
 
 
+@pytest.mark.parametrize("class_weight", [{"a": 3.0, "c": 0.5}, "balanced"])
+def test_least_squares_class_weight_is_ridge_classifier(class_weight):
+    """class_weight multiplies the rows' weights, as RidgeClassifier's; a
+    dict goes through partial_fit too, batch by batch."""
+    rs = np.random.RandomState(5)
+    X = rs.normal(size=(160, 2))
+    labels = np.array(["a", "b", "c"])[np.digitize(X[:, 0] * X[:, 1], [-0.3, 0.3])]
+    w = weights(len(X), seed=6)
+    kw = dict(n_components=80, gamma=0.5, random_state=2, alpha=0.1, loss="least_squares",
+              standardize=False)
+    clf = rfx.RFFClassifier(class_weight=class_weight, **kw).fit(X, labels, sample_weight=w)
+    Z = rfx.RandomFourierFeatures(n_components=80, gamma=0.5, random_state=2).fit_transform(X)
+    peer = RidgeClassifier(alpha=0.1, solver="cholesky", class_weight=class_weight).fit(
+        Z, labels, sample_weight=w)
+    assert np.abs(clf.decision_function(X) - peer.decision_function(Z)).max() < 1e-8
+    if isinstance(class_weight, dict):
+        part = rfx.RFFClassifier(class_weight=class_weight, **kw)
+        for rows in np.array_split(np.arange(len(X)), 3):
+            part.partial_fit(X[rows], labels[rows], classes=["a", "b", "c"],
+                             sample_weight=w[rows])
+        assert np.abs(part.decision_function(X) - clf.decision_function(X)).max() < 1e-9
+    else:
+        with pytest.raises(ValueError, match="balanced"):
+            rfx.RFFClassifier(class_weight=class_weight, **kw).partial_fit(X, labels,
+                                                                           classes=["a", "b", "c"])
+
+
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_logistic_with_weights_is_sklearn_logistic_regression(n_classes):

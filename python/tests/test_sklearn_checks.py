@@ -21,6 +21,8 @@ ESTIMATORS = [
     rfx.RFFClassifier(n_components=64),
     # alpha and length scale given: nothing chosen on a holdout (see below)
     rfx.RFFClassifier(n_components=64, alpha=1e-3, length_scale=1.0),
+    # the least-squares classifier, which has partial_fit
+    rfx.RFFClassifier(n_components=64, loss="least_squares"),
     # one length scale per input, learned by a short particle swarm search
     rfx.RFFRegressor(n_components=32, length_scale="learn", learn_iterations=2),
     rfx.BayesianRFFRegressor(n_components=32, length_scale="learn", learn_iterations=2,
@@ -37,10 +39,21 @@ ESTIMATORS = [
 
 
 # Known to fail, with the reason: {(the check's name, its kind or None):
-# a predicate on the estimator}. None at present: RFFClassifier(alpha=None)
-# used to fail check_sample_weights_invariance(kind=zeros), its holdout
-# drawn by position, and now draws it by the rows' contents.
-EXPECTED_FAILURES = {}
+# a predicate on the estimator}. (RFFClassifier(alpha=None) used to fail
+# check_sample_weights_invariance(kind=zeros), its holdout drawn by
+# position; it now draws it by the rows' contents.)
+# check_class_weight_classifiers weights class 0 by 1000 and the others by
+# 1e-4 on three noisy blobs and wants class 0 predicted on 87% of the test
+# rows. The least-squares classifier fits one +-1 column per class on
+# kernel features: with the other classes' rows weighted 1e-7 times less,
+# their columns' scores away from class 0's rows are set by almost nothing
+# (GCV then chooses alpha near 1e-5), and it predicts class 0 on 46% of
+# them; RidgeClassifier, linear, extrapolates -1 and predicts it
+# everywhere. It passes with two classes.
+EXPECTED_FAILURES = {
+    ("check_class_weight_classifiers", None):
+        lambda est: isinstance(est, rfx.RFFClassifier) and est.loss == "least_squares",
+}
 
 
 def _check_key(check):

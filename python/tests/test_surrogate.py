@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Surrogates and sensitivity: SparseRFERegressor (rfx_srfe_fit),
 PCERegressor (rfx/pce.h) and rfx.sobol_indices (rfx/surrogate.h)."""
+import functools
 import pickle
 import subprocess
 
@@ -19,9 +20,25 @@ ESTIMATORS = [
 ]
 
 
+def _check_name(check):
+    while isinstance(check, functools.partial):
+        check = check.func
+    return check.__name__
+
+
 @parametrize_with_checks(ESTIMATORS)
 def test_sklearn_compatible(estimator, check):
-    check(estimator)
+    # The sample-weight checks fit 16 rows of 4 distinct points whose second
+    # column takes 2 values: a least-squares PCE with a degree-2 term in it
+    # cannot be identified (LARS simply leaves such a term out), so it is
+    # refused, with weights or without.
+    try:
+        check(estimator)
+    except RuntimeError as e:
+        if (_check_name(check).startswith("check_sample_weights") and "rank deficient" in str(e)
+                and isinstance(estimator, rfx.PCERegressor) and estimator.method == "lsq"):
+            pytest.xfail("least squares on 2 distinct values of an input at degree 2")
+        raise
 
 
 def _ishigami(X, a=7.0, b=0.1):

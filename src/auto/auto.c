@@ -82,9 +82,10 @@ typedef struct fit_ctx {
     const rfx_marginal *marginals; /* d: uniform on the range of all rows */
 } fit_ctx;
 
-/* Fit method to X (m x d) and z (m): each method with its own defaults. */
+/* Fit method to X (m x d) and z (m), with the rows' weights w (m values, or
+ * NULL): each method with its own defaults. */
 static rfx_status fit_method(const fit_ctx *c, rfx_method method, rfx_cmat X, const double *z,
-                             rfx_model **out)
+                             const double *w, rfx_model **out)
 {
     const rfx_auto_params *p = c->p;
     rfx_cmat Z = rfx_cmat_of(z, X.rows, 1);
@@ -95,6 +96,7 @@ static rfx_status fit_method(const fit_ctx *c, rfx_method method, rfx_cmat X, co
         fp.method = method;
         fp.features.seed = p->seed;
         fp.features.n_threads = p->n_threads;
+        fp.sample_weight = w;
         return rfx_model_fit(&fp, X, Z, out, NULL);
     }
     case RFX_METHOD_SRFE:
@@ -103,6 +105,7 @@ static rfx_status fit_method(const fit_ctx *c, rfx_method method, rfx_cmat X, co
         sp.features.seed = p->seed;
         sp.features.n_threads = p->n_threads;
         if (method == RFX_METHOD_HARFE) sp.method = RFX_L1_METHOD_HTP;
+        sp.sample_weight = w;
         return rfx_srfe_fit(&sp, X, Z, out, NULL);
     }
     case RFX_METHOD_PCE: {
@@ -113,6 +116,7 @@ static rfx_status fit_method(const fit_ctx *c, rfx_method method, rfx_cmat X, co
         pp.auto_basis = 1;
         pp.degree_min = 1;
         pp.n_threads = p->n_threads;
+        pp.sample_weight = w;
         rfx_pce *pce = NULL;
         RFX__TRY(rfx_pce_fit(&pp, X, z, &pce));
         rfx_status st = rfx_model_from_pce(pce, out);
@@ -123,6 +127,7 @@ static rfx_status fit_method(const fit_ctx *c, rfx_method method, rfx_cmat X, co
         rfx_projected_params pp = rfx_projected_params_default();
         pp.seed = p->seed;
         pp.n_threads = p->n_threads;
+        pp.sample_weight = w;
         return rfx_projected_fit(&pp, X, Z, out, NULL);
     }
     default:
@@ -130,15 +135,18 @@ static rfx_status fit_method(const fit_ctx *c, rfx_method method, rfx_cmat X, co
     }
 }
 
-/* Fit (method, transform) to rows X, y; the model predicts y. */
+/* Fit (method, transform) to rows X, y with weights w (or NULL); the model
+ * predicts y. */
 static rfx_status fit_candidate(const fit_ctx *c, rfx_method method, rfx_target_transform t,
-                                rfx_cmat X, const double *y, double *z, rfx_model **out)
+                                rfx_cmat X, const double *y, const double *w, double *z,
+                                rfx_model **out)
 {
     double lambda = 0;
-    if (t == RFX_TARGET_BOXCOX) RFX__TRY(rfx_target_boxcox_lambda(y, X.rows, &lambda));
+    if (t == RFX_TARGET_BOXCOX)
+        RFX__TRY(rfx_target_boxcox_lambda_weighted(y, w, X.rows, &lambda));
     RFX__TRY(rfx_target_forward(t, lambda, y, X.rows, z));
     rfx_model *m = NULL;
-    RFX__TRY(fit_method(c, method, X, z, &m));
+    RFX__TRY(fit_method(c, method, X, z, w, &m));
     rfx_status st = rfx_model_set_target_transform(m, t, lambda);
     if (st) {
         rfx_model_free(m);
@@ -205,8 +213,8 @@ static rfx_status check_folds(const size_t *folds, size_t n, size_t k, size_t *c
 }
 
 /* The candidates the parameters and the data allow, in fitting order. */
-static rfx_status make_candidates(const rfx_auto_params *p, const double *y, size_t n,
-                                  cand *cs, size_t *nc)
+static rfx_status make_candidates(const rfx_auto_params *p, const double *y, const double *w,
+                                  size_t n, cand *cs, size_t *nc)
 {
     const unsigned methods = p->methods ? p->methods : RFX_AUTO_DEFAULT_METHODS;
     unsigned transforms = p->transforms ? p->transforms : ALL_TRANSFORMS;
@@ -219,7 +227,7 @@ static rfx_status make_candidates(const rfx_auto_params *p, const double *y, siz
             return rfx__error(RFX_EINVAL, "auto.transforms: the log and Box-Cox take y > 0, and "
                                           "the targets hold values <= 0");
     } else if (transforms & RFX_AUTO_TRANSFORM(RFX_TARGET_BOXCOX)) {
-        rfx_status st = rfx_target_boxcox_lambda(y, n, &lambda);
+        rfx_status st = rfx_target_boxcox_lambda_weighted(y, w, n, &lambda);
         if (st == RFX_OK && !p->transforms &&
             (fabs(lambda) < BOXCOX_APART || fabs(lambda - 1) < BOXCOX_APART))
             transforms &= ~RFX_AUTO_TRANSFORM(RFX_TARGET_BOXCOX);
@@ -246,17 +254,68 @@ static rfx_status make_candidates(const rfx_auto_params *p, const double *y, siz
     return RFX_OK;
 }
 
-/* Rows of fold f (held == 1) or the other folds (held == 0) into X_out, y_out. */
-static size_t take_rows(rfx_cmat X, const double *y, const size_t *fold, size_t f, int held,
-                        double *Xo, double *yo)
+/* Rows of fold f (held == 1) or the other folds (held == 0) into X_out,
+ * y_out, and their weights into w_out when w is not NULL. */
+static size_t take_rows(rfx_cmat X, const double *y, const double *w, const size_t *fold,
+                        size_t f, int held, double *Xo, double *yo, double *wo)
 {
     size_t k = 0;
     for (size_t i = 0; i < X.rows; i++) {
         if ((fold[i] == f) != held) continue;
         memcpy(Xo + k * X.cols, X.data + i * X.stride, X.cols * sizeof *Xo);
+        if (w) wo[k] = w[i];
         yo[k++] = y[i];
     }
     return k;
+}
+
+/* With sample weights: check them; when some are 0, or all are equal, fit
+ * the rows of positive weight alone (copies of their X, y, weights and
+ * given folds) without weights when they are equal, and set *done. */
+static rfx_status fit_positive_rows(const rfx_auto_params *params, rfx_cmat X, const double *y,
+                                    rfx_model **out, rfx_auto_report *report, int *done)
+{
+    const double *w = params->sample_weight;
+    const size_t n = X.rows, d = X.cols;
+    *done = 0;
+    RFX__TRY(rfx__check_cmat(X, "auto: X"));
+    if (!y) return rfx__error(RFX_EINVAL, "auto: y is NULL");
+    RFX__TRY(rfx__check_weights(w, n, "auto.sample_weight"));
+    size_t m = 0;
+    int equal = 1;
+    double first = -1;
+    for (size_t i = 0; i < n; i++)
+        if (w[i] > 0) {
+            if (first < 0) first = w[i];
+            equal &= w[i] == first;
+            m++;
+        }
+    if (m == n && !equal) return RFX_OK;
+    double *Xp = NULL, *yp = NULL, *wp = NULL;
+    size_t *fp = NULL;
+    rfx_status st = rfx__alloc(m * (d ? d : 1), sizeof *Xp, (void **)&Xp, "auto: weighted rows");
+    if (!st) st = rfx__alloc(m, sizeof *yp, (void **)&yp, "auto: weighted rows");
+    if (!st) st = rfx__alloc(m, sizeof *wp, (void **)&wp, "auto: weighted rows");
+    if (!st && params->folds) st = rfx__alloc(m, sizeof *fp, (void **)&fp, "auto: weighted rows");
+    if (!st) {
+        for (size_t i = 0, k = 0; i < n; i++) {
+            if (!(w[i] > 0)) continue;
+            memcpy(Xp + k * d, X.data + i * X.stride, d * sizeof *Xp);
+            if (fp) fp[k] = params->folds[i];
+            yp[k] = y[i];
+            wp[k++] = w[i];
+        }
+        rfx_auto_params p = *params;
+        p.sample_weight = equal ? NULL : wp;
+        p.folds = fp;
+        st = rfx_auto_fit(&p, rfx_cmat_of(Xp, m, d), yp, out, report);
+        *done = 1;
+    }
+    free(Xp);
+    free(yp);
+    free(wp);
+    free(fp);
+    return st;
 }
 
 rfx_status rfx_auto_fit(const rfx_auto_params *params, rfx_cmat X, const double *y,
@@ -265,7 +324,13 @@ rfx_status rfx_auto_fit(const rfx_auto_params *params, rfx_cmat X, const double 
     if (!out && !report)
         return rfx__error(RFX_EINVAL, "auto: out and report are both NULL (nothing to give)");
     RFX__TRY(rfx_auto_params_check(params));
+    if (params->sample_weight) {
+        int done = 0;
+        rfx_status st = fit_positive_rows(params, X, y, out, report, &done);
+        if (st || done) return st;
+    }
     const rfx_auto_params *p = params;
+    const double *w = p->sample_weight; /* positive and not all equal here */
     const size_t k = p->n_folds;
     RFX__TRY(check_data(X, y, k));
     const size_t n = X.rows, d = X.cols;
@@ -273,11 +338,11 @@ rfx_status rfx_auto_fit(const rfx_auto_params *params, rfx_cmat X, const double 
 
     cand cs[RFX_AUTO_MAX_CANDIDATES];
     size_t nc = 0;
-    RFX__TRY(make_candidates(p, y, n, cs, &nc));
+    RFX__TRY(make_candidates(p, y, w, n, cs, &nc));
 
     size_t *perm = NULL, *fold = NULL;
     double *Xtr = NULL, *ytr = NULL, *ztr = NULL, *Xte = NULL, *yte = NULL, *pred = NULL;
-    double *sst = NULL, *sse = NULL;
+    double *sst = NULL, *sse = NULL, *wtr = NULL, *wte = NULL;
     rfx_marginal *marg = NULL;
     rfx_model *model = NULL;
     rfx_status st = rfx__alloc(n, sizeof *perm, (void **)&perm, "auto: folds");
@@ -291,26 +356,34 @@ rfx_status rfx_auto_fit(const rfx_auto_params *params, rfx_cmat X, const double 
     if (!st) st = rfx__calloc(k, sizeof *sst, (void **)&sst, "auto: fold variances");
     if (!st) st = rfx__calloc(nc * k, sizeof *sse, (void **)&sse, "auto: fold errors");
     if (!st) st = rfx__alloc(d, sizeof *marg, (void **)&marg, "auto: marginals");
+    if (!st && w) st = rfx__alloc(n, sizeof *wtr, (void **)&wtr, "auto: training weights");
+    if (!st && w) st = rfx__alloc(n, sizeof *wte, (void **)&wte, "auto: held-out weights");
     if (st) goto done;
     for (size_t j = 0; j < nc; j++) cs[j].sse = sse + j * k;
 
-    /* the folds: rows in a seeded random order, row perm[i] in fold i mod k */
+    /* the folds: rows in a seeded random order of their contents (a hash
+     * of each row's values and target: rfx__rows_order), row
+     * perm[i] in fold i mod k; the same rows in another order make the
+     * same folds */
     if (p->folds) {
         st = check_folds(p->folds, n, k, perm);
         if (st) goto done;
         memcpy(fold, p->folds, n * sizeof *fold);
     } else {
-        for (size_t i = 0; i < n; i++) perm[i] = i;
-        rfx__rng rng;
-        rfx__rng_init(&rng, p->seed, 0x6175746fULL /* "auto" */, 0);
-        rfx__rng_shuffle(&rng, perm, n);
+        st = rfx__rows_order(X, rfx_cmat_of(y, n, 1), w, p->seed, 0x6175746fULL /* "auto" */,
+                             perm);
+        if (st) goto done;
         for (size_t i = 0; i < n; i++) fold[perm[i]] = i % k;
     }
-    /* the held-out rows' spread about the mean of all targets */
-    double ybar = 0;
-    for (size_t i = 0; i < n; i++) ybar += y[i];
-    ybar /= (double)n;
-    for (size_t i = 0; i < n; i++) sst[fold[i]] += (y[i] - ybar) * (y[i] - ybar);
+    /* the held-out rows' spread about the mean of all targets (weighted) */
+    double ybar = 0, wsum = 0;
+    for (size_t i = 0; i < n; i++) {
+        ybar += (w ? w[i] : 1.0) * y[i];
+        wsum += w ? w[i] : 1.0;
+    }
+    ybar /= wsum;
+    for (size_t i = 0; i < n; i++)
+        sst[fold[i]] += (w ? w[i] : 1.0) * (y[i] - ybar) * (y[i] - ybar);
     /* PCE's marginals: uniform on each input's range over all rows (the
      * inputs' distribution, which the held-out rows belong to) */
     rfx__range_marginals(X, marg);
@@ -320,8 +393,8 @@ rfx_status rfx_auto_fit(const rfx_auto_params *params, rfx_cmat X, const double 
     char first_message[512] = "";
     size_t rounds = 0, planned = nc * k, done_fits = 0;
     for (size_t f = 0; f < k; f++) {
-        const size_t mtr = take_rows(X, y, fold, f, 0, Xtr, ytr);
-        const size_t mte = take_rows(X, y, fold, f, 1, Xte, yte);
+        const size_t mtr = take_rows(X, y, w, fold, f, 0, Xtr, ytr, wtr);
+        const size_t mte = take_rows(X, y, w, fold, f, 1, Xte, yte, wte);
         size_t ran = 0;
         for (size_t j = 0; j < nc; j++) {
             cand *c = &cs[j];
@@ -353,7 +426,7 @@ rfx_status rfx_auto_fit(const rfx_auto_params *params, rfx_cmat X, const double 
             }
             const double t1 = now_seconds();
             rfx_status fs = fit_candidate(&ctx, c->pub.method, c->pub.transform,
-                                          rfx_cmat_of(Xtr, mtr, d), ytr, ztr, &model);
+                                          rfx_cmat_of(Xtr, mtr, d), ytr, wtr, ztr, &model);
             if (!fs)
                 fs = rfx_model_predict(model, rfx_cmat_of(Xte, mte, d), rfx_mat_of(pred, mte, 1),
                                        rfx_mat_none());
@@ -377,7 +450,8 @@ rfx_status rfx_auto_fit(const rfx_auto_params *params, rfx_cmat X, const double 
                 continue;
             }
             double e = 0;
-            for (size_t i = 0; i < mte; i++) e += (pred[i] - yte[i]) * (pred[i] - yte[i]);
+            for (size_t i = 0; i < mte; i++)
+                e += (w ? wte[i] : 1.0) * (pred[i] - yte[i]) * (pred[i] - yte[i]);
             c->sse[f] = e;
             c->pub.folds = f + 1;
             ran++;
@@ -457,7 +531,7 @@ rfx_status rfx_auto_fit(const rfx_auto_params *params, rfx_cmat X, const double 
     if (out) {
         for (size_t i = 0; i < n; i++) memcpy(Xtr + i * d, X.data + i * X.stride, d * sizeof *Xtr);
         st = fit_candidate(&ctx, cs[chosen].pub.method, cs[chosen].pub.transform,
-                           rfx_cmat_of(Xtr, n, d), y, ztr, &model);
+                           rfx_cmat_of(Xtr, n, d), y, w, ztr, &model);
         if (st) goto done;
     }
     if (report) {
@@ -484,5 +558,7 @@ done:
     free(sst);
     free(sse);
     free(marg);
+    free(wtr);
+    free(wte);
     return st;
 }

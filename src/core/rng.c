@@ -124,12 +124,12 @@ static int key_cmp(const void *a, const void *b)
 }
 
 uint64_t rfx__row_key(uint64_t seed, uint64_t stream, const double *x, size_t d, const double *y,
-                      size_t ny, size_t y_stride, double w)
+                      size_t ny, size_t y_stride)
 {
     uint64_t h = mix64(seed ^ mix64(stream + 0x9e3779b97f4a7c15ULL));
     for (size_t c = 0; c < d; c++) h = mix64(h ^ word_of(x[c]));
     for (size_t c = 0; c < ny; c++) h = mix64(h ^ word_of(y[c * y_stride]));
-    return mix64(h ^ word_of(w)); /* no weights: weights of 1 */
+    return h; /* the weights only break ties (a common factor changes nothing) */
 }
 
 int rfx__row_compare(const double *xa, const double *ya, double wa, const double *xb,
@@ -164,8 +164,7 @@ rfx_status rfx__rows_order(rfx_cmat X, rfx_cmat Y, const double *w, uint64_t see
     RFX__TRY(rfx__alloc(n, sizeof *keys, (void **)&keys, "row order"));
     for (size_t i = 0; i < n; i++) {
         keys[i].key = rfx__row_key(seed, stream, X.data + i * X.stride, X.cols,
-                                   Y.cols ? Y.data + i * Y.stride : NULL, Y.cols, 1,
-                                   w ? w[i] : 1.0);
+                                   Y.cols ? Y.data + i * Y.stride : NULL, Y.cols, 1);
         keys[i].row = i;
     }
     qsort(keys, n, sizeof *keys, key_cmp);

@@ -352,9 +352,6 @@ rfx_status rfx_fit_params_check(const rfx_fit_params *p)
                                       "not %s", rfx_method_name(p->method));
     if (p->learn_length_scales && p->learn_iterations == 0)
         return rfx__error(RFX_EINVAL, "fit.learn_iterations: must be >= 1, got 0");
-    if (p->sample_weight && (p->method == RFX_METHOD_SRFE || p->method == RFX_METHOD_HARFE))
-        return rfx__error(RFX_EINVAL, "fit.sample_weight: the %s method takes no sample weights",
-                          rfx_method_name(p->method));
     if (p->method == RFX_METHOD_CLASSIFY && p->classify && p->classify->sample_weight)
         return rfx__error(RFX_EINVAL, "classify.sample_weight: give the weights of the rows as "
                                       "fit.sample_weight (the fit splits them with the rows)");
@@ -391,6 +388,7 @@ static rfx_status fit_srfe(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y,
     sp.method = params->method == RFX_METHOD_HARFE ? RFX_L1_METHOD_HTP : RFX_L1_METHOD_LASSO;
     sp.progress = params->progress;
     sp.progress_user = params->progress_user;
+    sp.sample_weight = params->sample_weight;
     rfx_srfe_report rep;
     rfx_model *m = NULL;
     RFX__TRY(rfx_srfe_fit(&sp, X, Y, &m, &rep));
@@ -1188,7 +1186,7 @@ static void cand_offer(src_fit *sf, const double *x, const double *y, size_t y_s
                        uint64_t row)
 {
     double *r = sf->cand + sf->cand_n * sf->rec; /* the scratch record past the heap */
-    const uint64_t key = rfx__row_key(sf->seed, 1, x, sf->d, y, sf->ny, y_stride, 1.0);
+    const uint64_t key = rfx__row_key(sf->seed, 1, x, sf->d, y, sf->ny, y_stride);
     memcpy(r, &key, sizeof key);
     r[1] = (double)row;
     memcpy(r + 2, x, sf->d * sizeof(double));

@@ -200,6 +200,7 @@ typedef struct worker {
     rfx_marginal *marg;     /* kmax: PCE marginals of the current scores     */
     double *Ttr, *ytr, *Tva, *yva, *yhat; /* k-fold CV: m x kmax, m, m x kmax,
                                              m, m                            */
+    double *wtr, *wva;      /* k-fold CV with weights: m each               */
 } worker;
 
 /* Everything the fit shares; read-only while the workers run. */
@@ -212,8 +213,14 @@ typedef struct ctx {
     size_t kmax;            /* the largest k considered: columns of the score
                                map and of the workers' buffers              */
     const double *y;        /* m targets, contiguous                         */
-    double *yc;             /* m centred targets                             */
+    double *yc;             /* m centred targets (scaled by sv)              */
     double yvar;            /* the variance of y (divisor m), or 1 if 0     */
+    const double *v;        /* m row weights v_i = m w_i / sum w (sum v =
+                               m), or NULL without weights: the weighted
+                               means and variances, the fast score's rows
+                               scaled by sv = sqrt(v), and the surrogates'
+                               sample weights                               */
+    double *sv;             /* m: sqrt(v), or NULL                           */
     double *Wf, *bf;        /* SCORE_FEATURES x kmax frequencies, phases     */
     rfx_method surrogate;   /* the surrogate fitted now: the caller's, or
                             (RFX_PROJECTED_AUTO) ridge while searching and
@@ -244,6 +251,8 @@ static void worker_free(worker *w)
     free(w->Tva);
     free(w->yva);
     free(w->yhat);
+    free(w->wtr);
+    free(w->wva);
 }
 
 static void ctx_free(ctx *c)
@@ -252,6 +261,7 @@ static void ctx_free(ctx *c)
         for (size_t i = 0; i < c->nw; i++) worker_free(&c->w[i]);
     free(c->w);
     free(c->yc);
+    free(c->sv);
     free(c->Wf);
     free(c->bf);
 }
@@ -306,11 +316,16 @@ static void score_features(const ctx *c, worker *wk, const double *S, size_t col
         rfx__vcos_bias(z, c->bf, sqrt(2.0 / (double)D), D);
     }
     for (size_t j = 0; j < D; j++) wk->zy[j] = 0;
-    for (size_t i = 0; i < m; i++)
-        for (size_t j = 0; j < D; j++) wk->zy[j] += Z[i * D + j];
+    for (size_t i = 0; i < m; i++) {
+        const double vi = c->v ? c->v[i] : 1.0; /* the weighted means */
+        for (size_t j = 0; j < D; j++) wk->zy[j] += vi * Z[i * D + j];
+    }
     for (size_t j = 0; j < D; j++) wk->zy[j] /= (double)m;
     for (size_t i = 0; i < m; i++)
         for (size_t j = 0; j < D; j++) Z[i * D + j] -= wk->zy[j];
+    if (c->sv) /* the rows of the weighted problem: scaled by sqrt(v) */
+        for (size_t i = 0; i < m; i++)
+            for (size_t j = 0; j < D; j++) Z[i * D + j] *= c->sv[i];
     RFX__SERIAL(cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)D, (int)m, 1.0, Z,
                             (int)D, 0.0, wk->C, (int)D))
     RFX__SERIAL(cblas_dgemv(CblasRowMajor, CblasTrans, (int)m, (int)D, 1.0, Z, (int)D, yc, 1,
@@ -333,7 +348,10 @@ static rfx_status score_eig(worker *wk)
 
 /* The fast score of the target yc (m centred values of variance yvar > 0)
  * on the columns T (m x cols, row stride ld); with fit not NULL also the
- * fitted values (centred) of the best length scale and penalty. */
+ * fitted values (centred) of the best length scale and penalty. With row
+ * weights yc, the fitted values and the features are those of the rows
+ * scaled by sqrt(v) (weighted ridge and its GCV), and the columns are
+ * standardised by weighted moments. */
 static rfx_status fast_score_y(const ctx *c, worker *wk, const double *T, size_t ld,
                                size_t cols, const double *yc, double yvar, double *fit,
                                double *score)
@@ -342,9 +360,10 @@ static rfx_status fast_score_y(const ctx *c, worker *wk, const double *T, size_t
     double *S = wk->T, *C = wk->C;
     for (size_t l = 0; l < cols; l++) {
         double mu = 0, v = 0;
-        for (size_t i = 0; i < m; i++) mu += T[i * ld + l];
+        for (size_t i = 0; i < m; i++) mu += c->v ? c->v[i] * T[i * ld + l] : T[i * ld + l];
         mu /= (double)m;
-        for (size_t i = 0; i < m; i++) v += (T[i * ld + l] - mu) * (T[i * ld + l] - mu);
+        for (size_t i = 0; i < m; i++)
+            v += (c->v ? c->v[i] : 1.0) * (T[i * ld + l] - mu) * (T[i * ld + l] - mu);
         const double sd = sqrt(v / (double)m);
         for (size_t i = 0; i < m; i++) S[i * cols + l] = sd > 0 ? (T[i * ld + l] - mu) / sd : 0.0;
     }
@@ -416,12 +435,13 @@ static rfx_status fast_score(const ctx *c, worker *wk, const double *T, size_t l
 /* The surrogate                                                             */
 /* ------------------------------------------------------------------------ */
 
-/* Fit the surrogate on T (rows x k) and y (rows); *score is its own
- * relative error estimate, or NaN when it has none. light: the SRFE
- * surrogate with FINAL_SRFE_FEATURES features (scoring the finalists). */
+/* Fit the surrogate on T (rows x k) and y (rows), with the rows' weights
+ * w (rows values, or NULL); *score is its own relative error estimate, or
+ * NaN when it has none. light: the SRFE surrogate with FINAL_SRFE_FEATURES
+ * features (scoring the finalists). */
 static rfx_status fit_surrogate_k(const ctx *c, worker *wk, const double *T, const double *y,
-                                  size_t rows, size_t k, int light, int n_threads,
-                                  rfx_model **out, double *score)
+                                  const double *w, size_t rows, size_t k, int light,
+                                  int n_threads, rfx_model **out, double *score)
 {
     rfx_cmat Tm = rfx_cmat_of(T, rows, k), Ym = rfx_cmat_of(y, rows, 1);
     rfx_status st;
@@ -434,6 +454,7 @@ static rfx_status fit_surrogate_k(const ctx *c, worker *wk, const double *T, con
         if (sp.features.sparsity > k) sp.features.sparsity = k;
         if (light && sp.features.n_features > FINAL_SRFE_FEATURES)
             sp.features.n_features = FINAL_SRFE_FEATURES;
+        sp.sample_weight = w;
         st = rfx_srfe_fit(&sp, Tm, Ym, out, &rep);
         if (!st) *score = rep.cv_mse / c->yvar;
         break;
@@ -441,18 +462,25 @@ static rfx_status fit_surrogate_k(const ctx *c, worker *wk, const double *T, con
     case RFX_METHOD_PCE: {
         /* normal marginals of the scores (a constant, null component gets
          * scale 1: every basis polynomial of it is then constant) */
-        for (size_t j = 0; j < k; j++) {
+        double wsum = (double)rows;
+        if (w) {
+            wsum = 0;
+            for (size_t i = 0; i < rows; i++) wsum += w[i];
+        }
+        for (size_t j = 0; j < k; j++) { /* weighted moments with weights */
             double mu = 0, v = 0;
-            for (size_t i = 0; i < rows; i++) mu += T[i * k + j];
-            mu /= (double)rows;
-            for (size_t i = 0; i < rows; i++) v += (T[i * k + j] - mu) * (T[i * k + j] - mu);
-            v = sqrt(v / (double)rows);
+            for (size_t i = 0; i < rows; i++) mu += w ? w[i] * T[i * k + j] : T[i * k + j];
+            mu /= wsum;
+            for (size_t i = 0; i < rows; i++)
+                v += (w ? w[i] : 1.0) * (T[i * k + j] - mu) * (T[i * k + j] - mu);
+            v = sqrt(v / wsum);
             wk->marg[j].kind = RFX_MARGINAL_NORMAL;
             wk->marg[j].a = mu;
             wk->marg[j].b = v > 0 ? v : 1.0;
         }
         rfx_pce_params pp = c->pce;
         pp.marginals = wk->marg;
+        pp.sample_weight = w;
         rfx_pce *pce = NULL;
         st = rfx_pce_fit(&pp, Tm, y, &pce);
         if (!st) {
@@ -466,7 +494,9 @@ static rfx_status fit_surrogate_k(const ctx *c, worker *wk, const double *T, con
     }
     default: { /* ridge, bayes */
         rfx_fit_report rep;
-        st = rfx_model_fit(&c->fit, Tm, Ym, out, &rep);
+        rfx_fit_params fp = c->fit;
+        fp.sample_weight = w;
+        st = rfx_model_fit(&fp, Tm, Ym, out, &rep);
         if (!st && c->surrogate == RFX_METHOD_RIDGE) *score = rep.score / c->yvar;
         break;
     }
@@ -476,13 +506,15 @@ static rfx_status fit_surrogate_k(const ctx *c, worker *wk, const double *T, con
 }
 
 static rfx_status fit_surrogate(const ctx *c, worker *wk, const double *T, const double *y,
-                                size_t rows, int n_threads, rfx_model **out, double *score)
+                                const double *w, size_t rows, int n_threads, rfx_model **out,
+                                double *score)
 {
-    return fit_surrogate_k(c, wk, T, y, rows, c->k, 0, n_threads, out, score);
+    return fit_surrogate_k(c, wk, T, y, w, rows, c->k, 0, n_threads, out, score);
 }
 
 /* k-fold CV of the surrogate on the scores E (m x k): row i in fold
- * i mod folds; the relative mean squared error of the held-out rows. */
+ * i mod folds; the relative mean squared error of the held-out rows
+ * (weighted by v with weights, each fold's fit on its rows' weights). */
 static rfx_status kfold_loss(const ctx *c, worker *wk, const double *E, size_t folds,
                              double *loss)
 {
@@ -493,15 +525,18 @@ static rfx_status kfold_loss(const ctx *c, worker *wk, const double *E, size_t f
         for (size_t i = 0; i < m; i++) {
             if (i % folds == f) {
                 memcpy(wk->Tva + nva * k, E + i * k, k * sizeof(double));
+                if (c->v) wk->wva[nva] = c->v[i];
                 wk->yva[nva++] = c->y[i];
             } else {
                 memcpy(wk->Ttr + ntr * k, E + i * k, k * sizeof(double));
+                if (c->v) wk->wtr[ntr] = c->v[i];
                 wk->ytr[ntr++] = c->y[i];
             }
         }
         rfx_model *mod = NULL;
         double own;
-        RFX__TRY(fit_surrogate(c, wk, wk->Ttr, wk->ytr, ntr, SURROGATE_THREADS, &mod, &own));
+        RFX__TRY(fit_surrogate(c, wk, wk->Ttr, wk->ytr, c->v ? wk->wtr : NULL, ntr,
+                               SURROGATE_THREADS, &mod, &own));
         rfx_status st = rfx_model_predict(mod, rfx_cmat_of(wk->Tva, nva, k),
                                           rfx_mat_of(wk->yhat, nva, 1), rfx_mat_none());
         rfx_model_free(mod);
@@ -510,7 +545,8 @@ static rfx_status kfold_loss(const ctx *c, worker *wk, const double *E, size_t f
             return st;
         }
         for (size_t i = 0; i < nva; i++)
-            sse += (wk->yhat[i] - wk->yva[i]) * (wk->yhat[i] - wk->yva[i]);
+            sse += (c->v ? wk->wva[i] : 1.0) * (wk->yhat[i] - wk->yva[i]) *
+                   (wk->yhat[i] - wk->yva[i]);
     }
     *loss = sse / (double)m / c->yvar;
     return RFX_OK;
@@ -639,6 +675,10 @@ static rfx_status worker_init(const ctx *c, worker *w)
     RFX__TRY(rfx__alloc(m, sizeof(double), (void **)&w->ytr, "projected: folds"));
     RFX__TRY(rfx__alloc(m, sizeof(double), (void **)&w->yva, "projected: folds"));
     RFX__TRY(rfx__alloc(m, sizeof(double), (void **)&w->yhat, "projected: folds"));
+    if (c->v) {
+        RFX__TRY(rfx__alloc(m, sizeof(double), (void **)&w->wtr, "projected: folds"));
+        RFX__TRY(rfx__alloc(m, sizeof(double), (void **)&w->wva, "projected: folds"));
+    }
     return RFX_OK;
 }
 
@@ -653,7 +693,7 @@ static size_t useful_workers(const rfx_projected_params *p, size_t d)
 }
 
 static rfx_status ctx_init(ctx *c, const rfx_projected_params *p, rfx_cmat X, rfx_cmat Y,
-                           double *y)
+                           double *y, const double *v)
 {
     const size_t m = X.rows, d = X.cols, D = SCORE_FEATURES;
     memset(c, 0, sizeof *c);
@@ -668,14 +708,20 @@ static rfx_status ctx_init(ctx *c, const rfx_projected_params *p, rfx_cmat X, rf
     c->surrogate = p->surrogate == RFX_PROJECTED_AUTO ? RFX_METHOD_RIDGE : p->surrogate;
     for (size_t i = 0; i < m; i++) y[i] = Y.data[i * Y.stride];
     c->y = y;
-    double mu = 0, v = 0;
-    for (size_t i = 0; i < m; i++) mu += y[i];
+    c->v = v;
+    if (v) {
+        RFX__TRY(rfx__alloc(m, sizeof(double), (void **)&c->sv, "projected: weights"));
+        for (size_t i = 0; i < m; i++) c->sv[i] = sqrt(v[i]);
+    }
+    double mu = 0, var = 0;
+    for (size_t i = 0; i < m; i++) mu += v ? v[i] * y[i] : y[i];
     mu /= (double)m;
-    for (size_t i = 0; i < m; i++) v += (y[i] - mu) * (y[i] - mu);
-    v /= (double)m;
-    c->yvar = v > 0 ? v : 1.0;
+    for (size_t i = 0; i < m; i++) var += (v ? v[i] : 1.0) * (y[i] - mu) * (y[i] - mu);
+    var /= (double)m;
+    c->yvar = var > 0 ? var : 1.0;
     RFX__TRY(rfx__alloc(m, sizeof(double), (void **)&c->yc, "projected: targets"));
-    for (size_t i = 0; i < m; i++) c->yc[i] = v > 0 ? y[i] - mu : 0.0;
+    for (size_t i = 0; i < m; i++)
+        c->yc[i] = var > 0 ? (y[i] - mu) * (c->sv ? c->sv[i] : 1.0) : 0.0;
     size_t Dk;
     RFX__TRY(rfx__mul(D, c->kmax, &Dk, "projected: score frequencies"));
     RFX__TRY(rfx__alloc(Dk, sizeof(double), (void **)&c->Wf, "projected: score frequencies"));
@@ -948,7 +994,7 @@ static rfx_status finalists(ctx *c, double *theta, const double *theta0,
                 memcpy(wk->Ttr + i * k, E + i * kbig, k * sizeof(double));
             rfx_model *mod = NULL;
             double own = NAN;
-            s = fit_surrogate_k(c, wk, wk->Ttr, c->y, m, k, 1, 1, &mod, &own);
+            s = fit_surrogate_k(c, wk, wk->Ttr, c->y, c->v, m, k, 1, 1, &mod, &own);
             rfx_model_free(mod);
             if (!s && !isnan(own)) score[q * nk + j] = own;
         }
@@ -996,16 +1042,60 @@ static rfx_status given_theta_loss(const ctx *c, worker *wk, double own, double 
     return kfold_loss(c, wk, rfx_kpca_embedding(wk->kp).data, folds, loss);
 }
 
+/* With sample weights: check them and, when some are 0, fit the rows of
+ * positive weight alone (copies of their X, Y and weights) and set *done,
+ * so that a row of weight 0 is a row left out for every step. */
+static rfx_status fit_positive_rows(const rfx_projected_params *params, rfx_cmat X, rfx_cmat Y,
+                                    rfx_model **out, rfx_projected_report *report, int *done)
+{
+    const double *w = params->sample_weight;
+    const size_t n = X.rows, d = X.cols;
+    *done = 0;
+    RFX__TRY(check_data(X, Y));
+    RFX__TRY(rfx__check_weights(w, n, "projected.sample_weight"));
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) m += w[i] > 0;
+    if (m == n) return RFX_OK;
+    if (m < 3)
+        return rfx__error(RFX_EDIM, "projected: at least 3 rows of positive weight are needed, "
+                                    "got %zu", m);
+    double *Xp = NULL, *Yp = NULL, *wp = NULL;
+    rfx_status st = rfx__alloc(m * d, sizeof *Xp, (void **)&Xp, "projected: weighted rows");
+    if (!st) st = rfx__alloc(m, sizeof *Yp, (void **)&Yp, "projected: weighted rows");
+    if (!st) st = rfx__alloc(m, sizeof *wp, (void **)&wp, "projected: weighted rows");
+    if (!st) {
+        for (size_t i = 0, k = 0; i < n; i++) {
+            if (!(w[i] > 0)) continue;
+            memcpy(Xp + k * d, X.data + i * X.stride, d * sizeof *Xp);
+            Yp[k] = Y.data[i * Y.stride];
+            wp[k++] = w[i];
+        }
+        rfx_projected_params p = *params;
+        p.sample_weight = wp;
+        st = rfx_projected_fit(&p, rfx_cmat_of(Xp, m, d), rfx_cmat_of(Yp, m, 1), out, report);
+        *done = 1;
+    }
+    free(Xp);
+    free(Yp);
+    free(wp);
+    return st;
+}
+
 rfx_status rfx_projected_fit(const rfx_projected_params *params, rfx_cmat X, rfx_cmat Y,
                              rfx_model **out, rfx_projected_report *report)
 {
     if (!out) return rfx__error(RFX_EINVAL, "projected: out is NULL");
     RFX__TRY(rfx_projected_params_check(params));
+    if (params->sample_weight) {
+        int done = 0;
+        rfx_status st = fit_positive_rows(params, X, Y, out, report, &done);
+        if (st || done) return st;
+    }
     RFX__TRY(check_data(X, Y));
     RFX__TRY(check_params(params, X.rows, X.cols));
     const size_t m = X.rows, d = X.cols;
     ctx c;
-    double *y = NULL, *theta = NULL, *theta0 = NULL, *theta0x = NULL, *hist = NULL;
+    double *y = NULL, *theta = NULL, *theta0 = NULL, *theta0x = NULL, *hist = NULL, *v = NULL;
     rfx_model *inner = NULL;
     rfx_pso_report rep;
     memset(&rep, 0, sizeof rep);
@@ -1016,7 +1106,21 @@ rfx_status rfx_projected_fit(const rfx_projected_params *params, rfx_cmat X, rfx
     if (!st) st = rfx__alloc(d, sizeof(double), (void **)&theta0x, "projected: theta");
     if (!st) st = rfx__alloc(params->iterations + 1, sizeof(double), (void **)&hist,
                              "projected: history");
-    if (!st) st = ctx_init(&c, params, X, Y, y);
+    if (!st && params->sample_weight) { /* positive here; equal ones are no weights */
+        const double *w = params->sample_weight;
+        int equal = 1;
+        double W = 0;
+        for (size_t i = 0; i < m; i++) {
+            W += w[i];
+            equal &= w[i] == w[0];
+        }
+        if (!equal) {
+            st = rfx__alloc(m, sizeof(double), (void **)&v, "projected: weights");
+            if (!st)
+                for (size_t i = 0; i < m; i++) v[i] = (double)m * w[i] / W;
+        }
+    }
+    if (!st) st = ctx_init(&c, params, X, Y, y, v);
     if (st) goto done;
 
     /* theta_0, then gamma and k where not given, then one kernel PCA per
@@ -1066,7 +1170,7 @@ rfx_status rfx_projected_fit(const rfx_projected_params *params, rfx_cmat X, rfx
             double s = NAN;
             c.surrogate = CAND[i];
             setup_surrogate(&c);
-            st = fit_surrogate(&c, w0, rfx_kpca_embedding(w0->kp).data, c.y, m,
+            st = fit_surrogate(&c, w0, rfx_kpca_embedding(w0->kp).data, c.y, c.v, m,
                                params->n_threads, &cand, &s);
             if (st == RFX_ENOMEM || st == RFX_ECANCELLED) goto done;
             if (report) report->surrogate_scores[i] = st ? NAN : s;
@@ -1089,7 +1193,7 @@ rfx_status rfx_projected_fit(const rfx_projected_params *params, rfx_cmat X, rfx
             goto done;
         }
         loss = own; /* the chosen surrogate's own estimate */
-    } else if ((st = fit_surrogate(&c, w0, rfx_kpca_embedding(w0->kp).data, c.y, m,
+    } else if ((st = fit_surrogate(&c, w0, rfx_kpca_embedding(w0->kp).data, c.y, c.v, m,
                                    params->n_threads, &inner, &own))) {
         goto done;
     }
@@ -1115,6 +1219,7 @@ done:
     rfx_model_free(inner);
     ctx_free(&c);
     free(y);
+    free(v);
     free(theta);
     free(theta0);
     free(theta0x);

@@ -137,6 +137,7 @@ rfx_l1_params rfx_l1_params_default(void)
     p.n_threads = 0;
     p.progress = NULL;
     p.progress_user = NULL;
+    p.sample_weight = NULL;
     return p;
 }
 
@@ -179,6 +180,12 @@ static rfx_status check_params(const rfx_l1_params *p, size_t m, size_t N, int n
                                           p->select == RFX_SELECT_KFOLD);
     const int gcv = fit && method == RFX_L1_METHOD_LASSO && p->select == RFX_SELECT_GCV;
     const int grid = need == NEED_PATH || kfold || gcv;
+    if (p->sample_weight) { /* the rows of positive weight are the rows */
+        RFX__TRY(rfx__check_weights(p->sample_weight, m, "l1.sample_weight"));
+        size_t pos = 0;
+        for (size_t i = 0; i < m; i++) pos += p->sample_weight[i] > 0;
+        m = pos;
+    }
     if (fit && method == RFX_L1_METHOD_LASSO) {
         if ((unsigned)p->select > RFX_SELECT_KFOLD)
             return rfx__error(RFX_EINVAL, "l1.select: %d is not an rfx_select", (int)p->select);
@@ -190,7 +197,8 @@ static rfx_status check_params(const rfx_l1_params *p, size_t m, size_t N, int n
         return rfx__error(RFX_EINVAL, "l1.cv_stop_factor: must be 0 or > 1 and finite, got %g",
                           p->cv_stop_factor);
     if (kfold && (p->n_folds < 2 || p->n_folds > m))
-        return rfx__error(RFX_EINVAL, "l1.n_folds: must be in 2..%zu (the rows), got %zu", m,
+        return rfx__error(RFX_EINVAL, "l1.n_folds: must be in 2..%zu (the rows of positive "
+                                      "weight), got %zu", m,
                           p->n_folds);
     if (grid) {
         if (p->n_lambdas == 0) return rfx__error(RFX_EINVAL, "l1.n_lambdas: must be >= 1, got 0");
@@ -218,7 +226,8 @@ static rfx_status check_params(const rfx_l1_params *p, size_t m, size_t N, int n
     if (fit && method == RFX_L1_METHOD_HTP) {
         size_t smax = m < N ? m : N;
         if (p->sparsity == 0 || p->sparsity > smax)
-            return rfx__error(RFX_EINVAL, "l1.sparsity: must be in 1..min(m, N) = %zu, got %zu",
+            return rfx__error(RFX_EINVAL, "l1.sparsity: must be in 1..min(m, N) = %zu (m the rows "
+                                          "of positive weight), got %zu",
                               smax, p->sparsity);
         if (!(p->step >= 0 && isfinite(p->step)))
             return rfx__error(RFX_EINVAL, "l1.step: must be >= 0 and finite, got %g", p->step);
@@ -299,6 +308,15 @@ typedef struct l1_prob {
     const double *w;     /* N penalty weights, NULL = all 1                  */
     int nt;
     double *rfull;       /* m_all: scatter buffer, zero off the fitted rows   */
+    /* sample weights (rfx_l1_params.sample_weight): */
+    const double *wall;  /* m_all row weights, NULL when none were given      */
+    double *sw;          /* m: sqrt(v_k), v_k = m w_k / sum of the fitted
+                            rows' weights (so sum v = m); NULL when every v_k
+                            is 1 (no weights, or equal ones): the rows and
+                            targets of the scaled problem are sw_k (a_k -
+                            mu) and sw_k (y_k - ybar)                       */
+    size_t *hrows;       /* the held-out rows of a fold, ascending; nh      */
+    size_t nh;
 } l1_prob;
 
 static double wt(const l1_prob *P, size_t j) { return P->w ? P->w[j] : 1.0; }
@@ -309,13 +327,18 @@ static void prob_free(l1_prob *P)
     free(P->mu);
     free(P->yc);
     free(P->rfull);
+    free(P->sw);
+    free(P->hrows);
     memset(P, 0, sizeof *P);
 }
 
 /* Set up the fit on the rows i with i mod n_folds != hold (all rows when
- * n_folds == 0). */
+ * n_folds == 0); those with i mod n_folds == hold are the held-out rows.
+ * With sample weights sw (m_all values, or NULL) the rows of weight 0 are
+ * left out of both and i counts the rows of positive weight only; the
+ * means are weighted and the fitted rows scaled by sqrt(v_k) (l1_prob). */
 static rfx_status prob_init(l1_prob *P, rfx_cmat A, const double *y, size_t n_folds, size_t hold,
-                            int intercept, const double *w, int nt)
+                            int intercept, const double *w, const double *sw, int nt)
 {
     memset(P, 0, sizeof *P);
     P->A = A;
@@ -325,11 +348,18 @@ static rfx_status prob_init(l1_prob *P, rfx_cmat A, const double *y, size_t n_fo
     P->intercept = intercept;
     P->w = w;
     P->nt = nt;
-    size_t m = 0;
-    for (size_t i = 0; i < A.rows; i++)
-        if (n_folds == 0 || i % n_folds != hold) m++;
+    P->wall = sw;
+    size_t m = 0, nh = 0, pos = 0;
+    for (size_t i = 0; i < A.rows; i++) {
+        if (sw && !(sw[i] > 0)) continue;
+        if (n_folds == 0 || pos % n_folds != hold) m++;
+        else nh++;
+        pos++;
+    }
     P->m = m;
+    P->nh = nh;
     rfx_status st = rfx__alloc(m, sizeof(size_t), (void **)&P->rows, "l1: row list");
+    if (!st) st = rfx__alloc(nh ? nh : 1, sizeof(size_t), (void **)&P->hrows, "l1: row list");
     if (!st) st = rfx__calloc(A.cols, sizeof(double), (void **)&P->mu, "l1: column means");
     if (!st) st = rfx__alloc(m, sizeof(double), (void **)&P->yc, "l1: targets");
     if (!st) st = rfx__calloc(A.rows, sizeof(double), (void **)&P->rfull, "l1: residual");
@@ -337,33 +367,67 @@ static rfx_status prob_init(l1_prob *P, rfx_cmat A, const double *y, size_t n_fo
         prob_free(P);
         return st;
     }
-    for (size_t i = 0, k = 0; i < A.rows; i++)
-        if (n_folds == 0 || i % n_folds != hold) P->rows[k++] = i;
+    pos = 0;
+    for (size_t i = 0, k = 0, h = 0; i < A.rows; i++) {
+        if (sw && !(sw[i] > 0)) continue;
+        if (n_folds == 0 || pos % n_folds != hold) P->rows[k++] = i;
+        else P->hrows[h++] = i;
+        pos++;
+    }
+    if (sw) {
+        /* v_k = m w_k / W; equal weights are no weights (the unweighted bits) */
+        double W = 0;
+        int equal = 1;
+        for (size_t k = 0; k < m; k++) {
+            W += sw[P->rows[k]];
+            equal &= sw[P->rows[k]] == sw[P->rows[0]];
+        }
+        if (!equal) {
+            st = rfx__alloc(m, sizeof(double), (void **)&P->sw, "l1: row weights");
+            if (st) {
+                prob_free(P);
+                return st;
+            }
+            for (size_t k = 0; k < m; k++) P->sw[k] = sqrt((double)m * sw[P->rows[k]] / W);
+        }
+    }
     if (intercept) {
         double s = 0;
-        for (size_t k = 0; k < m; k++) s += y[P->rows[k]];
+        if (P->sw) {
+            /* weighted means: mu = A^T v / m, ybar = y^T v / m */
+            for (size_t k = 0; k < m; k++) {
+                const double v = P->sw[k] * P->sw[k];
+                s += v * y[P->rows[k]];
+                P->rfull[P->rows[k]] = v / (double)m;
+            }
+        } else {
+            for (size_t k = 0; k < m; k++) s += y[P->rows[k]];
+            /* mu = A^T e / m, e the indicator of the fitted rows */
+            for (size_t k = 0; k < m; k++) P->rfull[P->rows[k]] = 1.0 / (double)m;
+        }
         P->ybar = s / (double)m;
-        /* mu = A^T e / m, e the indicator of the fitted rows */
-        for (size_t k = 0; k < m; k++) P->rfull[P->rows[k]] = 1.0 / (double)m;
         gemv_t(A, P->rfull, P->mu, nt);
         for (size_t k = 0; k < m; k++) P->rfull[P->rows[k]] = 0.0;
     }
     P->yy = 0;
     for (size_t k = 0; k < m; k++) {
         P->yc[k] = y[P->rows[k]] - P->ybar;
+        if (P->sw) P->yc[k] *= P->sw[k];
         P->yy += P->yc[k] * P->yc[k];
     }
     return RFX_OK;
 }
 
 /* g (N) = A_c^T r for a residual r (m) on the fitted rows. With centring,
- * A_c^T r = A^T r - mu (1^T r). One DGEMV over all of A. */
+ * A_c^T r = A^T r - mu (1^T r); with row scales, A_c^T r = A^T (sw r) - mu
+ * (sw^T r). One DGEMV over all of A. */
 static void prob_At(l1_prob *P, const double *r, double *g)
 {
     double s = 0;
     for (size_t k = 0; k < P->m; k++) {
-        P->rfull[P->rows[k]] = r[k];
-        s += r[k];
+        const double v = P->sw ? P->sw[k] * r[k] : r[k];
+        P->rfull[P->rows[k]] = v;
+        s += v;
     }
     gemv_t(P->A, P->rfull, g, P->nt);
     if (P->intercept)
@@ -495,6 +559,8 @@ static rfx_status lasso_add(l1_lasso *L, const size_t *cols, size_t n)
     for (size_t k = 0; k < m; k++) {
         const double *a = P->A.data + P->rows[k] * P->A.stride;
         for (size_t t = 0; t < n; t++) X[t * m + k] = a[cols[t]] - P->mu[cols[t]];
+        if (P->sw)
+            for (size_t t = 0; t < n; t++) X[t * m + k] *= P->sw[k];
     }
     for (size_t t = 0; t < n; t++) {
         L->nrm2[L->ns + t] = rfx__dot(X + t * m, X + t * m, m);
@@ -1146,20 +1212,20 @@ static void report_init(rfx_l1_report *rep)
 
 /* The lasso path over grid[0..n) on problem P: coefficients into C rows
  * (when C.data), intercepts (when not NULL); held-out errors into mse
- * (when not NULL; rows i mod n_folds == hold) . */
+ * (when not NULL; P's held-out rows) . */
 /* The early stop of a cross-validation path (rfx_l1_params.cv_stop_factor):
  * this many grid points in a row above factor times the fold's best. */
 #define L1_CV_PATIENCE 5
 
 /* The lasso path over grid[0..n): optionally the coefficients (rows of C),
- * intercepts, the held-out MSE of fold `hold` (mse), and the GCV score on
+ * intercepts, the held-out MSE of P's held-out rows (mse), and the GCV score on
  * the fitted rows (gcv, with cbest receiving the coefficients of its
  * smallest value). With p->cv_stop_factor the walk stops once the score
  * (mse, else gcv) has risen past its minimum (the rest are INFINITY). */
 static rfx_status lasso_path(const rfx_l1_params *p, l1_prob *P, const double *grid, size_t n,
                              int polish, rfx_mat C, double *intercepts, double *mse,
-                             double *gcv, double *cbest, size_t n_folds, size_t hold,
-                             const char *stage, double frac0, double frac1)
+                             double *gcv, double *cbest, const char *stage, double frac0,
+                             double frac1)
 {
     double mse_min = INFINITY;
     size_t above = 0;
@@ -1186,16 +1252,17 @@ static rfx_status lasso_path(const rfx_l1_params *p, l1_prob *P, const double *g
             size_t nz = 0;
             for (size_t k = 0; k < L.ns; k++)
                 if (c[L.idx[k]] != 0) L.scratch[nz++] = L.idx[k];
-            double s = 0;
-            size_t cnt = 0;
-            for (size_t i = hold; i < P->m_all; i += n_folds) {
+            double s = 0, wsum = 0;
+            for (size_t h = 0; h < P->nh; h++) {
+                const size_t i = P->hrows[h];
                 const double *a = P->A.data + i * P->A.stride;
                 double f = b;
                 for (size_t q = 0; q < nz; q++) f += a[L.scratch[q]] * c[L.scratch[q]];
-                s += (P->y[i] - f) * (P->y[i] - f);
-                cnt++;
+                /* weighted: the weighted mean over the held-out rows */
+                s += (P->wall ? P->wall[i] : 1.0) * (P->y[i] - f) * (P->y[i] - f);
+                wsum += P->wall ? P->wall[i] : 1.0;
             }
-            mse[t] = cnt ? s / (double)cnt : 0.0;
+            mse[t] = P->nh ? s / wsum : 0.0;
         }
         if (gcv) {
             /* GCV with the lasso's degrees of freedom, the nonzeros (Zou,
@@ -1235,7 +1302,7 @@ rfx_status rfx_l1_lambda_max(const rfx_l1_params *params, rfx_cmat A, const doub
     if (!out) return rfx__error(RFX_EINVAL, "l1 lambda_max: out is NULL");
     l1_prob P;
     RFX__TRY(prob_init(&P, A, y, 0, 0, params->fit_intercept, params->weights,
-                       rfx__threads(params->n_threads)));
+                       params->sample_weight, rfx__threads(params->n_threads)));
     double *g;
     rfx_status st = rfx__alloc(P.N, sizeof(double), (void **)&g, "l1: correlations");
     if (!st) {
@@ -1262,7 +1329,7 @@ rfx_status rfx_l1_path(const rfx_l1_params *params, rfx_cmat A, const double *y,
         return rfx__error(RFX_EINVAL, "l1 path: intercepts is NULL with fit_intercept");
     l1_prob P;
     RFX__TRY(prob_init(&P, A, y, 0, 0, params->fit_intercept, params->weights,
-                       rfx__threads(params->n_threads)));
+                       params->sample_weight, rfx__threads(params->n_threads)));
     double *grid = NULL, *Cw = NULL, *bw = NULL;
     size_t cnt = 0;
     rfx_status st = rfx__mul(n, A.cols, &cnt, "l1 path: C");
@@ -1274,7 +1341,7 @@ rfx_status rfx_l1_path(const rfx_l1_params *params, rfx_cmat A, const double *y,
         prob_At(&P, P.yc, g);
         make_grid(params, P.m, P.N, max_ratio(&P, g) / (double)P.m, grid);
         st = lasso_path(params, &P, grid, n, params->polish, rfx_mat_of(Cw, n, A.cols), bw, NULL,
-                        NULL, NULL, 0, 0, "lasso path", 0.0, 1.0);
+                        NULL, NULL, "lasso path", 0.0, 1.0);
     }
     if (!st) { /* outputs only on success */
         memcpy(lambdas, grid, n * sizeof *grid);
@@ -1333,10 +1400,10 @@ static rfx_status cv_folds_parallel(const rfx_l1_params *p, rfx_cmat A, const do
         skip = sh.cancel;
         if (skip) continue;
         l1_prob P;
-        rfx_status s = prob_init(&P, A, y, k, f, q.fit_intercept, q.weights, 1);
+        rfx_status s = prob_init(&P, A, y, k, f, q.fit_intercept, q.weights, q.sample_weight, 1);
         if (!s) {
             s = lasso_path(&q, &P, grid, n, q.polish, rfx_mat_none(), NULL, mse + f * n, NULL,
-                           NULL, k, f, "cross-validation", 0.0, 1.0);
+                           NULL, "cross-validation", 0.0, 1.0);
             prob_free(&P);
         }
 #pragma omp critical
@@ -1377,7 +1444,7 @@ static rfx_status cv_curve(const rfx_l1_params *p, rfx_cmat A, const double *y, 
     double *mse = NULL;
     RFX__TRY(rfx__alloc(n, sizeof(double), (void **)&mse, "l1 cv: errors"));
     l1_prob P;
-    rfx_status st = prob_init(&P, A, y, 0, 0, p->fit_intercept, p->weights, nt);
+    rfx_status st = prob_init(&P, A, y, 0, 0, p->fit_intercept, p->weights, p->sample_weight, nt);
     if (st) {
         free(mse);
         return st;
@@ -1393,10 +1460,10 @@ static rfx_status cv_curve(const rfx_l1_params *p, rfx_cmat A, const double *y, 
     for (size_t t = 0; t < n; t++) cv[t] = 0;
     if (nt <= 1) {
         for (size_t f = 0; f < k && !st; f++) {
-            st = prob_init(&P, A, y, k, f, p->fit_intercept, p->weights, nt);
+            st = prob_init(&P, A, y, k, f, p->fit_intercept, p->weights, p->sample_weight, nt);
             if (st) break;
-            st = lasso_path(p, &P, grid, n, p->polish, rfx_mat_none(), NULL, mse, NULL, NULL, k,
-                            f, "cross-validation", (double)f / (double)k,
+            st = lasso_path(p, &P, grid, n, p->polish, rfx_mat_none(), NULL, mse, NULL, NULL,
+                            "cross-validation", (double)f / (double)k,
                             (double)(f + 1) / (double)k);
             prob_free(&P);
             for (size_t t = 0; t < n && !st; t++) cv[t] += mse[t] / (double)k;
@@ -1475,14 +1542,14 @@ static rfx_status gcv_select(const rfx_l1_params *p, rfx_cmat A, const double *y
     if (!st) st = rfx__alloc(n, sizeof(double), (void **)&gcv, "l1 gcv: scores");
     if (!st) st = rfx__alloc(A.cols, sizeof(double), (void **)&g, "l1 gcv: correlations");
     l1_prob P;
-    if (!st) st = prob_init(&P, A, y, 0, 0, p->fit_intercept, p->weights, nt);
+    if (!st) st = prob_init(&P, A, y, 0, 0, p->fit_intercept, p->weights, p->sample_weight, nt);
     if (!st) {
         prob_At(&P, P.yc, g);
         make_grid(p, P.m, P.N, max_ratio(&P, g) / (double)P.m, grid);
         for (size_t j = 0; j < P.N; j++) c[j] = 0;
         rfx_l1_params q = *p;
         if (q.cv_stop_factor == 0) q.cv_stop_factor = L1_GCV_STOP;
-        st = lasso_path(&q, &P, grid, n, q.polish, rfx_mat_none(), NULL, NULL, gcv, c, 0, 0,
+        st = lasso_path(&q, &P, grid, n, q.polish, rfx_mat_none(), NULL, NULL, gcv, c,
                         "gcv path", 0.0, 1.0);
         prob_free(&P);
     }
@@ -1526,7 +1593,7 @@ static rfx_status fit_lasso(const rfx_l1_params *p, rfx_cmat A, const double *y,
     }
     l1_prob P;
     l1_lasso L;
-    st = prob_init(&P, A, y, 0, 0, p->fit_intercept, p->weights, nt);
+    st = prob_init(&P, A, y, 0, 0, p->fit_intercept, p->weights, p->sample_weight, nt);
     if (!st) {
         st = lasso_init(&L, &P);
         if (st) prob_free(&P);
@@ -1593,7 +1660,7 @@ static rfx_status fit_bpdn(const rfx_l1_params *p, rfx_cmat A, const double *y, 
     const int nt = rfx__threads(p->n_threads);
     l1_prob P;
     l1_lasso L;
-    RFX__TRY(prob_init(&P, A, y, 0, 0, p->fit_intercept, p->weights, nt));
+    RFX__TRY(prob_init(&P, A, y, 0, 0, p->fit_intercept, p->weights, p->sample_weight, nt));
     rfx_status st = lasso_init(&L, &P);
     if (st) {
         prob_free(&P);
@@ -1726,14 +1793,16 @@ static int size_cmp(const void *a, const void *b)
     return x < y ? -1 : (x > y);
 }
 
-/* |A_c|_F^2 over the fitted rows = sum_rows |a|^2 - m |mu|^2 (one pass
- * over A on the calling thread; once per fit). */
+/* |A_c|_F^2 over the fitted rows = sum_rows v |a|^2 - m |mu|^2 (v = 1
+ * without row scales; one pass over A on the calling thread; once per
+ * fit). */
 static double frob2(const l1_prob *P)
 {
     double s = 0;
     for (size_t k = 0; k < P->m; k++) {
         const double *a = P->A.data + P->rows[k] * P->A.stride;
-        s += rfx__dot(a, a, P->N);
+        const double aa = rfx__dot(a, a, P->N);
+        s += P->sw ? P->sw[k] * P->sw[k] * aa : aa;
     }
     if (P->intercept) s -= (double)P->m * rfx__dot(P->mu, P->mu, P->N);
     return s > 0 ? s : 0.0;
@@ -1744,7 +1813,7 @@ static rfx_status fit_htp(const rfx_l1_params *p, rfx_cmat A, const double *y, d
 {
     const int nt = rfx__threads(p->n_threads);
     l1_prob P;
-    RFX__TRY(prob_init(&P, A, y, 0, 0, p->fit_intercept, NULL, nt));
+    RFX__TRY(prob_init(&P, A, y, 0, 0, p->fit_intercept, NULL, p->sample_weight, nt));
     const size_t m = P.m, N = P.N, s = p->sparsity;
     double *r = NULL, *g = NULL, *X = NULL, *G = NULL, *b = NULL, *cp = NULL, *rp = NULL;
     l1_key *keys = NULL;
@@ -1793,6 +1862,8 @@ static rfx_status fit_htp(const rfx_l1_params *p, rfx_cmat A, const double *y, d
         for (size_t k = 0; k < m; k++) {
             const double *a = P.A.data + P.rows[k] * P.A.stride;
             for (size_t q = 0; q < s; q++) X[q * m + k] = a[S[q]] - P.mu[S[q]];
+            if (P.sw)
+                for (size_t q = 0; q < s; q++) X[q * m + k] *= P.sw[k];
         }
         RFX__SERIAL(cblas_dsyrk(CblasRowMajor, CblasUpper, CblasNoTrans, (int)s, (int)m, 1.0, X,
                                 (int)m, 0.0, G, (int)s))

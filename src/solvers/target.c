@@ -88,48 +88,71 @@ void rfx__target_inverse_mat(const rfx_model *m, rfx_mat Y)
 
 /* The profile log-likelihood of lambda over the logs ly (n), up to a
  * constant: -(n/2) log var(z) + (lambda - 1) sum ly. The logs are centred
- * (y over its geometric mean), which changes it by a constant only. */
-static double boxcox_llf(const double *ly, size_t n, double lambda)
+ * (y over its geometric mean), which changes it by a constant only. With
+ * weights w (NULL: 1 each; n the rows of positive weight, W their sum):
+ * -(W/2) log var_w(z) + (lambda - 1) sum w ly, the likelihood of the rows
+ * repeated by integer weights, the logs centred by their weighted mean. */
+static double boxcox_llf(const double *ly, const double *w, size_t n, double W, double lambda)
 {
     double mean = 0, ss = 0;
-    for (size_t i = 0; i < n; i++) mean += boxcox_of_log(ly[i], lambda);
-    mean /= (double)n;
+    for (size_t i = 0; i < n; i++) mean += (w ? w[i] : 1.0) * boxcox_of_log(ly[i], lambda);
+    mean /= W;
     for (size_t i = 0; i < n; i++) {
         const double e = boxcox_of_log(ly[i], lambda) - mean;
-        ss += e * e;
+        ss += (w ? w[i] : 1.0) * e * e;
     }
-    /* sum ly = 0 after centring */
-    return ss > 0 ? -0.5 * (double)n * log(ss / (double)n) : -INFINITY;
+    /* sum w ly = 0 after centring */
+    return ss > 0 ? -0.5 * W * log(ss / W) : -INFINITY;
 }
 
-rfx_status rfx_target_boxcox_lambda(const double *y, size_t n, double *lambda)
+/* The maximiser over the values y[i] with w[i] > 0 (all with w NULL). */
+static rfx_status boxcox_lambda(const double *y, const double *w, size_t n, double *lambda)
 {
     if (!y || !lambda) return rfx__error(RFX_EINVAL, "Box-Cox lambda: NULL argument");
-    if (n < 2) return rfx__error(RFX_EINVAL, "Box-Cox lambda: at least 2 values, got %zu", n);
-    double *ly;
-    RFX__TRY(rfx__alloc(n, sizeof *ly, (void **)&ly, "Box-Cox lambda: logs"));
-    double mean = 0;
-    for (size_t i = 0; i < n; i++) {
+    size_t m = n;
+    if (w) {
+        RFX__TRY(rfx__check_weights(w, n, "Box-Cox lambda: w"));
+        m = 0;
+        for (size_t i = 0; i < n; i++) m += w[i] > 0;
+    }
+    if (m < 2)
+        return rfx__error(RFX_EINVAL, "Box-Cox lambda: at least 2 values%s, got %zu",
+                          w ? " of positive weight" : "", m);
+    double *ly, *wp = NULL;
+    RFX__TRY(rfx__alloc(m, sizeof *ly, (void **)&ly, "Box-Cox lambda: logs"));
+    if (w && rfx__alloc(m, sizeof *wp, (void **)&wp, "Box-Cox lambda: weights")) {
+        free(ly);
+        return RFX_ENOMEM;
+    }
+    double mean = 0, W = w ? 0.0 : (double)n;
+    for (size_t i = 0, k = 0; i < n; i++) {
+        if (w && !(w[i] > 0)) continue; /* a row left out */
         if (!isfinite(y[i]) || !(y[i] > 0)) {
             const double v = y[i];
             free(ly);
+            free(wp);
             return rfx__error(RFX_EINVAL,
                               "Box-Cox lambda: value %zu is %g; Box-Cox takes finite values "
                               "> 0 only",
                               i, v);
         }
-        ly[i] = log(y[i]);
-        mean += ly[i];
+        ly[k] = log(y[i]);
+        if (w) {
+            wp[k] = w[i];
+            W += w[i];
+        }
+        mean += (w ? w[i] : 1.0) * ly[k++];
     }
-    mean /= (double)n;
+    mean /= W;
     double spread = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < m; i++) {
         ly[i] -= mean;
         spread = fmax(spread, fabs(ly[i]));
     }
     if (!(spread > 0)) {
         free(ly);
-        return rfx__error(RFX_EINVAL, "Box-Cox lambda: all %zu values are equal", n);
+        free(wp);
+        return rfx__error(RFX_EINVAL, "Box-Cox lambda: all %zu values are equal", m);
     }
     /* the grid's best point, then golden section on its two neighbouring
      * cells (the likelihood is smooth; a grid first guards against a
@@ -138,7 +161,7 @@ rfx_status rfx_target_boxcox_lambda(const double *y, size_t n, double *lambda)
     size_t best = 0;
     double fbest = -INFINITY;
     for (size_t k = 0; k <= G; k++) {
-        const double f = boxcox_llf(ly, n, BOXCOX_LO + BOXCOX_STEP * (double)k);
+        const double f = boxcox_llf(ly, wp, m, W, BOXCOX_LO + BOXCOX_STEP * (double)k);
         if (f > fbest) {
             fbest = f;
             best = k;
@@ -148,27 +171,40 @@ rfx_status rfx_target_boxcox_lambda(const double *y, size_t n, double *lambda)
     double b = BOXCOX_LO + BOXCOX_STEP * (double)(best < G ? best + 1 : G);
     const double r = 0.6180339887498949;
     double c = b - r * (b - a), e = a + r * (b - a);
-    double fc = boxcox_llf(ly, n, c), fe = boxcox_llf(ly, n, e);
+    double fc = boxcox_llf(ly, wp, m, W, c), fe = boxcox_llf(ly, wp, m, W, e);
     while (b - a > BOXCOX_TOL) {
         if (fc >= fe) {
             b = e;
             e = c;
             fe = fc;
             c = b - r * (b - a);
-            fc = boxcox_llf(ly, n, c);
+            fc = boxcox_llf(ly, wp, m, W, c);
         } else {
             a = c;
             c = e;
             fc = fe;
             e = a + r * (b - a);
-            fe = boxcox_llf(ly, n, e);
+            fe = boxcox_llf(ly, wp, m, W, e);
         }
     }
     const double mid = 0.5 * (a + b);
     /* the grid point wins when the section ends lower (an end of [-3, 3]) */
-    *lambda = boxcox_llf(ly, n, mid) >= fbest ? mid : BOXCOX_LO + BOXCOX_STEP * (double)best;
+    *lambda = boxcox_llf(ly, wp, m, W, mid) >= fbest ? mid
+                                                     : BOXCOX_LO + BOXCOX_STEP * (double)best;
     free(ly);
+    free(wp);
     return RFX_OK;
+}
+
+rfx_status rfx_target_boxcox_lambda(const double *y, size_t n, double *lambda)
+{
+    return boxcox_lambda(y, NULL, n, lambda);
+}
+
+rfx_status rfx_target_boxcox_lambda_weighted(const double *y, const double *w, size_t n,
+                                             double *lambda)
+{
+    return boxcox_lambda(y, w, n, lambda);
 }
 
 rfx_status rfx_model_set_target_transform(rfx_model *m, rfx_target_transform t, double lambda)

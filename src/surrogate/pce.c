@@ -695,8 +695,8 @@ static rfx_status lars_grow(double **Q, double **Rinv, size_t n, size_t *kc, siz
  * Cost per step: 2 n m flops for a = X^T u (OpenMP over candidates) plus
  * O(n k + k^2). */
 static rfx_status lars_path(const double *Psi, size_t n, const size_t *cols, size_t m, size_t c0,
-                            const double *y, double yvar, size_t lmax, double factor, int nt,
-                            size_t *sel, size_t *nsel, double *best)
+                            const double *y, const double *sv, double yvar, size_t lmax,
+                            double factor, int nt, size_t *sel, size_t *nsel, double *best)
 {
     size_t kmax = lmax; /* terms, constant included                      */
     size_t kc = kmax < 64 ? kmax : 64; /* columns of Q and R^-1 allocated: the
@@ -725,17 +725,24 @@ static rfx_status lars_path(const double *Psi, size_t n, const size_t *cols, siz
     if (!st) st = rfx__alloc(kmax, sizeof *t, (void **)&t, "pce: LARS");
     if (st) goto done;
 
-    /* the constant model */
-    double sqn = sqrt((double)n), ybar = 0.0;
-    for (size_t i = 0; i < n; i++) ybar += y[i];
-    ybar /= (double)n;
+    /* the constant model; with row scales sv (weighted rows, Psi and y
+     * scaled by sv) the constant column is sv itself */
+    double sumv = (double)n;
+    if (sv) {
+        sumv = 0.0;
+        for (size_t i = 0; i < n; i++) sumv += sv[i] * sv[i];
+    }
+    double sqn = sqrt(sumv), ybar = 0.0;
+    for (size_t i = 0; i < n; i++) ybar += sv ? sv[i] * y[i] : y[i];
+    ybar /= sumv;
     for (size_t i = 0; i < n; i++) {
-        Q[i] = 1.0 / sqn;
-        rh[i] = y[i] - ybar;
-        h[i] = 1.0 / (double)n;
+        const double s1 = sv ? sv[i] : 1.0;
+        Q[i] = s1 / sqn;
+        rh[i] = y[i] - ybar * s1;
+        h[i] = sv ? s1 * s1 / sumv : 1.0 / (double)n;
     }
     Rinv[0] = 1.0 / sqn;
-    double trinv = 1.0 / (double)n;
+    double trinv = 1.0 / sumv;
     size_t k = 0; /* active non-constant columns */
     act[0] = c0;
     size_t kbest = 0;
@@ -747,10 +754,11 @@ static rfx_status lars_path(const double *Psi, size_t n, const size_t *cols, siz
     for (size_t j = 0; j < m; j++) {
         const double *col = Psi + cols[j] * n;
         double s = 0.0, ss = 0.0, raw = 0.0;
-        for (size_t i = 0; i < n; i++) s += col[i];
-        s /= (double)n;
+        for (size_t i = 0; i < n; i++) s += sv ? sv[i] * col[i] : col[i];
+        s /= sumv;
         for (size_t i = 0; i < n; i++) {
-            ss += (col[i] - s) * (col[i] - s);
+            const double e = col[i] - (sv ? s * sv[i] : s); /* the part off the constant */
+            ss += e * e;
             raw += col[i] * col[i];
         }
         mean[j] = s;
@@ -1049,7 +1057,7 @@ static rfx_status fit_basis(const rfx_pce_params *params, rfx_cmat X, const doub
 
     pce_sparse sp = {NULL, NULL, NULL};
     pce_rec rec = {{NULL, NULL}, 0};
-    double *Vt = NULL, *Psi = NULL, *qsum = NULL;
+    double *Vt = NULL, *Psi = NULL, *qsum = NULL, *sv = NULL, *ys = NULL;
     size_t *cand = NULL, *sel = NULL;
     pce_sol bestsol = {0, NULL, NULL, {INFINITY, INFINITY, INFINITY}, 0, 0};
     unsigned pmax = 0;
@@ -1070,6 +1078,8 @@ static rfx_status fit_basis(const rfx_pce_params *params, rfx_cmat X, const doub
     if (!st) st = rfx__alloc(M, sizeof *qsum, (void **)&qsum, "pce");
     if (!st) st = rfx__alloc(M, sizeof *cand, (void **)&cand, "pce");
     if (!st) st = rfx__alloc(M, sizeof *sel, (void **)&sel, "pce");
+    if (!st && p->sample_weight) st = rfx__alloc(n, sizeof *sv, (void **)&sv, "pce: weights");
+    if (!st && p->sample_weight) st = rfx__alloc(n, sizeof *ys, (void **)&ys, "pce: weights");
     if (st) goto done;
 
     /* Psi (n x M, column-major): the candidates at the points */
@@ -1083,9 +1093,31 @@ static rfx_status fit_basis(const rfx_pce_params *params, rfx_cmat X, const doub
     }
 
     double ybar = 0.0, yvar = 0.0;
-    for (size_t i = 0; i < n; i++) ybar += y[i];
-    ybar /= (double)n;
-    for (size_t i = 0; i < n; i++) yvar += (y[i] - ybar) * (y[i] - ybar);
+    if (sv) {
+        /* weighted rows (rfx_pce_fit passes positive, unequal weights): the
+         * least squares of the rows and targets scaled by sqrt(v_i), v_i = n
+         * w_i / sum w, whose hat matrix has the weighted leverages; y's
+         * variance the weighted one */
+        double W = 0.0;
+        for (size_t i = 0; i < n; i++) W += p->sample_weight[i];
+        for (size_t i = 0; i < n; i++) {
+            const double v = (double)n * p->sample_weight[i] / W;
+            sv[i] = sqrt(v);
+            ybar += v * y[i];
+        }
+        ybar /= (double)n;
+        for (size_t i = 0; i < n; i++) {
+            yvar += sv[i] * sv[i] * (y[i] - ybar) * (y[i] - ybar);
+            ys[i] = sv[i] * y[i];
+        }
+        for (size_t j = 0; j < M; j++)
+            for (size_t i = 0; i < n; i++) Psi[j * n + i] *= sv[i];
+        y = ys;
+    } else {
+        for (size_t i = 0; i < n; i++) ybar += y[i];
+        ybar /= (double)n;
+        for (size_t i = 0; i < n; i++) yvar += (y[i] - ybar) * (y[i] - ybar);
+    }
     yvar /= (double)(n - 1);
 
     for (size_t deg = deg_lo; deg <= deg_hi; deg++) {
@@ -1119,8 +1151,8 @@ static rfx_status fit_basis(const rfx_pce_params *params, rfx_cmat X, const doub
             if (m < lmax) lmax = m;
             size_t nsel = 0;
             double err = 0;
-            st = lars_path(Psi, n, cand, m, mc0, y, yvar, lmax, p->lars_error_factor, nt, sel,
-                           &nsel, &err);
+            st = lars_path(Psi, n, cand, m, mc0, y, sv, yvar, lmax, p->lars_error_factor, nt,
+                           sel, &nsel, &err);
             if (st) goto done;
             st = rfx__alloc(nsel, sizeof *cols, (void **)&cols, "pce");
             if (st) goto done;
@@ -1176,6 +1208,8 @@ done:
     free(qsum);
     free(cand);
     free(sel);
+    free(sv);
+    free(ys);
     return st;
 }
 
@@ -1484,16 +1518,63 @@ rfx_status rfx_pce_fit(const rfx_pce_params *params, rfx_cmat X, const double *y
     rfx_pce_params p = *params;
     rfx_marginal *mg = NULL;
     rfx_pce *pce = NULL, *pce2 = NULL;
+    double *Xp = NULL, *yp = NULL, *wp = NULL;
+    if (p.sample_weight) {
+        /* the rows of positive weight alone; equal weights are no weights */
+        RFX__TRY(rfx__check_cmat(X, "pce_fit: X"));
+        if (!y && X.rows > 0) return rfx__error(RFX_EINVAL, "pce_fit: y is NULL");
+        if (X.cols == 0) return rfx__error(RFX_EDIM, "pce_fit: X has no columns");
+        RFX__TRY(rfx__check_weights(p.sample_weight, X.rows, "pce.sample_weight"));
+        const double *w = p.sample_weight;
+        size_t m = 0;
+        int equal = 1;
+        double first = -1;
+        for (size_t i = 0; i < X.rows; i++)
+            if (w[i] > 0) {
+                if (first < 0) first = w[i];
+                equal &= w[i] == first;
+                m++;
+            }
+        p.sample_weight = NULL;
+        if (m < X.rows) {
+            const size_t d = X.cols;
+            rfx_status st = rfx__alloc(m * (d ? d : 1), sizeof *Xp, (void **)&Xp, "pce: rows");
+            if (!st) st = rfx__alloc(m, sizeof *yp, (void **)&yp, "pce: rows");
+            if (!st) st = rfx__alloc(m, sizeof *wp, (void **)&wp, "pce: rows");
+            if (st) {
+                free(Xp);
+                free(yp);
+                return st;
+            }
+            for (size_t i = 0, k = 0; i < X.rows; i++)
+                if (w[i] > 0) {
+                    memcpy(Xp + k * d, X.data + i * X.stride, d * sizeof *Xp);
+                    yp[k] = y[i];
+                    wp[k++] = w[i];
+                }
+            X = rfx_cmat_of(Xp, m, d);
+            y = yp;
+            w = wp;
+        }
+        if (!equal) p.sample_weight = w;
+    }
     if (p.marginals_from_data && !p.marginals) {
         size_t bi = 0, bj = 0;
         RFX__TRY(rfx__check_cmat(X, "pce_fit: X"));
         if (X.cols == 0) return rfx__error(RFX_EDIM, "pce_fit: X has no columns");
+        rfx_status st = RFX_OK;
         if (X.rows < 2)
-            return rfx__error(RFX_EDIM, "pce_fit: %zu rows; at least 2 are needed", X.rows);
-        if (!rfx__all_finite(X, &bi, &bj))
-            return rfx__error(RFX_EPARSE, "pce_fit: X row %zu, column %zu: value is not finite",
-                              bi, bj);
-        RFX__TRY(rfx__alloc(X.cols, sizeof *mg, (void **)&mg, "pce: marginals"));
+            st = rfx__error(RFX_EDIM, "pce_fit: %zu rows; at least 2 are needed", X.rows);
+        else if (!rfx__all_finite(X, &bi, &bj))
+            st = rfx__error(RFX_EPARSE, "pce_fit: X row %zu, column %zu: value is not finite",
+                            bi, bj);
+        if (!st) st = rfx__alloc(X.cols, sizeof *mg, (void **)&mg, "pce: marginals");
+        if (st) {
+            free(Xp);
+            free(yp);
+            free(wp);
+            return st;
+        }
         rfx__range_marginals(X, mg);
         p.marginals = mg;
     }
@@ -1518,6 +1599,9 @@ rfx_status rfx_pce_fit(const rfx_pce_params *params, rfx_cmat X, const double *y
         }
     }
     free(mg);
+    free(Xp);
+    free(yp);
+    free(wp);
     rfx_pce_free(pce2);
     if (st) {
         rfx_pce_free(pce);

@@ -125,41 +125,61 @@ static rfx_status check_params(const rfx_srfe_params *p, size_t m, size_t d)
     return rfx__features_check(&fp, d);
 }
 
-/* A = phi(X W^T + b) (m x N) with unit-norm columns; scales their norms. */
-static rfx_status design(const rfx_features *f, rfx_cmat X, double *A, double *scales)
+/* A = phi(X W^T + b) (m x N) with unit-norm columns; scales their norms.
+ * With row weights sv (m values sqrt(v_i), sum v = m; NULL: none) the norms
+ * are the weighted ones, sqrt(sum_i v_i a_ij^2): the rows are scaled by
+ * sv, normalised, and scaled back. */
+static rfx_status design(const rfx_features *f, rfx_cmat X, const double *sv, double *A,
+                         double *scales)
 {
     const size_t m = X.rows, N = f->D;
     RFX__TRY(rfx_features_transform(f, X, rfx_mat_of(A, m, N)));
-    return rfx_l1_normalize_columns(rfx_mat_of(A, m, N), scales, f->params.n_threads);
+    if (sv)
+        for (size_t i = 0; i < m; i++)
+            for (size_t j = 0; j < N; j++) A[i * N + j] *= sv[i];
+    RFX__TRY(rfx_l1_normalize_columns(rfx_mat_of(A, m, N), scales, f->params.n_threads));
+    if (sv)
+        for (size_t i = 0; i < m; i++)
+            for (size_t j = 0; j < N; j++) A[i * N + j] /= sv[i];
+    return RFX_OK;
 }
 
-/* k-fold CV mean squared error of HTP with sparsity s on A (rows i mod k). */
+/* k-fold CV mean squared error of HTP with sparsity s on A (rows i mod k);
+ * with lp->sample_weight (m values) the weighted mean, each fold's fit on
+ * its rows' weights. */
 static rfx_status htp_cv(const rfx_l1_params *lp, const double *A, const double *y, size_t m,
                          size_t N, size_t k, double *mse)
 {
-    double *At = NULL, *yt = NULL, *c = NULL, err = 0;
+    const double *w = lp->sample_weight;
+    rfx_l1_params fp = *lp;
+    double *At = NULL, *yt = NULL, *c = NULL, *wt = NULL, err = 0, wsum = 0;
     rfx_status st = rfx__alloc(m * N, sizeof(double), (void **)&At, "srfe: fold matrix");
     if (!st) st = rfx__alloc(m, sizeof(double), (void **)&yt, "srfe: fold targets");
     if (!st) st = rfx__alloc(N, sizeof(double), (void **)&c, "srfe: coefficients");
+    if (!st && w) st = rfx__alloc(m, sizeof(double), (void **)&wt, "srfe: fold weights");
+    fp.sample_weight = wt;
     for (size_t fo = 0; fo < k && !st; fo++) {
         size_t mt = 0;
         for (size_t i = 0; i < m; i++) {
             if (i % k == fo) continue;
             memcpy(At + mt * N, A + i * N, N * sizeof *A);
+            if (w) wt[mt] = w[i];
             yt[mt++] = y[i];
         }
         double b = 0;
-        st = rfx_l1_fit(lp, rfx_cmat_of(At, mt, N), yt, c, &b, NULL);
+        st = rfx_l1_fit(&fp, rfx_cmat_of(At, mt, N), yt, c, &b, NULL);
         for (size_t i = fo; i < m && !st; i += k) {
             double p = b;
             for (size_t j = 0; j < N; j++) p += A[i * N + j] * c[j];
-            err += (y[i] - p) * (y[i] - p);
+            err += (w ? w[i] : 1.0) * (y[i] - p) * (y[i] - p);
+            wsum += w ? w[i] : 1.0;
         }
     }
     free(At);
     free(yt);
     free(c);
-    if (!st) *mse = err / (double)m;
+    free(wt);
+    if (!st) *mse = w ? err / wsum : err / (double)m;
     return st;
 }
 
@@ -241,9 +261,11 @@ static void cand_free(srfe_cand *k)
 }
 
 /* Fit one candidate on Xv (m x d, standardised): its own feature matrix,
- * allocated here and freed on return, and nt threads. */
+ * allocated here and freed on return, and nt threads. sv: the rows' sqrt(v)
+ * (sum v = m), or NULL; lp carries the weights themselves. */
 static rfx_status cand_fit(const rfx_srfe_params *p, rfx_l1_params lp, rfx_cmat Xv,
-                           const double *y, size_t s_htp, int nt, srfe_cand *k)
+                           const double *y, const double *sv, size_t s_htp, int nt,
+                           srfe_cand *k)
 {
     const size_t m = Xv.rows, N = k->fp.n_features;
     double *A = NULL;
@@ -256,7 +278,7 @@ static rfx_status cand_fit(const rfx_srfe_params *p, rfx_l1_params lp, rfx_cmat 
     if (!st) st = rfx__alloc(N, sizeof(double), (void **)&k->cs, "srfe: column scales");
     if (!st) st = rfx__alloc(N, sizeof(double), (void **)&k->c, "srfe: coefficients");
     if (!st) st = rfx_features_create(&fp, Xv.cols, &k->f);
-    if (!st) st = design(k->f, Xv, A, k->cs);
+    if (!st) st = design(k->f, Xv, sv, A, k->cs);
     if (!st)
         st = fit_candidate(p, lp, A, y, m, N, s_htp, 1, k->c, &k->b0, &k->rep, &k->score);
     free(A);
@@ -271,10 +293,11 @@ static rfx_status cand_fit(const rfx_srfe_params *p, rfx_l1_params lp, rfx_cmat 
  * gives the same bits on any thread, so the result is the thread count's
  * no matter how the candidates are spread. */
 static rfx_status cand_batch(const rfx_srfe_params *p, const rfx_l1_params *lp, rfx_cmat Xv,
-                             const double *y, size_t s_htp, int nt, srfe_cand *k, size_t n)
+                             const double *y, const double *sv, size_t s_htp, int nt,
+                             srfe_cand *k, size_t n)
 {
     if (n == 1 || nt <= 1) {
-        for (size_t i = 0; i < n; i++) RFX__TRY(cand_fit(p, *lp, Xv, y, s_htp, nt, k + i));
+        for (size_t i = 0; i < n; i++) RFX__TRY(cand_fit(p, *lp, Xv, y, sv, s_htp, nt, k + i));
         return RFX_OK;
     }
     rfx__failure fail;
@@ -283,7 +306,7 @@ static rfx_status cand_batch(const rfx_srfe_params *p, const rfx_l1_params *lp, 
 #pragma omp parallel for num_threads(tn) schedule(dynamic, 1)
     for (size_t i = 0; i < n; i++) {
         RFX__SERIAL_BLAS();
-        rfx__failure_note(&fail, i, cand_fit(p, *lp, Xv, y, s_htp, 1, k + i));
+        rfx__failure_note(&fail, i, cand_fit(p, *lp, Xv, y, sv, s_htp, 1, k + i));
     }
     rfx_status st = rfx__failure_raise(&fail);
     if (st)
@@ -298,11 +321,22 @@ rfx_status rfx_srfe_fit(const rfx_srfe_params *params, rfx_cmat X, rfx_cmat Y, r
     RFX__TRY(rfx_srfe_params_check(params));
     RFX__TRY(rfx__check_cmat(X, "srfe: X"));
     RFX__TRY(rfx__check_cmat(Y, "srfe: Y"));
-    const size_t m = X.rows, d = X.cols;
-    if (d == 0) return rfx__error(RFX_EINVAL, "srfe: X is %zu x %zu", m, d);
-    if (m < 2) return rfx__error(RFX_EDIM, "srfe: at least 2 rows are needed, got %zu", m);
-    if (Y.rows != m || Y.cols != 1)
-        return rfx__error(RFX_EDIM, "srfe: Y must be %zu x 1, got %zu x %zu", m, Y.rows, Y.cols);
+    const size_t n_all = X.rows, d = X.cols;
+    if (d == 0) return rfx__error(RFX_EINVAL, "srfe: X is %zu x %zu", n_all, d);
+    if (n_all < 2) return rfx__error(RFX_EDIM, "srfe: at least 2 rows are needed, got %zu", n_all);
+    if (Y.rows != n_all || Y.cols != 1)
+        return rfx__error(RFX_EDIM, "srfe: Y must be %zu x 1, got %zu x %zu", n_all, Y.rows,
+                          Y.cols);
+    const double *w0 = params->sample_weight;
+    size_t m = n_all;
+    if (w0) {
+        RFX__TRY(rfx__check_weights(w0, n_all, "srfe.sample_weight"));
+        m = 0;
+        for (size_t i = 0; i < n_all; i++) m += w0[i] > 0;
+        if (m < 2)
+            return rfx__error(RFX_EDIM, "srfe: at least 2 rows of positive weight are needed, "
+                                        "got %zu", m);
+    }
     RFX__TRY(check_params(params, m, d));
     size_t r, cc;
     if (!rfx__all_finite(X, &r, &cc))
@@ -317,7 +351,7 @@ rfx_status rfx_srfe_fit(const rfx_srfe_params *params, rfx_cmat X, rfx_cmat Y, r
     const size_t n_scales = p->features.weight_scale > 0 ? 1 : N_SCALES;
     const int nt = rfx__threads(p->features.n_threads);
 
-    double *mean = NULL, *scale = NULL, *Xs = NULL, *y = NULL;
+    double *mean = NULL, *scale = NULL, *Xs = NULL, *y = NULL, *Xp = NULL, *w = NULL, *sv = NULL;
     srfe_cand best, batch[N_SCALES > N_QS ? N_SCALES : N_QS];
     memset(&best, 0, sizeof best);
     memset(batch, 0, sizeof batch);
@@ -328,9 +362,36 @@ rfx_status rfx_srfe_fit(const rfx_srfe_params *params, rfx_cmat X, rfx_cmat Y, r
     if (!st) st = rfx__alloc(d, sizeof(double), (void **)&scale, "srfe: scaler");
     if (!st) st = rfx__alloc(m, sizeof(double), (void **)&y, "srfe: targets");
     if (st) goto done;
-    for (size_t i = 0; i < m; i++) y[i] = Y.data[i * Y.stride];
+    if (w0) {
+        /* the rows of positive weight; equal weights are no weights */
+        int equal = 1;
+        double first = -1;
+        for (size_t i = 0; i < n_all; i++)
+            if (w0[i] > 0) {
+                if (first < 0) first = w0[i];
+                equal &= w0[i] == first;
+            }
+        if (m < n_all) {
+            st = rfx__alloc(m * d, sizeof(double), (void **)&Xp, "srfe: weighted rows");
+            if (st) goto done;
+            for (size_t i = 0, k = 0; i < n_all; i++)
+                if (w0[i] > 0) memcpy(Xp + (k++) * d, X.data + i * X.stride, d * sizeof *Xp);
+            X = rfx_cmat_of(Xp, m, d);
+        }
+        if (!equal) {
+            st = rfx__alloc(m, sizeof(double), (void **)&w, "srfe: weights");
+            if (!st) st = rfx__alloc(m, sizeof(double), (void **)&sv, "srfe: weights");
+            if (st) goto done;
+            double W = 0;
+            for (size_t i = 0, k = 0; i < n_all; i++)
+                if (w0[i] > 0) W += (w[k++] = w0[i]);
+            for (size_t k = 0; k < m; k++) sv[k] = sqrt((double)m * w[k] / W);
+        }
+    }
+    for (size_t i = 0, k = 0; i < n_all; i++)
+        if (!w0 || w0[i] > 0) y[k++] = Y.data[i * Y.stride];
     if (p->standardize) {
-        rfx__standardize(X, mean, scale, Xs, d);
+        rfx__standardize_weighted(X, w, mean, scale, Xs, d);
     } else {
         for (size_t j = 0; j < d; j++) {
             mean[j] = 0.0;
@@ -346,6 +407,7 @@ rfx_status rfx_srfe_fit(const rfx_srfe_params *params, rfx_cmat X, rfx_cmat Y, r
     lp.n_folds = p->n_folds;
     lp.lambda_min_ratio = p->lambda_min_ratio;
     lp.cv_stop_factor = p->select == RFX_SELECT_KFOLD ? KFOLD_STOP_FACTOR : PATH_STOP_FACTOR;
+    lp.sample_weight = w;
     size_t s_htp = p->sparsity ? p->sparsity : (m / 2 < N ? m / 2 : N) / 2;
     if (s_htp < 1) s_htp = 1;
 
@@ -407,7 +469,7 @@ rfx_status rfx_srfe_fit(const rfx_srfe_params *params, rfx_cmat X, rfx_cmat Y, r
             batch[k].n_lambdas = final && !full ? (p->n_lambdas + 1) / 2 : p->n_lambdas;
         }
         if (nb == 0) continue; /* q given: no second stage */
-        st = cand_batch(p, &lp, Xv, y, s_htp, nt, batch, nb);
+        st = cand_batch(p, &lp, Xv, y, sv, s_htp, nt, batch, nb);
         if (st) goto done;
         /* the full map replaces the screen unless it scores worse (never
          * with a given N: then the full map is what was asked for) */
@@ -469,5 +531,8 @@ done:
     free(scale);
     free(Xs);
     free(y);
+    free(Xp);
+    free(w);
+    free(sv);
     return st;
 }
