@@ -111,6 +111,14 @@ static void test_reader_blocks(void)
     }
     rfx_data_free(a);
     rfx_data_free(b);
+    /* old Mac line ends: one line of many records, still blocks of at
+     * most block_rows */
+    const char *cr = rfx_test_tmp("cr.csv");
+    FILE *fcr = fopen(cr, "w");
+    fputs("a,b,y\r", fcr);
+    for (int i = 0; i < 25; i++) fprintf(fcr, "%d,%d,%d\r", i, 2 * i, 3 * i);
+    fclose(fcr);
+    check_blocks_equal_read(cr, 4, 0);
     /* a .npy file in blocks */
     const char *npy = rfx_test_tmp("table.npy");
     double M[5 * 3];

@@ -1137,7 +1137,8 @@ struct rfx_reader {
     size_t d;
     int has_target;
     int pending;              /* the first block was read by open or rewind   */
-    size_t block_n;           /* its rows                                       */
+    size_t block_n;           /* the rows in the buffer (c.x or bx)             */
+    size_t buf_off;           /* those already given                            */
     uint64_t rows;
     /* a range (rfx_reader_params): rows still to skip and to give */
     int ranged, empty;
@@ -1408,20 +1409,32 @@ static rfx_status reader_next(rfx_reader *r, rfx_cmat *X, rfx_cmat *Y, int *done
 {
     size_t off = 0, rows = 0;
     for (;;) {
-        if (!r->pending && r->max_left > 0) {
-            RFX__TRY(r->npy ? reader_npy_block(r) : reader_csv_block(r));
-            if (!r->npy) r->block_n = r->c.n;
-        } else if (!r->pending) {
-            r->block_n = 0; /* max_rows given */
+        if (r->pending) {
+            r->pending = 0;
+            r->buf_off = 0;
+        } else if (r->buf_off >= r->block_n) {
+            r->buf_off = 0;
+            r->block_n = 0;
+            if (r->max_left > 0) {
+                RFX__TRY(r->npy ? reader_npy_block(r) : reader_csv_block(r));
+                if (!r->npy) r->block_n = r->c.n;
+            }
         }
-        r->pending = 0;
-        /* the range's first skip_rows rows are left out, and rows past
-         * max_rows */
-        off = r->skip_left < r->block_n ? (size_t)r->skip_left : r->block_n;
-        r->skip_left -= off;
-        rows = r->block_n - off;
+        if (r->block_n == 0 || r->max_left == 0) break;
+        /* the range's first skip_rows rows are left out, rows past max_rows
+         * too; and a line of several records (CR line ends) may have filled
+         * the buffer past block_rows: the rest waits for the next call */
+        size_t avail = r->block_n - r->buf_off;
+        const size_t skip = r->skip_left < avail ? (size_t)r->skip_left : avail;
+        r->skip_left -= skip;
+        r->buf_off += skip;
+        avail -= skip;
+        if (avail == 0) continue;
+        rows = avail < r->params.block_rows ? avail : r->params.block_rows;
         if (rows > r->max_left) rows = (size_t)r->max_left;
-        if (rows > 0 || r->block_n == 0 || r->max_left == 0) break;
+        off = r->buf_off;
+        r->buf_off += rows;
+        break;
     }
     r->max_left -= rows;
     *done = rows == 0;
@@ -1429,7 +1442,6 @@ static rfx_status reader_next(rfx_reader *r, rfx_cmat *X, rfx_cmat *Y, int *done
     *X = *done ? rfx_cmat_none() : rfx_cmat_of(x + off * r->d, rows, r->d);
     *Y = *done || !r->has_target ? rfx_cmat_none() : rfx_cmat_of(y + off, rows, 1);
     r->rows += rows;
-    r->block_n = 0;
     return RFX_OK;
 }
 
