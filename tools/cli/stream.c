@@ -13,8 +13,9 @@
 #include <unistd.h>
 
 struct cli_stream {
-    rfx_source src;     /* next / rewind over the reader                      */
+    rfx_source src;     /* next / rewind over the reader's source             */
     rfx_reader *r;
+    rfx_source *inner;  /* rfx_reader_source of r                             */
     int show;
     progress_state prog;
     char stage[48];     /* the pass, as the fit names it                       */
@@ -55,10 +56,8 @@ void cli_stream_tick(cli_stream *s) { tick(s, 0); }
 static rfx_status stream_next(rfx_source *src, rfx_block *out, int *done)
 {
     cli_stream *s = src->state;
-    rfx_cmat X, Y;
-    rfx_status st = rfx_reader_next(s->r, &X, &Y, done);
+    rfx_status st = s->inner->next(s->inner, out, done); /* the reader's own source */
     if (st) return st;
-    memset(out, 0, sizeof *out);
     if (*done) {
         if (s->pass == 0) {
             s->box = 1;
@@ -67,16 +66,7 @@ static rfx_status stream_next(rfx_source *src, rfx_block *out, int *done)
         tick(s, 1);
         return RFX_OK;
     }
-    if (s->pass == 0) track_box(s, X);
-    out->x = X.data;
-    out->rows = X.rows;
-    out->cols = X.cols;
-    out->stride = X.stride;
-    if (Y.data) {
-        out->y = Y.data;
-        out->ny = 1;
-        out->y_stride = Y.stride;
-    }
+    if (s->pass == 0) track_box(s, (rfx_cmat){ out->x, out->rows, out->cols, out->stride });
     tick(s, 0);
     return RFX_OK;
 }
@@ -100,7 +90,9 @@ int cli_stream_open(const char *path, const rfx_read_params *rp, const rfx_reade
     rfx_reader_params pp = range ? *range : rfx_reader_params_default();
     pp.rewindable = rewindable;
     rfx_status st = rfx_reader_open(path, rp, &pp, &s->r);
+    if (st == RFX_OK) st = rfx_reader_source(s->r, &s->inner);
     if (st) {
+        rfx_reader_free(s->r);
         free(s);
         return cli_fail(st);
     }
@@ -125,6 +117,7 @@ int cli_stream_open(const char *path, const rfx_read_params *rp, const rfx_reade
 void cli_stream_free(cli_stream *s)
 {
     if (!s) return;
+    rfx_source_free(s->inner);
     rfx_reader_free(s->r);
     free(s->lo);
     free(s);
