@@ -119,6 +119,24 @@ static void test_reader_blocks(void)
     for (int i = 0; i < 25; i++) fprintf(fcr, "%d,%d,%d\r", i, 2 * i, 3 * i);
     fclose(fcr);
     check_blocks_equal_read(cr, 4, 0);
+    /* a first byte of 0x93 (a .npy file's) that is not one, gzip-compressed:
+     * the bytes go back, and it reads as the plain file does */
+    const char *odd = rfx_test_tmp("odd93.csv");
+    FILE *fo = fopen(odd, "wb");
+    fputs("\x93name,y\n1,2\n3,4\n", fo);
+    fclose(fo);
+    gzFile go = gzopen(rfx_test_tmp("odd93.csv.gz"), "wb");
+    gzputs(go, "\x93name,y\n1,2\n3,4\n");
+    gzclose(go);
+    rfx_data *p1 = NULL, *p2 = NULL;
+    CHECK_STATUS(rfx_data_read(odd, NULL, &p1), RFX_OK);
+    CHECK_STATUS(rfx_data_read(rfx_test_tmp("odd93.csv.gz"), NULL, &p2), RFX_OK);
+    if (p1 && p2) {
+        CHECK(rfx_data_x(p2).rows == 2 && rfx_data_x(p2).data[2] == 3.0);
+        CHECK(strcmp(rfx_data_name(p1, 0), rfx_data_name(p2, 0)) == 0);
+    }
+    rfx_data_free(p1);
+    rfx_data_free(p2);
     /* a .npy file in blocks */
     const char *npy = rfx_test_tmp("table.npy");
     double M[5 * 3];

@@ -1074,8 +1074,14 @@ static rfx_status open_table(const char *real, const char *path, int rewindable,
         if (got == 6 && memcmp(magic, "\x93NUMPY", 6) == 0) {
             *npy = 1;
         } else if (fseek(fp, 0, SEEK_SET) != 0) {
-            rfx__input_close(in);
-            return rfx__error(RFX_EPARSE, "%s: neither a .npy file nor text", path);
+            /* a pipe or gzip: put the bytes back (glibc keeps more than the
+             * one ungetc that C promises) */
+            int back = 1;
+            for (size_t k = got; k-- > 0 && back;) back = ungetc(magic[k], fp) != EOF;
+            if (!back) {
+                rfx__input_close(in);
+                return rfx__error(RFX_EPARSE, "%s: neither a .npy file nor text", path);
+            }
         }
     } else if (got == 1) {
         ungetc(magic[0], fp);
