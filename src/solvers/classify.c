@@ -1488,103 +1488,12 @@ rfx_status rfx_classify_fit(const rfx_features *f, rfx_cmat X, const double *lab
 
 /* ---- from a source -------------------------------------------------------- */
 
-/* The first pass: check every block, collect the classes with their counts,
- * n and the block sizes. */
-static rfx_status scan_source(problem *pb, rfx_source *src, double **classes, size_t **counts,
-                              size_t *C)
-{
-    size_t cap = 0, ccap = 0, nb = 0, n = 0, k = 0, maxb = 0;
-    double *cl = NULL;
-    size_t *cn = NULL, *blocks = NULL;
-    rfx_status st = src->rewind(src);
-    if (st) rfx__error_prefix("classify source: rewind");
-    while (!st) {
-        rfx_block b;
-        int end = 0;
-        st = src->next(src, &b, &end);
-        if (st) {
-            rfx__error_prefix("classify source");
-            break;
-        }
-        if (end) break;
-        if (b.rows == 0) continue;
-        if ((st = check_block(pb, &b, n))) break;
-        if (nb == cap) {
-            size_t nc = cap ? 2 * cap : 16;
-            size_t *t = realloc(blocks, nc * sizeof *t);
-            if (!t) {
-                st = rfx__error(RFX_ENOMEM, "classify source: cannot allocate the block list");
-                break;
-            }
-            blocks = t;
-            cap = nc;
-        }
-        blocks[nb++] = b.rows;
-        if (b.rows > maxb) maxb = b.rows;
-        for (size_t i = 0; i < b.rows && !st; i++) {
-            double v = b.y[i * b.y_stride];
-            size_t lo = 0, hi = k;
-            while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (cl[mid] < v) lo = mid + 1;
-                else hi = mid;
-            }
-            if (lo < k && cl[lo] == v) {
-                cn[lo]++;
-                continue;
-            }
-            if (k == RFX_CLASSIFY_MAX_CLASSES) {
-                st = rfx__error(RFX_EINVAL, "classify source: more than %d distinct labels (are "
-                                "these class labels?)", RFX_CLASSIFY_MAX_CLASSES);
-                break;
-            }
-            if (k == ccap) {
-                size_t nc = ccap ? 2 * ccap : 16;
-                double *t1 = realloc(cl, nc * sizeof *t1);
-                if (t1) cl = t1;
-                size_t *t2 = t1 ? realloc(cn, nc * sizeof *t2) : NULL;
-                if (t2) cn = t2;
-                if (!t1 || !t2) {
-                    st = rfx__error(RFX_ENOMEM, "classify source: cannot allocate the classes");
-                    break;
-                }
-                ccap = nc;
-            }
-            memmove(cl + lo + 1, cl + lo, (k - lo) * sizeof *cl);
-            memmove(cn + lo + 1, cn + lo, (k - lo) * sizeof *cn);
-            cl[lo] = v;
-            cn[lo] = 1;
-            k++;
-        }
-        if (!st && n > SIZE_MAX - b.rows)
-            st = rfx__error(RFX_EOVERFLOW, "classify source: the row count overflows size_t");
-        n += b.rows;
-    }
-    if (!st && n < 2)
-        st = rfx__error(RFX_EDIM, "classify source: %zu rows, at least 2 are needed", n);
-    if (!st && k < 2)
-        st = rfx__error(RFX_EINVAL, "classify source: every one of the %zu rows has the label %g; "
-                        "classification needs at least 2 classes", n, cl[0]);
-    if (st) {
-        free(cl);
-        free(cn);
-        free(blocks);
-        return st;
-    }
-    pb->n = n;
-    pb->blocks = blocks;
-    pb->n_blocks = nb;
-    pb->max_block = maxb;
-    *classes = cl;
-    *counts = cn;
-    *C = k;
-    return RFX_OK;
-}
+/* A first pass over the source: check every block, record n and the block
+ * sizes in pb, and hand each block's labels (its rows from row0) to
+ * labels. */
+typedef rfx_status (*labels_fn)(void *user, const problem *pb, const rfx_block *b, size_t row0);
 
-/* The first pass of a shard: check every block, count the rows of each of
- * the C given classes (a label outside them is an error), n and the block
- * sizes. A shard may hold no rows. */
-static rfx_status scan_shard(problem *pb, rfx_source *src, size_t *counts)
+static rfx_status scan_blocks(problem *pb, rfx_source *src, labels_fn labels, void *user)
 {
     size_t cap = 0, nb = 0, n = 0, maxb = 0, *blocks = NULL;
     rfx_status st = src->rewind(src);
@@ -1612,15 +1521,7 @@ static rfx_status scan_shard(problem *pb, rfx_source *src, size_t *counts)
         }
         blocks[nb++] = b.rows;
         if (b.rows > maxb) maxb = b.rows;
-        for (size_t i = 0; i < b.rows && !st; i++) {
-            double v = b.y[i * b.y_stride];
-            size_t k = class_of(v, pb->classes, pb->C);
-            if (k == pb->C)
-                st = rfx__error(RFX_EINVAL, "classify source: row %zu has the label %g, not one "
-                                "of the %zu classes given", n + i, v, pb->C);
-            else
-                counts[k]++;
-        }
+        st = labels(user, pb, &b, n);
         if (!st && n > SIZE_MAX - b.rows)
             st = rfx__error(RFX_EOVERFLOW, "classify source: the row count overflows size_t");
         n += b.rows;
@@ -1632,7 +1533,106 @@ static rfx_status scan_shard(problem *pb, rfx_source *src, size_t *counts)
     pb->n = n;
     pb->blocks = blocks;
     pb->n_blocks = nb;
-    pb->max_block = maxb ? maxb : 1; /* workspaces of one tile when empty */
+    pb->max_block = maxb;
+    return RFX_OK;
+}
+
+/* The classes of a source as they come: sorted, with their counts. */
+typedef struct class_set {
+    double *cl;
+    size_t *cn;
+    size_t k, cap;
+} class_set;
+
+static rfx_status collect_classes(void *user, const problem *pb, const rfx_block *b, size_t row0)
+{
+    class_set *cs = user;
+    (void)pb;
+    (void)row0;
+    for (size_t i = 0; i < b->rows; i++) {
+        double v = b->y[i * b->y_stride];
+        size_t lo = 0, hi = cs->k;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (cs->cl[mid] < v) lo = mid + 1;
+            else hi = mid;
+        }
+        if (lo < cs->k && cs->cl[lo] == v) {
+            cs->cn[lo]++;
+            continue;
+        }
+        if (cs->k == RFX_CLASSIFY_MAX_CLASSES)
+            return rfx__error(RFX_EINVAL, "classify source: more than %d distinct labels (are "
+                              "these class labels?)", RFX_CLASSIFY_MAX_CLASSES);
+        if (cs->k == cs->cap) {
+            size_t nc = cs->cap ? 2 * cs->cap : 16;
+            double *t1 = realloc(cs->cl, nc * sizeof *t1);
+            if (t1) cs->cl = t1;
+            size_t *t2 = t1 ? realloc(cs->cn, nc * sizeof *t2) : NULL;
+            if (t2) cs->cn = t2;
+            if (!t1 || !t2)
+                return rfx__error(RFX_ENOMEM, "classify source: cannot allocate the classes");
+            cs->cap = nc;
+        }
+        memmove(cs->cl + lo + 1, cs->cl + lo, (cs->k - lo) * sizeof *cs->cl);
+        memmove(cs->cn + lo + 1, cs->cn + lo, (cs->k - lo) * sizeof *cs->cn);
+        cs->cl[lo] = v;
+        cs->cn[lo] = 1;
+        cs->k++;
+    }
+    return RFX_OK;
+}
+
+/* The first pass: check every block, collect the classes with their counts,
+ * n and the block sizes. */
+static rfx_status scan_source(problem *pb, rfx_source *src, double **classes, size_t **counts,
+                              size_t *C)
+{
+    class_set cs = {NULL, NULL, 0, 0};
+    rfx_status st = scan_blocks(pb, src, collect_classes, &cs);
+    const int scanned = st == RFX_OK;
+    if (!st && pb->n < 2)
+        st = rfx__error(RFX_EDIM, "classify source: %zu rows, at least 2 are needed", pb->n);
+    if (!st && cs.k < 2)
+        st = rfx__error(RFX_EINVAL, "classify source: every one of the %zu rows has the label %g; "
+                        "classification needs at least 2 classes", pb->n, cs.cl[0]);
+    if (st) {
+        free(cs.cl);
+        free(cs.cn);
+        if (scanned) { /* the caller frees no problem on this failure */
+            free(pb->blocks);
+            pb->blocks = NULL;
+        }
+        return st;
+    }
+    *classes = cs.cl;
+    *counts = cs.cn;
+    *C = cs.k;
+    return RFX_OK;
+}
+
+/* A shard's labels: counts of the C given classes (a label outside them is
+ * an error). */
+static rfx_status count_given(void *user, const problem *pb, const rfx_block *b, size_t row0)
+{
+    size_t *counts = user;
+    for (size_t i = 0; i < b->rows; i++) {
+        double v = b->y[i * b->y_stride];
+        size_t k = class_of(v, pb->classes, pb->C);
+        if (k == pb->C)
+            return rfx__error(RFX_EINVAL, "classify source: row %zu has the label %g, not one "
+                              "of the %zu classes given", row0 + i, v, pb->C);
+        counts[k]++;
+    }
+    return RFX_OK;
+}
+
+/* The first pass of a shard: check every block, count the rows of each of
+ * the C given classes, n and the block sizes. A shard may hold no rows. */
+static rfx_status scan_shard(problem *pb, rfx_source *src, size_t *counts)
+{
+    RFX__TRY(scan_blocks(pb, src, count_given, counts));
+    if (pb->max_block == 0) pb->max_block = 1; /* workspaces of one tile when empty */
     return RFX_OK;
 }
 
