@@ -358,7 +358,7 @@ static void test_fit_source(void)
     fit_pair(RFX_METHOD_RIDGE, 9000, 64, 0.0, 1, 0.0);
     fit_pair(RFX_METHOD_RIDGE, 300, 32, 0.0, 1, 1e-9);
     fit_pair(RFX_METHOD_BAYES, 6000, 64, 0.0, 1, 1e-9);
-    fit_pair(RFX_METHOD_BAYES, 2000, 48, 1.3, 0, 1e-9); /* one pass */
+    fit_pair(RFX_METHOD_BAYES, 2000, 48, 1.3, 0, 1e-9); /* no scaler: two passes */
     /* methods that keep every row say so */
     rfx_fit_params fp = rfx_fit_params_default();
     fp.method = RFX_METHOD_CLASSIFY;

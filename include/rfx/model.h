@@ -425,10 +425,10 @@ RFX_API rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_c
 /* rfx_model_fit from a row-block source (a file too large for memory, read
  * by rfx_reader_source; standard input; a database cursor), for
  * RFX_METHOD_RIDGE and RFX_METHOD_BAYES: memory O(D^2 + block +
- * select_rows d), never the rows. The source is rewound for each pass: one
- * with a given length scale and no standardisation; otherwise three (the
- * column means; the scales and the selection rows; the statistics), and a
- * fourth when a column's magnitude is beyond 1e100 or below 1e-100. The
+ * select_rows d), never the rows. The source is rewound for each pass: the
+ * column means and the selection rows; the scales (when standardising);
+ * the statistics; and one more when a column's magnitude is beyond 1e100
+ * or below 1e-100. The
  * scaler and the selection rows are those of rfx_model_fit on the same
  * rows in the same order, bit for bit, so the length scale is the same;
  * the model agrees with rfx_model_fit's to rounding (bit for bit for ridge

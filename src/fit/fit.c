@@ -1089,17 +1089,17 @@ done:
 /*
  * rfx_model_fit's steps, each one pass over the rows, so that memory holds
  * D^2 statistics, a block and the selection subset, never the rows:
- *   1. the rows, the column sums and largest magnitudes (and checks);
- *   2. the squared deviations from the means, and the selection rows, the
- *      same seeded subset subset_rows takes (its partial Fisher-Yates
- *      shuffle replayed on a small table of the positions it moved);
+ *   1. the rows, the column sums and largest magnitudes (and checks), and
+ *      the selection rows: those of least rfx__row_key, the subset that
+ *      subset_rows takes, kept in a bounded heap as they come;
+ *   2. (standardising) the squared deviations from the means;
  *   3. (only for a column whose magnitude leaves [RFX__SAFE_LO, RFX__SAFE_HI]) its
  *      sums on x / top, as rfx__standardize_weighted makes them;
  *   4. the statistics of the standardised rows, then the solve.
  * The sums run over the rows in order, as rfx__standardize_weighted's, so
  * the scaler has the bits of the in-memory fit, the subset is the same,
- * and so is the chosen length scale. With a given length scale and no
- * standardisation, one pass.
+ * and so is the chosen length scale. In parts (rfx_model_fit_parts) the
+ * sums are exact instead, and the parts' selection candidates are merged.
  */
 
 typedef struct src_fit {

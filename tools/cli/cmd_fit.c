@@ -234,7 +234,17 @@ const command cli_fit_command = {
     "regression. What was chosen is printed on stderr; a progress line is shown\n"
     "when stderr is a terminal (--progress: also in a log; --quiet: neither the\n"
     "summary nor progress). An option that does not apply to the method is a\n"
-    "usage error.\n",
+    "usage error.\n"
+    "\n"
+    "DATA may be '-' (standard input) and gzip-compressed (told by its content).\n"
+    "bayes and ridge read DATA in blocks of rows, in passes (the column means and\n"
+    "the selection rows; the scales; the statistics), holding the D x D\n"
+    "statistics and a block, never the rows: a file larger than memory fits, and\n"
+    "standard input is copied to a temporary file in TMPDIR for the passes\n"
+    "(unless --sample-weight or --transform needs every row in memory). The\n"
+    "progress shows the rows read, their rate and the time left. The other\n"
+    "methods keep every row in memory, up to --memory-limit. With --distributed\n"
+    "under mpirun, every rank fits its share of the rows (see the option).\n",
     FIT_OPTS, cmd_fit
 };
 
