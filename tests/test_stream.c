@@ -361,14 +361,162 @@ static void test_fit_source(void)
     fit_pair(RFX_METHOD_BAYES, 2000, 48, 1.3, 0, 1e-9); /* no scaler: two passes */
     /* methods that keep every row say so */
     rfx_fit_params fp = rfx_fit_params_default();
-    fp.method = RFX_METHOD_CLASSIFY;
+    fp.method = RFX_METHOD_SRFE;
     double X[4] = {0, 1, 2, 3}, Y[2] = {1, 2};
     rfx_source *src = NULL;
     rfx_model *m = NULL;
     CHECK_STATUS(rfx_source_memory_create(rfx_cmat_of(X, 2, 2), rfx_cmat_of(Y, 2, 1), 0, &src),
                  RFX_OK);
     CHECK_STATUS(rfx_model_fit_source(&fp, src, &m, NULL), RFX_EINVAL);
-    CHECK(strstr(rfx_last_error(), "classify keeps every row in memory") != NULL);
+    CHECK(strstr(rfx_last_error(), "srfe keeps every row in memory") != NULL);
+    rfx_source_free(src);
+}
+
+/* ---- a classifier from a source ---------------------------------------- */
+
+/* n rows of d inputs and a label -1, 2 or 7 (a noisy threshold of a smooth
+ * function), rows in the order of the seed's draws; reversed when asked. */
+static const char *write_labels(const char *tag, size_t n, size_t d, uint64_t seed, int reversed)
+{
+    const char *path = rfx_test_tmp(tag);
+    double *rows = malloc(n * (d + 1) * sizeof *rows);
+    rfx__rng r;
+    rfx__rng_init(&r, seed, 0, 0);
+    for (size_t i = 0; i < n; i++) {
+        double s = 0;
+        for (size_t j = 0; j < d; j++) {
+            double x = 4.0 * rfx__rng_uniform(&r) - 2.0;
+            rows[i * (d + 1) + j] = x;
+            s += sin(1.5 * x) * (double)(j + 1);
+        }
+        s += 0.3 * rfx__rng_normal(&r);
+        rows[i * (d + 1) + d] = s < -0.5 ? -1 : s < 1.0 ? 2 : 7;
+    }
+    FILE *fp = fopen(path, "w");
+    for (size_t j = 0; j < d; j++) fprintf(fp, "x%zu,", j);
+    fprintf(fp, "y\n");
+    for (size_t k = 0; k < n; k++) {
+        const size_t i = reversed ? n - 1 - k : k;
+        for (size_t j = 0; j < d; j++) fprintf(fp, "%.17g,", rows[i * (d + 1) + j]);
+        fprintf(fp, "%g\n", rows[i * (d + 1) + d]);
+    }
+    fclose(fp);
+    free(rows);
+    return path;
+}
+
+/* The largest difference of two models' scores on X, relative to the
+ * largest score. */
+static double score_gap(const rfx_model *a, const rfx_model *b, rfx_cmat X, size_t K)
+{
+    double *s1 = malloc(X.rows * K * sizeof *s1), *s2 = malloc(X.rows * K * sizeof *s2);
+    CHECK_STATUS(rfx_model_decision(a, X, rfx_mat_of(s1, X.rows, K)), RFX_OK);
+    CHECK_STATUS(rfx_model_decision(b, X, rfx_mat_of(s2, X.rows, K)), RFX_OK);
+    double gap = 0, top = 0;
+    for (size_t i = 0; i < X.rows * K; i++) {
+        gap = fmax(gap, fabs(s1[i] - s2[i]));
+        top = fmax(top, fabs(s1[i]));
+    }
+    free(s1);
+    free(s2);
+    return gap / top;
+}
+
+/* rfx_model_fit and rfx_model_fit_source on the same file: the same
+ * choices (length scale, lambda, candidates, validation score), the
+ * scores to tol relative (0: bit for bit); and the file with its rows
+ * reversed makes the same choices. */
+static void classify_pair(size_t n, rfx_loss loss, double tol)
+{
+    const size_t d = 3;
+    const char *path = write_labels("classify.csv", n, d, 40 + n, 0);
+    rfx_read_params rp = rfx_read_params_default();
+    rp.target = "y";
+    rfx_data *data = NULL;
+    CHECK_STATUS(rfx_data_read(path, &rp, &data), RFX_OK);
+    if (!data) return;
+    rfx_classify_params cp = rfx_classify_params_default();
+    cp.loss = loss;
+    rfx_fit_params fp = rfx_fit_params_default();
+    fp.method = RFX_METHOD_CLASSIFY;
+    fp.classify = &cp;
+    fp.features.n_features = 64;
+    fp.features.seed = 6;
+    fp.select_rows = 900;
+    rfx_model *m1 = NULL, *m2 = NULL, *m3 = NULL;
+    rfx_fit_report r1, r2, r3;
+    CHECK_STATUS(rfx_model_fit(&fp, rfx_data_x(data), rfx_data_y(data), &m1, &r1), RFX_OK);
+    for (int reversed = 0; reversed < 2; reversed++) {
+        const char *file = reversed ? write_labels("classify_rev.csv", n, d, 40 + n, 1) : path;
+        rfx_reader *rd = NULL;
+        rfx_source *src = NULL;
+        CHECK_STATUS(rfx_reader_open(file, &rp, NULL, &rd), RFX_OK);
+        CHECK_STATUS(rfx_reader_source(rd, &src), RFX_OK);
+        CHECK_STATUS(rfx_model_fit_source(&fp, src, reversed ? &m3 : &m2, reversed ? &r3 : &r2),
+                     RFX_OK);
+        rfx_source_free(src);
+        rfx_reader_free(rd);
+    }
+    if (m1 && m2 && m3) {
+        const double *c1, *c2;
+        size_t C1, C2;
+        CHECK_STATUS(rfx_model_classes(m1, &c1, &C1), RFX_OK);
+        CHECK_STATUS(rfx_model_classes(m2, &c2, &C2), RFX_OK);
+        CHECK(C1 == 3 && C2 == 3 && memcmp(c1, c2, 3 * sizeof *c1) == 0);
+        CHECK_MSG(r1.length_scale == r2.length_scale && r1.lambda == r2.lambda &&
+                      r1.n_candidates == r2.n_candidates,
+                  "%s, n %zu: length scale %.17g / %.17g, lambda %.17g / %.17g, candidates %zu "
+                  "/ %zu", rfx_loss_name(loss), n, r1.length_scale, r2.length_scale, r1.lambda,
+                  r2.lambda, r1.n_candidates, r2.n_candidates);
+        CHECK(r1.score == r2.score || (isnan(r1.score) && isnan(r2.score)));
+        CHECK(memcmp(m1->x_mean, m2->x_mean, d * sizeof(double)) == 0);
+        CHECK(memcmp(m1->x_scale, m2->x_scale, d * sizeof(double)) == 0);
+        /* the order of the rows changes no choice */
+        /* (lambda is the same point of a grid scaled by trace(Z^T Z) / D,
+         * whose sum rounds by the order) */
+        CHECK_MSG(r3.length_scale == r2.length_scale &&
+                      fabs(r3.lambda - r2.lambda) <= 1e-12 * r2.lambda,
+                  "reversed: l %.17g / %.17g, lambda %.17g / %.17g, score %.17g / %.17g", r3.length_scale, r2.length_scale, r3.lambda, r2.lambda, r3.score, r2.score);
+        const double gap = score_gap(m1, m2, rfx_data_x(data), 3);
+        CHECK_MSG(tol ? gap <= tol : gap == 0, "%s, n %zu: scores differ by %.3g relative",
+                  rfx_loss_name(loss), n, gap);
+        printf("classify from a file, %s loss, %zu rows: length scale %.4g, lambda %.3g, %zu "
+               "candidates; scores %.3g from the in-memory fit\n", rfx_loss_name(loss), n,
+               r2.length_scale, r2.lambda, r2.n_candidates, gap);
+        /* the probabilities' temperature too */
+        double P1[9], P2[9];
+        rfx_cmat X3 = {rfx_data_x(data).data, 3, d, rfx_data_x(data).stride};
+        CHECK_STATUS(rfx_model_predict_proba(m1, X3, rfx_mat_of(P1, 3, 3)), RFX_OK);
+        CHECK_STATUS(rfx_model_predict_proba(m2, X3, rfx_mat_of(P2, 3, 3)), RFX_OK);
+        for (size_t i = 0; i < 9; i++) CHECK_NEAR(P1[i], P2[i], tol ? 1e3 * tol : 0.0);
+    }
+    rfx_model_free(m1);
+    rfx_model_free(m2);
+    rfx_model_free(m3);
+    rfx_data_free(data);
+}
+
+static void test_fit_source_classify(void)
+{
+    /* the least-squares classifier: every row scored, blocks of 4096 as
+     * the fit in memory adds them: the same bits */
+    classify_pair(6000, RFX_LOSS_SQUARED, 0.0);
+    /* beyond 20000 rows: the 20000 of least key scored */
+    classify_pair(26000, RFX_LOSS_SQUARED, 0.0);
+    /* the logistic loss: holdout choice on the selection rows, L-BFGS
+     * over the source (cached) */
+    classify_pair(5000, RFX_LOSS_LOGISTIC, 1e-9);
+    /* a label the first pass did not see, and one class */
+    double X[8] = {0, 1, 2, 3, 4, 5, 6, 7}, Y[4] = {1, 1, 1, 1};
+    rfx_fit_params fp = rfx_fit_params_default();
+    fp.method = RFX_METHOD_CLASSIFY;
+    rfx_source *src = NULL;
+    rfx_model *m = NULL;
+    CHECK_STATUS(rfx_source_memory_create(rfx_cmat_of(X, 4, 2), rfx_cmat_of(Y, 4, 1), 0, &src),
+                 RFX_OK);
+    CHECK_STATUS(rfx_model_fit_source(&fp, src, &m, NULL), RFX_EINVAL);
+    CHECK_MSG(strstr(rfx_last_error(), "every one of the 4 rows has the label 1") != NULL, "%s",
+              rfx_last_error());
     rfx_source_free(src);
 }
 
@@ -449,12 +597,13 @@ static rfx_status t_stats(void *user, rfx_stats *s, const rfx_features *f, rfx_s
     team *t = me->t;
     (void)first_row;
     rfx_stats *mine = NULL;
-    rfx_status st = rfx_stats_create(rfx_features_output_dim(f), 1, &mine);
+    const size_t ny = rfx_stats_n_targets(s);
+    rfx_status st = rfx_stats_create(rfx_features_output_dim(f), ny, &mine);
     if (!st) st = rfx_stats_add_source(mine, f, src, NULL, NULL);
     t->mine[me->id] = mine;
     pthread_barrier_wait(&t->bar);
     if (me->id == 0) {
-        rfx_stats_create(rfx_features_output_dim(f), 1, &t->total);
+        rfx_stats_create(rfx_features_output_dim(f), ny, &t->total);
         for (size_t i = 0; i < t->k; i++) rfx_stats_merge(t->total, t->mine[i]);
     }
     pthread_barrier_wait(&t->bar);
@@ -465,11 +614,30 @@ static rfx_status t_stats(void *user, rfx_stats *s, const rfx_features *f, rfx_s
     return st;
 }
 
+/* rfx_classify_shard's sum: part 0 adds every part's values in part order */
+static rfx_status t_sum(void *user, double *v, size_t n, rfx_status local)
+{
+    member *me = user;
+    team *t = me->t;
+    t->slot[me->id] = v;
+    t->rows[me->id] = local != RFX_OK;
+    pthread_barrier_wait(&t->bar);
+    int failed = 0;
+    for (size_t i = 0; i < t->k; i++) failed |= t->rows[i] != 0;
+    if (me->id == 0 && !failed)
+        for (size_t i = 1; i < t->k; i++)
+            for (size_t j = 0; j < n; j++) v[j] += ((double *)t->slot[i])[j];
+    pthread_barrier_wait(&t->bar);
+    if (me->id != 0 && !failed) memcpy(v, t->slot[0], n * sizeof(double));
+    pthread_barrier_wait(&t->bar);
+    return failed ? RFX_EINVAL : RFX_OK;
+}
+
 static void *t_run(void *arg)
 {
     member *me = arg;
     rfx_fit_parts parts = {me->t->k, me->id, me->X.cols, 1, t_offsets, t_gather, t_sum_exact,
-                           t_max, t_stats, NULL, me};
+                           t_max, t_stats, t_sum, NULL, me};
     rfx_source *src = NULL;
     me->st = rfx_source_memory_create(me->X, me->Y, 1000, &src);
     if (!me->st) me->st = rfx_model_fit_parts(&me->fp, src, &parts, &me->m, NULL);
@@ -572,6 +740,74 @@ static void test_fit_parts(void)
     rfx_data_free(data);
 }
 
+/* A classifier in 1 to 4 parts (an empty part among them): the classes
+ * are the union of the parts' (a part may lack a class), the choices those
+ * of the single fit (the same selection and scored rows), the scores to
+ * rounding (the least-squares classifier's statistics; its chosen lambda,
+ * about 1e-9, amplifies it) or to the optimizer's tolerance (logistic,
+ * over parts->sum). */
+static void test_classify_parts(void)
+{
+    const size_t n = 6000, d = 3;
+    const char *path = write_labels("classify_parts.csv", n, d, 77, 0);
+    rfx_read_params rp = rfx_read_params_default();
+    rp.target = "y";
+    rfx_data *data = NULL;
+    CHECK_STATUS(rfx_data_read(path, &rp, &data), RFX_OK);
+    if (!data) return;
+    /* sorted by label, so that the first part holds one class only */
+    rfx_cmat X0 = rfx_data_x(data), Y0 = rfx_data_y(data);
+    double *X = malloc(n * d * sizeof *X), *Y = malloc(n * sizeof *Y);
+    size_t at = 0;
+    const double labels[3] = {-1, 2, 7};
+    for (size_t c = 0; c < 3; c++)
+        for (size_t i = 0; i < n; i++)
+            if (Y0.data[i * Y0.stride] == labels[c]) {
+                memcpy(X + at * d, X0.data + i * X0.stride, d * sizeof *X);
+                Y[at++] = labels[c];
+            }
+    CHECK(at == n);
+    rfx_cmat Xs = rfx_cmat_of(X, n, d), Ys = rfx_cmat_of(Y, n, 1);
+    for (int logistic = 0; logistic < 2; logistic++) {
+        rfx_classify_params cp = rfx_classify_params_default();
+        cp.loss = logistic ? RFX_LOSS_LOGISTIC : RFX_LOSS_SQUARED;
+        rfx_fit_params fp = rfx_fit_params_default();
+        fp.method = RFX_METHOD_CLASSIFY;
+        fp.classify = &cp;
+        fp.features.n_features = 64;
+        fp.features.seed = 8;
+        fp.select_rows = 700;
+        rfx_model *one = NULL;
+        rfx_fit_report r1;
+        CHECK_STATUS(rfx_model_fit(&fp, Xs, Ys, &one, &r1), RFX_OK);
+        const size_t splits[4][5] = {{0, n}, {0, 1000, n}, {0, 1, 3000, n}, {0, 0, 1700, 4000, n}};
+        for (size_t k = 1; k <= 4 && one; k++) {
+            rfx_model *models[MAX_PARTS] = {NULL};
+            fit_in_parts(Xs, Ys, &fp, k, splits[k - 1], models);
+            for (size_t i = 0; i < k && models[i]; i++) {
+                const double *classes;
+                size_t C;
+                CHECK_STATUS(rfx_model_classes(models[i], &classes, &C), RFX_OK);
+                CHECK(C == 3 && memcmp(classes, labels, sizeof labels) == 0);
+                CHECK(models[i]->features->ls[0] == one->features->ls[0]);
+                CHECK_MSG(fabs(models[i]->lambda - one->lambda) <= 1e-12 * one->lambda, "lambda %.17g / %.17g", models[i]->lambda, one->lambda);
+                const double gap = score_gap(one, models[i], Xs, 3);
+                CHECK_MSG(gap < (logistic ? 1e-4 : 1e-8), "%s, %zu parts, part %zu: scores "
+                          "%.3g from the single fit", logistic ? "logistic" : "squared", k, i,
+                          gap);
+                if (i == 0)
+                    printf("classify in %zu parts, %s loss: scores %.3g from the single fit\n", k,
+                           logistic ? "logistic" : "squared", gap);
+            }
+            for (size_t i = 0; i < k; i++) rfx_model_free(models[i]);
+        }
+        rfx_model_free(one);
+    }
+    free(X);
+    free(Y);
+    rfx_data_free(data);
+}
+
 int main(void)
 {
     RFX_TEST_RUN(test_reader_blocks);
@@ -579,5 +815,7 @@ int main(void)
     RFX_TEST_RUN(test_reader_ranges);
     RFX_TEST_RUN(test_fit_source);
     RFX_TEST_RUN(test_fit_parts);
+    RFX_TEST_RUN(test_fit_source_classify);
+    RFX_TEST_RUN(test_classify_parts);
     return rfx_test_finish("test_stream");
 }

@@ -457,6 +457,10 @@ RFX_API rfx_status rfx_model_fit_source(const rfx_fit_params *params, rfx_source
  *   stats:   accumulate src's rows (standardised, first_row their global
  *            index) into the empty s with the map f, and add every part's:
  *            each part's s ends with the statistics of all rows.
+ *   sum:     (a classifier fitted by an optimizer only, else may be NULL)
+ *            rfx_classify_shard's sum (rfx/classify.h): n doubles added
+ *            over every part, the same bits on every part, or a failure
+ *            on every part when some part's local status is one.
  *   fail:    (optional) called when this part's fit fails on its own (its
  *            rows cannot be read, a value is not finite), so that the
  *            other parts, waiting in one of the calls above, fail too.
@@ -474,6 +478,7 @@ typedef struct rfx_fit_parts {
     rfx_status (*max)(void *user, double *v, size_t n);
     rfx_status (*stats)(void *user, rfx_stats *s, const rfx_features *f, rfx_source *src,
                         uint64_t first_row);
+    rfx_status (*sum)(void *user, double *values, size_t n, rfx_status local);
     void (*fail)(void *user, rfx_status status);
     void *user;
 } rfx_fit_parts;

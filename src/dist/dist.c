@@ -1424,6 +1424,15 @@ static rfx_status fit_stats(void *u, rfx_stats *s, const rfx_features *f, rfx_so
     return rfx_dist_stats_add_source(c->d, s, f, src, first_row, -1, c->progress, c->user);
 }
 
+/* A classifier's sums (rfx_fit_parts.sum): rfx_classify_fit_shard's, as
+ * rfx_dist_classify_fit makes them. */
+static rfx_status fit_sum(void *u, double *v, size_t n, rfx_status local)
+{
+    fit_ctx *c = u;
+    classify_ctx cc = {c->d, c->progress, c->user, 0};
+    return classify_sum(&cc, v, n, local);
+}
+
 static void fit_fail(void *u, rfx_status status)
 {
     fit_ctx *c = u;
@@ -1460,6 +1469,17 @@ static size_t fit_record(const rfx_fit_params *p, double *rec)
     rec[k++] = p->learn_length_scales;
     rec[k++] = (double)p->learn_iterations;
     rec[k++] = (double)p->learn_particles;
+    if (p->method == RFX_METHOD_CLASSIFY) {
+        const rfx_classify_params cp = p->classify ? *p->classify : rfx_classify_params_default();
+        rec[k++] = (double)p->classify_folds;
+        rec[k++] = (double)params_hash(&cp); /* loss .. tol, the class weights */
+        rec[k++] = (double)cp.epochs;
+        rec[k++] = (double)cp.batch_size;
+        rec[k++] = cp.learning_rate;
+        rec[k++] = (double)(cp.seed >> 32);
+        rec[k++] = (double)(cp.seed & 0xffffffffu);
+        rec[k++] = (double)cp.cache_bytes;
+    }
     return k;
 }
 
@@ -1468,7 +1488,7 @@ rfx_status rfx_dist_model_fit_source(rfx_dist *d, const rfx_fit_params *params, 
                                      rfx_fit_report *report)
 {
     if (!d) return fail(RFX_EINVAL, "distributed: model_fit_source: the handle is NULL");
-    double rec[32];
+    double rec[40];
     rfx_status local = RFX_OK;
     size_t k = 0;
     if (!params || !src || !out)
@@ -1482,6 +1502,6 @@ rfx_status rfx_dist_model_fit_source(rfx_dist *d, const rfx_fit_params *params, 
     fit_ctx c = {d, params->progress, params->progress_user};
     rfx_fit_parts parts = {(size_t)d->size, (size_t)d->rank, n_inputs, n_targets,
                            fit_offsets, fit_gather, fit_sum_exact, fit_max, fit_stats,
-                           fit_fail, &c};
+                           fit_sum, fit_fail, &c};
     return rfx_model_fit_parts(params, src, &parts, out, report);
 }

@@ -27,6 +27,7 @@
  * the selection subset and every fit.
  */
 #include "internal.h"
+#include "fit/fit_internal.h"
 #include "solvers/classify_internal.h"
 
 #include <math.h>
@@ -111,7 +112,7 @@ static rfx_status fit_with(const problem *pb, double l, const double *ls, size_t
     return RFX_OK;
 }
 
-static int report_progress(const rfx_fit_params *p, const char *stage, double frac)
+int rfx__fit_progress(const rfx_fit_params *p, const char *stage, double frac)
 {
     return p->progress && p->progress(p->progress_user, stage, frac);
 }
@@ -146,7 +147,7 @@ static rfx_status choose_length_scale(const problem *pb, double *best_l, double 
         if (!isfinite(sc[i])) sc[i] = INFINITY;
         if (sc[i] < sc[best]) best = i;
         (*evals)++;
-        if (report_progress(pb->p, "choose length scale", (double)*evals / (double)total))
+        if (rfx__fit_progress(pb->p, "choose length scale", (double)*evals / (double)total))
             return rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
     }
     if (!isfinite(sc[best]))
@@ -172,7 +173,7 @@ static rfx_status choose_length_scale(const problem *pb, double *best_l, double 
             RFX__TRY(fit_with(pb, exp(x2), NULL, Dsel, NULL, &f2));
         }
         (*evals)++;
-        if (report_progress(pb->p, "choose length scale", (double)*evals / (double)total))
+        if (rfx__fit_progress(pb->p, "choose length scale", (double)*evals / (double)total))
             return rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
     }
     if (f1 < bs) { bs = f1; bl = x1; }
@@ -207,7 +208,7 @@ static rfx_status learn_objective(void *user, const double *u, size_t d, double 
 static int learn_progress(void *user, const char *stage, double frac)
 {
     (void)stage;
-    return report_progress(user, "learn length scales", frac);
+    return rfx__fit_progress(user, "learn length scales", frac);
 }
 
 /* Learn d per-input scales from ls0 on the selection rows: ls (d) receives
@@ -252,7 +253,7 @@ static rfx_status learn_length_scales(const problem *pb, const double *ls0, doub
 /* The input scaler: per column mean and standard deviation (1 for a
  * constant column), weighted by w unless NULL, and Xs (n x d) = (X - mean)
  * / scale. */
-static rfx_status standardize(rfx_cmat X, const double *w, double **mean_out, double **scale_out,
+rfx_status rfx__fit_standardize(rfx_cmat X, const double *w, double **mean_out, double **scale_out,
                               double **Xs_out)
 {
     const size_t n = X.rows, d = X.cols;
@@ -315,7 +316,7 @@ static rfx_status subset_rows(rfx_cmat Xraw, rfx_cmat X, rfx_cmat Y, const doubl
 /* The classifier's settings as the fit uses them: those of p->classify (or
  * the defaults) with the fit's intercept, threads and (when given) lambda;
  * no progress of its own. */
-static rfx_classify_params classify_settings(const rfx_fit_params *p)
+rfx_classify_params rfx__fit_classify_settings(const rfx_fit_params *p)
 {
     rfx_classify_params cp = p->classify ? *p->classify : rfx_classify_params_default();
     cp.fit_intercept = p->fit_intercept;
@@ -362,7 +363,7 @@ rfx_status rfx_fit_params_check(const rfx_fit_params *p)
         if (p->classify_folds == 1)
             return rfx__error(RFX_EINVAL,
                               "fit.classify_folds: must be 0 (holdout) or >= 2, got 1");
-        rfx_classify_params cp = classify_settings(p);
+        rfx_classify_params cp = rfx__fit_classify_settings(p);
         if (p->lambda < 0) cp.lambda = 1.0; /* chosen from the grid */
         RFX__TRY(rfx_classify_params_check(&cp));
     }
@@ -405,457 +406,6 @@ static rfx_status fit_srfe(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y,
 }
 
 /* ---- classification ------------------------------------------------------ */
-
-/* The selection of a classifier's length scale and lambda: with standardised
- * inputs, the candidate scales are sqrt(d) x 0.05 x 2^i, i = 0..8 (0.05 to
- * 12.8 times sqrt(d)), and the candidate penalties 1e-1, 1e-2, .., 1e-5.
- * Each pair is fitted with at most 256 features on the training part of the
- * selection rows (shuffled by the seed before the folds are made) (tolerance at least 1e-4, at most 100 iterations) and
- * scored on the rest: the mean log-loss -log p(true class) for the
- * logistic loss, the error rate for the hinge losses, ties of the error
- * rate broken by the mean loss of the validation rows (the margins' hinge
- * or squared hinge, summed over one-vs-rest columns). Candidates run from
- * the largest scale and penalty down; a full tie keeps the earlier
- * (smoother) one. */
-#define CLS_SELECT_FEATURES 256
-#define CLS_GRID 9
-static const double CLS_LAMBDAS[] = {1e-1, 1e-2, 1e-3, 1e-4, 1e-5};
-#define CLS_N_LAMBDAS (sizeof CLS_LAMBDAS / sizeof *CLS_LAMBDAS)
-
-typedef struct cls_select {
-    rfx_cmat X;              /* selection rows (standardised)              */
-    const uint32_t *y;       /* their classes                              */
-    const double *w;         /* their weights, or NULL                     */
-    double *wtr, *wva;       /* workspaces: ns each (with w)               */
-    const double *classes;
-    size_t C, folds;
-    rfx_classify_params cp;  /* the selection fits' settings               */
-    double *Xtr, *Xva;       /* workspaces: ns x d each                    */
-    uint32_t *ytr, *yva;     /* ns each                                    */
-    double *P;               /* ns x C (probabilities or scores)           */
-    double *L;               /* ns predicted labels                        */
-} cls_select;
-
-/* The validation score of one candidate (lower is better), and for the
- * hinge losses a second score for ties (else 0). */
-static rfx_status cls_score(cls_select *cs, const rfx_features_params *fp, double lambda,
-                            double *score, double *second)
-{
-    const size_t ns = cs->X.rows, d = cs->X.cols, C = cs->C;
-    const size_t k = cs->folds >= 2 ? cs->folds : 1;
-    rfx_features *f = NULL;
-    double total = 0, total2 = 0, counted = 0; /* counted: the validation rows' weight */
-    RFX__TRY(rfx_features_create(fp, d, &f));
-    rfx_classify_params cp = cs->cp;
-    cp.lambda = lambda;
-    rfx_status st = RFX_OK;
-    for (size_t fold = 0; fold < k && !st; fold++) {
-        size_t ntr = 0, nva = 0;
-        for (size_t i = 0; i < ns; i++) {
-            int val = cs->folds >= 2 ? i % cs->folds == fold : i % 4 == 3;
-            double *dst = val ? cs->Xva + nva * d : cs->Xtr + ntr * d;
-            memcpy(dst, cs->X.data + i * cs->X.stride, d * sizeof(double));
-            if (val) {
-                if (cs->w) cs->wva[nva] = cs->w[i];
-                cs->yva[nva++] = cs->y[i];
-            } else {
-                if (cs->w) cs->wtr[ntr] = cs->w[i];
-                cs->ytr[ntr++] = cs->y[i];
-            }
-        }
-        if (nva == 0 || ntr < 2) continue;
-        rfx_model *m = NULL;
-        cp.sample_weight = cs->w ? cs->wtr : NULL;
-        st = rfx__classify_fit_indexed(f, rfx_cmat_of(cs->Xtr, ntr, d), cs->ytr, cs->classes, C,
-                                       &cp, &m, NULL);
-        if (st) break;
-        rfx_cmat V = rfx_cmat_of(cs->Xva, nva, d);
-        if (cp.loss == RFX_LOSS_LOGISTIC) {
-            st = rfx_model_predict_proba(m, V, rfx_mat_of(cs->P, nva, C));
-            for (size_t i = 0; i < nva && !st; i++) {
-                double pt = cs->P[i * C + cs->yva[i]];
-                total += (cs->w ? cs->wva[i] : 1.0) * -log(pt > 1e-300 ? pt : 1e-300);
-            }
-        } else {
-            const size_t K = C == 2 ? 1 : C;
-            st = rfx_model_predict(m, V, rfx_mat_of(cs->L, nva, 1), rfx_mat_none());
-            if (!st) st = rfx_model_decision(m, V, rfx_mat_of(cs->P, nva, K));
-            for (size_t i = 0; i < nva && !st; i++) {
-                const double wi = cs->w ? cs->wva[i] : 1.0;
-                total += wi * (cs->L[i] != cs->classes[cs->yva[i]]);
-                for (size_t j = 0; j < K; j++) {
-                    int pos = K == 1 ? cs->yva[i] == 1 : cs->yva[i] == j;
-                    double h = 1.0 - (pos ? 1.0 : -1.0) * cs->P[i * K + j];
-                    if (h > 0) total2 += wi * (cp.loss == RFX_LOSS_HINGE ? h : h * h);
-                }
-            }
-        }
-        for (size_t i = 0; i < nva; i++) counted += cs->w ? cs->wva[i] : 1.0;
-        rfx_model_free(m);
-    }
-    rfx_features_free(f);
-    if (st) return st;
-    *score = counted > 0 ? total / counted : INFINITY;
-    *second = counted > 0 ? total2 / counted : INFINITY;
-    return RFX_OK;
-}
-
-/* The least-squares classifier (loss RFX_LOSS_SQUARED, no class weights):
- * every lambda of a length scale is scored at once by its exact
- * leave-one-out error (rfx__classify_lsq: one eigendecomposition per
- * length scale), so a candidate length scale costs about one fit. The
- * length scale is searched on the selection rows with at most 256
- * features: the scales sqrt(d) 2^k, k = -1..1, extended by doublings
- * (k = -8..5) while the best is on an edge, then golden-section steps on
- * log l in the bracket of the best's neighbours; a scale is better when
- * its best lambda makes fewer LOO errors, then a smaller LOO squared
- * error. The final fit chooses lambda again, by LOO on all rows at the
- * full D, and calibrates the probabilities' temperature. */
-#define LSQ_SELECT_FEATURES 256
-#define LSQ_K_LO (-8)
-#define LSQ_K_HI 5
-#define LSQ_GOLDEN_STEPS 4
-#define LN2 0.6931471805599453
-
-typedef struct lsq_select {
-    const rfx_fit_params *p;
-    rfx_cmat X;
-    const uint32_t *y;
-    const double *classes;
-    size_t C, evals, candidates;
-    rfx_features_params fp;
-    const double *lambdas; /* the given lambda, or NULL to choose */
-} lsq_select;
-
-/* The LOO error rate and squared error of the best lambda at scale l. */
-static rfx_status lsq_at(lsq_select *ls, double l, double *err, double *mse)
-{
-    rfx_features_params sp = ls->fp;
-    sp.length_scale = l;
-    sp.gamma = 0;
-    sp.length_scales = NULL;
-    rfx_features *f = NULL;
-    RFX__TRY(rfx_features_create(&sp, ls->X.cols, &f));
-    rfx__lsq_result r;
-    rfx_status st = rfx__classify_lsq(f, ls->X, ls->y, ls->classes, ls->C, ls->p->fit_intercept,
-                                      ls->lambdas, ls->lambdas ? 1 : 0, sp.n_threads, &r, NULL);
-    rfx_features_free(f);
-    if (st == RFX_ENUMERIC) { /* an ill-posed candidate; others decide */
-        rfx_clear_error();
-        *err = *mse = INFINITY;
-        st = RFX_OK;
-    } else if (!st) {
-        *err = r.error;
-        *mse = r.mse;
-        ls->candidates += r.n_lambdas;
-    }
-    ls->evals++;
-    if (!st && report_progress(ls->p, "choose length scale",
-                               (double)ls->evals / (double)(ls->evals + LSQ_GOLDEN_STEPS)))
-        st = rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
-    return st;
-}
-
-static int lsq_less(double e1, double s1, double e2, double s2)
-{
-    return e1 < e2 || (e1 == e2 && s1 < s2);
-}
-
-/* Choose the length scale (see above) into *best_l. */
-static rfx_status lsq_length_scale(lsq_select *ls, double *best_l)
-{
-    const double root = sqrt((double)ls->X.cols);
-    double e[LSQ_K_HI - LSQ_K_LO + 1], q[LSQ_K_HI - LSQ_K_LO + 1];
-    int lo = -1, hi = 1; /* evaluated: k = lo .. hi */
-    for (int k = lo; k <= hi; k++)
-        RFX__TRY(lsq_at(ls, root * ldexp(1.0, k), &e[k - LSQ_K_LO], &q[k - LSQ_K_LO]));
-    int best;
-    for (;;) {
-        best = lo;
-        for (int k = lo + 1; k <= hi; k++)
-            if (lsq_less(e[k - LSQ_K_LO], q[k - LSQ_K_LO], e[best - LSQ_K_LO], q[best - LSQ_K_LO]))
-                best = k;
-        if (best == lo && lo > LSQ_K_LO) {
-            lo--;
-            RFX__TRY(lsq_at(ls, root * ldexp(1.0, lo), &e[lo - LSQ_K_LO], &q[lo - LSQ_K_LO]));
-        } else if (best == hi && hi < LSQ_K_HI) {
-            hi++;
-            RFX__TRY(lsq_at(ls, root * ldexp(1.0, hi), &e[hi - LSQ_K_LO], &q[hi - LSQ_K_LO]));
-        } else {
-            break;
-        }
-    }
-    double be = e[best - LSQ_K_LO], bq = q[best - LSQ_K_LO];
-    if (!isfinite(be)) return rfx__error(RFX_ENUMERIC, "fit: no length scale gave a usable "
-                                                       "classifier");
-    /* golden section on log l over the best's neighbours */
-    double a = log(root) + (best > lo ? best - 1 : best) * LN2;
-    double b = log(root) + (best < hi ? best + 1 : best) * LN2;
-    double bl = log(root) + best * LN2;
-    const double g = 0.6180339887498949;
-    double x1 = b - g * (b - a), x2 = a + g * (b - a), e1, q1, e2, q2;
-    RFX__TRY(lsq_at(ls, exp(x1), &e1, &q1));
-    RFX__TRY(lsq_at(ls, exp(x2), &e2, &q2));
-    for (int it = 0; it < LSQ_GOLDEN_STEPS; it++) {
-        if (lsq_less(e1, q1, be, bq)) { be = e1; bq = q1; bl = x1; }
-        if (lsq_less(e2, q2, be, bq)) { be = e2; bq = q2; bl = x2; }
-        if (lsq_less(e1, q1, e2, q2)) {
-            b = x2; x2 = x1; e2 = e1; q2 = q1;
-            x1 = b - g * (b - a);
-            RFX__TRY(lsq_at(ls, exp(x1), &e1, &q1));
-        } else {
-            a = x1; x1 = x2; e1 = e2; q1 = q2;
-            x2 = a + g * (b - a);
-            RFX__TRY(lsq_at(ls, exp(x2), &e2, &q2));
-        }
-    }
-    if (lsq_less(e1, q1, be, bq)) { be = e1; bq = q1; bl = x1; }
-    if (lsq_less(e2, q2, be, bq)) { be = e2; bq = q2; bl = x2; }
-    *best_l = exp(bl);
-    return RFX_OK;
-}
-
-/* The temperature of a squared-loss classifier fitted by an optimizer
- * (class weights, sample weights): on the training scores of at most 4000
- * evenly spaced rows (in-sample, so somewhat overconfident; the closed form
- * calibrates on leave-one-out scores instead), weighted by w unless NULL. */
-static rfx_status squared_temperature(rfx_model *m, rfx_cmat X, const uint32_t *y,
-                                      const double *w)
-{
-    const size_t n = X.rows, step = (n + 3999) / 4000, ns = (n + step - 1) / step, K = m->ny;
-    double *Xs = NULL, *S = NULL, *ws = NULL;
-    uint32_t *ys = NULL;
-    rfx_status st = rfx__alloc(ns * X.cols, sizeof *Xs, (void **)&Xs, "fit: calibration");
-    if (!st) st = rfx__alloc(ns * K, sizeof *S, (void **)&S, "fit: calibration");
-    if (!st) st = rfx__alloc(ns, sizeof *ys, (void **)&ys, "fit: calibration");
-    if (!st && w) st = rfx__alloc(ns, sizeof *ws, (void **)&ws, "fit: calibration");
-    if (!st) {
-        for (size_t i = 0; i < ns; i++) { /* weights > 0: rfx_model_fit dropped the zeros */
-            memcpy(Xs + i * X.cols, X.data + i * step * X.stride, X.cols * sizeof *Xs);
-            ys[i] = y[i * step];
-            if (w) ws[i] = w[i * step];
-        }
-        /* scores of the standardised rows: the scaler is not set yet */
-        st = rfx_model_decision(m, rfx_cmat_of(Xs, ns, X.cols), rfx_mat_of(S, ns, K));
-    }
-    if (!st) m->noise_var = rfx__classify_temperature_weighted(S, ys, ws, ns, K);
-    free(Xs);
-    free(S);
-    free(ys);
-    free(ws);
-    return st;
-}
-
-/* rfx_model_fit with RFX_METHOD_CLASSIFY: Y (n x 1) holds the labels. */
-static rfx_status fit_classify(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y,
-                               rfx_model **out, rfx_fit_report *report)
-{
-    RFX__TRY(rfx__check_cmat(X, "fit: X"));
-    RFX__TRY(rfx__check_cmat(Y, "fit: Y"));
-    const size_t n = X.rows, d = X.cols;
-    if (d == 0) return rfx__error(RFX_EINVAL, "fit: X has no columns");
-    if (Y.rows != n || Y.cols != 1)
-        return rfx__error(RFX_EDIM, "fit: a classifier takes one column of labels, Y is %zu x %zu "
-                          "for %zu rows of X", Y.rows, Y.cols, n);
-    size_t r, c;
-    if (!rfx__all_finite(X, &r, &c))
-        return rfx__error(RFX_EPARSE, "fit: X row %zu, column %zu: %g is not finite", r, c,
-                          X.data[r * X.stride + c]);
-    const rfx_features_params *fp = &params->features;
-    const int choose = fp->length_scales == NULL && fp->gamma == 0 && fp->length_scale <= 0;
-    const int choose_lambda = params->lambda < 0;
-    {
-        rfx_features_params chk = *fp;
-        if (choose) chk.length_scale = 1.0;
-        RFX__TRY(rfx__features_check(&chk, d));
-    }
-    rfx_classify_params cp = classify_settings(params);
-    const double *sw = params->sample_weight; /* all > 0 here (rfx_model_fit) */
-
-    double *classes = NULL, *mean = NULL, *scale = NULL, *Xs = NULL, *Xsub = NULL, *Ysub = NULL;
-    double *ws = NULL, *wsub = NULL, *wfold = NULL;
-    uint32_t *y = NULL, *ysub = NULL, *yws = NULL;
-    size_t C = 0, evals = 0;
-    rfx_model *m = NULL;
-    rfx_features *f = NULL;
-    double best_l = fp->length_scale, best_lambda = cp.lambda, best = NAN;
-    rfx_status st = rfx__classify_classes(Y.data, n, Y.stride, "fit: Y", &classes, &C);
-    if (st) return st;
-    if (!st) st = rfx__alloc(n, sizeof *y, (void **)&y, "fit: labels");
-    if (st) goto done;
-    rfx__classify_index(Y.data, n, Y.stride, classes, C, y);
-    rfx_cmat Xw = X;
-    if (params->standardize) {
-        if ((st = standardize(X, sw, &mean, &scale, &Xs))) goto done;
-        Xw = rfx_cmat_of(Xs, n, d);
-    }
-    if (cp.loss == RFX_LOSS_SQUARED && !cp.class_weights && !cp.balanced && !sw &&
-        cp.optimizer == RFX_OPTIMIZER_AUTO) {
-        /* the least-squares classifier: LOO in closed form */
-        lsq_select ls;
-        memset(&ls, 0, sizeof ls);
-        ls.p = params;
-        ls.classes = classes;
-        ls.C = C;
-        ls.fp = *fp;
-        ls.lambdas = choose_lambda ? NULL : &cp.lambda;
-        rfx_features_params ff = *fp;
-        if (choose) {
-            const size_t ns = n > params->select_rows ? params->select_rows : n;
-            if ((st = subset_rows(X, Xw, Y, NULL, ns, fp->seed, &Xsub, &Ysub, &wsub))) goto done;
-            if ((st = rfx__alloc(ns, sizeof *ysub, (void **)&ysub, "fit: labels"))) goto done;
-            rfx__classify_index(Ysub, ns, 1, classes, C, ysub);
-            ls.X = rfx_cmat_of(Xsub, ns, d);
-            ls.y = ysub;
-            ls.fp.n_features = fp->n_features < LSQ_SELECT_FEATURES ? fp->n_features
-                                                                    : LSQ_SELECT_FEATURES;
-            if (ls.fp.form == RFX_FORM_COS_SIN) ls.fp.n_features &= ~(size_t)1;
-            if ((st = lsq_length_scale(&ls, &best_l))) goto done;
-            ff.length_scale = best_l;
-            ff.gamma = 0;
-        }
-        if (report_progress(params, "fit", 0.0)) {
-            st = rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
-            goto done;
-        }
-        rfx__lsq_result lr;
-        if ((st = rfx_features_create(&ff, d, &f))) goto done;
-        if ((st = rfx__classify_lsq(f, Xw, y, classes, C, params->fit_intercept, ls.lambdas,
-                                    ls.lambdas ? 1 : 0, fp->n_threads, &lr, &m)))
-            goto done;
-        best = lr.error;
-        evals = ls.candidates + lr.n_lambdas;
-    } else if (choose || choose_lambda) {
-        cls_select cs;
-        memset(&cs, 0, sizeof cs);
-        cs.X = Xw;
-        cs.y = y;
-        /* the selection rows in a seeded random order of their contents (all
-         * of them when n <= select_rows), so that folds of rows sorted or
-         * cycling by class still hold every class, and the same rows in
-         * another order make the same holdout */
-        const size_t ns = n > params->select_rows ? params->select_rows : n;
-        if ((st = subset_rows(X, Xw, Y, sw, ns, fp->seed, &Xsub, &Ysub, &wsub))) goto done;
-        if ((st = rfx__alloc(ns, sizeof *ysub, (void **)&ysub, "fit: labels"))) goto done;
-        rfx__classify_index(Ysub, ns, 1, classes, C, ysub);
-        cs.X = rfx_cmat_of(Xsub, ns, d);
-        cs.y = ysub;
-        if (sw) {
-            if ((st = rfx__alloc(2 * ns, sizeof *wfold, (void **)&wfold, "fit: selection")))
-                goto done;
-            cs.w = wsub;
-            cs.wtr = wfold;
-            cs.wva = wfold + ns;
-        }
-        cs.classes = classes;
-        cs.C = C;
-        cs.folds = params->classify_folds;
-        cs.cp = cp;
-        if (cs.cp.tol < 1e-4) cs.cp.tol = 1e-4;
-        if (cs.cp.max_iter > 100) cs.cp.max_iter = 100;
-        if ((st = rfx__alloc(ns * (2 * d + C + 1), sizeof *ws, (void **)&ws, "fit: selection")))
-            goto done;
-        if ((st = rfx__alloc(2 * ns, sizeof *yws, (void **)&yws, "fit: selection"))) goto done;
-        cs.Xtr = ws;
-        cs.Xva = ws + ns * d;
-        cs.P = ws + 2 * ns * d;
-        cs.L = ws + ns * (2 * d + C);
-        cs.ytr = yws;
-        cs.yva = yws + ns;
-        rfx_features_params sp = *fp;
-        sp.n_features = fp->n_features < CLS_SELECT_FEATURES ? fp->n_features
-                                                             : CLS_SELECT_FEATURES;
-        if (sp.form == RFX_FORM_COS_SIN) sp.n_features &= ~(size_t)1;
-        const size_t nl = choose ? CLS_GRID : 1, nlam = choose_lambda ? CLS_N_LAMBDAS : 1;
-        const double root = sqrt((double)d);
-        best = INFINITY;
-        double best2 = INFINITY;
-        for (size_t a = nl; a-- > 0 && !st;) {
-            if (choose) {
-                sp.length_scale = root * 0.05 * ldexp(1.0, (int)a);
-                sp.gamma = 0;
-                sp.length_scales = NULL;
-            }
-            for (size_t b = 0; b < nlam && !st; b++) {
-                double lam = choose_lambda ? CLS_LAMBDAS[b] : cp.lambda, sc = 0, sc2 = 0;
-                st = cls_score(&cs, &sp, lam, &sc, &sc2);
-                if (st == RFX_ENUMERIC) { /* an ill-posed candidate; others decide */
-                    rfx_clear_error();
-                    st = RFX_OK;
-                    sc = sc2 = INFINITY;
-                }
-                if (st) break;
-                evals++;
-                if (sc < best || (sc == best && sc2 < best2)) {
-                    best = sc;
-                    best2 = sc2;
-                    best_l = sp.length_scale;
-                    best_lambda = lam;
-                }
-                if (report_progress(params, "choose length scale",
-                                    (double)evals / (double)(nl * nlam)))
-                    st = rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
-            }
-        }
-        if (st) goto done;
-        if (!isfinite(best)) {
-            st = rfx__error(RFX_ENUMERIC, "fit: no length scale and lambda gave a usable "
-                                          "classifier");
-            goto done;
-        }
-    }
-    if (!m && report_progress(params, "fit", 0.0)) {
-        st = rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
-        goto done;
-    }
-    if (!m) {
-        rfx_features_params ff = *fp;
-        if (choose) {
-            ff.length_scale = best_l;
-            ff.gamma = 0;
-        }
-        cp.lambda = best_lambda;
-        if ((st = rfx_features_create(&ff, d, &f))) goto done;
-        if ((st = rfx__classify_fit_indexed(f, Xw, y, classes, C, &cp, &m, NULL))) goto done;
-        if (m->loss == RFX_LOSS_SQUARED && (st = squared_temperature(m, Xw, y, sw)))
-            goto done;
-    }
-    if (report_progress(params, "fit", 1.0)) {
-        st = rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
-        goto done;
-    }
-    if (params->standardize) {
-        m->x_mean = mean;
-        m->x_scale = scale;
-        mean = scale = NULL;
-    }
-    if (report) {
-        memset(report, 0, sizeof *report);
-        report->length_scale = m->features->ls[0];
-        report->lambda = m->lambda;
-        report->score = best;
-        report->n_candidates = evals;
-        report->learn_score_before = report->learn_score_after = NAN;
-    }
-    *out = m;
-    m = NULL;
-done:
-    rfx_model_free(m);
-    rfx_features_free(f);
-    free(classes);
-    free(mean);
-    free(scale);
-    free(Xs);
-    free(Xsub);
-    free(Ysub);
-    free(ws);
-    free(wsub);
-    free(wfold);
-    free(y);
-    free(ysub);
-    free(yws);
-    return st;
-}
 
 /* The length scales a fit chose or learned on its selection rows. */
 typedef struct scales {
@@ -973,7 +523,7 @@ rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y, r
         rfx_status st = fit_positive_rows(params, X, Y, out, report, &done);
         if (st || done) return st;
     }
-    if (params->method == RFX_METHOD_CLASSIFY) return fit_classify(params, X, Y, out, report);
+    if (params->method == RFX_METHOD_CLASSIFY) return rfx__fit_classify(params, X, Y, out, report);
     RFX__TRY(rfx__check_cmat(X, "fit: X"));
     RFX__TRY(rfx__check_cmat(Y, "fit: Y"));
     const size_t n = X.rows, d = X.cols;
@@ -1004,7 +554,7 @@ rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y, r
     rfx_status st = RFX_OK;
     rfx_cmat Xw = X;
     if (params->standardize) {
-        st = standardize(X, w, &mean, &scale, &Xs);
+        st = rfx__fit_standardize(X, w, &mean, &scale, &Xs);
         if (st) goto done;
         Xw = rfx_cmat_of(Xs, n, d);
     }
@@ -1025,7 +575,7 @@ rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y, r
     st = select_scales(&sub, choose, &sc);
     if (st) goto done;
     double l = sc.l, score = sc.score;
-    if (report_progress(params, "fit", 0.0)) {
+    if (rfx__fit_progress(params, "fit", 0.0)) {
         st = rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
         goto done;
     }
@@ -1059,7 +609,7 @@ rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y, r
         if (!st) l = m->features->ls[0];
     }
     if (st) goto done;
-    if (report_progress(params, "fit", 1.0)) {
+    if (rfx__fit_progress(params, "fit", 1.0)) {
         st = rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
         goto done;
     }
@@ -1100,6 +650,17 @@ done:
  * the scaler has the bits of the in-memory fit, the subset is the same,
  * and so is the chosen length scale. In parts (rfx_model_fit_parts) the
  * sums are exact instead, and the parts' selection candidates are merged.
+ *
+ * A classifier (RFX_METHOD_CLASSIFY) also finds its classes in pass 1 (in
+ * parts, the union of every part's) and keeps in its heap the rows that
+ * rfx__fit_classify takes: the selection rows, and for the least-squares
+ * classifier the rows that score its leave-one-out errors (every row up to
+ * RFX__LSQ_LOO_ROWS, else that many of least key). Then the least-squares
+ * classifier adds the statistics of its +-1 targets in pass 4 and solves
+ * in closed form; any other loss runs its optimizer over the standardised
+ * source (rfx_classify_fit_source; in parts rfx_classify_fit_shard with
+ * parts->sum), a pass per evaluation or epoch unless its features fit in
+ * its cache.
  */
 
 typedef struct src_fit {
@@ -1111,12 +672,26 @@ typedef struct src_fit {
     double *mean, *scale;
     unsigned char *unsafe; /* columns summed divided by their magnitude       */
     /* the selection: the rows of least rfx__row_key, kept as they come in a
-     * max-heap of at most cap records [key bits, row, x (d), y (ny)] */
+     * max-heap of at most cap records [key bits, part, row, x (d), y (ny)] */
     size_t cap, cand_n, rec;
     double *cand;
     uint64_t seed;
     size_t ns;             /* the selection rows, in xsub, ysub                 */
     double *xsub, *ysub;
+    /* a classifier: its classes (pass 1: the labels seen, sorted), the
+     * selection rows' class indices, the scored rows of the least-squares
+     * classifier (nloo, standardised, in xloo and yloo) */
+    int classify, closed;
+    double *classes;
+    size_t C, classes_cap;
+    uint32_t *ysel, *yloo;
+    size_t nloo;
+    double *xloo;
+    int onehot;            /* std_next gives the +-1 targets, not the labels    */
+    uint64_t std_row;      /* std_next's rows given in this pass                */
+    double *yt;            /* a block's targets                                 */
+    uint32_t *yi;          /* a block's class indices                           */
+    size_t yt_rows;
     double *xs;            /* a standardised block                              */
     size_t xs_rows;
     const rfx_features *f; /* pass 4: the map and its statistics                */
@@ -1154,7 +729,7 @@ static int cand_cmp(const src_fit *sf, const double *a, const double *b)
 {
     const uint64_t ka = cand_key(a), kb = cand_key(b);
     if (ka != kb) return ka < kb ? -1 : 1;
-    return rfx__row_compare(a + 2, a + 2 + sf->d, 1.0, b + 2, b + 2 + sf->d, 1.0, sf->d, sf->ny,
+    return rfx__row_compare(a + 3, a + 3 + sf->d, 1.0, b + 3, b + 3 + sf->d, 1.0, sf->d, sf->ny,
                             1);
 }
 
@@ -1188,9 +763,10 @@ static void cand_offer(src_fit *sf, const double *x, const double *y, size_t y_s
     double *r = sf->cand + sf->cand_n * sf->rec; /* the scratch record past the heap */
     const uint64_t key = rfx__row_key(sf->seed, 1, x, sf->d, y, sf->ny, y_stride);
     memcpy(r, &key, sizeof key);
-    r[1] = (double)row;
-    memcpy(r + 2, x, sf->d * sizeof(double));
-    for (size_t k = 0; k < sf->ny; k++) r[2 + sf->d + k] = y[k * y_stride];
+    r[1] = sf->parts ? (double)sf->parts->part : 0.0;
+    r[2] = (double)row;
+    memcpy(r + 3, x, sf->d * sizeof(double));
+    for (size_t k = 0; k < sf->ny; k++) r[3 + sf->d + k] = y[k * y_stride];
     if (sf->cand_n < sf->cap) {
         size_t i = sf->cand_n++;
         while (i > 0) { /* sift up */
@@ -1211,48 +787,60 @@ static const src_fit *g_sort_sf; /* qsort's context: set and used on one thread 
 static int cand_order(const void *a, const void *b) { return cand_cmp(g_sort_sf, a, b); }
 static int row_order(const void *a, const void *b)
 {
-    const double *x = a, *y = b; /* [part, row] in the key slot and slot 1 */
-    uint64_t pa = cand_key(x), pb = cand_key(y);
-    if (pa != pb) return pa < pb ? -1 : 1;
-    return x[1] < y[1] ? -1 : x[1] > y[1];
+    const double *x = a, *y = b; /* [key, part, row, ...]: by part, then row */
+    if (x[1] != y[1]) return x[1] < y[1] ? -1 : 1;
+    return x[2] < y[2] ? -1 : x[2] > y[2];
 }
 
-/* The selection from n candidate records: rfx_model_fit's (all rows in
- * order when there are at most cap, else the cap of least key in key
- * order), raw into xsub and ysub. by_row: the records' key slots hold
- * their part's index, for the order of all rows. */
-static rfx_status cand_finish(src_fit *sf, double *recs, size_t n, int all_rows)
+/* m records' rows, raw, into new arrays *x (m x d) and *y (m x ny). */
+static rfx_status cand_copy(const src_fit *sf, const double *recs, size_t m, double **x,
+                            double **y)
 {
-    if (all_rows) {
-        qsort(recs, n, sf->rec * sizeof(double), row_order);
-    } else {
-        g_sort_sf = sf;
-        qsort(recs, n, sf->rec * sizeof(double), cand_order);
-        g_sort_sf = NULL;
-    }
-    sf->ns = all_rows || n < sf->cap ? n : sf->cap;
-    RFX__TRY(rfx__alloc(sf->ns * sf->d, sizeof(double), (void **)&sf->xsub, "fit: subset"));
-    RFX__TRY(rfx__alloc(sf->ns * sf->ny, sizeof(double), (void **)&sf->ysub, "fit: subset"));
-    for (size_t i = 0; i < sf->ns; i++) {
-        memcpy(sf->xsub + i * sf->d, recs + i * sf->rec + 2, sf->d * sizeof(double));
-        memcpy(sf->ysub + i * sf->ny, recs + i * sf->rec + 2 + sf->d, sf->ny * sizeof(double));
+    RFX__TRY(rfx__alloc(m * sf->d + 1, sizeof(double), (void **)x, "fit: subset"));
+    RFX__TRY(rfx__alloc(m * sf->ny + 1, sizeof(double), (void **)y, "fit: subset"));
+    for (size_t i = 0; i < m; i++) {
+        memcpy(*x + i * sf->d, recs + i * sf->rec + 3, sf->d * sizeof(double));
+        memcpy(*y + i * sf->ny, recs + i * sf->rec + 3 + sf->d, sf->ny * sizeof(double));
     }
     return RFX_OK;
+}
+
+/* The selection from n candidate records, raw into xsub and ysub:
+ * rfx_model_fit's (all rows in order when there are at most cap, else the
+ * cap of least key in key order); a classifier's, rfx__fit_classify's (the
+ * first select_rows in key order; the least-squares classifier's scored
+ * rows, all in order or the cap of least key, into xloo and ysub's
+ * successor yloo once the classes are known). */
+static rfx_status cand_finish(src_fit *sf, double *recs, size_t n)
+{
+    const int all_rows = sf->total <= sf->cap;
+    const size_t rb = sf->rec * sizeof(double);
+    g_sort_sf = sf;
+    qsort(recs, n, rb, cand_order);
+    g_sort_sf = NULL;
+    if (!sf->classify) {
+        if (all_rows) qsort(recs, n, rb, row_order);
+        sf->ns = all_rows || n < sf->cap ? n : sf->cap;
+        return cand_copy(sf, recs, sf->ns, &sf->xsub, &sf->ysub);
+    }
+    sf->ns = n < sf->p->select_rows ? n : sf->p->select_rows;
+    RFX__TRY(cand_copy(sf, recs, sf->ns, &sf->xsub, &sf->ysub));
+    if (!sf->closed) return RFX_OK;
+    sf->nloo = all_rows || n < sf->cap ? n : sf->cap;
+    if (all_rows) qsort(recs, n, rb, row_order);
+    double *labels = NULL;
+    rfx_status st = cand_copy(sf, recs, sf->nloo, &sf->xloo, &labels);
+    if (!st) st = rfx__alloc(sf->nloo + 1, sizeof *sf->yloo, (void **)&sf->yloo, "fit: LOO rows");
+    if (!st) rfx__classify_index(labels, sf->nloo, 1, sf->classes, sf->C, sf->yloo);
+    free(labels);
+    return st;
 }
 
 /* The selection rows, once every part's rows were offered. */
 static rfx_status select_rows(src_fit *sf)
 {
     const rfx_fit_parts *parts = sf->parts;
-    const int all_rows = sf->total <= sf->cap;
-    if (!parts) {
-        if (all_rows)
-            for (size_t i = 0; i < sf->cand_n; i++) {
-                const uint64_t zero = 0;
-                memcpy(sf->cand + i * sf->rec, &zero, sizeof zero);
-            }
-        return cand_finish(sf, sf->cand, sf->cand_n, all_rows);
-    }
+    if (!parts) return cand_finish(sf, sf->cand, sf->cand_n);
     /* every part's candidates: [count, cap records] each, then all merged */
     const size_t each = 1 + sf->cap * sf->rec, K = parts->n_parts;
     double *mine = NULL, *all = NULL, *recs = NULL;
@@ -1275,13 +863,9 @@ static rfx_status select_rows(src_fit *sf)
             break;
         }
         memcpy(recs + n * sf->rec, p + 1, c * sf->rec * sizeof(double));
-        for (size_t i = 0; i < c && all_rows; i++) {
-            const uint64_t part = k;
-            memcpy(recs + (n + i) * sf->rec, &part, sizeof part);
-        }
         n += c;
     }
-    if (!st) st = cand_finish(sf, recs, n, all_rows);
+    if (!st) st = cand_finish(sf, recs, n);
     free(mine);
     free(all);
     free(recs);
@@ -1296,7 +880,7 @@ static rfx_status source_pass(src_fit *sf, block_fn fn, const char *stage, int f
 {
     rfx_source *src = sf->src;
     uint64_t row0 = 0;
-    if (report_progress(sf->p, stage, 0.0))
+    if (rfx__fit_progress(sf->p, stage, 0.0))
         return rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
     RFX__TRY(src->rewind(src));
     for (;;) {
@@ -1317,7 +901,7 @@ static rfx_status source_pass(src_fit *sf, block_fn fn, const char *stage, int f
         rfx_status st = fn(sf, X, Y, row0);
         if (st) return st;
         row0 += b.rows;
-        if (report_progress(sf->p, stage, -1.0))
+        if (rfx__fit_progress(sf->p, stage, -1.0))
             return rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
     }
     if (!first && row0 != sf->n)
@@ -1347,11 +931,136 @@ static rfx_status alloc_sums(src_fit *sf)
         RFX__TRY(rfx__calloc(2 * sf->d, sizeof *sf->xs_sum, (void **)&sf->xs_sum, "fit: sums"));
         sf->xs_dev = sf->xs_sum + sf->d;
     }
+    if (sf->classify && sf->ny != 1)
+        return rfx__error(RFX_EDIM, "fit: a classifier takes one column of labels, the source has "
+                          "%zu target columns", sf->ny);
     if (sf->cap) {
-        sf->rec = 2 + sf->d + sf->ny;
+        sf->rec = 3 + sf->d + sf->ny;
         RFX__TRY(rfx__alloc((sf->cap + 1) * sf->rec, sizeof(double), (void **)&sf->cand,
                             "fit: selection rows"));
     }
+    return RFX_OK;
+}
+
+/* ---- a classifier's classes --------------------------------------------- */
+
+/* Pass 1: the label v (of row row) among the sorted labels seen. */
+static rfx_status class_offer(src_fit *sf, double v, uint64_t row)
+{
+    size_t lo = 0, hi = sf->C;
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (sf->classes[mid] < v) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo < sf->C && sf->classes[lo] == v) return RFX_OK;
+    if (sf->C >= RFX_CLASSIFY_MAX_CLASSES)
+        return rfx__error(RFX_EINVAL, "fit: row %llu: more than %d distinct labels (are these "
+                          "class labels?)", (unsigned long long)row, RFX_CLASSIFY_MAX_CLASSES);
+    if (sf->C == sf->classes_cap) {
+        const size_t cap = sf->classes_cap ? 2 * sf->classes_cap : 16;
+        double *grown = realloc(sf->classes, cap * sizeof *grown);
+        if (!grown) return rfx__error(RFX_ENOMEM, "fit: cannot allocate %zu classes", cap);
+        sf->classes = grown;
+        sf->classes_cap = cap;
+    }
+    memmove(sf->classes + lo + 1, sf->classes + lo, (sf->C - lo) * sizeof *sf->classes);
+    sf->classes[lo] = v;
+    sf->C++;
+    return RFX_OK;
+}
+
+static int double_order(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* After pass 1: every part's classes merged (in parts), and at least two. */
+static rfx_status finish_classes(src_fit *sf)
+{
+    const rfx_fit_parts *parts = sf->parts;
+    if (parts) {
+        double most = (double)sf->C;
+        PART_CALL(sf, parts->max(parts->user, &most, 1));
+        const size_t each = 1 + (size_t)most, K = parts->n_parts;
+        double *mine = NULL, *all = NULL, *merged = NULL;
+        rfx_status st = rfx__calloc(each, sizeof *mine, (void **)&mine, "fit: classes");
+        if (!st) st = rfx__alloc(K * each, sizeof *all, (void **)&all, "fit: classes");
+        if (!st) st = rfx__alloc(K * each, sizeof *merged, (void **)&merged, "fit: classes");
+        if (!st) {
+            mine[0] = (double)sf->C;
+            if (sf->C) memcpy(mine + 1, sf->classes, sf->C * sizeof *mine);
+            st = parts->gather(parts->user, mine, each, all);
+            sf->shared_failure = st != RFX_OK;
+        }
+        size_t m = 0;
+        for (size_t k = 0; k < K && !st; k++) {
+            const size_t c = (size_t)all[k * each];
+            memcpy(merged + m, all + k * each + 1, c * sizeof *merged);
+            m += c;
+        }
+        if (!st) {
+            qsort(merged, m, sizeof *merged, double_order);
+            size_t u = 0;
+            for (size_t i = 0; i < m; i++)
+                if (u == 0 || merged[i] != merged[u - 1]) merged[u++] = merged[i];
+            free(sf->classes);
+            sf->classes = merged;
+            sf->C = sf->classes_cap = u;
+            merged = NULL;
+        }
+        free(mine);
+        free(all);
+        free(merged);
+        RFX__TRY(st);
+    }
+    if (sf->C > RFX_CLASSIFY_MAX_CLASSES) {
+        sf->shared_failure = 1;
+        return rfx__error(RFX_EINVAL, "fit: %zu distinct labels, more than the %d classes "
+                          "allowed (are these class labels?)", sf->C, RFX_CLASSIFY_MAX_CLASSES);
+    }
+    if (sf->C < 2) {
+        sf->shared_failure = 1;
+        return rfx__error(RFX_EINVAL, "fit: every one of the %llu rows has the label %g; "
+                          "classification needs at least 2 classes",
+                          (unsigned long long)sf->total, sf->C ? sf->classes[0] : 0.0);
+    }
+    return RFX_OK;
+}
+
+/* The class indices of a block's labels (stride apart) into sf->yi, and
+ * with onehot their +-1 targets into sf->yt; a label not seen in pass 1 is
+ * RFX_EINVAL. */
+static rfx_status block_classes(src_fit *sf, const double *labels, size_t stride, size_t rows,
+                                uint64_t row0, int onehot)
+{
+    const size_t K = sf->C == 2 ? 1 : sf->C;
+    if (rows > sf->yt_rows) {
+        free(sf->yt);
+        free(sf->yi);
+        sf->yt = NULL;
+        sf->yi = NULL;
+        sf->yt_rows = 0;
+        RFX__TRY(rfx__alloc(rows * K, sizeof *sf->yt, (void **)&sf->yt, "fit: block targets"));
+        RFX__TRY(rfx__alloc(rows, sizeof *sf->yi, (void **)&sf->yi, "fit: block targets"));
+        sf->yt_rows = rows;
+    }
+    for (size_t i = 0; i < rows; i++) {
+        const double v = labels[i * stride];
+        size_t lo = 0, hi = sf->C;
+        while (lo < hi) {
+            const size_t mid = lo + (hi - lo) / 2;
+            if (sf->classes[mid] < v) lo = mid + 1;
+            else hi = mid;
+        }
+        if (lo == sf->C || sf->classes[lo] != v)
+            return rfx__error(RFX_EINVAL, "fit: source row %llu has the label %g, not seen in the "
+                              "first pass (the source must give the same rows on every pass)",
+                              (unsigned long long)(row0 + i), v);
+        sf->yi[i] = (uint32_t)lo;
+    }
+    if (onehot) rfx__classify_targets(sf->yi, rows, K, sf->yt);
     return RFX_OK;
 }
 
@@ -1372,6 +1081,9 @@ static rfx_status pass_sums(src_fit *sf, rfx_cmat X, rfx_cmat Y, uint64_t row0)
             else sf->sum[j] += 1.0 * v;
             sf->top[j] = fmax(sf->top[j], fabs(v));
         }
+    if (sf->classify)
+        for (size_t i = 0; i < X.rows; i++)
+            RFX__TRY(class_offer(sf, Y.data[i * Y.stride], row0 + i));
     if (sf->cap)
         for (size_t i = 0; i < X.rows; i++)
             cand_offer(sf, X.data + i * X.stride, Y.data + i * Y.stride, 1, row0 + i);
@@ -1477,12 +1189,20 @@ static rfx_status std_next(rfx_source *src, rfx_block *out, int *done)
     RFX__TRY(standardized_block(sf, (rfx_cmat){out->x, out->rows, out->cols, out->stride}, &Xs));
     out->x = Xs.data;
     out->stride = Xs.stride;
+    sf->std_row += out->rows;
+    if (sf->onehot) {
+        RFX__TRY(block_classes(sf, out->y, out->y_stride, out->rows, sf->std_row, 1));
+        out->y = sf->yt;
+        out->ny = sf->C == 2 ? 1 : sf->C;
+        out->y_stride = out->ny;
+    }
     return RFX_OK;
 }
 
 static rfx_status std_rewind(rfx_source *src)
 {
     src_fit *sf = src->state;
+    sf->std_row = 0;
     return sf->src->rewind(sf->src);
 }
 
@@ -1490,6 +1210,10 @@ static rfx_status pass_stats(src_fit *sf, rfx_cmat X, rfx_cmat Y, uint64_t row0)
 {
     rfx_cmat Xs;
     RFX__TRY(standardized_block(sf, X, &Xs));
+    if (sf->onehot) {
+        RFX__TRY(block_classes(sf, Y.data, Y.stride, Y.rows, row0, 1));
+        Y = rfx_cmat_of(sf->yt, Y.rows, sf->C == 2 ? 1 : sf->C);
+    }
     rfx_status st = rfx_stats_add(sf->stats, sf->f, Xs, Y);
     if (st) rfx__error_prefix("source rows from %llu", (unsigned long long)row0);
     return st;
@@ -1504,6 +1228,12 @@ static void src_fit_free(src_fit *sf)
     free(sf->xsub);
     free(sf->ysub);
     free(sf->xs);
+    free(sf->classes);
+    free(sf->ysel);
+    free(sf->yloo);
+    free(sf->xloo);
+    free(sf->yt);
+    free(sf->yi);
     rfx_stats_free(sf->stats);
 }
 
@@ -1554,17 +1284,12 @@ static rfx_status solve_stats(const rfx_fit_params *p, const rfx_features *f, co
     return RFX_OK;
 }
 
-static rfx_status fit_source(const rfx_fit_params *params, src_fit *sf, rfx_model **out,
-                             rfx_fit_report *report)
+/* Passes 1 to 3: the rows, the classes, the selection rows (when sf->cap)
+ * and the scaler; the selection (and scored) rows standardised. */
+static rfx_status source_prepare(const rfx_fit_params *params, src_fit *sf, int choose)
 {
     const rfx_features_params *fp = &params->features;
-    const int choose = fp->length_scales == NULL && fp->gamma == 0 && fp->length_scale <= 0;
-    const int learn = params->learn_length_scales;
     const rfx_fit_parts *parts = sf->parts;
-    if (choose || learn) {
-        sf->cap = params->select_rows;
-        sf->seed = fp->seed;
-    }
     RFX__TRY(source_pass(sf, pass_sums, "read: columns", 1));
     RFX__TRY(alloc_sums(sf)); /* a part without rows */
     const size_t d = sf->d;
@@ -1573,6 +1298,7 @@ static rfx_status fit_source(const rfx_fit_params *params, src_fit *sf, rfx_mode
     if (sf->total < 2)
         return rfx__error(RFX_EDIM, "fit: at least 2 rows are needed, got %llu",
                           (unsigned long long)sf->total);
+    if (sf->classify) RFX__TRY(finish_classes(sf));
     {
         rfx_features_params chk = *fp;
         if (choose) chk.length_scale = 1.0;
@@ -1587,7 +1313,7 @@ static rfx_status fit_source(const rfx_fit_params *params, src_fit *sf, rfx_mode
         sf->mean[j] = sf->sum[j] / (double)sf->total;
         if (sf->unsafe[j] && parts) rfx__xsum_init(&sf->xs_sum[j]); /* pass 2: x / top */
     }
-    if (choose || learn) RFX__TRY(select_rows(sf));
+    if (sf->cap) RFX__TRY(select_rows(sf));
     if (params->standardize) RFX__TRY(source_pass(sf, pass_deviations, "read: scales", 0));
     if (any_unsafe) {
         if (parts) RFX__TRY(reduce_exact(sf, sf->xs_sum, sf->msum));
@@ -1597,10 +1323,39 @@ static rfx_status fit_source(const rfx_fit_params *params, src_fit *sf, rfx_mode
     }
     if (parts && params->standardize) RFX__TRY(reduce_exact(sf, sf->xs_dev, sf->ss));
     if (params->standardize) finish_scaler(sf);
-    if (params->standardize && sf->ns)
+    if (params->standardize) {
         for (size_t i = 0; i < sf->ns * d; i++)
             sf->xsub[i] = rfx__standardized(sf->xsub[i], sf->mean[i % d], sf->scale[i % d]);
+        for (size_t i = 0; i < sf->nloo * d; i++)
+            sf->xloo[i] = rfx__standardized(sf->xloo[i], sf->mean[i % d], sf->scale[i % d]);
+    }
+    return RFX_OK;
+}
 
+/* The scaler, into the model. */
+static rfx_status keep_scaler(const src_fit *sf, rfx_model *m)
+{
+    if (!sf->p->standardize) return RFX_OK;
+    RFX__TRY(rfx__alloc(sf->d, sizeof(double), (void **)&m->x_mean, "fit: scaler"));
+    RFX__TRY(rfx__alloc(sf->d, sizeof(double), (void **)&m->x_scale, "fit: scaler"));
+    memcpy(m->x_mean, sf->mean, sf->d * sizeof(double));
+    memcpy(m->x_scale, sf->scale, sf->d * sizeof(double));
+    return RFX_OK;
+}
+
+static rfx_status fit_source(const rfx_fit_params *params, src_fit *sf, rfx_model **out,
+                             rfx_fit_report *report)
+{
+    const rfx_features_params *fp = &params->features;
+    const int choose = fp->length_scales == NULL && fp->gamma == 0 && fp->length_scale <= 0;
+    const int learn = params->learn_length_scales;
+    const rfx_fit_parts *parts = sf->parts;
+    if (choose || learn) {
+        sf->cap = params->select_rows;
+        sf->seed = fp->seed;
+    }
+    RFX__TRY(source_prepare(params, sf, choose));
+    const size_t d = sf->d;
     scales sc = scales_start(params);
     rfx_model *m = NULL;
     rfx_features *f = NULL;
@@ -1610,7 +1365,7 @@ static rfx_status fit_source(const rfx_fit_params *params, src_fit *sf, rfx_mode
                        rfx_cmat_of(sf->ysub, sf->ns, sf->ny), NULL};
         st = select_scales(&sub, choose, &sc);
     }
-    if (!st && report_progress(params, "fit", 0.0))
+    if (!st && rfx__fit_progress(params, "fit", 0.0))
         st = rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
     if (!st) {
         rfx_features_params fq = *fp;
@@ -1627,7 +1382,7 @@ static rfx_status fit_source(const rfx_fit_params *params, src_fit *sf, rfx_mode
         sf->std.next = std_next;
         sf->std.rewind = std_rewind;
         sf->std.state = sf;
-        if (!report_progress(params, "read: statistics", 0.0)) {
+        if (!rfx__fit_progress(params, "read: statistics", 0.0)) {
             st = parts->stats(parts->user, sf->stats, f, &sf->std, sf->first_row);
             sf->shared_failure = st != RFX_OK;
         } else {
@@ -1640,16 +1395,9 @@ static rfx_status fit_source(const rfx_fit_params *params, src_fit *sf, rfx_mode
     double score = NAN;
     if (!st) st = solve_stats(params, f, sf->stats, choose || learn, &m, &score);
     rfx_features_free(f);
-    if (!st && report_progress(params, "fit", 1.0))
+    if (!st && rfx__fit_progress(params, "fit", 1.0))
         st = rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
-    if (!st && params->standardize) {
-        st = rfx__alloc(d, sizeof(double), (void **)&m->x_mean, "fit: scaler");
-        if (!st) st = rfx__alloc(d, sizeof(double), (void **)&m->x_scale, "fit: scaler");
-        if (!st) {
-            memcpy(m->x_mean, sf->mean, d * sizeof(double));
-            memcpy(m->x_scale, sf->scale, d * sizeof(double));
-        }
-    }
+    if (!st) st = keep_scaler(sf, m);
     if (!st) {
         const double l = choose || learn ? sc.l : m->features->ls[0];
         if (report) fill_report(report, params, m, l, score, &sc);
@@ -1662,22 +1410,126 @@ static rfx_status fit_source(const rfx_fit_params *params, src_fit *sf, rfx_mode
     return st;
 }
 
+/* A classifier from the source (see the top of this part). */
+static rfx_status fit_source_classify(const rfx_fit_params *params, src_fit *sf, rfx_model **out,
+                                      rfx_fit_report *report)
+{
+    const rfx_features_params *fp = &params->features;
+    const int choose = fp->length_scales == NULL && fp->gamma == 0 && fp->length_scale <= 0;
+    const rfx_fit_parts *parts = sf->parts;
+    rfx_classify_params cp = rfx__fit_classify_settings(params);
+    sf->classify = 1;
+    sf->closed = rfx__fit_classify_closed(&cp, 0);
+    sf->cap = params->select_rows;
+    if (sf->closed && sf->cap < RFX__LSQ_LOO_ROWS) sf->cap = RFX__LSQ_LOO_ROWS;
+    sf->seed = fp->seed;
+    RFX__TRY(source_prepare(params, sf, choose));
+    const size_t d = sf->d, C = sf->C;
+    RFX__TRY(rfx__alloc(sf->ns + 1, sizeof *sf->ysel, (void **)&sf->ysel, "fit: selection"));
+    rfx__classify_index(sf->ysub, sf->ns, 1, sf->classes, C, sf->ysel);
+    const rfx_cmat Xsel = rfx_cmat_of(sf->xsub, sf->ns, d);
+    rfx__cls_choice ch;
+    RFX__TRY(rfx__fit_classify_choose(params, Xsel, sf->ysel, NULL, sf->classes, C, &ch));
+    if (rfx__fit_progress(params, "fit", 0.0))
+        return rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
+    rfx_features_params ff = *fp;
+    if (choose) {
+        ff.length_scale = ch.length_scale;
+        ff.gamma = 0;
+    }
+    rfx_features *f = NULL;
+    rfx_model *m = NULL;
+    RFX__TRY(rfx_features_create(&ff, d, &f));
+    sf->std.next = std_next;
+    sf->std.rewind = std_rewind;
+    sf->std.destroy = NULL;
+    sf->std.state = sf;
+    rfx_status st = RFX_OK;
+    if (sf->closed) {
+        /* the statistics of the +-1 targets, then lambda by the exact LOO
+         * errors of the scored rows */
+        st = rfx_stats_create(fp->n_features, C == 2 ? 1 : C, &sf->stats);
+        sf->onehot = 1;
+        if (!st && parts) {
+            if (!rfx__fit_progress(params, "read: statistics", 0.0)) {
+                st = parts->stats(parts->user, sf->stats, f, &sf->std, sf->first_row);
+                sf->shared_failure = st != RFX_OK;
+            } else {
+                st = rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
+            }
+        } else if (!st) {
+            sf->f = f;
+            st = source_pass(sf, pass_stats, "read: statistics", 0);
+        }
+        sf->onehot = 0;
+        rfx__lsq_result lr;
+        const int given = params->lambda >= 0;
+        if (!st)
+            st = rfx__classify_lsq_solve(f, sf->stats, rfx_cmat_of(sf->xloo, sf->nloo, d),
+                                         sf->yloo, sf->classes, C, params->fit_intercept,
+                                         given ? &cp.lambda : NULL, given ? 1 : 0, fp->n_threads,
+                                         &lr, &m);
+        if (!st) {
+            ch.score = lr.error;
+            ch.evals += lr.n_lambdas;
+        }
+    } else {
+        /* the optimizer over the standardised rows */
+        cp.lambda = ch.lambda;
+        if (parts && !parts->sum) {
+            st = rfx__error(RFX_EINVAL, "fit: a classifier of the %s loss in parts needs "
+                            "parts->sum", rfx_loss_name(cp.loss));
+            sf->shared_failure = 1;
+        } else if (parts) {
+            rfx_classify_shard shard = {sf->classes, C, parts->sum, parts->user};
+            st = rfx_classify_fit_shard(f, &sf->std, &cp, &shard, &m, NULL);
+            sf->shared_failure = st != RFX_OK;
+        } else {
+            st = rfx_classify_fit_source(f, &sf->std, &cp, &m, NULL);
+        }
+        if (!st && m->loss == RFX_LOSS_SQUARED)
+            st = rfx__fit_classify_temperature(m, Xsel, sf->ysel, NULL);
+    }
+    rfx_features_free(f);
+    if (!st && rfx__fit_progress(params, "fit", 1.0))
+        st = rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
+    if (!st) st = keep_scaler(sf, m);
+    if (!st) {
+        if (report) {
+            memset(report, 0, sizeof *report);
+            report->length_scale = m->features->ls[0];
+            report->lambda = m->lambda;
+            report->score = ch.score;
+            report->n_candidates = ch.evals;
+            report->learn_score_before = report->learn_score_after = NAN;
+        }
+        *out = m;
+        m = NULL;
+    }
+    rfx_model_free(m);
+    return st;
+}
+
 rfx_status rfx_model_fit_source(const rfx_fit_params *params, rfx_source *src, rfx_model **out,
                                 rfx_fit_report *report)
 {
     if (!out) return rfx__error(RFX_EINVAL, "fit: out is NULL");
     if (!src || !src->next || !src->rewind) return rfx__error(RFX_EINVAL, "fit: invalid source");
     RFX__TRY(rfx_fit_params_check(params));
-    if (params->method != RFX_METHOD_RIDGE && params->method != RFX_METHOD_BAYES)
-        return rfx__error(RFX_EINVAL, "fit: from a source, the methods ridge and bayes (%s keeps "
-                          "every row in memory: rfx_model_fit)", rfx_method_name(params->method));
+    if (params->method != RFX_METHOD_RIDGE && params->method != RFX_METHOD_BAYES &&
+        params->method != RFX_METHOD_CLASSIFY)
+        return rfx__error(RFX_EINVAL, "fit: from a source, the methods ridge, bayes and classify "
+                          "(%s keeps every row in memory: rfx_model_fit)",
+                          rfx_method_name(params->method));
     if (params->sample_weight)
         return rfx__error(RFX_EINVAL, "fit.sample_weight: a source's rows carry no weights");
     src_fit sf;
     memset(&sf, 0, sizeof sf);
     sf.p = params;
     sf.src = src;
-    rfx_status st = fit_source(params, &sf, out, report);
+    rfx_status st = params->method == RFX_METHOD_CLASSIFY
+                        ? fit_source_classify(params, &sf, out, report)
+                        : fit_source(params, &sf, out, report);
     src_fit_free(&sf);
     return st;
 }
@@ -1695,9 +1547,10 @@ rfx_status rfx_model_fit_parts(const rfx_fit_params *params, rfx_source *src,
         return rfx__error(RFX_EINVAL, "fit: parts->part %zu of %zu parts", parts->part,
                           parts->n_parts);
     RFX__TRY(rfx_fit_params_check(params));
-    if (params->method != RFX_METHOD_RIDGE && params->method != RFX_METHOD_BAYES)
-        return rfx__error(RFX_EINVAL, "fit: in parts, the methods ridge and bayes (%s keeps "
-                          "every row in memory)", rfx_method_name(params->method));
+    if (params->method != RFX_METHOD_RIDGE && params->method != RFX_METHOD_BAYES &&
+        params->method != RFX_METHOD_CLASSIFY)
+        return rfx__error(RFX_EINVAL, "fit: in parts, the methods ridge, bayes and classify (%s "
+                          "keeps every row in memory)", rfx_method_name(params->method));
     if (params->sample_weight)
         return rfx__error(RFX_EINVAL, "fit.sample_weight: a source's rows carry no weights");
     if (parts->n_inputs == 0 || parts->n_targets == 0)
@@ -1709,7 +1562,9 @@ rfx_status rfx_model_fit_parts(const rfx_fit_params *params, rfx_source *src,
     sf.parts = parts;
     sf.d = parts->n_inputs;
     sf.ny = parts->n_targets;
-    rfx_status st = fit_source(params, &sf, out, report);
+    rfx_status st = params->method == RFX_METHOD_CLASSIFY
+                        ? fit_source_classify(params, &sf, out, report)
+                        : fit_source(params, &sf, out, report);
     if (st && !sf.shared_failure && parts->fail) {
         /* this part alone failed (its rows): the others hear of it */
         char msg[1024];

@@ -45,24 +45,39 @@ typedef struct rfx__lsq_result {
 } rfx__lsq_result;
 
 /* The least-squares classifier (RFX_LOSS_SQUARED, one-vs-rest +-1 targets)
- * of X (n x d, in memory) and class indices y, in closed form
- * (solvers/classify_lsq.c): lambda is the one of lambdas (n_lambdas > 0) or
- * of an automatic grid (n_lambdas = 0, extended while its best is on an
- * edge) with the fewest exact leave-one-out errors, ties broken by the LOO
- * squared error, then by the larger lambda. The temperature T minimises
- * the mean negative log-likelihood of softmax(s / T) (sigmoid for two
- * classes) over the LOO scores of at most 4000 evenly spaced rows at that
- * lambda. *out (when not NULL) receives the model, its noise_var holding
- * T. The LOO errors are those of all rows, or beyond 20000 rows of 20000
- * evenly spaced ones. Cost: one pass over the rows for Z^T Z (2 n d D +
- * n D^2 flops), one D x D eigendecomposition, and a pass over the m =
- * min(n, 20000) scored rows (two with the grid extended) for Z V (2 m D^2)
- * and 2 m D K flops per lambda. */
+ * in closed form (solvers/classify_lsq.c), from s, the statistics of all n
+ * rows with the targets rfx__classify_targets makes (K = 1 column for two
+ * classes, else C), and the scored rows rX (m rows, f's d columns) with
+ * class indices ry: lambda is the one of lambdas (n_lambdas > 0) or of an
+ * automatic grid (n_lambdas = 0, extended while its best is on an edge)
+ * with the fewest exact leave-one-out errors over the scored rows, ties
+ * broken by the LOO squared error, then by the larger lambda. The
+ * temperature T minimises the mean negative log-likelihood of softmax(s /
+ * T) (sigmoid for two classes) over the LOO scores of at most 4000 evenly
+ * spaced scored rows at that lambda. *out (when not NULL) receives the
+ * model, its noise_var holding T. Cost: one D x D eigendecomposition, and
+ * a pass over the m scored rows (two with the grid extended) for Z V (2 m
+ * D^2) and 2 m D K flops per lambda. */
+rfx_status rfx__classify_lsq_solve(const rfx_features *f, const rfx_stats *s, rfx_cmat rX,
+                                   const uint32_t *ry, const double *classes, size_t C,
+                                   int intercept, const double *lambdas, size_t n_lambdas,
+                                   int n_threads, rfx__lsq_result *res, rfx_model **out);
+/* The scored rows of a fit on more rows than this: the RFX__LSQ_LOO_ROWS
+ * rows of least content hash (rfx__rows_order, stream 1 of the seed). */
+#define RFX__LSQ_LOO_ROWS 20000
+/* Y (rows x K) = the +-1 targets of the class indices y: K = 1 (two
+ * classes: +1 for class 1) or one column per class. */
+void rfx__classify_targets(const uint32_t *y, size_t rows, size_t K, double *Y);
+/* Add the rows X with class indices y (C classes) to s (f's D features, K
+ * targets as above), ADD_ROWS (4096) rows per rfx_stats_add: the blocks of
+ * a row-block source by default, so a streamed fit sums alike. */
+rfx_status rfx__classify_lsq_add(rfx_stats *s, const rfx_features *f, rfx_cmat X,
+                                 const uint32_t *y, size_t C);
+/* Both in one: the statistics of X, every row of X scored. */
 rfx_status rfx__classify_lsq(const rfx_features *f, rfx_cmat X, const uint32_t *y,
                              const double *classes, size_t C, int intercept,
                              const double *lambdas, size_t n_lambdas, int n_threads,
                              rfx__lsq_result *res, rfx_model **out);
-
 /* The temperature T > 0 minimising the mean negative log-likelihood of the
  * classes y (m rows) under sigmoid(s / T) (K = 1) or softmax(s / T) of the
  * scores S (m x K); 1 when m = 0. */

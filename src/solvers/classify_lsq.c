@@ -17,10 +17,14 @@
  * LOO scores y_ik - e_ik / (1 - h_ii) then give the LOO class predictions,
  * so the error rate of every alpha costs one pass over the rows: the
  * features again (2 n d D flops), U = Zc V (2 n D^2) and per alpha
- * U diag(1 / (s + alpha)) V^T Zc^T Yc (2 n D K). Beyond 20000 rows the
- * pass scores 20000 evenly spaced rows only (each one's LOO residual is
- * still exact: the model left out is the one fitted on all other rows),
- * which bounds its cost by that of 20000 rows.
+ * U diag(1 / (s + alpha)) V^T Zc^T Yc (2 n D K). The statistics Z^T Z
+ * and Z^T Y are those of all rows, from rfx_stats (so they also come from a
+ * row-block source, or are summed over machines); the pass runs over the
+ * scored rows the caller gives. The one-call fit scores every row up to
+ * RFX__LSQ_LOO_ROWS rows and beyond that the RFX__LSQ_LOO_ROWS rows of
+ * least content hash: each one's LOO residual is still exact (the model
+ * left out is the one fitted on all other rows), and the pass costs that
+ * of RFX__LSQ_LOO_ROWS rows.
  *
  * Rows are processed in chunks (no n x D matrix is held) and, inside a
  * chunk, tiles of 64 rows whose counts are summed in tile order, so the
@@ -49,14 +53,14 @@
 #define EDGE_HI 4.0
 /* rows whose LOO scores calibrate the temperature */
 #define CALIB_ROWS 4000
-/* at most this many evenly spaced rows score the penalties (the LOO
- * residuals are exact; their mean is then over a sample of the rows) */
-#define LOO_ROWS 20000
+/* rows added to the statistics per call: the blocks of a row-block source
+ * (rfx_read_params.block_rows' default), so that a fit in memory and one
+ * streamed from a file sum in the same order */
+#define ADD_ROWS 4096
 
 typedef struct lsq {
     const rfx_features *f;
-    rfx_cmat X;
-    const uint32_t *y;
+    const rfx_stats *st; /* the statistics of all n rows (K +-1 targets)   */
     size_t n, D, K, chunk;
     int intercept, nt;
     double *V;     /* D x D: row j is eigenvector j of Zc^T Zc             */
@@ -71,11 +75,30 @@ typedef struct lsq {
     size_t rn;
 } lsq;
 
-static void targets(const uint32_t *y, size_t rows, size_t K, double *Y)
+void rfx__classify_targets(const uint32_t *y, size_t rows, size_t K, double *Y)
 {
     for (size_t i = 0; i < rows; i++)
         for (size_t k = 0; k < K; k++)
             Y[i * K + k] = (K == 1 ? y[i] == 1 : y[i] == k) ? 1.0 : -1.0;
+}
+
+rfx_status rfx__classify_lsq_add(rfx_stats *s, const rfx_features *f, rfx_cmat X,
+                                 const uint32_t *y, size_t C)
+{
+    const size_t K = C == 2 ? 1 : C;
+    const size_t B = X.rows < ADD_ROWS ? X.rows : ADD_ROWS;
+    double *Y = NULL;
+    if (X.rows == 0) return RFX_OK;
+    RFX__TRY(rfx__alloc(B * K, sizeof *Y, (void **)&Y, "classify: targets"));
+    rfx_status st = RFX_OK;
+    for (size_t r0 = 0; r0 < X.rows && !st; r0 += B) {
+        const size_t rows = X.rows - r0 < B ? X.rows - r0 : B;
+        rfx__classify_targets(y + r0, rows, K, Y);
+        st = rfx_stats_add(s, f, (rfx_cmat){X.data + r0 * X.stride, rows, X.cols, X.stride},
+                           rfx_cmat_of(Y, rows, K));
+    }
+    free(Y);
+    return st;
 }
 
 static size_t chunk_rows(size_t D)
@@ -86,30 +109,15 @@ static size_t chunk_rows(size_t D)
     return c / TILE * TILE;
 }
 
-/* Pass 1: the statistics, their eigendecomposition and V Zc^T Yc. */
+/* The eigendecomposition of the centred statistics and V Zc^T Yc. */
 static rfx_status lsq_factor(lsq *q)
 {
     const size_t D = q->D, K = q->K;
-    rfx_stats *st = NULL;
-    double *Z = NULL, *Y = NULL, *c = NULL, *yy = NULL;
-    RFX__TRY(rfx_stats_create(D, K, &st));
-    rfx_status err = rfx__alloc(q->chunk * D, sizeof *Z, (void **)&Z, "classify: features");
-    if (!err) err = rfx__alloc(q->chunk * K, sizeof *Y, (void **)&Y, "classify: targets");
-    for (size_t r0 = 0; r0 < q->n && !err; r0 += q->chunk) {
-        size_t rows = q->n - r0 < q->chunk ? q->n - r0 : q->chunk;
-        rfx_cmat Xc = {q->X.data + r0 * q->X.stride, rows, q->X.cols, q->X.stride};
-        err = rfx_features_transform(q->f, Xc, rfx_mat_of(Z, rows, D));
-        if (!err) {
-            targets(q->y + r0, rows, K, Y);
-            err = rfx__stats_add_z(st, Z, D, rows, Y, K, q->nt);
-        }
-    }
-    free(Z);
-    free(Y);
-    if (!err) err = rfx__alloc(D * K, sizeof *c, (void **)&c, "classify: right-hand side");
+    double *c = NULL, *yy = NULL;
+    rfx_status err = rfx__alloc(D * K, sizeof *c, (void **)&c, "classify: right-hand side");
     if (!err) err = rfx__alloc(K, sizeof *yy, (void **)&yy, "classify");
     if (!err) {
-        rfx__stats_normal(st, q->intercept, q->V, c, yy, q->mu, q->ybar);
+        rfx__stats_normal(q->st, q->intercept, q->V, c, yy, q->mu, q->ybar);
         err = rfx__eig_sym(q->V, D, q->s, q->nt, "classify (least squares)");
     }
     if (!err) {
@@ -119,7 +127,6 @@ static rfx_status lsq_factor(lsq *q)
     }
     free(c);
     free(yy);
-    rfx_stats_free(st);
     return err;
 }
 
@@ -172,7 +179,7 @@ static rfx_status lsq_loo(const lsq *q, const double *alpha, size_t G, double *e
                 /* U = Zc V^T (nr x D): 2 nr D^2 flops */
                 cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nr, (int)D, (int)D, 1.0,
                             Zt, (int)D, q->V, (int)D, 0.0, U, (int)D);
-                targets(q->ry + r0 + i0, nr, K, Yt);
+                rfx__classify_targets(q->ry + r0 + i0, nr, K, Yt);
                 for (size_t g = 0; g < G; g++) {
                     const double *ig = inv + g * D;
                     for (size_t i = 0; i < nr; i++) {
@@ -286,25 +293,45 @@ rfx_status rfx__classify_lsq(const rfx_features *f, rfx_cmat X, const uint32_t *
                              const double *lambdas, size_t n_lambdas, int n_threads,
                              rfx__lsq_result *res, rfx_model **out)
 {
-    const size_t n = X.rows, D = f->D, K = C == 2 ? 1 : C;
+    rfx_stats *s = NULL;
+    RFX__TRY(rfx_stats_create(f->D, C == 2 ? 1 : C, &s));
+    rfx_status st = rfx__classify_lsq_add(s, f, X, y, C);
+    if (!st)
+        st = rfx__classify_lsq_solve(f, s, X, y, classes, C, intercept, lambdas, n_lambdas,
+                                     n_threads, res, out);
+    rfx_stats_free(s);
+    return st;
+}
+
+rfx_status rfx__classify_lsq_solve(const rfx_features *f, const rfx_stats *s, rfx_cmat rX,
+                                   const uint32_t *ry, const double *classes, size_t C,
+                                   int intercept, const double *lambdas, size_t n_lambdas,
+                                   int n_threads, rfx__lsq_result *res, rfx_model **out)
+{
+    const size_t n = rfx_stats_rows(s), D = f->D, K = C == 2 ? 1 : C, d = rX.cols;
+    if (rfx_stats_n_features(s) != D || rfx_stats_n_targets(s) != K)
+        return rfx__error(RFX_EINTERNAL, "classify: statistics of %zu features and %zu targets "
+                          "for %zu and %zu", rfx_stats_n_features(s), rfx_stats_n_targets(s), D,
+                          K);
+    if (n < 2) return rfx__error(RFX_EDIM, "classify: at least 2 rows are needed, got %zu", n);
     lsq q;
     memset(&q, 0, sizeof q);
     q.f = f;
-    q.X = X;
-    q.y = y;
+    q.st = s;
     q.n = n;
     q.D = D;
     q.K = K;
     q.intercept = intercept;
     q.nt = rfx__threads(n_threads);
     q.chunk = chunk_rows(D);
-    /* the scored rows: every step-th (all when n <= LOO_ROWS); the
-     * calibration rows: every cstep-th of those */
-    const size_t step = (n + LOO_ROWS - 1) / LOO_ROWS, ne = (n + step - 1) / step;
-    const size_t cstep = (ne + CALIB_ROWS - 1) / CALIB_ROWS, mc = (ne + cstep - 1) / cstep;
-    double *grid = NULL, *err = NULL, *sse = NULL, *calib = NULL, *tmp = NULL, *Xe = NULL;
-    double *Xcal = NULL;
-    uint32_t *ye = NULL, *yc = NULL;
+    q.rX = rX;
+    q.ry = ry;
+    q.rn = rX.rows;
+    /* the calibration rows: every cstep-th scored row */
+    const size_t ne = rX.rows;
+    const size_t cstep = (ne + CALIB_ROWS - 1) / CALIB_ROWS, mc = ne ? (ne + cstep - 1) / cstep : 0;
+    double *grid = NULL, *err = NULL, *sse = NULL, *calib = NULL, *tmp = NULL, *Xcal = NULL;
+    uint32_t *yc = NULL;
     rfx_model *mod = NULL;
     const size_t cap = (size_t)((EDGE_HI - EDGE_LO) / GRID_STEP) + 2 + n_lambdas;
     rfx_status st = rfx__alloc(D * D, sizeof *q.V, (void **)&q.V, "classify: normal matrix");
@@ -315,25 +342,10 @@ rfx_status rfx__classify_lsq(const rfx_features *f, rfx_cmat X, const uint32_t *
     if (!st) st = rfx__alloc(cap, sizeof *grid, (void **)&grid, "classify: grid");
     if (!st) st = rfx__alloc(cap, sizeof *err, (void **)&err, "classify: grid");
     if (!st) st = rfx__alloc(cap, sizeof *sse, (void **)&sse, "classify: grid");
-    if (!st) st = rfx__alloc(mc, sizeof *yc, (void **)&yc, "classify: calibration");
-    if (!st) st = rfx__alloc(mc * X.cols, sizeof *Xcal, (void **)&Xcal, "classify: calibration");
+    if (!st) st = rfx__alloc(mc + 1, sizeof *yc, (void **)&yc, "classify: calibration");
+    if (!st) st = rfx__alloc(mc * d + 1, sizeof *Xcal, (void **)&Xcal, "classify: calibration");
     if (!st) st = lsq_factor(&q);
     if (st) goto done;
-    q.rX = X;
-    q.ry = y;
-    q.rn = n;
-    if (step > 1) {
-        if ((st = rfx__alloc(ne * X.cols, sizeof *Xe, (void **)&Xe, "classify: LOO rows")))
-            goto done;
-        if ((st = rfx__alloc(ne, sizeof *ye, (void **)&ye, "classify: LOO rows"))) goto done;
-        for (size_t i = 0; i < ne; i++) {
-            memcpy(Xe + i * X.cols, X.data + i * step * X.stride, X.cols * sizeof *Xe);
-            ye[i] = y[i * step];
-        }
-        q.rX = rfx_cmat_of(Xe, ne, X.cols);
-        q.ry = ye;
-        q.rn = ne;
-    }
     double trace = 0;
     for (size_t j = 0; j < D; j++) trace += q.s[j];
     const double base = trace > 0 ? trace / (double)D : 1.0;
@@ -380,21 +392,21 @@ rfx_status rfx__classify_lsq(const rfx_features *f, rfx_cmat X, const uint32_t *
     }
     const double alpha = grid[best];
     /* the chosen alpha once more, keeping the calibration rows' LOO scores */
-    if ((st = rfx__alloc(mc * K, sizeof *calib, (void **)&calib, "classify: calibration")))
+    if ((st = rfx__alloc(mc * K + 1, sizeof *calib, (void **)&calib, "classify: calibration")))
         goto done;
     double e1, s1;
     for (size_t i = 0; i < mc; i++) {
-        memcpy(Xcal + i * X.cols, q.rX.data + i * cstep * q.rX.stride, X.cols * sizeof *Xcal);
+        memcpy(Xcal + i * d, q.rX.data + i * cstep * q.rX.stride, d * sizeof *Xcal);
         yc[i] = q.ry[i * cstep];
     }
     const double scored = (double)q.rn;
-    q.rX = rfx_cmat_of(Xcal, mc, X.cols);
+    q.rX = rfx_cmat_of(Xcal, mc, d);
     q.ry = yc;
     q.rn = mc;
     if ((st = lsq_loo(&q, &alpha, 1, &e1, &s1, calib))) goto done;
     res->lambda = 2.0 * alpha / (double)n;
-    res->error = err[best] / scored;
-    res->mse = sse[best] / scored;
+    res->error = scored > 0 ? err[best] / scored : NAN;
+    res->mse = scored > 0 ? sse[best] / scored : NAN;
     res->n_lambdas = G;
     res->temperature = rfx__classify_temperature(calib, yc, mc, K);
     if (!out) goto done;
@@ -431,8 +443,6 @@ done:
     free(calib);
     free(yc);
     free(Xcal);
-    free(Xe);
-    free(ye);
     free(tmp);
     return st;
 }

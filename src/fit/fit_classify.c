@@ -1,0 +1,492 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The one-call fit of a classifier (rfx_model_fit with
+ * RFX_METHOD_CLASSIFY), and its choices that a fit from a row-block source
+ * (fit/fit.c) shares: the length scale and lambda on the selection rows,
+ * the temperature of the probabilities.
+ *
+ * Rows are taken by their contents, never their positions
+ * (rfx__rows_order, stream 1 of the feature seed): the selection rows are
+ * the first select_rows of that order; the least-squares classifier
+ * scores its leave-one-out errors on every row up to RFX__LSQ_LOO_ROWS,
+ * beyond that on the first RFX__LSQ_LOO_ROWS of the order. A fit from a
+ * source keeps the same rows in a bounded heap as they pass, so it makes
+ * the same choices.
+ */
+#include "internal.h"
+#include "fit/fit_internal.h"
+#include "solvers/classify_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+/* The selection of a classifier's length scale and lambda: with standardised
+ * inputs, the candidate scales are sqrt(d) x 0.05 x 2^i, i = 0..8 (0.05 to
+ * 12.8 times sqrt(d)), and the candidate penalties 1e-1, 1e-2, .., 1e-5.
+ * Each pair is fitted with at most 256 features on the training part of the
+ * selection rows (shuffled by the seed before the folds are made) (tolerance at least 1e-4, at most 100 iterations) and
+ * scored on the rest: the mean log-loss -log p(true class) for the
+ * logistic loss, the error rate for the hinge losses, ties of the error
+ * rate broken by the mean loss of the validation rows (the margins' hinge
+ * or squared hinge, summed over one-vs-rest columns). Candidates run from
+ * the largest scale and penalty down; a full tie keeps the earlier
+ * (smoother) one. */
+#define CLS_SELECT_FEATURES 256
+#define CLS_GRID 9
+static const double CLS_LAMBDAS[] = {1e-1, 1e-2, 1e-3, 1e-4, 1e-5};
+#define CLS_N_LAMBDAS (sizeof CLS_LAMBDAS / sizeof *CLS_LAMBDAS)
+
+typedef struct cls_select {
+    rfx_cmat X;              /* selection rows (standardised)              */
+    const uint32_t *y;       /* their classes                              */
+    const double *w;         /* their weights, or NULL                     */
+    double *wtr, *wva;       /* workspaces: ns each (with w)               */
+    const double *classes;
+    size_t C, folds;
+    rfx_classify_params cp;  /* the selection fits' settings               */
+    double *Xtr, *Xva;       /* workspaces: ns x d each                    */
+    uint32_t *ytr, *yva;     /* ns each                                    */
+    double *P;               /* ns x C (probabilities or scores)           */
+    double *L;               /* ns predicted labels                        */
+} cls_select;
+
+/* The validation score of one candidate (lower is better), and for the
+ * hinge losses a second score for ties (else 0). */
+static rfx_status cls_score(cls_select *cs, const rfx_features_params *fp, double lambda,
+                            double *score, double *second)
+{
+    const size_t ns = cs->X.rows, d = cs->X.cols, C = cs->C;
+    const size_t k = cs->folds >= 2 ? cs->folds : 1;
+    rfx_features *f = NULL;
+    double total = 0, total2 = 0, counted = 0; /* counted: the validation rows' weight */
+    RFX__TRY(rfx_features_create(fp, d, &f));
+    rfx_classify_params cp = cs->cp;
+    cp.lambda = lambda;
+    rfx_status st = RFX_OK;
+    for (size_t fold = 0; fold < k && !st; fold++) {
+        size_t ntr = 0, nva = 0;
+        for (size_t i = 0; i < ns; i++) {
+            int val = cs->folds >= 2 ? i % cs->folds == fold : i % 4 == 3;
+            double *dst = val ? cs->Xva + nva * d : cs->Xtr + ntr * d;
+            memcpy(dst, cs->X.data + i * cs->X.stride, d * sizeof(double));
+            if (val) {
+                if (cs->w) cs->wva[nva] = cs->w[i];
+                cs->yva[nva++] = cs->y[i];
+            } else {
+                if (cs->w) cs->wtr[ntr] = cs->w[i];
+                cs->ytr[ntr++] = cs->y[i];
+            }
+        }
+        if (nva == 0 || ntr < 2) continue;
+        rfx_model *m = NULL;
+        cp.sample_weight = cs->w ? cs->wtr : NULL;
+        st = rfx__classify_fit_indexed(f, rfx_cmat_of(cs->Xtr, ntr, d), cs->ytr, cs->classes, C,
+                                       &cp, &m, NULL);
+        if (st) break;
+        rfx_cmat V = rfx_cmat_of(cs->Xva, nva, d);
+        if (cp.loss == RFX_LOSS_LOGISTIC) {
+            st = rfx_model_predict_proba(m, V, rfx_mat_of(cs->P, nva, C));
+            for (size_t i = 0; i < nva && !st; i++) {
+                double pt = cs->P[i * C + cs->yva[i]];
+                total += (cs->w ? cs->wva[i] : 1.0) * -log(pt > 1e-300 ? pt : 1e-300);
+            }
+        } else {
+            const size_t K = C == 2 ? 1 : C;
+            st = rfx_model_predict(m, V, rfx_mat_of(cs->L, nva, 1), rfx_mat_none());
+            if (!st) st = rfx_model_decision(m, V, rfx_mat_of(cs->P, nva, K));
+            for (size_t i = 0; i < nva && !st; i++) {
+                const double wi = cs->w ? cs->wva[i] : 1.0;
+                total += wi * (cs->L[i] != cs->classes[cs->yva[i]]);
+                for (size_t j = 0; j < K; j++) {
+                    int pos = K == 1 ? cs->yva[i] == 1 : cs->yva[i] == j;
+                    double h = 1.0 - (pos ? 1.0 : -1.0) * cs->P[i * K + j];
+                    if (h > 0) total2 += wi * (cp.loss == RFX_LOSS_HINGE ? h : h * h);
+                }
+            }
+        }
+        for (size_t i = 0; i < nva; i++) counted += cs->w ? cs->wva[i] : 1.0;
+        rfx_model_free(m);
+    }
+    rfx_features_free(f);
+    if (st) return st;
+    *score = counted > 0 ? total / counted : INFINITY;
+    *second = counted > 0 ? total2 / counted : INFINITY;
+    return RFX_OK;
+}
+
+/* The least-squares classifier (loss RFX_LOSS_SQUARED, no class weights):
+ * every lambda of a length scale is scored at once by its exact
+ * leave-one-out error (rfx__classify_lsq: one eigendecomposition per
+ * length scale), so a candidate length scale costs about one fit. The
+ * length scale is searched on the selection rows with at most 256
+ * features: the scales sqrt(d) 2^k, k = -1..1, extended by doublings
+ * (k = -8..5) while the best is on an edge, then golden-section steps on
+ * log l in the bracket of the best's neighbours; a scale is better when
+ * its best lambda makes fewer LOO errors, then a smaller LOO squared
+ * error. The final fit chooses lambda again, by LOO on all rows at the
+ * full D, and calibrates the probabilities' temperature. */
+#define LSQ_SELECT_FEATURES 256
+#define LSQ_K_LO (-8)
+#define LSQ_K_HI 5
+#define LSQ_GOLDEN_STEPS 4
+#define LN2 0.6931471805599453
+
+typedef struct lsq_select {
+    const rfx_fit_params *p;
+    rfx_cmat X;
+    const uint32_t *y;
+    const double *classes;
+    size_t C, evals, candidates;
+    rfx_features_params fp;
+    const double *lambdas; /* the given lambda, or NULL to choose */
+} lsq_select;
+
+/* The LOO error rate and squared error of the best lambda at scale l. */
+static rfx_status lsq_at(lsq_select *ls, double l, double *err, double *mse)
+{
+    rfx_features_params sp = ls->fp;
+    sp.length_scale = l;
+    sp.gamma = 0;
+    sp.length_scales = NULL;
+    rfx_features *f = NULL;
+    RFX__TRY(rfx_features_create(&sp, ls->X.cols, &f));
+    rfx__lsq_result r;
+    rfx_status st = rfx__classify_lsq(f, ls->X, ls->y, ls->classes, ls->C, ls->p->fit_intercept,
+                                      ls->lambdas, ls->lambdas ? 1 : 0, sp.n_threads, &r, NULL);
+    rfx_features_free(f);
+    if (st == RFX_ENUMERIC) { /* an ill-posed candidate; others decide */
+        rfx_clear_error();
+        *err = *mse = INFINITY;
+        st = RFX_OK;
+    } else if (!st) {
+        *err = r.error;
+        *mse = r.mse;
+        ls->candidates += r.n_lambdas;
+    }
+    ls->evals++;
+    if (!st && rfx__fit_progress(ls->p, "choose length scale",
+                               (double)ls->evals / (double)(ls->evals + LSQ_GOLDEN_STEPS)))
+        st = rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
+    return st;
+}
+
+static int lsq_less(double e1, double s1, double e2, double s2)
+{
+    return e1 < e2 || (e1 == e2 && s1 < s2);
+}
+
+/* Choose the length scale (see above) into *best_l. */
+static rfx_status lsq_length_scale(lsq_select *ls, double *best_l)
+{
+    const double root = sqrt((double)ls->X.cols);
+    double e[LSQ_K_HI - LSQ_K_LO + 1], q[LSQ_K_HI - LSQ_K_LO + 1];
+    int lo = -1, hi = 1; /* evaluated: k = lo .. hi */
+    for (int k = lo; k <= hi; k++)
+        RFX__TRY(lsq_at(ls, root * ldexp(1.0, k), &e[k - LSQ_K_LO], &q[k - LSQ_K_LO]));
+    int best;
+    for (;;) {
+        best = lo;
+        for (int k = lo + 1; k <= hi; k++)
+            if (lsq_less(e[k - LSQ_K_LO], q[k - LSQ_K_LO], e[best - LSQ_K_LO], q[best - LSQ_K_LO]))
+                best = k;
+        if (best == lo && lo > LSQ_K_LO) {
+            lo--;
+            RFX__TRY(lsq_at(ls, root * ldexp(1.0, lo), &e[lo - LSQ_K_LO], &q[lo - LSQ_K_LO]));
+        } else if (best == hi && hi < LSQ_K_HI) {
+            hi++;
+            RFX__TRY(lsq_at(ls, root * ldexp(1.0, hi), &e[hi - LSQ_K_LO], &q[hi - LSQ_K_LO]));
+        } else {
+            break;
+        }
+    }
+    double be = e[best - LSQ_K_LO], bq = q[best - LSQ_K_LO];
+    if (!isfinite(be)) return rfx__error(RFX_ENUMERIC, "fit: no length scale gave a usable "
+                                                       "classifier");
+    /* golden section on log l over the best's neighbours */
+    double a = log(root) + (best > lo ? best - 1 : best) * LN2;
+    double b = log(root) + (best < hi ? best + 1 : best) * LN2;
+    double bl = log(root) + best * LN2;
+    const double g = 0.6180339887498949;
+    double x1 = b - g * (b - a), x2 = a + g * (b - a), e1, q1, e2, q2;
+    RFX__TRY(lsq_at(ls, exp(x1), &e1, &q1));
+    RFX__TRY(lsq_at(ls, exp(x2), &e2, &q2));
+    for (int it = 0; it < LSQ_GOLDEN_STEPS; it++) {
+        if (lsq_less(e1, q1, be, bq)) { be = e1; bq = q1; bl = x1; }
+        if (lsq_less(e2, q2, be, bq)) { be = e2; bq = q2; bl = x2; }
+        if (lsq_less(e1, q1, e2, q2)) {
+            b = x2; x2 = x1; e2 = e1; q2 = q1;
+            x1 = b - g * (b - a);
+            RFX__TRY(lsq_at(ls, exp(x1), &e1, &q1));
+        } else {
+            a = x1; x1 = x2; e1 = e2; q1 = q2;
+            x2 = a + g * (b - a);
+            RFX__TRY(lsq_at(ls, exp(x2), &e2, &q2));
+        }
+    }
+    if (lsq_less(e1, q1, be, bq)) { be = e1; bq = q1; bl = x1; }
+    if (lsq_less(e2, q2, be, bq)) { be = e2; bq = q2; bl = x2; }
+    *best_l = exp(bl);
+    return RFX_OK;
+}
+
+int rfx__fit_classify_closed(const rfx_classify_params *cp, int weighted)
+{
+    return cp->loss == RFX_LOSS_SQUARED && !cp->class_weights && !cp->balanced && !weighted &&
+           cp->optimizer == RFX_OPTIMIZER_AUTO;
+}
+
+rfx_status rfx__fit_classify_choose(const rfx_fit_params *params, rfx_cmat X, const uint32_t *y,
+                                    const double *w, const double *classes, size_t C,
+                                    rfx__cls_choice *out)
+{
+    const rfx_features_params *fp = &params->features;
+    const int choose = fp->length_scales == NULL && fp->gamma == 0 && fp->length_scale <= 0;
+    const int choose_lambda = params->lambda < 0;
+    const size_t ns = X.rows, d = X.cols;
+    rfx_classify_params cp = rfx__fit_classify_settings(params);
+    out->length_scale = fp->length_scale;
+    out->lambda = cp.lambda;
+    out->score = NAN;
+    out->evals = 0;
+    if (rfx__fit_classify_closed(&cp, w != NULL)) {
+        if (!choose) return RFX_OK;
+        lsq_select ls;
+        memset(&ls, 0, sizeof ls);
+        ls.p = params;
+        ls.classes = classes;
+        ls.C = C;
+        ls.fp = *fp;
+        ls.lambdas = choose_lambda ? NULL : &cp.lambda;
+        ls.X = X;
+        ls.y = y;
+        ls.fp.n_features = fp->n_features < LSQ_SELECT_FEATURES ? fp->n_features
+                                                                : LSQ_SELECT_FEATURES;
+        if (ls.fp.form == RFX_FORM_COS_SIN) ls.fp.n_features &= ~(size_t)1;
+        RFX__TRY(lsq_length_scale(&ls, &out->length_scale));
+        out->evals = ls.candidates;
+        return RFX_OK;
+    }
+    if (!choose && !choose_lambda) return RFX_OK;
+    cls_select cs;
+    memset(&cs, 0, sizeof cs);
+    double *ws = NULL, *wfold = NULL;
+    uint32_t *yws = NULL;
+    cs.X = X;
+    cs.y = y;
+    cs.classes = classes;
+    cs.C = C;
+    cs.folds = params->classify_folds;
+    cs.cp = cp;
+    if (cs.cp.tol < 1e-4) cs.cp.tol = 1e-4;
+    if (cs.cp.max_iter > 100) cs.cp.max_iter = 100;
+    rfx_status st = rfx__alloc(ns * (2 * d + C + 1), sizeof *ws, (void **)&ws, "fit: selection");
+    if (!st) st = rfx__alloc(2 * ns, sizeof *yws, (void **)&yws, "fit: selection");
+    if (!st && w) st = rfx__alloc(2 * ns, sizeof *wfold, (void **)&wfold, "fit: selection");
+    if (st) goto done;
+    if (w) {
+        cs.w = w;
+        cs.wtr = wfold;
+        cs.wva = wfold + ns;
+    }
+    cs.Xtr = ws;
+    cs.Xva = ws + ns * d;
+    cs.P = ws + 2 * ns * d;
+    cs.L = ws + ns * (2 * d + C);
+    cs.ytr = yws;
+    cs.yva = yws + ns;
+    rfx_features_params sp = *fp;
+    sp.n_features = fp->n_features < CLS_SELECT_FEATURES ? fp->n_features : CLS_SELECT_FEATURES;
+    if (sp.form == RFX_FORM_COS_SIN) sp.n_features &= ~(size_t)1;
+    const size_t nl = choose ? CLS_GRID : 1, nlam = choose_lambda ? CLS_N_LAMBDAS : 1;
+    const double root = sqrt((double)d);
+    double best = INFINITY, best2 = INFINITY;
+    for (size_t a = nl; a-- > 0 && !st;) {
+        if (choose) {
+            sp.length_scale = root * 0.05 * ldexp(1.0, (int)a);
+            sp.gamma = 0;
+            sp.length_scales = NULL;
+        }
+        for (size_t b = 0; b < nlam && !st; b++) {
+            double lam = choose_lambda ? CLS_LAMBDAS[b] : cp.lambda, sc = 0, sc2 = 0;
+            st = cls_score(&cs, &sp, lam, &sc, &sc2);
+            if (st == RFX_ENUMERIC) { /* an ill-posed candidate; others decide */
+                rfx_clear_error();
+                st = RFX_OK;
+                sc = sc2 = INFINITY;
+            }
+            if (st) break;
+            out->evals++;
+            if (sc < best || (sc == best && sc2 < best2)) {
+                best = sc;
+                best2 = sc2;
+                out->length_scale = sp.length_scale;
+                out->lambda = lam;
+            }
+            if (rfx__fit_progress(params, "choose length scale",
+                                  (double)out->evals / (double)(nl * nlam)))
+                st = rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
+        }
+    }
+    if (!st && !isfinite(best))
+        st = rfx__error(RFX_ENUMERIC, "fit: no length scale and lambda gave a usable classifier");
+    out->score = best;
+done:
+    free(ws);
+    free(wfold);
+    free(yws);
+    return st;
+}
+
+rfx_status rfx__fit_classify_temperature(rfx_model *m, rfx_cmat X, const uint32_t *y,
+                                         const double *w)
+{
+    const size_t ns = X.rows, K = m->ny;
+    double *S = NULL;
+    RFX__TRY(rfx__alloc(ns * K + 1, sizeof *S, (void **)&S, "fit: calibration"));
+    /* scores of the standardised rows: the scaler is not set yet */
+    rfx_status st = rfx_model_decision(m, X, rfx_mat_of(S, ns, K));
+    if (!st) m->noise_var = rfx__classify_temperature_weighted(S, y, w, ns, K);
+    free(S);
+    return st;
+}
+
+/* rfx_model_fit with RFX_METHOD_CLASSIFY: Y (n x 1) holds the labels. */
+rfx_status rfx__fit_classify(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y,
+                             rfx_model **out, rfx_fit_report *report)
+{
+    RFX__TRY(rfx__check_cmat(X, "fit: X"));
+    RFX__TRY(rfx__check_cmat(Y, "fit: Y"));
+    const size_t n = X.rows, d = X.cols;
+    if (d == 0) return rfx__error(RFX_EINVAL, "fit: X has no columns");
+    if (Y.rows != n || Y.cols != 1)
+        return rfx__error(RFX_EDIM, "fit: a classifier takes one column of labels, Y is %zu x %zu "
+                          "for %zu rows of X", Y.rows, Y.cols, n);
+    size_t r, c;
+    if (!rfx__all_finite(X, &r, &c))
+        return rfx__error(RFX_EPARSE, "fit: X row %zu, column %zu: %g is not finite", r, c,
+                          X.data[r * X.stride + c]);
+    const rfx_features_params *fp = &params->features;
+    const int choose = fp->length_scales == NULL && fp->gamma == 0 && fp->length_scale <= 0;
+    {
+        rfx_features_params chk = *fp;
+        if (choose) chk.length_scale = 1.0;
+        RFX__TRY(rfx__features_check(&chk, d));
+    }
+    rfx_classify_params cp = rfx__fit_classify_settings(params);
+    const double *sw = params->sample_weight; /* all > 0 here (rfx_model_fit) */
+    const int closed = rfx__fit_classify_closed(&cp, sw != NULL);
+
+    double *classes = NULL, *mean = NULL, *scale = NULL, *Xs = NULL, *Xsub = NULL, *wsub = NULL;
+    double *Xe = NULL;
+    uint32_t *y = NULL, *ysub = NULL, *ye = NULL;
+    size_t *order = NULL, C = 0;
+    rfx_model *m = NULL;
+    rfx_features *f = NULL;
+    rfx_stats *stats = NULL;
+    rfx__cls_choice ch;
+    rfx_status st = rfx__classify_classes(Y.data, n, Y.stride, "fit: Y", &classes, &C);
+    if (st) return st;
+    if (!st) st = rfx__alloc(n, sizeof *y, (void **)&y, "fit: labels");
+    if (st) goto done;
+    rfx__classify_index(Y.data, n, Y.stride, classes, C, y);
+    rfx_cmat Xw = X;
+    if (params->standardize) {
+        if ((st = rfx__fit_standardize(X, sw, &mean, &scale, &Xs))) goto done;
+        Xw = rfx_cmat_of(Xs, n, d);
+    }
+    /* the rows in a seeded order of their contents: the selection rows are
+     * its first select_rows, so that folds of rows sorted or cycling by
+     * class still hold every class, and the same rows in another order make
+     * the same choices */
+    const size_t ns = n > params->select_rows ? params->select_rows : n;
+    if ((st = rfx__alloc(n, sizeof *order, (void **)&order, "fit: row order"))) goto done;
+    if ((st = rfx__rows_order(X, Y, sw, fp->seed, 1, order))) goto done;
+    if ((st = rfx__alloc(ns * d, sizeof *Xsub, (void **)&Xsub, "fit: selection"))) goto done;
+    if ((st = rfx__alloc(ns, sizeof *ysub, (void **)&ysub, "fit: selection"))) goto done;
+    if (sw && (st = rfx__alloc(ns, sizeof *wsub, (void **)&wsub, "fit: selection"))) goto done;
+    for (size_t i = 0; i < ns; i++) {
+        memcpy(Xsub + i * d, Xw.data + order[i] * Xw.stride, d * sizeof *Xsub);
+        ysub[i] = y[order[i]];
+        if (sw) wsub[i] = sw[order[i]];
+    }
+    const rfx_cmat Xsel = rfx_cmat_of(Xsub, ns, d);
+    if ((st = rfx__fit_classify_choose(params, Xsel, ysub, wsub, classes, C, &ch))) goto done;
+    if (rfx__fit_progress(params, "fit", 0.0)) {
+        st = rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
+        goto done;
+    }
+    rfx_features_params ff = *fp;
+    if (choose) {
+        ff.length_scale = ch.length_scale;
+        ff.gamma = 0;
+    }
+    if ((st = rfx_features_create(&ff, d, &f))) goto done;
+    if (closed) {
+        /* the least-squares classifier: lambda by the exact LOO errors of
+         * every row, or of the first RFX__LSQ_LOO_ROWS of the order */
+        rfx_cmat Xl = Xw;
+        const uint32_t *yl = y;
+        if (n > RFX__LSQ_LOO_ROWS) {
+            const size_t ne = RFX__LSQ_LOO_ROWS;
+            if ((st = rfx__alloc(ne * d, sizeof *Xe, (void **)&Xe, "fit: LOO rows"))) goto done;
+            if ((st = rfx__alloc(ne, sizeof *ye, (void **)&ye, "fit: LOO rows"))) goto done;
+            for (size_t i = 0; i < ne; i++) {
+                memcpy(Xe + i * d, Xw.data + order[i] * Xw.stride, d * sizeof *Xe);
+                ye[i] = y[order[i]];
+            }
+            Xl = rfx_cmat_of(Xe, ne, d);
+            yl = ye;
+        }
+        rfx__lsq_result lr;
+        const int given = params->lambda >= 0;
+        if ((st = rfx_stats_create(f->D, C == 2 ? 1 : C, &stats))) goto done;
+        if ((st = rfx__classify_lsq_add(stats, f, Xw, y, C))) goto done;
+        if ((st = rfx__classify_lsq_solve(f, stats, Xl, yl, classes, C, params->fit_intercept,
+                                          given ? &cp.lambda : NULL, given ? 1 : 0,
+                                          fp->n_threads, &lr, &m)))
+            goto done;
+        ch.score = lr.error;
+        ch.evals += lr.n_lambdas;
+    } else {
+        cp.lambda = ch.lambda;
+        if ((st = rfx__classify_fit_indexed(f, Xw, y, classes, C, &cp, &m, NULL))) goto done;
+        if (m->loss == RFX_LOSS_SQUARED &&
+            (st = rfx__fit_classify_temperature(m, Xsel, ysub, wsub)))
+            goto done;
+    }
+    if (rfx__fit_progress(params, "fit", 1.0)) {
+        st = rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
+        goto done;
+    }
+    if (params->standardize) {
+        m->x_mean = mean;
+        m->x_scale = scale;
+        mean = scale = NULL;
+    }
+    if (report) {
+        memset(report, 0, sizeof *report);
+        report->length_scale = m->features->ls[0];
+        report->lambda = m->lambda;
+        report->score = ch.score;
+        report->n_candidates = ch.evals;
+        report->learn_score_before = report->learn_score_after = NAN;
+    }
+    *out = m;
+    m = NULL;
+done:
+    rfx_model_free(m);
+    rfx_features_free(f);
+    rfx_stats_free(stats);
+    free(classes);
+    free(mean);
+    free(scale);
+    free(Xs);
+    free(Xsub);
+    free(wsub);
+    free(Xe);
+    free(y);
+    free(ysub);
+    free(ye);
+    free(order);
+    return st;
+}

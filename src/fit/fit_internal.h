@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * fit_internal.h - what the one-call fit (fit/fit.c) shares with its
+ * classifier (fit/fit_classify.c). Hidden like everything rfx__.
+ */
+#ifndef RFX_FIT_INTERNAL_H
+#define RFX_FIT_INTERNAL_H
+
+#include "internal.h"
+
+/* params->progress at stage and fraction frac (-1: unknown); nonzero to
+ * cancel. */
+int rfx__fit_progress(const rfx_fit_params *p, const char *stage, double frac);
+
+/* The input scaler: per column mean and standard deviation (1 for a
+ * constant column), weighted by w unless NULL, and Xs (n x d) = (X - mean)
+ * / scale, each allocated. */
+rfx_status rfx__fit_standardize(rfx_cmat X, const double *w, double **mean_out,
+                                double **scale_out, double **Xs_out);
+
+/* The classifier's settings as the fit uses them: those of p->classify (or
+ * the defaults) with the fit's intercept, threads and (when given) lambda;
+ * no progress of its own. */
+rfx_classify_params rfx__fit_classify_settings(const rfx_fit_params *p);
+
+/* 1 when the classifier is the least-squares one in closed form (squared
+ * loss, automatic optimizer, no class or row weights): lambda then comes
+ * from the exact leave-one-out errors of the scored rows. */
+int rfx__fit_classify_closed(const rfx_classify_params *cp, int weighted);
+
+/* What the classifier's choice on the selection rows gave. */
+typedef struct rfx__cls_choice {
+    double length_scale; /* chosen, or the map's own (fp->length_scale)       */
+    double lambda;       /* chosen (not in closed form), or the settings'     */
+    double score;        /* the best validation score; NaN when nothing chosen */
+    size_t evals;        /* candidates scored                                 */
+} rfx__cls_choice;
+
+/* Choose the length scale (when the map leaves it open) and, unless in
+ * closed form, lambda (when params->lambda < 0) on the selection rows X
+ * (standardised when the fit standardises), their class indices y and
+ * weights w (NULL: none). In closed form lambda is left to the final fit,
+ * which chooses it by the LOO errors of all (scored) rows. */
+rfx_status rfx__fit_classify_choose(const rfx_fit_params *params, rfx_cmat X, const uint32_t *y,
+                                    const double *w, const double *classes, size_t C,
+                                    rfx__cls_choice *out);
+
+/* The temperature of a squared-loss classifier fitted by an optimizer, on
+ * the scores of the selection rows X (in-sample, so somewhat overconfident;
+ * the closed form calibrates on leave-one-out scores instead), weighted by
+ * w unless NULL: into m->noise_var. */
+rfx_status rfx__fit_classify_temperature(rfx_model *m, rfx_cmat X, const uint32_t *y,
+                                         const double *w);
+
+/* rfx_model_fit with RFX_METHOD_CLASSIFY (fit/fit_classify.c). */
+rfx_status rfx__fit_classify(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y,
+                             rfx_model **out, rfx_fit_report *report);
+
+#endif /* RFX_FIT_INTERNAL_H */
