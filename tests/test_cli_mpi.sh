@@ -94,6 +94,41 @@ check "mismatched columns: a non-zero exit" test "$rc" -ne 0 -a "$rc" -ne 124
 check "mismatched columns: the rank is named" grep -q "rank 1's columns differ from rank 0's" "$T/err"
 check "mismatched columns: no model file" test ! -e "$T/odd.rfx"
 
+# classification: labels 0, 1, 2 from the Friedman response's thirds
+awk -F, -v OFS=, 'NR == 1 { $NF = "cls"; print; next }
+    { $NF = $NF < 11 ? 0 : $NF < 17 ? 1 : 2; print }' "$T/data.csv" >"$T/cls.csv"
+same_proba() { # A B TOL: the classifiers' probabilities agree on cls.csv
+    "$RFX" predict "$1" "$T/cls.csv" --proba -o "$T/pa.csv" &&
+        "$RFX" predict "$2" "$T/cls.csv" --proba -o "$T/pb.csv" &&
+        awk -F, -v tol="$3" 'NR == FNR { for (k = 2; k <= NF; k++) a[FNR, k] = $k; next }
+            FNR > 1 { for (k = 2; k <= NF; k++) { d = $k - a[FNR, k]; if (d < 0) d = -d
+                      if (d > tol) bad = 1 } } END { exit bad }' "$T/pa.csv" "$T/pb.csv"
+}
+# lambda 1e-3 given: a well-posed solve, so that rounding stays small (the
+# chosen one here, ~1e-12, turns 1e-16 into 1e-6); the length scale is
+# still chosen, on the same selection rows by every split
+CFIT="fit $T/cls.csv --task classify -D 96 --lambda 1e-3 -q"
+"$RFX" $CFIT -o "$T/csingle.rfx" 2>"$T/err"
+check "classify: single-process fit" test -s "$T/csingle.rfx"
+for np in 1 2 3; do
+    run "$np" 1 $CFIT --distributed --deterministic --chunk-rows 1500 -o "$T/cdet$np.rfx"
+    check "classify: deterministic fit on $np ranks" test -s "$T/cdet$np.rfx"
+done
+for np in 2 3; do
+    check "classify: deterministic, $np ranks give the 1-rank model, byte for byte" \
+        cmp -s "$T/cdet1.rfx" "$T/cdet$np.rfx"
+done
+check "classify: deterministic agrees with the single-process fit (1e-10)" \
+    same_proba "$T/csingle.rfx" "$T/cdet3.rfx" 1e-10
+"$RFX" $CFIT --loss logistic -o "$T/clsingle.rfx" 2>"$T/err"
+run 2 1 $CFIT --loss logistic --distributed -o "$T/cl2.rfx"
+check "classify: logistic on 2 ranks" test -s "$T/cl2.rfx"
+check "classify: logistic on 2 ranks agrees with the single-process fit (1e-5)" \
+    same_proba "$T/clsingle.rfx" "$T/cl2.rfx" 1e-5
+run 2 1 $CFIT --class-weight 0:2 --distributed -o "$T/cw.rfx"
+check "classify: --class-weight pairs with --distributed is a usage error" test $? -eq 1
+check "classify: --class-weight pairs, no model file" test ! -e "$T/cw.rfx"
+
 # a rank that dies mid-fit (SIGKILL from outside): the job ends, naming
 # it, and no model file
 "$RFX" sample friedman1 -n 300000 --seed 4 -o "$T/big.csv" 2>/dev/null

@@ -514,7 +514,7 @@ static void test_fit_source_classify(void)
     rfx_model *m = NULL;
     CHECK_STATUS(rfx_source_memory_create(rfx_cmat_of(X, 4, 2), rfx_cmat_of(Y, 4, 1), 0, &src),
                  RFX_OK);
-    CHECK_STATUS(rfx_model_fit_source(&fp, src, &m, NULL), RFX_EINVAL);
+    CHECK_STATUS(rfx_model_fit_source(&fp, src, &m, NULL), RFX_EDIM);
     CHECK_MSG(strstr(rfx_last_error(), "every one of the 4 rows has the label 1") != NULL, "%s",
               rfx_last_error());
     rfx_source_free(src);

@@ -955,7 +955,7 @@ static rfx_status class_offer(src_fit *sf, double v, uint64_t row)
     }
     if (lo < sf->C && sf->classes[lo] == v) return RFX_OK;
     if (sf->C >= RFX_CLASSIFY_MAX_CLASSES)
-        return rfx__error(RFX_EINVAL, "fit: row %llu: more than %d distinct labels (are these "
+        return rfx__error(RFX_EDIM, "fit: row %llu: more than %d distinct labels (are these "
                           "class labels?)", (unsigned long long)row, RFX_CLASSIFY_MAX_CLASSES);
     if (sf->C == sf->classes_cap) {
         const size_t cap = sf->classes_cap ? 2 * sf->classes_cap : 16;
@@ -1017,12 +1017,12 @@ static rfx_status finish_classes(src_fit *sf)
     }
     if (sf->C > RFX_CLASSIFY_MAX_CLASSES) {
         sf->shared_failure = 1;
-        return rfx__error(RFX_EINVAL, "fit: %zu distinct labels, more than the %d classes "
+        return rfx__error(RFX_EDIM, "fit: %zu distinct labels, more than the %d classes "
                           "allowed (are these class labels?)", sf->C, RFX_CLASSIFY_MAX_CLASSES);
     }
     if (sf->C < 2) {
         sf->shared_failure = 1;
-        return rfx__error(RFX_EINVAL, "fit: every one of the %llu rows has the label %g; "
+        return rfx__error(RFX_EDIM, "fit: every one of the %llu rows has the label %g; "
                           "classification needs at least 2 classes",
                           (unsigned long long)sf->total, sf->C ? sf->classes[0] : 0.0);
     }

@@ -164,9 +164,11 @@ static const opt_spec FIT_OPTS[] = {
       "ridge, bayes, classify: the column of DATA (a header name or 0-based index among the "
       "inputs) that holds each row's weight, finite and >= 0; it is not an input" },
     { O_DISTRIBUTED, 0, "distributed", NULL,
-      "ridge, bayes: one fit by every process of an MPI job (mpirun -np K rfx fit ...): "
-      "each rank reads its byte range of DATA, or its own file when DATA holds %d (the "
-      "rank); rank 0 writes the model" },
+      "ridge, bayes, classify: one fit by every process of an MPI job (mpirun -np K rfx fit "
+      "...): each rank reads its byte range of DATA, or its own file when DATA holds %d (the "
+      "rank); rank 0 writes the model. classify: the least-squares classifier from summed "
+      "statistics, the other losses by L-BFGS on summed gradients; --class-weight balanced, "
+      "not LABEL:W" },
     { O_DETERMINISTIC, 0, "deterministic", NULL,
       "--distributed: the same model, bit for bit, for any number of ranks and threads "
       "(rows in whole chunks added in a fixed tree; a counting pass first)" },
@@ -174,8 +176,9 @@ static const opt_spec FIT_OPTS[] = {
       "--deterministic: rows per chunk (default 65536); part of the result" },
     { O_MEMORY_LIMIT, 0, "memory-limit", "SIZE",
       "the most DATA's numbers may take in memory for the methods that keep every row (all "
-      "but ridge and bayes, which read DATA in blocks of rows); beyond it the fit stops "
-      "before reading DATA whole. SIZE in bytes, or with K, M, G or T; none for no limit "
+      "but ridge, bayes and classify, which read DATA in blocks of rows); beyond it the fit "
+      "stops before reading DATA whole; classify caches its features only within half of it. "
+      "SIZE in bytes, or with K, M, G or T; none for no limit "
       "(default: 3/4 of the physical memory)" },
     OPT_PROGRESS,
     OPT_QUIET,
@@ -237,14 +240,18 @@ const command cli_fit_command = {
     "usage error.\n"
     "\n"
     "DATA may be '-' (standard input) and gzip-compressed (told by its content).\n"
-    "bayes and ridge read DATA in blocks of rows, in passes (the column means and\n"
-    "the selection rows; the scales; the statistics), holding the D x D\n"
-    "statistics and a block, never the rows: a file larger than memory fits, and\n"
-    "standard input is copied to a temporary file in TMPDIR for the passes\n"
-    "(unless --sample-weight or --transform needs every row in memory). The\n"
-    "progress shows the rows read, their rate and the time left. The other\n"
-    "methods keep every row in memory, up to --memory-limit. With --distributed\n"
-    "under mpirun, every rank fits its share of the rows (see the option).\n",
+    "bayes, ridge and classify read DATA in blocks of rows, in passes (the column\n"
+    "means, the classes and the selection rows; the scales; the statistics),\n"
+    "holding the D x D statistics, a block and a bounded set of rows, never all\n"
+    "rows: a file larger than memory fits, and standard input is copied to a\n"
+    "temporary file in TMPDIR for the passes (unless --sample-weight,\n"
+    "--transform or --class-weight LABEL:W needs every row in memory). The\n"
+    "least-squares classifier keeps the 20000 rows that score its leave-one-out\n"
+    "errors; the other losses read DATA once per L-BFGS evaluation or SGD epoch\n"
+    "unless their features fit in the cache. The progress shows the rows read,\n"
+    "their rate and the time left. The other methods keep every row in memory,\n"
+    "up to --memory-limit. With --distributed under mpirun, every rank fits its\n"
+    "share of the rows (see the option).\n",
     FIT_OPTS, cmd_fit
 };
 
@@ -285,7 +292,7 @@ static const struct fit_opt_methods {
     { O_FOLDS, FM_SPARSE | FM(FM_PROJECTED) | FM(FM_CLASSIFY) | FM(FM_AUTO) },
     { O_TRANSFORM, ~FM(FM_CLASSIFY) }, { O_BUDGET, FM(FM_AUTO) }, { O_CANDIDATES, FM(FM_AUTO) },
     { O_SAMPLE_WEIGHT, FM(FM_RIDGE) | FM(FM_BAYES) | FM(FM_CLASSIFY) },
-    { O_DISTRIBUTED, FM_RFF }, { O_DETERMINISTIC, FM_RFF }, { O_CHUNK_ROWS, FM_RFF },
+    { O_DISTRIBUTED, FM_KERNEL }, { O_DETERMINISTIC, FM_KERNEL }, { O_CHUNK_ROWS, FM_KERNEL },
     { O_LOSS, FM(FM_CLASSIFY) }, { O_MULTICLASS, FM(FM_CLASSIFY) },
     { O_OPTIMIZER, FM(FM_CLASSIFY) }, { O_CLASS_WEIGHT, FM(FM_CLASSIFY) },
     { O_ETA, FM(FM_SRFE) }, { O_TERMS, FM(FM_HARFE) },
@@ -775,9 +782,25 @@ static int fit_rff(fit_opts *o, const rfx_data *data, const char *path)
     return rc;
 }
 
-/* bayes, ridge from DATA read in row blocks (rfx_model_fit_source): memory
- * D^2 and a block, whatever the rows; standard input is spooled to a
- * temporary file for the passes. */
+static void print_classify_report(const fit_opts *o, const rfx_model *m, const rfx_fit_report *r,
+                                  uint64_t rows, const char *target, double seconds,
+                                  const char *path);
+
+/* The report of a fit from blocks: a classifier's or a regression's. */
+static void print_any_report(const fit_opts *o, const rfx_model *m, const rfx_fit_report *r,
+                             uint64_t rows, const char *target, double seconds, const char *path)
+{
+    if (o->method == FM_CLASSIFY)
+        print_classify_report(o, m, r, rows, target, seconds, path);
+    else
+        print_fit_report(m, r, &o->fit, o->ko.have_gamma || o->ko.have_length_scale, rows,
+                         target, seconds, path);
+}
+
+/* bayes, ridge, classify from DATA read in row blocks
+ * (rfx_model_fit_source): memory D^2, a block and the selection rows,
+ * whatever the rows; standard input is spooled to a temporary file for the
+ * passes. */
 static int fit_rff_stream(fit_opts *o, const char *data_path, const rfx_read_params *rp,
                           const char *path)
 {
@@ -802,8 +825,8 @@ static int fit_rff_stream(fit_opts *o, const char *data_path, const rfx_read_par
     if (st == RFX_OK) st = rfx_model_save(model, path);
     rc = st == RFX_OK ? RC_OK : cli_fail(st);
     if (rc == RC_OK && !quiet(o))
-        print_fit_report(model, &report, &o->fit, o->ko.have_gamma || o->ko.have_length_scale,
-                         cli_stream_rows(s), rfx_reader_name(r, SIZE_MAX), seconds, path);
+        print_any_report(o, model, &report, cli_stream_rows(s), rfx_reader_name(r, SIZE_MAX),
+                         seconds, path);
     rfx_model_free(model);
     cli_stream_free(s);
     return rc;
@@ -839,8 +862,8 @@ static int fit_distributed(fit_opts *o, const char *data_path, const rfx_read_pa
     if (rc == RC_OK && rank0 && st == RFX_OK) st = rfx_model_save(model, path);
     if (rc == RC_OK && st != RFX_OK) rc = cli_fail(st);
     if (rc == RC_OK && rank0 && !quiet(o))
-        print_fit_report(model, &report, &o->fit, o->ko.have_gamma || o->ko.have_length_scale,
-                         cli_mpi_rows(c), rfx_reader_name(r, SIZE_MAX), seconds, path);
+        print_any_report(o, model, &report, cli_mpi_rows(c), rfx_reader_name(r, SIZE_MAX),
+                         seconds, path);
     rfx_model_free(model);
     cli_stream_free(s);
     return cli_mpi_end(c, rc);
@@ -1269,14 +1292,14 @@ static int fit_projected(const fit_opts *o, const rfx_data *data, const char *pa
 
 /* classify: what was used and chosen, on stderr. */
 static void print_classify_report(const fit_opts *o, const rfx_model *m, const rfx_fit_report *r,
-                                  const rfx_data *data, double seconds, const char *path)
+                                  uint64_t rows, const char *target, double seconds,
+                                  const char *path)
 {
     FILE *e = stderr;
     rfx_model_info info;
     rfx_classifier_info ci;
     const double *classes;
     size_t C;
-    rfx_cmat X = rfx_data_x(data);
     if (rfx_model_get_info(m, &info) || rfx_model_classifier_info(m, &ci) ||
         rfx_model_classes(m, &classes, &C))
         return;
@@ -1294,7 +1317,7 @@ static void print_classify_report(const fit_opts *o, const rfx_model *m, const r
     if (info.features.kernel == RFX_KERNEL_MATERN) fprintf(e, " (nu = %g)", info.features.nu);
     fprintf(e, ", %s features, D = %zu, seed %llu\n", rfx_form_name(info.features.form),
             info.features.n_features, (unsigned long long)info.features.seed);
-    print_data_line(e, X, data);
+    print_table_line(e, rows, info.n_inputs, target);
     fprintf(e, "%-16s %zu: ", "classes", C);
     cli_print_label_list(e, classes, C, 20);
     fputc('\n', e);
@@ -1366,7 +1389,9 @@ static int fit_classify(fit_opts *o, const rfx_data *data, const char *path)
     double seconds = cli_now_seconds() - t0;
     cli_progress_end(&progress);
     rc = save_fitted(o, data, st, model, path);
-    if (rc == RC_OK && !quiet(o)) print_classify_report(o, model, &report, data, seconds, path);
+    if (rc == RC_OK && !quiet(o))
+        print_classify_report(o, model, &report, rfx_data_x(data).rows,
+                              rfx_data_name(data, SIZE_MAX), seconds, path);
 done:
     rfx_model_free(model);
     rfx_buffer_free(classes);
@@ -1671,6 +1696,9 @@ static int cmd_fit(const command *c, int argc, char **argv)
             o.cls.balanced = o.class_weight && strcmp(o.class_weight, "balanced") == 0;
             o.fit.classify = &o.cls;
             if (o.given[O_FOLDS]) o.fit.classify_folds = o.folds;
+            /* the features' cache within half the memory limit */
+            if (o.memory_limit && o.cls.cache_bytes > o.memory_limit / 2)
+                o.cls.cache_bytes = o.memory_limit / 2;
         }
         if (rfx_fit_params_check(&o.fit)) return cli_usage_error(c, "%s", rfx_last_error());
     } else if (sparse) {
@@ -1727,22 +1755,29 @@ static int cmd_fit(const command *c, int argc, char **argv)
         return cli_usage_error(c, "--deterministic goes with --distributed");
     if (o.given[O_CHUNK_ROWS] && !o.given[O_DETERMINISTIC])
         return cli_usage_error(c, "--chunk-rows goes with --distributed --deterministic");
+    /* --class-weight LABEL:W pairs are placed on the classes, which a fit
+     * in blocks finds as it reads */
+    const int weight_pairs = o.method == FM_CLASSIFY && o.class_weight && !o.cls.balanced;
     if (o.given[O_DISTRIBUTED]) {
         if (o.sample_weight_col || o.transform_auto ||
             (o.transforms & ~RFX_AUTO_TRANSFORM(RFX_TARGET_NONE)))
             return cli_usage_error(c, "--distributed takes neither --sample-weight nor "
                                       "--transform");
+        if (weight_pairs)
+            return cli_usage_error(c, "--distributed takes --class-weight balanced, not "
+                                      "LABEL:W pairs");
         return fit_distributed(&o, data_path, &rp, model_path);
     }
-    if ((o.method == FM_BAYES || o.method == FM_RIDGE) && !o.sample_weight_col &&
-        !o.transform_auto && !(o.transforms & ~RFX_AUTO_TRANSFORM(RFX_TARGET_NONE)))
+    if ((o.method == FM_BAYES || o.method == FM_RIDGE || o.method == FM_CLASSIFY) &&
+        !weight_pairs && !o.sample_weight_col && !o.transform_auto &&
+        !(o.transforms & ~RFX_AUTO_TRANSFORM(RFX_TARGET_NONE)))
         return fit_rff_stream(&o, data_path, &rp, model_path);
     rfx_data *data = NULL;
     rp.max_bytes = o.memory_limit;
     rfx_status st = rfx_data_read(data_path, &rp, &data);
     if (st == RFX_ENOMEM && o.memory_limit) {
         cli_say("%s; --method %s keeps every row in memory (--memory-limit sets the limit; "
-                "--method ridge and bayes read the rows in blocks)", rfx_last_error(),
+                "--method ridge, bayes and classify read the rows in blocks)", rfx_last_error(),
                 FIT_METHODS[o.method]);
         return RC_INTERNAL;
     }
