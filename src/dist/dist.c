@@ -1478,7 +1478,7 @@ static size_t fit_record(const rfx_fit_params *p, double *rec)
         rec[k++] = cp.learning_rate;
         rec[k++] = (double)(cp.seed >> 32);
         rec[k++] = (double)(cp.seed & 0xffffffffu);
-        rec[k++] = (double)cp.cache_bytes;
+        /* not the cache: each rank's own memory (the sums are broadcast) */
     }
     return k;
 }
