@@ -236,8 +236,8 @@ RFX_API rfx_status rfx_dist_classify_fit(rfx_dist *d, const rfx_features *f, rfx
                                          const rfx_classify_params *params, rfx_model **out,
                                          rfx_classify_report *report);
 
-/* rfx_model_fit (ridge, bayes) over every rank's rows: rfx_model_fit_parts
- * (rfx/model.h) with its calls made over the handle. Each rank streams its
+/* rfx_model_fit (ridge, bayes, classify) over every rank's rows:
+ * rfx_model_fit_parts (rfx/model.h) with its calls made over the handle. Each rank streams its
  * own rows from src (n_inputs columns and n_targets targets, the same on
  * every rank; a rank may hold none); the ranks first agree on the fit's
  * parameters (every field but the thread count and the progress callback:
@@ -251,8 +251,17 @@ RFX_API rfx_status rfx_dist_classify_fit(rfx_dist *d, const rfx_features *f, rfx
  * Every rank returns the same model; the caller writes it from one.
  * Collective. A rank whose rows fail to read makes every rank fail with
  * its message. Cost over the one-process streamed fit: per pass one
- * reduction of d x 70 integers, one gather of select_rows x (d + ny + 2)
- * doubles per rank, and the statistics' reduction. */
+ * reduction of d x 70 integers, one gather of select_rows x (d + ny + 3)
+ * doubles per rank, and the statistics' reduction. A classifier also
+ * gathers every rank's labels (the classes are their union); the
+ * least-squares classifier gathers up to 20000 scored rows per rank and
+ * reduces the statistics of its C (1 for two classes) +-1 targets, in
+ * either mode (deterministic: the same model for any rank count); other
+ * losses sum the objective and gradient of each L-BFGS evaluation as
+ * rfx_dist_classify_fit does (one reduction and broadcast of 1 + D K
+ * doubles), on top of the shared scaler, selection and choices. The
+ * classify parameters that shape the fit must agree (the cache size need
+ * not). */
 RFX_API rfx_status rfx_dist_model_fit_source(rfx_dist *d, const rfx_fit_params *params,
                                              rfx_source *src, size_t n_inputs, size_t n_targets,
                                              rfx_model **out, rfx_fit_report *report);

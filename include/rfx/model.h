@@ -424,8 +424,8 @@ RFX_API rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_c
 
 /* rfx_model_fit from a row-block source (a file too large for memory, read
  * by rfx_reader_source; standard input; a database cursor), for
- * RFX_METHOD_RIDGE and RFX_METHOD_BAYES: memory O(D^2 + block +
- * select_rows d), never the rows. The source is rewound for each pass: the
+ * RFX_METHOD_RIDGE, RFX_METHOD_BAYES and RFX_METHOD_CLASSIFY: memory
+ * O(D^2 + block + select_rows d), never the rows. The source is rewound for each pass: the
  * column means and the selection rows; the scales (when standardising);
  * the statistics; and one more when a column's magnitude is beyond 1e100
  * or below 1e-100. The
@@ -436,7 +436,21 @@ RFX_API rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_c
  * n < D rfx_model_fit solves the dual, this the primal). The other methods
  * keep every row (RFX_EINVAL naming the method); sample_weight must be
  * NULL (the blocks carry no weights). A source that gives other rows on a
- * later pass is RFX_EDIM. */
+ * later pass is RFX_EDIM.
+ *
+ * A classifier (blocks with one target column, the labels) finds its
+ * classes in the first pass, and keeps the rows rfx_model_fit takes: the
+ * select_rows selection rows and, for the least-squares classifier (squared
+ * loss, optimizer AUTO, no class weights), the rows that score its
+ * leave-one-out errors (every row up to 20000, else the 20000 of least
+ * content hash: memory 20000 (d + 4) doubles more). That classifier adds
+ * the statistics of its +-1 targets in the statistics pass and solves in
+ * closed form; from blocks of 4096 rows its model is rfx_model_fit's bit
+ * for bit. Other losses run rfx_classify_fit_source over the standardised
+ * rows (a pass per L-BFGS evaluation or SGD epoch unless the features fit
+ * in classify->cache_bytes). Labels of fewer than 2 or more than
+ * RFX_CLASSIFY_MAX_CLASSES classes are RFX_EDIM, as is a label a later
+ * pass gives that the first did not. */
 RFX_API rfx_status rfx_model_fit_source(const rfx_fit_params *params, rfx_source *src,
                                         rfx_model **out, rfx_fit_report *report);
 
