@@ -3,7 +3,7 @@
  * bench_fit_memory DATA METHOD D: the in-memory fit that rfx fit streams,
  * for bench/stream.sh to compare with: rfx_data_read, then rfx_model_fit
  * with the command line's defaults (standardised inputs, the length scale
- * chosen on 4000 rows). Prints one line: rows, the seconds of the read and
+ * chosen on 4000 rows; classify: the least-squares classifier). Prints one line: rows, the seconds of the read and
  * of the fit, and the peak resident memory in MiB.
  */
 #include <rfx.h>
@@ -18,7 +18,7 @@
 int main(int argc, char **argv)
 {
     if (argc != 4) {
-        fprintf(stderr, "usage: bench_fit_memory DATA ridge|bayes D\n");
+        fprintf(stderr, "usage: bench_fit_memory DATA ridge|bayes|classify D\n");
         return 1;
     }
     rfx_read_params rp = rfx_read_params_default();
@@ -29,6 +29,9 @@ int main(int argc, char **argv)
         return 1;
     }
     fp.features.n_features = (size_t)strtoull(argv[3], NULL, 10);
+    rfx_classify_params cp = rfx_classify_params_default();
+    cp.loss = RFX_LOSS_SQUARED; /* rfx fit's default */
+    fp.classify = &cp;
     rfx_data *data = NULL;
     rfx_model *m = NULL;
     double t0 = rfx_helper_seconds();

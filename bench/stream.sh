@@ -11,7 +11,10 @@
 # Environment: N=10000000 rows x DIM=20 inputs (friedman1, made once into
 # DATA_DIR=/tmp/rfx-bench-stream), SMALL=1000000 rows for the comparisons,
 # D=2048, THREADS=2, OUT_DIR=bench/results. The full run takes about an
-# hour on 2 cores.
+# hour on 2 cores. ONLY=classify runs only the classifier's comparison:
+# the least-squares classifier (rfx fit --task classify) on SMALL rows
+# labelled 0, 1, 2 by the thirds of the response, in memory against
+# streamed, into bench/results/stream_classify.md.
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 BUILD=${1:-build}
@@ -43,6 +46,30 @@ row() { # label rows seconds mib
         r = n / s; q = "1.00"; if (ref > 0) q = sprintf("%.2f", r / ref)
         printf "| %s | %d | %.1f | %.0f | %d | %s |\n", l, n, s, r, m, q }'
 }
+
+if [ "${ONLY:-}" = classify ]; then
+    CLS=$DIR/classes-$SMALL-$DIM.csv
+    [ -s "$CLS" ] || awk -F, -v OFS=, 'NR == 1 { $NF = "cls"; print; next }
+        { $NF = $NF < 11 ? 0 : $NF < 17 ? 1 : 2; print }' "$SUB" >"$CLS"
+    set -- $(timed "$MEM" "$CLS" classify "$D")
+    mem_s=$1 mem_mib=$2
+    mem_rate=$(awk -v n="$SMALL" -v s="$mem_s" 'BEGIN { print n / s }')
+    set -- $(timed "$RFX" fit "$CLS" --task classify -D "$D" -q -o "$DIR/c_small.rfx")
+    st_s=$1 st_mib=$2
+    {
+        echo "Streamed classifier: \`rfx fit DATA --task classify -D $D\` (the least-squares"
+        echo "classifier, 3 classes) on friedman1 with $DIM inputs, $(nproc) cores,"
+        echo "OMP_NUM_THREADS=$OMP_NUM_THREADS, CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'),"
+        echo "$("$RFX" --version | grep '^instruction set')."
+        echo
+        echo "| fit | rows | seconds | rows/s | peak MiB | rows/s ratio |"
+        echo "|---|---|---|---|---|---|"
+        row "in memory (rfx_data_read + rfx_model_fit)" "$SMALL" "$mem_s" "$mem_mib"
+        row "streamed (rfx fit, blocks of 4096 rows)" "$SMALL" "$st_s" "$st_mib" "$mem_rate"
+    } >"$OUT/stream_classify.md"
+    cat "$OUT/stream_classify.md"
+    exit 0
+fi
 
 set -- $(timed "$MEM" "$SUB" ridge "$D")
 mem_s=$1 mem_mib=$2
