@@ -125,6 +125,9 @@ run 2 1 $CFIT --loss logistic --distributed -o "$T/cl2.rfx"
 check "classify: logistic on 2 ranks" test -s "$T/cl2.rfx"
 check "classify: logistic on 2 ranks agrees with the single-process fit (1e-5)" \
     same_proba "$T/clsingle.rfx" "$T/cl2.rfx" 1e-5
+run 2 1 $CFIT --loss logistic --distributed --deterministic -o "$T/cld.rfx"
+check "classify: logistic with --deterministic is refused" test $? -ne 0 -a ! -e "$T/cld.rfx"
+check "classify: ... saying why" grep -q "the deterministic mode fits from statistics" "$T/err"
 run 2 1 $CFIT --class-weight 0:2 --distributed -o "$T/cw.rfx"
 check "classify: --class-weight pairs with --distributed is a usage error" test $? -eq 1
 check "classify: --class-weight pairs, no model file" test ! -e "$T/cw.rfx"

@@ -261,7 +261,11 @@ RFX_API rfx_status rfx_dist_classify_fit(rfx_dist *d, const rfx_features *f, rfx
  * rfx_dist_classify_fit does (one reduction and broadcast of 1 + D K
  * doubles), on top of the shared scaler, selection and choices. The
  * classify parameters that shape the fit must agree (the cache size need
- * not). */
+ * not). The deterministic mode covers the fits from statistics (ridge,
+ * bayes, the least-squares classifier: squared loss, optimizer AUTO, no
+ * class weights); a handle in that mode refuses other classifiers
+ * (RFX_EINVAL on every rank), whose L-BFGS sums give the same bits for one
+ * rank count only. */
 RFX_API rfx_status rfx_dist_model_fit_source(rfx_dist *d, const rfx_fit_params *params,
                                              rfx_source *src, size_t n_inputs, size_t n_targets,
                                              rfx_model **out, rfx_fit_report *report);

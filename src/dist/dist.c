@@ -1495,6 +1495,18 @@ rfx_status rfx_dist_model_fit_source(rfx_dist *d, const rfx_fit_params *params, 
         local = fail(RFX_EINVAL, "distributed: model_fit_source: NULL argument");
     else
         k = fit_record(params, rec);
+    if (!local && d->p.deterministic && params->method == RFX_METHOD_CLASSIFY) {
+        /* the optimizer's sums go in MPI's order: the same bits for one
+         * rank count, not for any */
+        const rfx_classify_params cp = params->classify ? *params->classify
+                                                        : rfx_classify_params_default();
+        if (cp.loss != RFX_LOSS_SQUARED || cp.optimizer != RFX_OPTIMIZER_AUTO ||
+            cp.class_weights || cp.balanced)
+            local = fail(RFX_EINVAL, "distributed: the deterministic mode fits from statistics "
+                         "(ridge, bayes, the least-squares classifier); a classifier of the %s "
+                         "loss%s sums its gradients in MPI's order", rfx_loss_name(cp.loss),
+                         cp.loss == RFX_LOSS_SQUARED ? " with class weights or an optimizer" : "");
+    }
     TRY(agree(d, "fit parameters", rec, k * sizeof *rec, local));
     if (params->features.length_scales)
         TRY(rfx_dist_agree(d, "length scales", params->features.length_scales,

@@ -171,7 +171,8 @@ static const opt_spec FIT_OPTS[] = {
       "not LABEL:W" },
     { O_DETERMINISTIC, 0, "deterministic", NULL,
       "--distributed: the same model, bit for bit, for any number of ranks and threads "
-      "(rows in whole chunks added in a fixed tree; a counting pass first)" },
+      "(rows in whole chunks added in a fixed tree; a counting pass first); ridge, bayes and "
+      "the least-squares classifier, not the losses fitted by L-BFGS" },
     { O_CHUNK_ROWS, 0, "chunk-rows", "N",
       "--deterministic: rows per chunk (default 65536); part of the result" },
     { O_MEMORY_LIMIT, 0, "memory-limit", "SIZE",
