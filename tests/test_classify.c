@@ -1073,6 +1073,70 @@ static void loo_by_refits(const rfx_features *f, const double *X, size_t n, size
     free(yi);
 }
 
+/* With fewer rows than features the closed form runs on the n x n Gram
+ * matrix (the dual): its LOO errors equal n explicit refits, and its
+ * choice, scores and temperature equal the primal form's on the same
+ * rows (rfx__classify_lsq_solve from the statistics). */
+static void test_squared_dual(void)
+{
+    rfx_test_rng r = {31};
+    const double lab3[3] = {-1, 2, 7}, lab2[2] = {0, 1};
+    for (int two = 0; two < 2; two++) {
+        const size_t n = 40, d = 3, C = two ? 2 : 3, K = two ? 1 : C, D = 96;
+        double *X, *yl, *classes;
+        size_t Cf;
+        make_data(&r, n, d, C, two ? lab2 : lab3, 0.1, &X, &yl);
+        CHECK_OK(rfx__classify_classes(yl, n, 1, "test", &classes, &Cf));
+        uint32_t y[40];
+        rfx__classify_index(yl, n, 1, classes, C, y);
+        rfx_features *f = make_features(d, D, 1.0, 9);
+        for (int icpt = 1; icpt >= 0; icpt--) {
+            /* one lambda against refits (each on n - 1 < D rows: dual too) */
+            const double lam = 1e-2;
+            rfx__lsq_result rd, rp;
+            double bf_err, bf_sse;
+            CHECK_OK(rfx__classify_lsq(f, rfx_cmat_of(X, n, d), y, classes, C, icpt, &lam, 1, 1,
+                                       &rd, NULL));
+            loo_by_refits(f, X, n, d, y, classes, C, icpt, lam, &bf_err, &bf_sse);
+            CHECK_NEAR(rd.error * (double)n, bf_err, 1e-9);
+            CHECK_NEAR(rd.mse * (double)n, bf_sse, 1e-7 * bf_sse);
+            /* the automatic grid: dual against primal */
+            rfx_model *md = NULL, *mp = NULL;
+            rfx_stats *st = NULL;
+            CHECK_OK(rfx__classify_lsq(f, rfx_cmat_of(X, n, d), y, classes, C, icpt, NULL, 0, 1,
+                                       &rd, &md));
+            CHECK_OK(rfx_stats_create(D, K, &st));
+            CHECK_OK(rfx__classify_lsq_add(st, f, rfx_cmat_of(X, n, d), y, C));
+            CHECK_OK(rfx__classify_lsq_solve(f, st, rfx_cmat_of(X, n, d), y, classes, C, icpt,
+                                             NULL, 0, 1, &rp, &mp));
+            CHECK_MSG(fabs(rd.lambda - rp.lambda) <= 1e-12 * rp.lambda && rd.error == rp.error &&
+                          rd.n_lambdas == rp.n_lambdas,
+                      "dual lambda %.17g error %g (%zu), primal %.17g %g (%zu)", rd.lambda,
+                      rd.error, rd.n_lambdas, rp.lambda, rp.error, rp.n_lambdas);
+            CHECK_NEAR(rd.mse, rp.mse, 1e-8 * rp.mse);
+            CHECK_NEAR(rd.temperature, rp.temperature, 1e-6 * rp.temperature);
+            if (md && mp) {
+                double Sd[40 * 3], Sp[40 * 3], top = 0, gap = 0;
+                CHECK_OK(rfx_model_decision(md, rfx_cmat_of(X, n, d), rfx_mat_of(Sd, n, K)));
+                CHECK_OK(rfx_model_decision(mp, rfx_cmat_of(X, n, d), rfx_mat_of(Sp, n, K)));
+                for (size_t i = 0; i < n * K; i++) {
+                    top = fmax(top, fabs(Sp[i]));
+                    gap = fmax(gap, fabs(Sd[i] - Sp[i]));
+                }
+                CHECK_MSG(gap <= 1e-7 * top, "dual scores %.3g from the primal's (lambda %g)",
+                          gap / top, rd.lambda);
+            }
+            rfx_model_free(md);
+            rfx_model_free(mp);
+            rfx_stats_free(st);
+        }
+        rfx_features_free(f);
+        free(X);
+        free(yl);
+        free(classes);
+    }
+}
+
 static void test_squared_loo(void)
 {
     rfx_test_rng r = {23};
@@ -1784,6 +1848,7 @@ int main(void)
     RFX_TEST_RUN(test_shard);
     RFX_TEST_RUN(test_model_fit);
     RFX_TEST_RUN(test_squared_loo);
+    RFX_TEST_RUN(test_squared_dual);
     RFX_TEST_RUN(test_temperature);
     RFX_TEST_RUN(test_squared_model_fit);
     RFX_TEST_RUN(test_errors);

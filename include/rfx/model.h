@@ -443,10 +443,12 @@ RFX_API rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_c
  * select_rows selection rows and, for the least-squares classifier (squared
  * loss, optimizer AUTO, no class weights), the rows that score its
  * leave-one-out errors (every row up to 20000, else the 20000 of least
- * content hash: memory 20000 (d + 4) doubles more). That classifier adds
- * the statistics of its +-1 targets in the statistics pass and solves in
- * closed form; from blocks of 4096 rows its model is rfx_model_fit's bit
- * for bit. Other losses run rfx_classify_fit_source over the standardised
+ * content hash: memory 20000 (d + 4) doubles more). Holding every row
+ * (n <= 20000), that classifier fits them as rfx_model_fit does (the n x
+ * n dual form when n < D) with no statistics pass; else it adds the
+ * statistics of its +-1 targets in the statistics pass and solves in
+ * closed form. Its model is rfx_model_fit's bit for bit (beyond 20000
+ * rows, from blocks of 4096 rows). Other losses run rfx_classify_fit_source over the standardised
  * rows (a pass per L-BFGS evaluation or SGD epoch unless the features fit
  * in classify->cache_bytes). Labels of fewer than 2 or more than
  * RFX_CLASSIFY_MAX_CLASSES classes are RFX_EDIM, as is a label a later

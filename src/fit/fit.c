@@ -656,8 +656,9 @@ done:
  * rfx__fit_classify takes: the selection rows, and for the least-squares
  * classifier the rows that score its leave-one-out errors (every row up to
  * RFX__LSQ_LOO_ROWS, else that many of least key). Then the least-squares
- * classifier adds the statistics of its +-1 targets in pass 4 and solves
- * in closed form; any other loss runs its optimizer over the standardised
+ * classifier fits the rows it holds when it holds them all (as
+ * rfx__fit_classify does: the dual form when n < D), else adds the
+ * statistics of its +-1 targets in pass 4 and solves in closed form; any other loss runs its optimizer over the standardised
  * source (rfx_classify_fit_source; in parts rfx_classify_fit_shard with
  * parts->sum), a pass per evaluation or epoch unless its features fit in
  * its cache.
@@ -1445,7 +1446,19 @@ static rfx_status fit_source_classify(const rfx_fit_params *params, src_fit *sf,
     sf->std.destroy = NULL;
     sf->std.state = sf;
     rfx_status st = RFX_OK;
-    if (sf->closed) {
+    const int given = params->lambda >= 0;
+    rfx__lsq_result lr;
+    if (sf->closed && sf->nloo == sf->total) {
+        /* every row is a scored row, held: rfx__fit_classify's own call
+         * (the dual form when n < D), no pass more */
+        st = rfx__classify_lsq(f, rfx_cmat_of(sf->xloo, sf->nloo, d), sf->yloo, sf->classes, C,
+                               params->fit_intercept, given ? &cp.lambda : NULL, given ? 1 : 0,
+                               fp->n_threads, &lr, &m);
+        if (!st) {
+            ch.score = lr.error;
+            ch.evals += lr.n_lambdas;
+        }
+    } else if (sf->closed) {
         /* the statistics of the +-1 targets, then lambda by the exact LOO
          * errors of the scored rows */
         st = rfx_stats_create(fp->n_features, C == 2 ? 1 : C, &sf->stats);
@@ -1462,8 +1475,6 @@ static rfx_status fit_source_classify(const rfx_fit_params *params, src_fit *sf,
             st = source_pass(sf, pass_stats, "read: statistics", 0);
         }
         sf->onehot = 0;
-        rfx__lsq_result lr;
-        const int given = params->lambda >= 0;
         if (!st)
             st = rfx__classify_lsq_solve(f, sf->stats, rfx_cmat_of(sf->xloo, sf->nloo, d),
                                          sf->yloo, sf->classes, C, params->fit_intercept,

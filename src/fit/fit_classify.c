@@ -439,12 +439,20 @@ rfx_status rfx__fit_classify(const rfx_fit_params *params, rfx_cmat X, rfx_cmat 
         }
         rfx__lsq_result lr;
         const int given = params->lambda >= 0;
-        if ((st = rfx_stats_create(f->D, C == 2 ? 1 : C, &stats))) goto done;
-        if ((st = rfx__classify_lsq_add(stats, f, Xw, y, C))) goto done;
-        if ((st = rfx__classify_lsq_solve(f, stats, Xl, yl, classes, C, params->fit_intercept,
-                                          given ? &cp.lambda : NULL, given ? 1 : 0,
-                                          fp->n_threads, &lr, &m)))
-            goto done;
+        if (n <= RFX__LSQ_LOO_ROWS) {
+            /* every row scored; the dual form when n < D */
+            st = rfx__classify_lsq(f, Xw, y, classes, C, params->fit_intercept,
+                                   given ? &cp.lambda : NULL, given ? 1 : 0, fp->n_threads, &lr,
+                                   &m);
+        } else {
+            st = rfx_stats_create(f->D, C == 2 ? 1 : C, &stats);
+            if (!st) st = rfx__classify_lsq_add(stats, f, Xw, y, C);
+            if (!st)
+                st = rfx__classify_lsq_solve(f, stats, Xl, yl, classes, C, params->fit_intercept,
+                                             given ? &cp.lambda : NULL, given ? 1 : 0,
+                                             fp->n_threads, &lr, &m);
+        }
+        if (st) goto done;
         ch.score = lr.error;
         ch.evals += lr.n_lambdas;
     } else {

@@ -73,7 +73,10 @@ void rfx__classify_targets(const uint32_t *y, size_t rows, size_t K, double *Y);
  * a row-block source by default, so a streamed fit sums alike. */
 rfx_status rfx__classify_lsq_add(rfx_stats *s, const rfx_features *f, rfx_cmat X,
                                  const uint32_t *y, size_t C);
-/* Both in one: the statistics of X, every row of X scored. */
+/* Both in one: the statistics of X, every row of X scored; or, when X has
+ * fewer rows than f has features (and its features take at most 256 MiB),
+ * the same from the n x n Gram matrix of the centred features (the dual
+ * form: n^2 D + n^3 flops instead of n D^2 + D^3), equal to rounding. */
 rfx_status rfx__classify_lsq(const rfx_features *f, rfx_cmat X, const uint32_t *y,
                              const double *classes, size_t C, int intercept,
                              const double *lambdas, size_t n_lambdas, int n_threads,

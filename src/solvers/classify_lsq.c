@@ -288,11 +288,268 @@ static int lsq_better(double e1, double s1, double e2, double s2)
     return e1 < e2 || (e1 == e2 && s1 < s2);
 }
 
+/* The leave-one-out errors of G penalties: err[g] and sse[g] for alpha[g]. */
+typedef rfx_status (*loo_fn)(void *ctx, const double *alpha, size_t G, double *err, double *sse);
+
+/* The penalty alpha = n lambda / 2: the best of the n_lambdas given ones,
+ * or of the automatic grid base 10^e (e from GRID_HI down to GRID_LO),
+ * extended while its best is on an edge; its LOO error count and squared
+ * error into *err and *sse, the penalties scored into *scored. */
+static rfx_status lsq_grid(loo_fn loo, void *ctx, double base, double n, const double *lambdas,
+                           size_t n_lambdas, double *alpha, double *best_err, double *best_sse,
+                           size_t *scored)
+{
+    const size_t cap = (size_t)((EDGE_HI - EDGE_LO) / GRID_STEP) + 2 + n_lambdas;
+    double *grid = NULL, *err = NULL, *sse = NULL;
+    rfx_status st = rfx__alloc(cap, sizeof *grid, (void **)&grid, "classify: grid");
+    if (!st) st = rfx__alloc(cap, sizeof *err, (void **)&err, "classify: grid");
+    if (!st) st = rfx__alloc(cap, sizeof *sse, (void **)&sse, "classify: grid");
+    if (st) goto done;
+    /* the grid in decreasing alpha (smoother first): on a full tie the
+     * smoother model wins */
+    size_t G = 0;
+    double elo = GRID_HI, ehi = GRID_HI; /* exponents of the automatic grid */
+    if (n_lambdas) {
+        for (size_t g = 0; g < n_lambdas; g++) grid[G++] = 0.5 * n * lambdas[g];
+    } else {
+        for (double e = GRID_HI; e >= GRID_LO - 1e-9; e -= GRID_STEP) grid[G++] = base * pow(10, e);
+        elo = GRID_HI - GRID_STEP * (double)(G - 1);
+    }
+    if ((st = loo(ctx, grid, G, err, sse))) goto done;
+    size_t best = 0;
+    for (size_t g = 1; g < G; g++)
+        if (lsq_better(err[g], sse[g], err[best], sse[best])) best = g;
+    /* extend an automatic grid whose best is on its edge */
+    while (!n_lambdas) {
+        size_t add = 0, at = G;
+        double e0;
+        if (best == 0 && ehi + GRID_STEP <= EDGE_HI + 1e-9) {
+            /* larger alpha: shift the grid right to keep decreasing order */
+            for (add = 0; add < GRID_EXTEND && ehi + GRID_STEP <= EDGE_HI + 1e-9; add++)
+                ehi += GRID_STEP;
+            memmove(grid + add, grid, G * sizeof *grid);
+            memmove(err + add, err, G * sizeof *err);
+            memmove(sse + add, sse, G * sizeof *sse);
+            for (size_t g = 0; g < add; g++) grid[g] = base * pow(10, ehi - GRID_STEP * (double)g);
+            at = 0;
+            best += add;
+        } else if (best == G - 1 && elo - GRID_STEP >= EDGE_LO - 1e-9) {
+            e0 = elo;
+            for (add = 0; add < GRID_EXTEND && elo - GRID_STEP >= EDGE_LO - 1e-9; add++)
+                elo -= GRID_STEP;
+            for (size_t g = 0; g < add; g++) grid[G + g] = base * pow(10, e0 - GRID_STEP * (g + 1.0));
+        }
+        if (!add) break;
+        if ((st = loo(ctx, grid + at, add, err + at, sse + at))) goto done;
+        G += add;
+        best = 0;
+        for (size_t g = 1; g < G; g++)
+            if (lsq_better(err[g], sse[g], err[best], sse[best])) best = g;
+    }
+    *alpha = grid[best];
+    *best_err = err[best];
+    *best_sse = sse[best];
+    *scored = G;
+done:
+    free(grid);
+    free(err);
+    free(sse);
+    return st;
+}
+
+/* The model's intercepts and fields, once W is set. */
+static void lsq_finish_model(rfx_model *mod, const double *mu, const double *ybar, size_t D,
+                             size_t K, int intercept, const rfx__lsq_result *res, size_t n)
+{
+    for (size_t k = 0; k < K; k++) {
+        double v = ybar[k];
+        for (size_t j = 0; j < D; j++) v -= mu[j] * mod->W[j * K + k];
+        mod->intercept[k] = intercept ? v : 0.0;
+    }
+    mod->loss = RFX_LOSS_SQUARED;
+    mod->multiclass = RFX_MULTICLASS_OVR;
+    mod->lambda = res->lambda;
+    mod->noise_var = res->temperature;
+    mod->n_train = n;
+    mod->fit_intercept = intercept;
+}
+
+static rfx_status primal_loo(void *ctx, const double *alpha, size_t G, double *err, double *sse)
+{
+    return lsq_loo(ctx, alpha, G, err, sse, NULL);
+}
+
+/* ---- the dual form, n < D ---------------------------------------------- */
+
+/* With fewer rows than features the same classifier comes from the n x n
+ * centred Gram matrix Kc = Zc Zc^T = U^T diag(e) U (row j of U an
+ * eigenvector): Zc (Zc^T Zc + alpha I)^-1 Zc^T = Kc (Kc + alpha I)^-1, so
+ *     h_ii = 1/n + sum_j U_ji^2 e_j / (e_j + alpha),
+ *     Yhat = 1 ybar^T + U^T diag(e / (e + alpha)) U Yc,
+ *     W = Zc^T U^T diag(1 / (e + alpha)) U Yc,
+ * and trace(Kc) = trace(Zc^T Zc) sets the same grid. Cost: n^2 D for Kc
+ * and n^3 for its eigendecomposition instead of n D^2 and D^3, then n^2 K
+ * per penalty. The LOO errors are summed over the rows in order, so they
+ * agree with the primal form's to rounding. */
+#define DUAL_MAX_BYTES ((size_t)256 << 20) /* Z (n x D) in memory at most */
+
+typedef struct lsq_dual {
+    size_t n, K;
+    const uint32_t *y;
+    double h0;
+    double *U, *U2, *e, *P, *ybar; /* n x n, n x n, n, n x K (U Yc), K     */
+    double *g, *h, *B;             /* workspaces: n, n, n x K               */
+} lsq_dual;
+
+/* The LOO error count and squared error at one alpha; the LOO scores of
+ * every row into S (n x K) when not NULL. */
+static void dual_loo_one(lsq_dual *q, double alpha, double *err, double *sse, double *S)
+{
+    const size_t n = q->n, K = q->K;
+    for (size_t j = 0; j < n; j++) q->g[j] = q->e[j] / (q->e[j] + alpha);
+    for (size_t j = 0; j < n; j++)
+        for (size_t k = 0; k < K; k++) q->B[j * K + k] = q->g[j] * q->P[j * K + k];
+    double *F = S ? S : q->B + n * K; /* fitted, centred: U^T diag(g) U Yc */
+    RFX__SERIAL(cblas_dgemv(CblasRowMajor, CblasTrans, (int)n, (int)n, 1.0, q->U2, (int)n, q->g,
+                            1, 0.0, q->h, 1);
+                cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)n, (int)K, (int)n, 1.0,
+                            q->U, (int)n, q->B, (int)K, 0.0, F, (int)K))
+    double count = 0, sq = 0;
+    for (size_t i = 0; i < n; i++) {
+        double den = 1.0 - (q->h0 + q->h[i]);
+        if (!(den > 1e-12)) den = 1e-12;
+        size_t best = 0;
+        for (size_t k = 0; k < K; k++) {
+            const double t = (K == 1 ? q->y[i] == 1 : q->y[i] == k) ? 1.0 : -1.0;
+            const double r = (t - q->ybar[k] - F[i * K + k]) / den;
+            sq += r * r;
+            F[i * K + k] = t - r; /* the LOO score */
+            if (F[i * K + k] > F[i * K + best]) best = k;
+        }
+        const size_t pred = K == 1 ? F[i * K] > 0 : best;
+        count += pred != q->y[i];
+    }
+    *err = count;
+    *sse = sq;
+}
+
+static rfx_status dual_loo(void *ctx, const double *alpha, size_t G, double *err, double *sse)
+{
+    for (size_t g = 0; g < G; g++) dual_loo_one(ctx, alpha[g], &err[g], &sse[g], NULL);
+    return RFX_OK;
+}
+
+static rfx_status lsq_dual_fit(const rfx_features *f, rfx_cmat X, const uint32_t *y,
+                               const double *classes, size_t C, int intercept,
+                               const double *lambdas, size_t n_lambdas, int n_threads,
+                               rfx__lsq_result *res, rfx_model **out)
+{
+    const size_t n = X.rows, D = f->D, K = C == 2 ? 1 : C;
+    lsq_dual q;
+    memset(&q, 0, sizeof q);
+    q.n = n;
+    q.K = K;
+    q.y = y;
+    q.h0 = intercept ? 1.0 / (double)n : 0.0;
+    double *Z = NULL, *mu = NULL, *Yc = NULL, *S = NULL, *Q = NULL;
+    uint32_t *yc = NULL;
+    rfx_model *mod = NULL;
+    rfx_status st = rfx__alloc(n * D, sizeof *Z, (void **)&Z, "classify (dual): features");
+    if (!st) st = rfx__alloc(n * n, sizeof *q.U, (void **)&q.U, "classify (dual): Gram matrix");
+    if (!st) st = rfx__alloc(n * n, sizeof *q.U2, (void **)&q.U2, "classify (dual)");
+    if (!st) st = rfx__alloc(3 * n, sizeof *q.e, (void **)&q.e, "classify (dual)");
+    if (!st) st = rfx__alloc(4 * n * K, sizeof *q.P, (void **)&q.P, "classify (dual)");
+    if (!st) st = rfx__calloc(D, sizeof *mu, (void **)&mu, "classify (dual)");
+    if (!st) st = rfx__calloc(K, sizeof *q.ybar, (void **)&q.ybar, "classify (dual)");
+    if (!st) st = rfx__alloc(n * K, sizeof *Yc, (void **)&Yc, "classify (dual)");
+    if (!st) st = rfx__alloc(n, sizeof *yc, (void **)&yc, "classify (dual): calibration");
+    if (!st) st = rfx_features_transform(f, X, rfx_mat_of(Z, n, D));
+    if (st) goto done;
+    q.g = q.e + n;
+    q.h = q.e + 2 * n;
+    q.B = q.P + n * K; /* B, then F (n x K), then S's room */
+    S = q.P + 3 * n * K;
+    rfx__classify_targets(y, n, K, Yc);
+    if (intercept) {
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < D; j++) mu[j] += Z[i * D + j];
+        for (size_t i = 0; i < n; i++)
+            for (size_t k = 0; k < K; k++) q.ybar[k] += Yc[i * K + k];
+        for (size_t j = 0; j < D; j++) mu[j] /= (double)n;
+        for (size_t k = 0; k < K; k++) q.ybar[k] /= (double)n;
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < D; j++) Z[i * D + j] -= mu[j];
+    }
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < K; k++) Yc[i * K + k] -= q.ybar[k];
+    RFX__SERIAL(cblas_dsyrk(CblasRowMajor, CblasUpper, CblasNoTrans, (int)n, (int)D, 1.0, Z,
+                            (int)D, 0.0, q.U, (int)n))
+    double trace = 0;
+    for (size_t i = 0; i < n; i++) {
+        trace += q.U[i * n + i];
+        for (size_t j = i + 1; j < n; j++) q.U[j * n + i] = q.U[i * n + j];
+    }
+    if ((st = rfx__eig_sym(q.U, n, q.e, n_threads, "classify (least squares, dual)"))) goto done;
+    for (size_t j = 0; j < n; j++) q.e[j] = q.e[j] > 0 ? q.e[j] : 0.0;
+    for (size_t j = 0; j < n * n; j++) q.U2[j] = q.U[j] * q.U[j];
+    RFX__SERIAL(cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)K, (int)n, 1.0,
+                            q.U, (int)n, Yc, (int)K, 0.0, q.P, (int)K))
+    const double base = trace > 0 ? trace / (double)D : 1.0;
+    double alpha, best_err, best_sse;
+    size_t G;
+    if ((st = lsq_grid(dual_loo, &q, base, (double)n, lambdas, n_lambdas, &alpha, &best_err,
+                       &best_sse, &G)))
+        goto done;
+    /* the calibration rows' LOO scores: every cstep-th row, as the primal
+     * form takes them from its scored rows */
+    double e1, s1;
+    dual_loo_one(&q, alpha, &e1, &s1, S);
+    const size_t cstep = (n + CALIB_ROWS - 1) / CALIB_ROWS, mc = (n + cstep - 1) / cstep;
+    for (size_t i = 0; i < mc; i++) {
+        memmove(S + i * K, S + i * cstep * K, K * sizeof *S);
+        yc[i] = y[i * cstep];
+    }
+    res->lambda = 2.0 * alpha / (double)n;
+    res->error = best_err / (double)n;
+    res->mse = best_sse / (double)n;
+    res->n_lambdas = G;
+    res->temperature = rfx__classify_temperature(S, yc, mc, K);
+    if (!out) goto done;
+    /* Q = U^T diag(1 / (e + alpha)) U Yc, W = Zc^T Q */
+    Q = q.B;
+    for (size_t j = 0; j < n; j++)
+        for (size_t k = 0; k < K; k++) S[j * K + k] = q.P[j * K + k] / (q.e[j] + alpha);
+    if ((st = rfx__classify_model_new(f, classes, C, &mod))) goto done;
+    RFX__SERIAL(cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)n, (int)K, (int)n, 1.0,
+                            q.U, (int)n, S, (int)K, 0.0, Q, (int)K);
+                cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)D, (int)K, (int)n, 1.0,
+                            Z, (int)D, Q, (int)K, 0.0, mod->W, (int)K))
+    lsq_finish_model(mod, mu, q.ybar, D, K, intercept, res, n);
+    *out = mod;
+    mod = NULL;
+done:
+    rfx_model_free(mod);
+    free(Z);
+    free(q.U);
+    free(q.U2);
+    free(q.e);
+    free(q.P);
+    free(mu);
+    free(q.ybar);
+    free(Yc);
+    free(yc);
+    return st;
+}
+
 rfx_status rfx__classify_lsq(const rfx_features *f, rfx_cmat X, const uint32_t *y,
                              const double *classes, size_t C, int intercept,
                              const double *lambdas, size_t n_lambdas, int n_threads,
                              rfx__lsq_result *res, rfx_model **out)
 {
+    if (X.rows < f->D && X.rows >= 2 && X.rows <= RFX__LSQ_LOO_ROWS &&
+        X.rows <= DUAL_MAX_BYTES / sizeof(double) / f->D)
+        return lsq_dual_fit(f, X, y, classes, C, intercept, lambdas, n_lambdas, n_threads, res,
+                            out);
     rfx_stats *s = NULL;
     RFX__TRY(rfx_stats_create(f->D, C == 2 ? 1 : C, &s));
     rfx_status st = rfx__classify_lsq_add(s, f, X, y, C);
@@ -330,18 +587,14 @@ rfx_status rfx__classify_lsq_solve(const rfx_features *f, const rfx_stats *s, rf
     /* the calibration rows: every cstep-th scored row */
     const size_t ne = rX.rows;
     const size_t cstep = (ne + CALIB_ROWS - 1) / CALIB_ROWS, mc = ne ? (ne + cstep - 1) / cstep : 0;
-    double *grid = NULL, *err = NULL, *sse = NULL, *calib = NULL, *tmp = NULL, *Xcal = NULL;
+    double *calib = NULL, *tmp = NULL, *Xcal = NULL;
     uint32_t *yc = NULL;
     rfx_model *mod = NULL;
-    const size_t cap = (size_t)((EDGE_HI - EDGE_LO) / GRID_STEP) + 2 + n_lambdas;
     rfx_status st = rfx__alloc(D * D, sizeof *q.V, (void **)&q.V, "classify: normal matrix");
     if (!st) st = rfx__alloc(D, sizeof *q.s, (void **)&q.s, "classify: eigenvalues");
     if (!st) st = rfx__alloc(D * K, sizeof *q.ct, (void **)&q.ct, "classify");
     if (!st) st = rfx__alloc(D, sizeof *q.mu, (void **)&q.mu, "classify");
     if (!st) st = rfx__alloc(K, sizeof *q.ybar, (void **)&q.ybar, "classify");
-    if (!st) st = rfx__alloc(cap, sizeof *grid, (void **)&grid, "classify: grid");
-    if (!st) st = rfx__alloc(cap, sizeof *err, (void **)&err, "classify: grid");
-    if (!st) st = rfx__alloc(cap, sizeof *sse, (void **)&sse, "classify: grid");
     if (!st) st = rfx__alloc(mc + 1, sizeof *yc, (void **)&yc, "classify: calibration");
     if (!st) st = rfx__alloc(mc * d + 1, sizeof *Xcal, (void **)&Xcal, "classify: calibration");
     if (!st) st = lsq_factor(&q);
@@ -349,48 +602,11 @@ rfx_status rfx__classify_lsq_solve(const rfx_features *f, const rfx_stats *s, rf
     double trace = 0;
     for (size_t j = 0; j < D; j++) trace += q.s[j];
     const double base = trace > 0 ? trace / (double)D : 1.0;
-    /* the grid in decreasing alpha (smoother first): on a full tie the
-     * smoother model wins */
-    size_t G = 0;
-    double elo = GRID_HI, ehi = GRID_HI; /* exponents of the automatic grid */
-    if (n_lambdas) {
-        for (size_t g = 0; g < n_lambdas; g++) grid[G++] = 0.5 * (double)n * lambdas[g];
-    } else {
-        for (double e = GRID_HI; e >= GRID_LO - 1e-9; e -= GRID_STEP) grid[G++] = base * pow(10, e);
-        elo = GRID_HI - GRID_STEP * (double)(G - 1);
-    }
-    if ((st = lsq_loo(&q, grid, G, err, sse, NULL))) goto done;
-    size_t best = 0;
-    for (size_t g = 1; g < G; g++)
-        if (lsq_better(err[g], sse[g], err[best], sse[best])) best = g;
-    /* extend an automatic grid whose best is on its edge */
-    while (!n_lambdas) {
-        size_t add = 0, at = G;
-        double e0;
-        if (best == 0 && ehi + GRID_STEP <= EDGE_HI + 1e-9) {
-            /* larger alpha: shift the grid right to keep decreasing order */
-            for (add = 0; add < GRID_EXTEND && ehi + GRID_STEP <= EDGE_HI + 1e-9; add++)
-                ehi += GRID_STEP;
-            memmove(grid + add, grid, G * sizeof *grid);
-            memmove(err + add, err, G * sizeof *err);
-            memmove(sse + add, sse, G * sizeof *sse);
-            for (size_t g = 0; g < add; g++) grid[g] = base * pow(10, ehi - GRID_STEP * (double)g);
-            at = 0;
-            best += add;
-        } else if (best == G - 1 && elo - GRID_STEP >= EDGE_LO - 1e-9) {
-            e0 = elo;
-            for (add = 0; add < GRID_EXTEND && elo - GRID_STEP >= EDGE_LO - 1e-9; add++)
-                elo -= GRID_STEP;
-            for (size_t g = 0; g < add; g++) grid[G + g] = base * pow(10, e0 - GRID_STEP * (g + 1.0));
-        }
-        if (!add) break;
-        if ((st = lsq_loo(&q, grid + at, add, err + at, sse + at, NULL))) goto done;
-        G += add;
-        best = 0;
-        for (size_t g = 1; g < G; g++)
-            if (lsq_better(err[g], sse[g], err[best], sse[best])) best = g;
-    }
-    const double alpha = grid[best];
+    double alpha, best_err, best_sse;
+    size_t G;
+    if ((st = lsq_grid(primal_loo, &q, base, (double)n, lambdas, n_lambdas, &alpha, &best_err,
+                       &best_sse, &G)))
+        goto done;
     /* the chosen alpha once more, keeping the calibration rows' LOO scores */
     if ((st = rfx__alloc(mc * K + 1, sizeof *calib, (void **)&calib, "classify: calibration")))
         goto done;
@@ -405,8 +621,8 @@ rfx_status rfx__classify_lsq_solve(const rfx_features *f, const rfx_stats *s, rf
     q.rn = mc;
     if ((st = lsq_loo(&q, &alpha, 1, &e1, &s1, calib))) goto done;
     res->lambda = 2.0 * alpha / (double)n;
-    res->error = scored > 0 ? err[best] / scored : NAN;
-    res->mse = scored > 0 ? sse[best] / scored : NAN;
+    res->error = scored > 0 ? best_err / scored : NAN;
+    res->mse = scored > 0 ? best_sse / scored : NAN;
     res->n_lambdas = G;
     res->temperature = rfx__classify_temperature(calib, yc, mc, K);
     if (!out) goto done;
@@ -417,17 +633,7 @@ rfx_status rfx__classify_lsq_solve(const rfx_features *f, const rfx_stats *s, rf
     if ((st = rfx__classify_model_new(f, classes, C, &mod))) goto done;
     RFX__SERIAL(cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)D, (int)K, (int)D, 1.0,
                             q.V, (int)D, tmp, (int)K, 0.0, mod->W, (int)K))
-    for (size_t k = 0; k < K; k++) {
-        double v = q.ybar[k];
-        for (size_t j = 0; j < D; j++) v -= q.mu[j] * mod->W[j * K + k];
-        mod->intercept[k] = intercept ? v : 0.0;
-    }
-    mod->loss = RFX_LOSS_SQUARED;
-    mod->multiclass = RFX_MULTICLASS_OVR;
-    mod->lambda = res->lambda;
-    mod->noise_var = res->temperature;
-    mod->n_train = n;
-    mod->fit_intercept = intercept;
+    lsq_finish_model(mod, q.mu, q.ybar, D, K, intercept, res, n);
     *out = mod;
     mod = NULL;
 done:
@@ -437,9 +643,6 @@ done:
     free(q.ct);
     free(q.mu);
     free(q.ybar);
-    free(grid);
-    free(err);
-    free(sse);
     free(calib);
     free(yc);
     free(Xcal);
