@@ -253,8 +253,8 @@ static rfx_status learn_length_scales(const problem *pb, const double *ls0, doub
 /* The input scaler: per column mean and standard deviation (1 for a
  * constant column), weighted by w unless NULL, and Xs (n x d) = (X - mean)
  * / scale. */
-rfx_status rfx__fit_standardize(rfx_cmat X, const double *w, double **mean_out, double **scale_out,
-                              double **Xs_out)
+rfx_status rfx__fit_standardize(rfx_cmat X, const double *w, double **mean_out,
+                                double **scale_out, double **Xs_out)
 {
     const size_t n = X.rows, d = X.cols;
     double *mean = NULL, *scale = NULL, *Xs = NULL;
@@ -405,7 +405,7 @@ static rfx_status fit_srfe(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y,
     return RFX_OK;
 }
 
-/* ---- classification ------------------------------------------------------ */
+/* ---- the length scales ---------------------------------------------------- */
 
 /* The length scales a fit chose or learned on its selection rows. */
 typedef struct scales {
