@@ -806,6 +806,15 @@ stderr_has "fit classify: the method and loss" "^method +classify \(squared loss
 stderr_has "fit classify: the classes" "^classes +3: 0 1 7$"
 stderr_has "fit classify: the chosen length scale" "^length scale .*chosen by the leave-one-out error"
 stderr_has "fit classify: the validation error" "^validation .*leave-one-out error rate"
+# read in blocks: gzip on standard input gives the model of the file
+expect 0 "fit --task classify from gzip on stdin" sh -c "gzip -c '$T/ctrain.csv' |
+    '$RFX' fit - --task classify -D 256 -q -o '$T/c_stdin.rfx'"
+expect 0 "predict with the classifier fitted on the file" "$RFX" predict "$T/c.rfx" \
+    "$T/ctest.csv" --proba -o "$T/pred/c_file.csv"
+expect 0 "predict with the classifier fitted from stdin" "$RFX" predict "$T/c_stdin.rfx" \
+    "$T/ctest.csv" --proba -o "$T/pred/c_stdin.csv"
+check "classify from stdin: the same probabilities, byte for byte" \
+    cmp -s "$T/pred/c_file.csv" "$T/pred/c_stdin.csv"
 expect 0 "fit --task classify --loss logistic" "$RFX" fit "$T/ctrain.csv" --task classify \
     --loss logistic -D 256 -o "$T/cl.rfx"
 stderr_has "fit classify: the logistic loss" "^method +classify \(logistic loss, one-vs-rest"
