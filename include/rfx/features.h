@@ -100,18 +100,34 @@ typedef enum rfx_weights {
  *              form (whose phase noise it does not reduce). GAUSSIAN and
  *              MATERN. Creation O(D d^2), one QR per block, threaded.
  *  SORF        structured orthogonal random features (same paper): blocks
- *              of d' rows sqrt(d') H D1 H D2 H D3 / l, H the normalised
- *              Walsh-Hadamard matrix of order d' = the next power of two
- *              >= max(d, 16) (inputs zero-padded), Di random sign
- *              diagonals. Transforms apply three fast Walsh-Hadamard
- *              transforms per block: O(D log d') per row instead of
- *              O(D d) (when d' >= 32; smaller maps use the dense product
- *              with the same W). Rows have the fixed norm sqrt(d') / l, so
- *              the estimate is of the kernel of frequencies uniform on that
- *              sphere, k (1 - z^4 / (4 (d' + 2)) + O(z^6 / d'^2)): biased
- *              by -1.5% at z = 1 for d' = 16, -0.4% for d' = 64, with much
- *              lower variance (error 0.25-0.3 x in the cos-sin form, 0.07 x
- *              at z ~ 0.5; 0.84-0.89 x cos-bias). GAUSSIAN only.
+ *              of d' rows S H D1 H D2 H D3 / l, H the normalised
+ *              Walsh-Hadamard matrix of order d' (inputs zero-padded), Di
+ *              random sign diagonals, and S a diagonal of draws of the
+ *              radial law |w| in d' dimensions (chi_d' for GAUSSIAN,
+ *              chi_d' sqrt(2 nu / chi2_{2 nu}) for MATERN), stratified
+ *              within the block: s_i = Q((pi_i + u_i) / d'), Q the
+ *              quantile of chi_d', pi a random permutation, u_i ~ U(0, 1),
+ *              so each s_i has exactly the radial law while the block's
+ *              norms cover it evenly. d' is the next power of two >= d for
+ *              d >= 16, else 64: the d columns of a block are then
+ *              orthogonal, and a row restricted to them is close to a draw
+ *              of the spectral density (with d' = 16 at d = 3 it is not:
+ *              the sign products take few values). Transforms apply three
+ *              fast Walsh-Hadamard transforms per block: O(D log d') per
+ *              row instead of O(D d) when d >= 17 (smaller maps use the
+ *              dense product with the same W, O(D d)). Error at d = 16..64
+ *              0.30-0.35 x in the cos-sin form, 0.82-0.90 x cos-bias; at d
+ *              = 2..8, D = 1000, z up to 4 (bench/sorf_small_d.py, median
+ *              over 10 seeds) 0.61-1.0 x for GAUSSIAN, 0.75-1.02 x for
+ *              MATERN, where single seeds reach 1.1-1.7 x. GAUSSIAN and
+ *              MATERN.
+ *              Maps made by rfx 0.2 and earlier (structure_version 1)
+ *              had no S (rows of the fixed norm sqrt(d') / l) and d' =
+ *              the next power of two >= max(d, 16): they estimate the
+ *              kernel of frequencies uniform on that sphere, k (1 - z^4 /
+ *              (4 (d' + 2)) + O(z^6 / d'^2)), biased by -1.5% at z = 1 for
+ *              d' = 16 and by more at larger z (error 1.2-1.6 x iid's at
+ *              d = 2..16 with z up to 4). GAUSSIAN only.
  *  FASTFOOD    Le, Sarlos & Smola, "Fastfood - Approximating Kernel
  *              Expansions in Loglinear Time", ICML 2013: blocks
  *              S H G P H B / l, H the unnormalised Walsh-Hadamard matrix of
@@ -139,8 +155,9 @@ typedef enum rfx_weights {
  *              form (0.4-0.6 x at z ~ 0.5), 0.87-0.99 x in the cos-sin
  *              form. All kernels; d <= 100000. Creation O(D d).
  *
- * Model files keep the structure; a SORF or FASTFOOD map is rebuilt from
- * its seed when loaded and must reproduce the stored W bit for bit. */
+ * Model files keep the structure (and SORF's structure_version); a SORF or
+ * FASTFOOD map is rebuilt from its seed when loaded and must reproduce the
+ * stored W bit for bit. */
 typedef enum rfx_structure {
     RFX_STRUCTURE_IID = 0,
     RFX_STRUCTURE_ORTHOGONAL = 1,
@@ -183,6 +200,15 @@ typedef struct rfx_features_params {
     rfx_weights weights;    /* default RFX_WEIGHTS_KERNEL                     */
     double weight_scale;    /* s for NORMAL / UNIFORM weights, default 1     */
     rfx_structure structure; /* default RFX_STRUCTURE_IID                    */
+    unsigned structure_version; /* the construction of a SORF map: 0 (the
+                               default) = the newest, 2 (radial scaling,
+                               d' = 64 below d = 16); 1 = that of rfx 0.2
+                               and earlier (fixed row norms, d' >= 16).
+                               Maps report the one used
+                               (rfx_features_get_params), so that saved
+                               parameters rebuild the same map. Other
+                               structures have one construction: ignored,
+                               reported as 0.                               */
 } rfx_features_params;
 
 /* The defaults documented in the struct. */

@@ -267,9 +267,13 @@ def params_state(fp, d):
 
 
 def params_from_state(state):
-    """An rfx_features_params pointer from params_state, and what it points into."""
+    """An rfx_features_params pointer from params_state, and what it points into.
+    A state pickled by rfx 0.2 has no structure_version: its SORF map was
+    the first construction, which version 1 rebuilds."""
     p = ffi.new("rfx_features_params *", lib.rfx_features_params_default())
     keep = [p]
+    if "structure_version" not in state and state.get("structure") == lib.RFX_STRUCTURE_SORF:
+        p.structure_version = 1
     for name, value in state.items():
         if name == "length_scales":
             if value is not None:

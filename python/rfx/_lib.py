@@ -153,6 +153,7 @@ typedef struct rfx_features_params {
     rfx_weights weights;
     double weight_scale;
     rfx_structure structure;
+    unsigned structure_version;
 } rfx_features_params;
 
 rfx_features_params rfx_features_params_default(void);

@@ -49,11 +49,12 @@ class RandomFourierFeatures(TagsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
     structure : {"iid", "orthogonal", "sorf", "fastfood", "halton"}, default="iid"
         How the frequencies are drawn: independently; orthogonal random
         features (blocks of orthogonal directions, gaussian and matern);
-        structured orthogonal features H D1 H D2 H D3 (gaussian) and
+        structured orthogonal features S H D1 H D2 H D3 (gaussian, matern) and
         Fastfood (gaussian, matern), both transformed by fast Walsh-Hadamard
         transforms in O(D log d) per row; or a scrambled Halton sequence
         (quasi-Monte Carlo). Lower kernel approximation error than "iid" at
-        equal D except Fastfood; see rfx_structure in rfx.h.
+        equal D except Fastfood (and SORF below 16 inputs, about equal); see
+        rfx_structure in rfx.h.
     activation : {"cos", "sin", "tanh", "sigmoid", "relu", "sign"}, default="cos"
         The nonlinearity phi of the features phi(w.x + b). "cos" gives the
         random Fourier features of the kernel; the others are random kitchen

@@ -31,6 +31,7 @@ rfx_features_params rfx_features_params_default(void)
     p.weights = RFX_WEIGHTS_KERNEL;
     p.weight_scale = 1.0;
     p.structure = RFX_STRUCTURE_IID;
+    p.structure_version = 0;
     return p;
 }
 
@@ -109,6 +110,7 @@ static rfx_status features_alloc(const rfx_features_params *p, size_t d, rfx_fea
     rfx_features *f = calloc(1, sizeof *f);
     if (!f) return rfx__error(RFX_ENOMEM, "features: cannot allocate");
     f->params = *p;
+    f->params.structure_version = rfx__structure_version(p);
     f->d = d;
     f->D = p->n_features;
     f->F = p->form == RFX_FORM_COS_SIN ? p->n_features / 2 : p->n_features;
@@ -439,7 +441,7 @@ rfx_status rfx__features_copy(const rfx_features *f, rfx_features **out)
     memcpy(g->W, f->W, f->F * f->d * sizeof *f->W);
     memcpy(g->b, f->b, f->F * sizeof *f->b);
     if (f->fdiag) { /* the fast transform's state, as it is */
-        size_t cells = f->n_blocks * 3 * f->dp;
+        size_t cells = f->n_blocks * RFX__FAST_SLOTS * f->dp;
         rfx_status st = rfx__alloc(cells, sizeof(double), (void **)&g->fdiag, "features: copy");
         if (!st && f->fperm)
             st = rfx__alloc(f->n_blocks * f->dp, sizeof(uint32_t), (void **)&g->fperm,
@@ -454,6 +456,7 @@ rfx_status rfx__features_copy(const rfx_features *f, rfx_features **out)
         g->dp_log2 = f->dp_log2;
         g->n_blocks = f->n_blocks;
         g->fast = f->fast;
+        g->sorf_radial = f->sorf_radial;
     }
     features_finish(g);
     *out = g;
