@@ -229,6 +229,11 @@ typedef struct rfx__rng {
     double normal;
 } rfx__rng;
 
+/* The public face of a stream (rfx_rng in rfx/features.h). */
+struct rfx_rng {
+    rfx__rng state;
+};
+
 void rfx__rng_init(rfx__rng *r, uint64_t seed, uint64_t stream, uint64_t substream);
 uint64_t rfx__rng_u64(rfx__rng *r);
 double rfx__rng_uniform(rfx__rng *r);      /* in (0, 1), 53 bits, never 0 or 1 */

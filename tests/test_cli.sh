@@ -146,6 +146,8 @@ stderr_has "--threads above 4096" "^rfx: --threads: 4097 is too large \(at most 
 expect 1 "kernel-approx --threads far too large" "$RFX" kernel-approx -D 10 \
     --threads 99999999999999999999
 stderr_has "--threads far too large" "^rfx: --threads: 99999999999999999999 is too large"
+expect 1 "kernel-approx --kernel custom" "$RFX" kernel-approx -D 10 --kernel custom
+stderr_has "--kernel custom names the APIs that take a sampler" "^rfx: --kernel: the custom kernel takes a sampler"
 # One data row is a data error (exit 2) for every method.
 printf 'x0,x1,y\n1,2,3\n' >"$T/one_row.csv"
 for m in bayes ridge srfe lasso harfe pce projected; do

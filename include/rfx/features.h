@@ -27,6 +27,15 @@ extern "C" {
  *             w ~ multivariate Student-t, 2 nu degrees of freedom, / l;
  *             closed forms for nu = 1/2, 3/2, 5/2 (exp(-r) for nu = 1/2).
  *
+ *  CUSTOM     k = E_p cos(w.t)               w ~ p / l, p the user's
+ *             density, drawn by rfx_features_params.spectral (below).
+ *             rfx does not know k: the exact kernels (rfx_features_exact_
+ *             kernel, rfx_kern_shift, ...) refuse it; the structures other
+ *             than IID, sparsity and the NORMAL / UNIFORM weights too.
+ *             Model files store W as for every map (format version 3); a
+ *             loaded map has no sampler (spectral NULL) and transforms as
+ *             the saved one did.
+ *
  * scikit-learn's gamma: rbf_kernel is exp(-gamma |x-y|^2), i.e. GAUSSIAN with
  * l = 1 / sqrt(2 gamma); laplacian_kernel is exp(-gamma |x-y|_1), i.e.
  * LAPLACIAN with l = 1 / gamma. Setting gamma > 0 in rfx_features_params uses
@@ -35,7 +44,8 @@ typedef enum rfx_kernel {
     RFX_KERNEL_GAUSSIAN = 0,
     RFX_KERNEL_LAPLACIAN = 1,
     RFX_KERNEL_CAUCHY = 2,
-    RFX_KERNEL_MATERN = 3
+    RFX_KERNEL_MATERN = 3,
+    RFX_KERNEL_CUSTOM = 4
 } rfx_kernel;
 
 /* The two feature forms, both with E[z(x).z(y)] = k(x, y):
@@ -50,7 +60,7 @@ typedef enum rfx_form {
     RFX_FORM_COS_SIN = 1
 } rfx_form;
 
-/* The name of a kernel ("gaussian", ...) or form ("cos-bias", "cos-sin"), and
+/* The name of a kernel ("gaussian", ..., "custom") or form ("cos-bias", "cos-sin"), and
  * the reverse look-up (RFX_EINVAL for an unknown name). */
 RFX_API const char *rfx_kernel_name(rfx_kernel kernel);
 RFX_API const char *rfx_form_name(rfx_form form);
@@ -172,6 +182,34 @@ typedef enum rfx_structure {
 RFX_API const char *rfx_structure_name(rfx_structure s);
 RFX_API rfx_status rfx_structure_from_name(const char *name, rfx_structure *out);
 
+/* A user's spectral density (RFX_KERNEL_CUSTOM). The sampler draws
+ * frequency j (j = 0 .. F-1, in order, on the thread that calls
+ * rfx_features_create) from rng, the stream that frequency j of an i.i.d.
+ * map draws from (Philox4x64-10 keyed by (seed, j), after the draw of the
+ * phase b_j): so w_j depends only on (seed, j) when the sampler draws only
+ * from rng, and a sampler that fills w with d rfx_rng_normal draws gives
+ * bitwise the frequencies of the GAUSSIAN kernel. It writes one draw of p,
+ * for unit length scales, into w (d values); rfx divides coordinate i by
+ * l_i. It returns RFX_OK, or an error status, which rfx_features_create
+ * returns with the sampler's message (rfx_set_error; "the sampler failed"
+ * when it set none) after "features.spectral: frequency j: ". A value
+ * that is not finite is RFX_ENUMERIC naming j and the coordinate. The map
+ * keeps spectral and spectral_user in its parameters but never calls the
+ * sampler after rfx_features_create. */
+typedef struct rfx_rng rfx_rng;
+typedef rfx_status (*rfx_spectral_fn)(void *user, rfx_rng *rng, size_t j, size_t d, double *w);
+
+/* Draws from the stream: 64 random bits; a uniform in (0, 1), never 0 or
+ * 1 (53 bits); a standard normal (Box-Muller, two per pair of uniforms);
+ * Gamma(shape, 1) (Marsaglia & Tsang; NaN unless shape > 0 and finite);
+ * and n uniforms or normals into out. */
+RFX_API uint64_t rfx_rng_u64(rfx_rng *rng);
+RFX_API double rfx_rng_uniform(rfx_rng *rng);
+RFX_API double rfx_rng_normal(rfx_rng *rng);
+RFX_API double rfx_rng_gamma(rfx_rng *rng, double shape);
+RFX_API void rfx_rng_fill_uniform(rfx_rng *rng, double *out, size_t n);
+RFX_API void rfx_rng_fill_normal(rfx_rng *rng, double *out, size_t n);
+
 RFX_API const char *rfx_activation_name(rfx_activation a);
 RFX_API rfx_status rfx_activation_from_name(const char *name, rfx_activation *out);
 RFX_API const char *rfx_weights_name(rfx_weights w);
@@ -209,6 +247,10 @@ typedef struct rfx_features_params {
                                parameters rebuild the same map. Other
                                structures have one construction: ignored,
                                reported as 0.                               */
+    rfx_spectral_fn spectral; /* the sampler of RFX_KERNEL_CUSTOM (required
+                               then, refused with the other kernels);
+                               default NULL                                 */
+    void *spectral_user;    /* passed to spectral as user; default NULL     */
 } rfx_features_params;
 
 /* The defaults documented in the struct. */
@@ -257,7 +299,8 @@ RFX_API rfx_status rfx_features_transform_f32(const rfx_features *f, rfx_cmatf X
 
 /* The exact kernel that f approximates: K(i, j) = k(X_i, Y_j), K is
  * X.rows x Y.rows. For verification and for small problems; defined for the
- * dense cosine features of a kernel (RFX_EINVAL otherwise). */
+ * dense cosine features of a kernel (RFX_EINVAL otherwise, and for
+ * RFX_KERNEL_CUSTOM, whose kernel rfx does not know). */
 RFX_API rfx_status rfx_features_exact_kernel(const rfx_features *f, rfx_cmat X, rfx_cmat Y,
                                              rfx_mat K);
 

@@ -100,6 +100,9 @@ rfx_status rfx__structure_check(const rfx_features_params *p, size_t d)
                           "newest), got %u", p->structure_version);
     if (p->structure == RFX_STRUCTURE_IID) return RFX_OK;
     const char *name = rfx_structure_name(p->structure);
+    if (p->kernel == RFX_KERNEL_CUSTOM)
+        return rfx__error(RFX_EINVAL, "features.structure: the custom kernel's sampler draws "
+                                      "i.i.d. frequencies (structure iid), got %s", name);
     const unsigned version = rfx__structure_version(p);
     if (p->weights != RFX_WEIGHTS_KERNEL)
         return rfx__error(RFX_EINVAL,

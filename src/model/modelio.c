@@ -49,11 +49,14 @@ static const rfx__model_kind *const KINDS[] = {
 
 /* Whether m's feature map needs format version 3: a SORF map of the
  * second construction (tag 59), which rfx 0.2 would rebuild as the first
- * and refuse as corrupt; version 3 makes it refuse the file as newer. */
+ * and refuse as corrupt, or a custom kernel (kernel 4), which it would call
+ * corrupt; version 3 makes it refuse the file as newer. */
 static int needs_v3(const rfx_model *m)
 {
     const rfx_features *f = m->features;
-    return f && f->params.structure == RFX_STRUCTURE_SORF && f->params.structure_version >= 2;
+    if (!f) return 0;
+    if (f->params.kernel == RFX_KERNEL_CUSTOM) return 1;
+    return f->params.structure == RFX_STRUCTURE_SORF && f->params.structure_version >= 2;
 }
 
 /* The oldest version that holds m: 3 for a map of needs_v3, 2 for a model
@@ -437,6 +440,10 @@ static rfx_status build_model(const rfx__record *rec, const char *name, uint32_t
                             rfx_method_name((rfx_method)method));
     if (rec[RFX__TAG_STRUCTURE_VERSION].present && version < 3)
         return rfx__corrupt(name, "field 'structure_version' in a version %lu file (corrupt file)",
+                            (unsigned long)version);
+    if (rec[RFX__TAG_KERNEL].present && rec[RFX__TAG_KERNEL].count == 1 &&
+        rfx__rec_u64(&rec[RFX__TAG_KERNEL]) == RFX_KERNEL_CUSTOM && version < 3)
+        return rfx__corrupt(name, "the custom kernel in a version %lu file (corrupt file)",
                             (unsigned long)version);
     rfx_model *m = NULL;
     RFX__TRY(KINDS[method]->load(rec, name, load_nested, &m));

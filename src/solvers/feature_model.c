@@ -135,7 +135,7 @@ static rfx_status feature_load(const rfx__record *rec, const char *name, rfx__lo
     RFX__TRY(rfx__rec_dim(rec, RFX__TAG_N_FEATURES, name, &D));
     RFX__TRY(rfx__rec_dim(rec, RFX__TAG_N_TARGETS, name, &ny));
     RFX__TRY(rfx__rec_enum(rec, RFX__TAG_FIT_INTERCEPT, 1, name, &intercept));
-    RFX__TRY(rfx__rec_enum(rec, RFX__TAG_KERNEL, RFX_KERNEL_MATERN, name, &kernel));
+    RFX__TRY(rfx__rec_enum(rec, RFX__TAG_KERNEL, RFX_KERNEL_CUSTOM, name, &kernel));
     RFX__TRY(rfx__rec_enum(rec, RFX__TAG_FORM, RFX_FORM_COS_SIN, name, &form));
     RFX__TRY(rfx__rec_enum(rec, RFX__TAG_ARD, 1, name, &ard));
     uint64_t activation = RFX_ACTIVATION_COS, sparsity = 0, wdist = RFX_WEIGHTS_KERNEL;
