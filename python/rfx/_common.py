@@ -348,11 +348,17 @@ def create_features(p, keep, d):
     try:
         check(lib.rfx_features_create(p, d, out))
     except Exception as err:
-        for k in keep:
-            if isinstance(k, SpectralSampler):
-                k.reraise(err)
+        reraise_sampler_error(keep, err)
         raise
     return ffi.gc(out[0], lib.rfx_features_free)
+
+
+def reraise_sampler_error(keep, err):
+    """Raise the exception of a spectral sampler among keep (from
+    features_params), if it raised one, from err, the C call's error."""
+    for k in keep:
+        if isinstance(k, SpectralSampler):
+            k.reraise(err)
 
 
 def features_info(fp, d):

@@ -127,3 +127,30 @@ def test_rng_draws_and_pickling():
                                    random_state=2).fit(X)
     t4 = pickle.loads(pickle.dumps(t3))
     assert np.array_equal(t4.transform(X), t3.transform(X))
+
+
+def test_regressors_take_a_sampler():
+    rs = np.random.RandomState(4)
+    X = rs.uniform(-1, 1, size=(120, 3))
+    y = np.sin(3 * X[:, 0]) + X[:, 1] ** 2
+    for cls in (rfx.RFFRegressor, rfx.BayesianRFFRegressor):
+        # the length scale chosen by the fit, on maps drawn by the sampler:
+        # a gaussian sampler gives the gaussian model exactly
+        ref = cls(128, random_state=3).fit(X, y)
+        own = cls(128, kernel="custom", spectral_sampler=gaussian, random_state=3).fit(X, y)
+        assert np.array_equal(own.predict(X), ref.predict(X))
+        # the model keeps the frequencies: pickles do not call the sampler
+        back = pickle.loads(pickle.dumps(own))
+        assert np.array_equal(back.predict(X), own.predict(X))
+    m = rfx.RFFRegressor(256, kernel="custom", spectral_sampler=cauchy, length_scale=1.0,
+                         random_state=0).fit(X, y)
+    assert m.score(X, y) > 0.9
+
+    def boom(rng, d):
+        raise ArithmeticError("no density today")
+
+    with pytest.raises(ArithmeticError, match="no density today"):
+        rfx.RFFRegressor(16, kernel="custom", spectral_sampler=boom).fit(X, y)
+    clf = rfx.RFFClassifier(64, kernel="custom", spectral_sampler=gaussian,
+                            random_state=0).fit(X, y > np.median(y))
+    assert clf.score(X, y > np.median(y)) > 0.8
