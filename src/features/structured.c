@@ -48,16 +48,16 @@ static const double TWO_PI = 6.283185307179586476925;
 /* SORF version 2: inputs of fewer than SORF_SMALL_D dimensions are padded
  * to SORF_SMALL_PAD, the others to the next power of two. A row of H D1 H
  * D2 H D3 restricted to d of its d' coordinates is close to a uniform
- * direction's only when d' is large or d is most of d': at d = 2..8 with
- * d' = 16 the kernel error at D = 1000, z up to 4, was 1.25-1.6 x i.i.d.'s
- * (0.95-0.99 x with d' = 64). Padding every d to 64 instead loses the
- * orthogonality of the d columns within short maps (d = 16, D = 32: 0.88 x
- * i.i.d.'s error against 0.35 x, cos-sin). Measured over 10 seeds with
- * bench/sorf_density.py's settings; see rfx_structure in rfx.h. */
+ * direction's only when d' is large or d is most of d': at d = 2..8, D =
+ * 1000, z up to 4, the median kernel error over 10 seeds was 1.05-1.4 x
+ * i.i.d.'s with d' = 16 and radial scaling, 0.8-0.99 x with d' = 64.
+ * Padding every d to 64 instead loses the orthogonality of the d columns
+ * within short maps (d = 16, D = 32: 0.88 x i.i.d.'s error against 0.35 x,
+ * cos-sin). bench/sorf_small_d.py measures the rule; see rfx_structure in
+ * rfx.h. */
 #define SORF_SMALL_D 16
 #define SORF_SMALL_PAD 64
 #define SORF_NEWEST 2
-
 
 /* From this block size on the fast transform beats the dense one (whose
  * fused kernel is hard to beat for small d: at d' = 16 they are equal). */
@@ -264,22 +264,27 @@ static void draw_permutation(rfx__rng *r, uint32_t *perm, size_t n)
     }
 }
 
-/* SORF's S (version 2): d' radial draws stratified over the block. s_i =
- * Q((pi_i + u_i) / d') with Q the quantile of chi_d' (sqrt(2 P^-1(d'/2,
- * .))), pi a random permutation and u_i ~ U(0, 1): (pi_i + u_i) / d' is
- * uniform, so s_i has exactly the law chi_d', and the block's d' norms
- * fall one in each d'-quantile, which removes most of the variance that
- * independent norms add to the estimate. For Matern each is multiplied by
- * an independent sqrt(2 nu / chi2_{2 nu}): the norm of a multivariate t.
- * The rows of H D1 H D2 H D3 have norm 1, so row i becomes s_i times a
- * nearly uniform direction, restricted to the d inputs nearly a draw of
- * the spectral density. perm: d' words of workspace. */
+/* A uniform draw from the k-th of n equal strata of (0, 1). */
 static double stratum(rfx__rng *r, uint32_t k, size_t n)
 {
     double u = ((double)k + rfx__rng_uniform(r)) / (double)n;
     return u < 1.0 ? u : 1.0 - 0x1p-53; /* rounding of (n - 1 + u) / n */
 }
 
+/* SORF's S (version 2): d' radial draws stratified over the block. s_i =
+ * Q((pi_i + u_i) / d') with Q the quantile of chi_d' (sqrt(2 P^-1(d'/2,
+ * .))), pi a random permutation and u_i ~ U(0, 1): (pi_i + u_i) / d' is
+ * uniform, so s_i has exactly the law chi_d', and the block's d' norms
+ * fall one in each d'-quantile, which removes most of the variance that
+ * independent norms add to the estimate (at d = 16..64, D = 2d..8d: 0.30-
+ * 0.35 x i.i.d.'s error in the cos-sin form, against 0.30-0.41 x with
+ * independent norms). For Matern each is multiplied by sqrt(2 nu /
+ * chi2_{2 nu}), chi2_{2 nu} / 2 = Gamma(nu) stratified alike with a second
+ * permutation: the norm of a multivariate t, whose factors are independent
+ * and each of its exact law.
+ * The rows of H D1 H D2 H D3 have norm 1, so row i becomes s_i times a
+ * nearly uniform direction, restricted to the d inputs nearly a draw of
+ * the spectral density. perm: d' words of workspace. */
 static void sorf_radii(const rfx_features *f, rfx__rng *r, double *S, uint32_t *perm)
 {
     const size_t dp = f->dp;
