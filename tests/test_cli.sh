@@ -1112,6 +1112,8 @@ check "rfx 0.2 sorf model: its predictions (to 1e-12)" awk -F, '
     FNR > 1 { d = $1 - want[FNR]; if (d < 0) d = -d; s = want[FNR] < 0 ? -want[FNR] : want[FNR]
               if (d > 1e-12 * (1 + s)) bad = 1 }
     END { exit bad }' "$DATA/model_sorf1.pred.csv" "$T/sorf1.csv"
+expect 0 "info of an rfx 0.2 sorf model" "$RFX" info "$DATA/model_sorf1.rfx"
+check "an rfx 0.2 sorf model has the first construction" grep -q '^structure *sorf, construction 1 (rfx 0.2)$' "$T/stdout"
 expect 0 "info of a version 1 model" "$RFX" info "$DATA/model_v1_bayes.rfx"
 check "a version 1 model has no names" grep -q '^input names *none' "$T/stdout"
 
