@@ -29,9 +29,10 @@ extern "C" {
  *
  *  CUSTOM     k = E_p cos(w.t)               w ~ p / l, p the user's
  *             density, drawn by rfx_features_params.spectral (below).
- *             rfx does not know k: the exact kernels (rfx_features_exact_
- *             kernel, rfx_kern_shift, ...) refuse it; the structures other
- *             than IID, sparsity and the NORMAL / UNIFORM weights too.
+ *             rfx does not know k: the exact kernels
+ *             (rfx_features_exact_kernel, rfx_kern_shift, ...) refuse it;
+ *             the structures other than IID, sparsity and the NORMAL /
+ *             UNIFORM weights too.
  *             Model files store W as for every map (format version 3); a
  *             loaded map has no sampler (spectral NULL) and transforms as
  *             the saved one did.
@@ -60,8 +61,8 @@ typedef enum rfx_form {
     RFX_FORM_COS_SIN = 1
 } rfx_form;
 
-/* The name of a kernel ("gaussian", ..., "custom") or form ("cos-bias", "cos-sin"), and
- * the reverse look-up (RFX_EINVAL for an unknown name). */
+/* The name of a kernel ("gaussian", ..., "custom") or form ("cos-bias",
+ * "cos-sin"), and the reverse look-up (RFX_EINVAL for an unknown name). */
 RFX_API const char *rfx_kernel_name(rfx_kernel kernel);
 RFX_API const char *rfx_form_name(rfx_form form);
 RFX_API rfx_status rfx_kernel_from_name(const char *name, rfx_kernel *out);
@@ -136,8 +137,8 @@ typedef enum rfx_weights {
  *              the next power of two >= max(d, 16): they estimate the
  *              kernel of frequencies uniform on that sphere, k (1 - z^4 /
  *              (4 (d' + 2)) + O(z^6 / d'^2)), biased by -1.5% at z = 1 for
- *              d' = 16 and by more at larger z (error 1.2-1.6 x iid's at
- *              d = 2..16 with z up to 4). GAUSSIAN only.
+ *              d' = 16 and by more at larger z (median error 1.1-1.8 x
+ *              iid's at d = 2..16 with z up to 4). GAUSSIAN only.
  *  FASTFOOD    Le, Sarlos & Smola, "Fastfood - Approximating Kernel
  *              Expansions in Loglinear Time", ICML 2013: blocks
  *              S H G P H B / l, H the unnormalised Walsh-Hadamard matrix of
