@@ -229,6 +229,11 @@ typedef struct rfx__rng {
     double normal;
 } rfx__rng;
 
+/* The public face of a stream (rfx_rng in rfx/features.h). */
+struct rfx_rng {
+    rfx__rng state;
+};
+
 void rfx__rng_init(rfx__rng *r, uint64_t seed, uint64_t stream, uint64_t substream);
 uint64_t rfx__rng_u64(rfx__rng *r);
 double rfx__rng_uniform(rfx__rng *r);      /* in (0, 1), 53 bits, never 0 or 1 */
@@ -297,11 +302,17 @@ struct rfx_features {
     size_t dp;                  /* d' = block size, a power of two >= d     */
     unsigned dp_log2;           /* log2 d'                                  */
     size_t n_blocks;            /* ceil(F / d')                             */
-    double *fdiag;              /* n_blocks x 3 x d' diagonals: SORF D3/(l d'),
-                                   D2, D1; FASTFOOD B/l, G, S                */
+    double *fdiag;              /* n_blocks x RFX__FAST_SLOTS x d' diagonals:
+                                   SORF D3/(l d'), D2, D1, S/sqrt(d') (S
+                                   unset in version 1); FASTFOOD B/l, G, S
+                                   (the fourth unset)                       */
     uint32_t *fperm;            /* FASTFOOD: n_blocks x d' permutations     */
+    int sorf_radial;            /* SORF version 2: rows scaled by S         */
     int fast;                   /* transforms use the fast map (else W)     */
 };
+
+/* Diagonals per block of the fast structured maps (fdiag). */
+#define RFX__FAST_SLOTS 4
 
 /* Random streams (the "stream" word of rfx__rng) of the feature samplers:
  * i.i.d. rows and all phases 0, and one per structure (substream = block,
@@ -342,6 +353,9 @@ void rfx__halton_free(rfx__halton *h);
  * and writes W as the map of the unit vectors; _halton_sample fills W, b
  * from scrambled Halton points. */
 rfx_status rfx__structure_check(const rfx_features_params *p, size_t d);
+/* The construction of p's structure that p asks for: structure_version, or
+ * the newest when it is 0 (unchecked: see rfx__structure_check). */
+unsigned rfx__structure_version(const rfx_features_params *p);
 rfx_status rfx__structured_sample(rfx_features *f);
 rfx_status rfx__structured_fast_init(rfx_features *f);
 rfx_status rfx__halton_sample(rfx_features *f);

@@ -146,6 +146,8 @@ stderr_has "--threads above 4096" "^rfx: --threads: 4097 is too large \(at most 
 expect 1 "kernel-approx --threads far too large" "$RFX" kernel-approx -D 10 \
     --threads 99999999999999999999
 stderr_has "--threads far too large" "^rfx: --threads: 99999999999999999999 is too large"
+expect 1 "kernel-approx --kernel custom" "$RFX" kernel-approx -D 10 --kernel custom
+stderr_has "--kernel custom names the APIs that take a sampler" "^rfx: --kernel: the custom kernel takes a sampler"
 # One data row is a data error (exit 2) for every method.
 printf 'x0,x1,y\n1,2,3\n' >"$T/one_row.csv"
 for m in bayes ridge srfe lasso harfe pce projected; do
@@ -1111,6 +1113,16 @@ for kind in bayes pce; do
               if (d > 1e-12 * (1 + s)) bad = 1 } else if ($0 != want[FNR]) bad = 1 }
         END { exit bad }' "$DATA/model_v1_$kind.pred.csv" "$T/v1_$kind.csv"
 done
+# a SORF model written by rfx 0.2 (the first construction, no tag 59)
+# rebuilds that map and predicts as it did
+expect 0 "predict with an rfx 0.2 sorf model" "$RFX" predict "$DATA/model_sorf1.rfx" "$DATA/model_v1_train.csv" -o "$T/sorf1.csv"
+check "rfx 0.2 sorf model: its predictions (to 1e-12)" awk -F, '
+    NR == FNR { want[FNR] = $0; next }
+    FNR > 1 { d = $1 - want[FNR]; if (d < 0) d = -d; s = want[FNR] < 0 ? -want[FNR] : want[FNR]
+              if (d > 1e-12 * (1 + s)) bad = 1 }
+    END { exit bad }' "$DATA/model_sorf1.pred.csv" "$T/sorf1.csv"
+expect 0 "info of an rfx 0.2 sorf model" "$RFX" info "$DATA/model_sorf1.rfx"
+check "an rfx 0.2 sorf model has the first construction" grep -q '^structure *sorf, construction 1 (rfx 0.2)$' "$T/stdout"
 expect 0 "info of a version 1 model" "$RFX" info "$DATA/model_v1_bayes.rfx"
 check "a version 1 model has no names" grep -q '^input names *none' "$T/stdout"
 

@@ -46,7 +46,9 @@ enum {
     T_STRUCTURE = 49, T_CLASSES = 50, T_LOSS = 51, T_MULTICLASS = 52, T_TARGET = 53,
     T_TARGET_LAMBDA = 54,
     /* the schema (format version 2) */
-    T_INPUT_NAMES = 55, T_TARGET_NAME = 56, T_INPUT_BOX = 57, T_WEIGHT_SUM = 58
+    T_INPUT_NAMES = 55, T_TARGET_NAME = 56, T_INPUT_BOX = 57, T_WEIGHT_SUM = 58,
+    /* SORF's construction (format version 3) */
+    T_STRUCTURE_VERSION = 59
 };
 enum { E_F64 = 1, E_U64 = 2, E_UTF8 = 4, E_U32 = 5, E_BYTES = 6 }; /* element types */
 
@@ -452,10 +454,10 @@ static void check_header_damage(const unsigned char *img, size_t len)
     char path[4096];
 
     /* a newer version, with a valid header checksum */
-    put32(b + 8, 3);
+    put32(b + 8, 4);
     fix_header_crc(b);
-    LOAD_FAILS(b, len, RFX_EVERSION, "model format version 3 is newer than this library", "v3");
-    CHECK(contains(rfx_last_error(), "(2); upgrade rfx"));
+    LOAD_FAILS(b, len, RFX_EVERSION, "model format version 4 is newer than this library", "v4");
+    CHECK(contains(rfx_last_error(), "(3); upgrade rfx"));
     snprintf(path, sizeof path, "%s", rfx_test_tmp("modelio_v2.rfx"));
     CHECK(write_file(path, b, len));
     {
@@ -1995,6 +1997,70 @@ static void check_structure(const unsigned char *img, size_t len)
     rfx_model_free(r);
 }
 
+/* SORF's two constructions: a map of the second (the default) is saved
+ * with tag 59 = 2 in a version 3 file and loads back bitwise; a map of the
+ * first (structure_version 1, what rfx 0.2 made) is saved without tag 59,
+ * in a version 1 file as rfx 0.2 wrote it, and loads back as the first,
+ * with its W. Without tag 59 the second's W does not match the first's
+ * rebuilt map (refused), tag 59 in a version 2 file, with another
+ * structure or with a value other than 2 is corrupt. */
+static void check_sorf_versions(void)
+{
+    for (unsigned v = 1; v <= 2; v++) {
+        rfx_features_params fp = rfx_features_params_default();
+        fp.structure = RFX_STRUCTURE_SORF;
+        fp.structure_version = v;
+        fp.n_features = 40;
+        fp.seed = 4;
+        rfx_features *f = NULL;
+        CHECK_OK(rfx_features_create(&fp, DIN, &f));
+        if (!f) return;
+        CHECK(rfx_features_get_params(f).structure_version == v);
+        rfx_model *r = fit_ridge(f, 1, 1);
+        if (!r) return;
+        void *buf = NULL;
+        size_t bl = 0;
+        rfx_model *r2 = NULL;
+        CHECK_OK(rfx_model_save_buffer(r, &buf, &bl));
+        if (!buf) continue;
+        unsigned char *b = copy_image(buf, bl, 64);
+        CHECK(get32(b + 8) == (v == 2 ? 3u : 1u));
+        size_t at = find_record(b, bl, T_STRUCTURE_VERSION);
+        CHECK(v == 2 ? at > 0 && get64(b + at + 16) == 2 : at == 0);
+        CHECK_OK(rfx_model_load_buffer(b, bl, &r2));
+        if (r2) {
+            rfx_model_info info;
+            CHECK_OK(rfx_model_get_info(r2, &info));
+            CHECK(info.features.structure == RFX_STRUCTURE_SORF);
+            CHECK(info.features.structure_version == v);
+            check_same_model(r, r2, v == 2 ? "sorf version 2" : "sorf version 1");
+        }
+        rfx_model_free(r2);
+        if (v == 2) {
+            size_t n = remove_record(b, bl, T_STRUCTURE_VERSION);
+            LOAD_FAILS(b, n, RFX_EFORMAT, "do not match the structured map of the seed",
+                       "sorf 2 read as 1");
+            memcpy(b, buf, bl);
+            patch_u64(b, bl, T_STRUCTURE_VERSION, 1);
+            LOAD_FAILS(b, bl, RFX_EFORMAT, "field 'structure_version' = 1 with structure sorf",
+                       "structure_version 1");
+            patch_u64(b, bl, T_STRUCTURE_VERSION, 3);
+            LOAD_FAILS(b, bl, RFX_EFORMAT, "field 'structure_version' = 3, expected", "version 3");
+            memcpy(b, buf, bl);
+            patch_u64(b, bl, T_STRUCTURE, RFX_STRUCTURE_FASTFOOD);
+            LOAD_FAILS(b, bl, RFX_EFORMAT, "with structure fastfood", "fastfood with 59");
+            memcpy(b, buf, bl);
+            put32(b + 8, 2);
+            fix_header_crc(b);
+            LOAD_FAILS(b, bl, RFX_EFORMAT, "field 'structure_version' in a version 2 file",
+                       "59 in version 2");
+        }
+        free(b);
+        rfx_buffer_free(buf);
+        rfx_model_free(r);
+    }
+}
+
 int main(void)
 {
     size_t len;
@@ -2066,6 +2132,7 @@ int main(void)
     check_projected_hostile(ridge);
     img = round_trip(ridge, "modelio_ridge_structure.rfx", &len);
     check_structure(img, len);
+    check_sorf_versions();
     rfx_buffer_free(img);
     check_classifiers(ridge);
     check_sinks_greedy(ridge);

@@ -27,6 +27,16 @@ extern "C" {
  *             w ~ multivariate Student-t, 2 nu degrees of freedom, / l;
  *             closed forms for nu = 1/2, 3/2, 5/2 (exp(-r) for nu = 1/2).
  *
+ *  CUSTOM     k = E_p cos(w.t)               w ~ p / l, p the user's
+ *             density, drawn by rfx_features_params.spectral (below).
+ *             rfx does not know k: the exact kernels
+ *             (rfx_features_exact_kernel, rfx_kern_shift, ...) refuse it;
+ *             the structures other than IID, sparsity and the NORMAL /
+ *             UNIFORM weights too.
+ *             Model files store W as for every map (format version 3); a
+ *             loaded map has no sampler (spectral NULL) and transforms as
+ *             the saved one did.
+ *
  * scikit-learn's gamma: rbf_kernel is exp(-gamma |x-y|^2), i.e. GAUSSIAN with
  * l = 1 / sqrt(2 gamma); laplacian_kernel is exp(-gamma |x-y|_1), i.e.
  * LAPLACIAN with l = 1 / gamma. Setting gamma > 0 in rfx_features_params uses
@@ -35,7 +45,8 @@ typedef enum rfx_kernel {
     RFX_KERNEL_GAUSSIAN = 0,
     RFX_KERNEL_LAPLACIAN = 1,
     RFX_KERNEL_CAUCHY = 2,
-    RFX_KERNEL_MATERN = 3
+    RFX_KERNEL_MATERN = 3,
+    RFX_KERNEL_CUSTOM = 4
 } rfx_kernel;
 
 /* The two feature forms, both with E[z(x).z(y)] = k(x, y):
@@ -50,8 +61,8 @@ typedef enum rfx_form {
     RFX_FORM_COS_SIN = 1
 } rfx_form;
 
-/* The name of a kernel ("gaussian", ...) or form ("cos-bias", "cos-sin"), and
- * the reverse look-up (RFX_EINVAL for an unknown name). */
+/* The name of a kernel ("gaussian", ..., "custom") or form ("cos-bias",
+ * "cos-sin"), and the reverse look-up (RFX_EINVAL for an unknown name). */
 RFX_API const char *rfx_kernel_name(rfx_kernel kernel);
 RFX_API const char *rfx_form_name(rfx_form form);
 RFX_API rfx_status rfx_kernel_from_name(const char *name, rfx_kernel *out);
@@ -100,18 +111,34 @@ typedef enum rfx_weights {
  *              form (whose phase noise it does not reduce). GAUSSIAN and
  *              MATERN. Creation O(D d^2), one QR per block, threaded.
  *  SORF        structured orthogonal random features (same paper): blocks
- *              of d' rows sqrt(d') H D1 H D2 H D3 / l, H the normalised
- *              Walsh-Hadamard matrix of order d' = the next power of two
- *              >= max(d, 16) (inputs zero-padded), Di random sign
- *              diagonals. Transforms apply three fast Walsh-Hadamard
- *              transforms per block: O(D log d') per row instead of
- *              O(D d) (when d' >= 32; smaller maps use the dense product
- *              with the same W). Rows have the fixed norm sqrt(d') / l, so
- *              the estimate is of the kernel of frequencies uniform on that
- *              sphere, k (1 - z^4 / (4 (d' + 2)) + O(z^6 / d'^2)): biased
- *              by -1.5% at z = 1 for d' = 16, -0.4% for d' = 64, with much
- *              lower variance (error 0.25-0.3 x in the cos-sin form, 0.07 x
- *              at z ~ 0.5; 0.84-0.89 x cos-bias). GAUSSIAN only.
+ *              of d' rows S H D1 H D2 H D3 / l, H the normalised
+ *              Walsh-Hadamard matrix of order d' (inputs zero-padded), Di
+ *              random sign diagonals, and S a diagonal of draws of the
+ *              radial law |w| in d' dimensions (chi_d' for GAUSSIAN,
+ *              chi_d' sqrt(2 nu / chi2_{2 nu}) for MATERN), stratified
+ *              within the block: s_i = Q((pi_i + u_i) / d'), Q the
+ *              quantile of chi_d', pi a random permutation, u_i ~ U(0, 1),
+ *              so each s_i has exactly the radial law while the block's
+ *              norms cover it evenly. d' is the next power of two >= d for
+ *              d >= 16, else 64: the d columns of a block are then
+ *              orthogonal, and a row restricted to them is close to a draw
+ *              of the spectral density (with d' = 16 at d = 3 it is not:
+ *              the sign products take few values). Transforms apply three
+ *              fast Walsh-Hadamard transforms per block: O(D log d') per
+ *              row instead of O(D d) when d >= 17 (smaller maps use the
+ *              dense product with the same W, O(D d)). Error at d = 16..64
+ *              0.30-0.35 x in the cos-sin form, 0.82-0.90 x cos-bias; at d
+ *              = 2..8, D = 1000, z up to 4 (bench/sorf_small_d.py, median
+ *              over 10 seeds) 0.61-1.0 x for GAUSSIAN, 0.75-1.02 x for
+ *              MATERN, where single seeds reach 1.1-1.7 x. GAUSSIAN and
+ *              MATERN.
+ *              Maps made by rfx 0.2 and earlier (structure_version 1)
+ *              had no S (rows of the fixed norm sqrt(d') / l) and d' =
+ *              the next power of two >= max(d, 16): they estimate the
+ *              kernel of frequencies uniform on that sphere, k (1 - z^4 /
+ *              (4 (d' + 2)) + O(z^6 / d'^2)), biased by -1.5% at z = 1 for
+ *              d' = 16 and by more at larger z (median error 1.1-1.8 x
+ *              iid's at d = 2..16 with z up to 4). GAUSSIAN only.
  *  FASTFOOD    Le, Sarlos & Smola, "Fastfood - Approximating Kernel
  *              Expansions in Loglinear Time", ICML 2013: blocks
  *              S H G P H B / l, H the unnormalised Walsh-Hadamard matrix of
@@ -139,8 +166,9 @@ typedef enum rfx_weights {
  *              form (0.4-0.6 x at z ~ 0.5), 0.87-0.99 x in the cos-sin
  *              form. All kernels; d <= 100000. Creation O(D d).
  *
- * Model files keep the structure; a SORF or FASTFOOD map is rebuilt from
- * its seed when loaded and must reproduce the stored W bit for bit. */
+ * Model files keep the structure (and SORF's structure_version); a SORF or
+ * FASTFOOD map is rebuilt from its seed when loaded and must reproduce the
+ * stored W bit for bit. */
 typedef enum rfx_structure {
     RFX_STRUCTURE_IID = 0,
     RFX_STRUCTURE_ORTHOGONAL = 1,
@@ -154,6 +182,34 @@ typedef enum rfx_structure {
  * an unknown name). */
 RFX_API const char *rfx_structure_name(rfx_structure s);
 RFX_API rfx_status rfx_structure_from_name(const char *name, rfx_structure *out);
+
+/* A user's spectral density (RFX_KERNEL_CUSTOM). The sampler draws
+ * frequency j (j = 0 .. F-1, in order, on the thread that calls
+ * rfx_features_create) from rng, the stream that frequency j of an i.i.d.
+ * map draws from (Philox4x64-10 keyed by (seed, j), after the draw of the
+ * phase b_j): so w_j depends only on (seed, j) when the sampler draws only
+ * from rng, and a sampler that fills w with d rfx_rng_normal draws gives
+ * bitwise the frequencies of the GAUSSIAN kernel. It writes one draw of p,
+ * for unit length scales, into w (d values); rfx divides coordinate i by
+ * l_i. It returns RFX_OK, or an error status, which rfx_features_create
+ * returns with the sampler's message (rfx_set_error; "the sampler failed"
+ * when it set none) after "features.spectral: frequency j: ". A value
+ * that is not finite is RFX_ENUMERIC naming j and the coordinate. The map
+ * keeps spectral and spectral_user in its parameters but never calls the
+ * sampler after rfx_features_create. */
+typedef struct rfx_rng rfx_rng;
+typedef rfx_status (*rfx_spectral_fn)(void *user, rfx_rng *rng, size_t j, size_t d, double *w);
+
+/* Draws from the stream: 64 random bits; a uniform in (0, 1), never 0 or
+ * 1 (53 bits); a standard normal (Box-Muller, two per pair of uniforms);
+ * Gamma(shape, 1) (Marsaglia & Tsang; NaN unless shape > 0 and finite);
+ * and n uniforms or normals into out. */
+RFX_API uint64_t rfx_rng_u64(rfx_rng *rng);
+RFX_API double rfx_rng_uniform(rfx_rng *rng);
+RFX_API double rfx_rng_normal(rfx_rng *rng);
+RFX_API double rfx_rng_gamma(rfx_rng *rng, double shape);
+RFX_API void rfx_rng_fill_uniform(rfx_rng *rng, double *out, size_t n);
+RFX_API void rfx_rng_fill_normal(rfx_rng *rng, double *out, size_t n);
 
 RFX_API const char *rfx_activation_name(rfx_activation a);
 RFX_API rfx_status rfx_activation_from_name(const char *name, rfx_activation *out);
@@ -183,6 +239,19 @@ typedef struct rfx_features_params {
     rfx_weights weights;    /* default RFX_WEIGHTS_KERNEL                     */
     double weight_scale;    /* s for NORMAL / UNIFORM weights, default 1     */
     rfx_structure structure; /* default RFX_STRUCTURE_IID                    */
+    unsigned structure_version; /* the construction of a SORF map: 0 (the
+                               default) = the newest, 2 (radial scaling,
+                               d' = 64 below d = 16); 1 = that of rfx 0.2
+                               and earlier (fixed row norms, d' >= 16).
+                               Maps report the one used
+                               (rfx_features_get_params), so that saved
+                               parameters rebuild the same map. Other
+                               structures have one construction: ignored,
+                               reported as 0.                               */
+    rfx_spectral_fn spectral; /* the sampler of RFX_KERNEL_CUSTOM (required
+                               then, refused with the other kernels);
+                               default NULL                                 */
+    void *spectral_user;    /* passed to spectral as user; default NULL     */
 } rfx_features_params;
 
 /* The defaults documented in the struct. */
@@ -231,7 +300,8 @@ RFX_API rfx_status rfx_features_transform_f32(const rfx_features *f, rfx_cmatf X
 
 /* The exact kernel that f approximates: K(i, j) = k(X_i, Y_j), K is
  * X.rows x Y.rows. For verification and for small problems; defined for the
- * dense cosine features of a kernel (RFX_EINVAL otherwise). */
+ * dense cosine features of a kernel (RFX_EINVAL otherwise, and for
+ * RFX_KERNEL_CUSTOM, whose kernel rfx does not know). */
 RFX_API rfx_status rfx_features_exact_kernel(const rfx_features *f, rfx_cmat X, rfx_cmat Y,
                                              rfx_mat K);
 

@@ -663,11 +663,12 @@ RFX_API rfx_status rfx_model_match_columns(const rfx_model *m, const char *const
                                            size_t n_cols, const char *target, size_t *cols,
                                            size_t *target_col);
 
-/* Model files. The format (version 2; version 1 files are version 2 files
- * without tags 55 and 56), all integers little-endian:
+/* Model files. The format (version 3; version 1 files are version 2 files
+ * without tags 55 to 58, version 2 files version 3 files without tag 59 and
+ * the custom kernel), all integers little-endian:
  *
  *   offset 0   8 bytes  magic "RFXMODL\x1a"
- *          8   u32      format version (1 or 2: see below)
+ *          8   u32      format version (1, 2 or 3: see below)
  *         12   u32      header size in bytes (32)
  *         16   u64      payload size P in bytes
  *         24   u32      CRC-32 (zlib) of the payload
@@ -721,6 +722,12 @@ RFX_API rfx_status rfx_model_match_columns(const rfx_model *m, const char *const
  * Every feature model (methods 0..3 and 6..8) may hold
  *   49 structure of the feature map (rfx_structure, 0..4; absent means
  *      0, iid, and is how iid maps are written)
+ *   59 the SORF construction (rfx_features_params.structure_version: 2;
+ *      with tag 49 = SORF only, in a version 3 file only; absent means 1,
+ *      rfx 0.2's, whose map the loader rebuilds)
+ * Tag 7, the kernel, is 4 (RFX_KERNEL_CUSTOM, a user's spectral density)
+ * in a version 3 file only; such a model keeps its frequencies W (tag 14)
+ * as every feature model does, and predicts without the sampler.
  * A classifier (method 6, rfx/classify.h) is a feature model whose
  * n_targets (tag 4) is its number of score columns K - 1 for two classes,
  * else C - with weights D x K and K intercepts, and which holds all of
@@ -734,7 +741,7 @@ RFX_API rfx_status rfx_model_match_columns(const rfx_model *m, const char *const
  *      and is how none is written)
  *   54 its Box-Cox lambda (f64, finite; with 53 = 2 only, and then
  *      required).
- * Any model may hold, in a version 2 file only (and never the surrogate
+ * Any model may hold, in a version 2 or 3 file only (and never the surrogate
  * inside a projected model):
  *   55 input names (element type 6): d names, each followed by a NUL
  *      byte, each 1..RFX_MODEL_MAX_NAME bytes, no two equal
@@ -744,8 +751,9 @@ RFX_API rfx_status rfx_model_match_columns(const rfx_model *m, const char *const
  *      lower <= upper)
  *   58 weight sum (f64, finite, > 0; a Bayesian model with intercept fitted
  *      on weighted rows only: the intercept's variance is noise_var / it).
- * A model with names, a box or a weight sum is written as version 2, one without as
- * version 1, which older readers take too.
+ * A model with a custom kernel or a SORF map of construction 2 is written
+ * as version 3; else one with names, a box or a weight sum as version 2,
+ * one without as version 1, which older readers take too.
  * Kitchen-sinks (method 7) and
  * greedy (method 8) models are feature models stored as ridge models are
  * (no posterior).

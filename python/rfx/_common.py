@@ -235,7 +235,130 @@ def features_params(est, seed, scale, threads):
         raise TypeError("weight_scale must be a number, got %r" % (est.weight_scale,))
     p.weight_scale = float(est.weight_scale)
     p.structure = structure_enum(getattr(est, "structure", "iid"))
+    sampler = getattr(est, "spectral_sampler", None)
+    if sampler is not None and p.kernel != lib.RFX_KERNEL_CUSTOM:
+        raise ValueError("spectral_sampler is given with kernel=%r: set kernel='custom' to draw "
+                         "the frequencies from it" % (est.kernel,))
+    if p.kernel == lib.RFX_KERNEL_CUSTOM:
+        if sampler is None:
+            raise ValueError("kernel='custom' draws the frequencies from spectral_sampler, "
+                             "a callable sampler(rng, d) -> d values; none is given"
+                             + ("" if hasattr(est, "spectral_sampler") else
+                                " (%s takes none)" % type(est).__name__))
+        if not callable(sampler):
+            raise TypeError("spectral_sampler must be callable, got %r" % (sampler,))
+        sp = SpectralSampler(sampler)
+        p.spectral = sp.callback
+        keep.append(sp)
     return p, keep
+
+
+class SpectralRng:
+    """The random stream a spectral sampler draws frequency j from (the C
+    library's rfx_rng): Philox4x64-10 keyed by (seed, j), so that a sampler
+    that draws only from it gives the same frequencies for the same seed,
+    whatever else changes. Valid only during the call to the sampler."""
+
+    __slots__ = ("_rng",)
+
+    def __init__(self):
+        self._rng = ffi.NULL
+
+    def _fill(self, fill, size):
+        if size is None:
+            out = np.empty(1)
+            fill(self._rng, ffi.cast("double *", out.ctypes.data), 1)
+            return float(out[0])
+        shape = (size,) if isinstance(size, numbers.Integral) else tuple(size)
+        out = np.empty(shape)
+        fill(self._rng, ffi.cast("double *", out.ctypes.data), out.size)
+        return out
+
+    def uniform(self, size=None):
+        """Uniforms in (0, 1), never 0 or 1: a float, or an array of shape size."""
+        return self._fill(lib.rfx_rng_fill_uniform, size)
+
+    def normal(self, size=None):
+        """Standard normals: a float, or an array of shape size (the d normals
+        of rfx's gaussian kernel are ``normal(d)``)."""
+        return self._fill(lib.rfx_rng_fill_normal, size)
+
+    def gamma(self, shape, size=None):
+        """Gamma(shape, 1) draws, shape > 0."""
+        if not (isinstance(shape, numbers.Real) and shape > 0 and np.isfinite(shape)):
+            raise ValueError("gamma: shape must be > 0 and finite, got %r" % (shape,))
+        if size is None:
+            return float(lib.rfx_rng_gamma(self._rng, float(shape)))
+        out = np.empty((size,) if isinstance(size, numbers.Integral) else tuple(size))
+        flat = out.reshape(-1)
+        for i in range(flat.size):
+            flat[i] = lib.rfx_rng_gamma(self._rng, float(shape))
+        return out
+
+    def bits(self):
+        """64 random bits, as a Python int (to seed another generator)."""
+        return int(lib.rfx_rng_u64(self._rng))
+
+
+class SpectralSampler:
+    """The C sampler (rfx_spectral_fn) around a Python callable
+    ``sampler(rng, d)`` that returns one frequency (d values, unit length
+    scale) drawn from rng, a :class:`SpectralRng`. An exception in the
+    callable stops the map's creation: the C call returns RFX_EINVAL
+    (RFX_ECANCELLED for a KeyboardInterrupt) with the exception's text, and
+    :meth:`reraise` raises the exception itself."""
+
+    def __init__(self, sampler):
+        self.sampler = sampler
+        self.error = None
+        self._rng = SpectralRng()
+        self.callback = ffi.callback(
+            "rfx_status(void *, rfx_rng *, size_t, size_t, double *)", self._call,
+            error=lib.RFX_EINTERNAL)
+
+    def _call(self, user, rng, j, d, w):
+        self._rng._rng = rng
+        try:
+            v = np.ascontiguousarray(self.sampler(self._rng, int(d)), dtype=np.float64)
+            if v.shape != (d,):
+                raise ValueError("spectral_sampler(rng, %d) must return %d values (one "
+                                 "frequency), got shape %s" % (d, d, v.shape))
+            ffi.memmove(w, ffi.from_buffer(v), 8 * d)
+            return lib.RFX_OK
+        except BaseException as e:  # noqa: B902 - reported through the C status
+            if self.error is None:
+                self.error = e
+            status = lib.RFX_ECANCELLED if isinstance(e, KeyboardInterrupt) else lib.RFX_EINVAL
+            text = "%s: %s" % (type(e).__name__, e)
+            return lib.rfx_set_error(status, text.encode("utf-8", "replace"))
+        finally:
+            self._rng._rng = ffi.NULL
+
+    def reraise(self, err):
+        """Raise the sampler's exception (from err, the C error) if it raised one."""
+        if self.error is not None:
+            e, self.error = self.error, None
+            raise e from err
+
+
+def create_features(p, keep, d):
+    """rfx_features_create(p, d) -> an owned cdata pointer; a sampler's own
+    exception (kept in keep) is raised as it is, from the C error."""
+    out = ffi.new("rfx_features **")
+    try:
+        check(lib.rfx_features_create(p, d, out))
+    except Exception as err:
+        reraise_sampler_error(keep, err)
+        raise
+    return ffi.gc(out[0], lib.rfx_features_free)
+
+
+def reraise_sampler_error(keep, err):
+    """Raise the exception of a spectral sampler among keep (from
+    features_params), if it raised one, from err, the C call's error."""
+    for k in keep:
+        if isinstance(k, SpectralSampler):
+            k.reraise(err)
 
 
 def features_info(fp, d):
@@ -257,6 +380,8 @@ def params_state(fp, d):
     length scales copied), to re-create the map bitwise after pickling."""
     state = {}
     for name, _ in ffi.typeof("rfx_features_params").fields:
+        if name in ("spectral", "spectral_user"):
+            continue  # a custom kernel's sampler is the estimator's spectral_sampler
         if name == "length_scales":
             ls = fp.length_scales
             state[name] = None if ls == ffi.NULL else np.frombuffer(
@@ -267,9 +392,13 @@ def params_state(fp, d):
 
 
 def params_from_state(state):
-    """An rfx_features_params pointer from params_state, and what it points into."""
+    """An rfx_features_params pointer from params_state, and what it points into.
+    A state pickled by rfx 0.2 has no structure_version: its SORF map was
+    the first construction, which version 1 rebuilds."""
     p = ffi.new("rfx_features_params *", lib.rfx_features_params_default())
     keep = [p]
+    if "structure_version" not in state and state.get("structure") == lib.RFX_STRUCTURE_SORF:
+        p.structure_version = 1
     for name, value in state.items():
         if name == "length_scales":
             if value is not None:

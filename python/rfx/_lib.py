@@ -56,6 +56,7 @@ typedef enum rfx_status {
 const char *rfx_strerror(rfx_status status);
 const char *rfx_last_error(void);
 void rfx_clear_error(void);
+rfx_status rfx_set_error(rfx_status status, const char *message);
 
 typedef enum rfx_isa {
     RFX_ISA_GENERIC = 0,
@@ -94,7 +95,8 @@ typedef enum rfx_kernel {
     RFX_KERNEL_GAUSSIAN = 0,
     RFX_KERNEL_LAPLACIAN = 1,
     RFX_KERNEL_CAUCHY = 2,
-    RFX_KERNEL_MATERN = 3
+    RFX_KERNEL_MATERN = 3,
+    RFX_KERNEL_CUSTOM = 4
 } rfx_kernel;
 
 typedef enum rfx_form {
@@ -133,6 +135,16 @@ typedef enum rfx_structure {
 const char *rfx_structure_name(rfx_structure s);
 rfx_status rfx_structure_from_name(const char *name, rfx_structure *out);
 
+typedef struct rfx_rng rfx_rng;
+typedef rfx_status (*rfx_spectral_fn)(void *user, rfx_rng *rng, size_t j, size_t d, double *w);
+
+uint64_t rfx_rng_u64(rfx_rng *rng);
+double rfx_rng_uniform(rfx_rng *rng);
+double rfx_rng_normal(rfx_rng *rng);
+double rfx_rng_gamma(rfx_rng *rng, double shape);
+void rfx_rng_fill_uniform(rfx_rng *rng, double *out, size_t n);
+void rfx_rng_fill_normal(rfx_rng *rng, double *out, size_t n);
+
 const char *rfx_activation_name(rfx_activation a);
 rfx_status rfx_activation_from_name(const char *name, rfx_activation *out);
 const char *rfx_weights_name(rfx_weights w);
@@ -153,6 +165,9 @@ typedef struct rfx_features_params {
     rfx_weights weights;
     double weight_scale;
     rfx_structure structure;
+    unsigned structure_version;
+    rfx_spectral_fn spectral;
+    void *spectral_user;
 } rfx_features_params;
 
 rfx_features_params rfx_features_params_default(void);

@@ -463,8 +463,12 @@ class _RFXModel(_ModelFile):
         Y = as_rows(Y)
         out = ffi.new("rfx_model **")
         report = ffi.new("rfx_fit_report *")
-        call_with_progress(lib.rfx_model_fit, p, cmat(X), cmat(Y), out, report,
-                           label=type(self).__name__, verbose=verbose, out=out)
+        try:
+            call_with_progress(lib.rfx_model_fit, p, cmat(X), cmat(Y), out, report,
+                               label=type(self).__name__, verbose=verbose, out=out)
+        except Exception as err:
+            _common.reraise_sampler_error(keep, err)
+            raise
         del keep
         self._model = ffi.gc(out[0], lib.rfx_model_free)
         self.seed_ = seed
@@ -538,10 +542,8 @@ class _RFXModel(_ModelFile):
             seed = _common.resolve_seed(self.random_state)
             fp, keep = _common.features_params(self, seed, scale,
                                                _common.resolve_threads(self.n_jobs))
-            f = ffi.new("rfx_features **")
-            check(lib.rfx_features_create(fp, d, f))
+            feats = _common.create_features(fp, keep, d)
             del keep
-            feats = ffi.gc(f[0], lib.rfx_features_free)
             st = ffi.new("rfx_stats **")
             check(lib.rfx_stats_create(lib.rfx_features_output_dim(feats), Y.shape[1], st))
             self._feats, self._stats = feats, ffi.gc(st[0], lib.rfx_stats_free)

@@ -27,11 +27,13 @@ class RandomFourierFeatures(TagsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
     ----------
     n_components : int, default=100
         D, the number of output features (even for ``form="cos_sin"``).
-    kernel : {"gaussian", "laplacian", "cauchy", "matern"}, default="gaussian"
+    kernel : {"gaussian", "laplacian", "cauchy", "matern", "custom"}, default="gaussian"
         The kernel approximated ("rbf" is accepted for "gaussian"). With
         ``u = (x - y) / length_scale``: gaussian ``exp(-|u|^2 / 2)``,
         laplacian ``exp(-|u|_1)``, cauchy ``prod 1 / (1 + u_i^2)``, matern
-        the Matern kernel of smoothness ``nu``.
+        the Matern kernel of smoothness ``nu``; custom ``E cos(w.u)`` for w
+        drawn by ``spectral_sampler`` (no ``exact_kernel``; i.i.d. frequencies,
+        dense, weights="kernel").
     nu : float, default=1.5
         Matern smoothness (kernel="matern" only).
     gamma : float, "scale" or None, default=None
@@ -49,11 +51,12 @@ class RandomFourierFeatures(TagsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
     structure : {"iid", "orthogonal", "sorf", "fastfood", "halton"}, default="iid"
         How the frequencies are drawn: independently; orthogonal random
         features (blocks of orthogonal directions, gaussian and matern);
-        structured orthogonal features H D1 H D2 H D3 (gaussian) and
+        structured orthogonal features S H D1 H D2 H D3 (gaussian, matern) and
         Fastfood (gaussian, matern), both transformed by fast Walsh-Hadamard
         transforms in O(D log d) per row; or a scrambled Halton sequence
         (quasi-Monte Carlo). Lower kernel approximation error than "iid" at
-        equal D except Fastfood; see rfx_structure in rfx.h.
+        equal D except Fastfood (and SORF below 16 inputs, about equal); see
+        rfx_structure in rfx.h.
     activation : {"cos", "sin", "tanh", "sigmoid", "relu", "sign"}, default="cos"
         The nonlinearity phi of the features phi(w.x + b). "cos" gives the
         random Fourier features of the kernel; the others are random kitchen
@@ -78,6 +81,18 @@ class RandomFourierFeatures(TagsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
         Threads for the transform, as scikit-learn reads n_jobs: None is
         1 (or the n_jobs of an enclosing ``joblib.parallel_config``
         context), -1 all cores, -2 all but one. Results never depend on it.
+    spectral_sampler : callable or None, default=None
+        With kernel="custom", the spectral density p of the kernel:
+        ``spectral_sampler(rng, d)`` returns one frequency w ~ p (d values,
+        for unit length scale; the length scales divide it). It is called
+        once per frequency j, in order, with rng the random stream of
+        frequency j (``rng.uniform(size)``, ``rng.normal(size)``,
+        ``rng.gamma(shape, size)``, ``rng.bits()``), keyed by (seed, j): a
+        sampler that draws only from rng gives the same features for the
+        same random_state (``lambda rng, d: rng.normal(d)`` gives exactly
+        the gaussian kernel's). An exception it raises is raised by fit.
+        Pickling keeps the sampler (it must be picklable) and draws the
+        frequencies again.
 
     Attributes
     ----------
@@ -119,7 +134,7 @@ class RandomFourierFeatures(TagsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
     def __init__(self, n_components=100, *, kernel="gaussian", nu=1.5, gamma=None,
                  length_scale=None, form="cos_bias", activation="cos", sparsity=None,
                  weights="kernel", weight_scale=1.0, structure="iid", random_state=None,
-                 n_jobs=None):
+                 n_jobs=None, spectral_sampler=None):
         self.n_components = n_components
         self.kernel = kernel
         self.nu = nu
@@ -133,6 +148,7 @@ class RandomFourierFeatures(TagsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
         self.structure = structure
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.spectral_sampler = spectral_sampler
 
     _rfx_tags = {"preserves_dtype": [np.float64, np.float32]}
 
@@ -145,7 +161,7 @@ class RandomFourierFeatures(TagsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
         seed = _common.resolve_seed(self.random_state)
         threads = _common.resolve_threads(self.n_jobs)
         p, keep = _common.features_params(self, seed, scale, threads)
-        self._features = _create(p, d)
+        self._features = _common.create_features(p, keep, d)
         del keep
         self.seed_ = seed
         self._finish()
@@ -203,7 +219,8 @@ class RandomFourierFeatures(TagsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
         mp = state.pop("_map", None)
         super().__setstate__(state)
         if mp is not None:
-            self._features = _map_from_state(mp, _common.resolve_threads(self.n_jobs))
+            self._features = _map_from_state(mp, _common.resolve_threads(self.n_jobs),
+                                             getattr(self, "spectral_sampler", None))
 
 
 def _create(p, d):
@@ -216,10 +233,19 @@ def _map_state(fp, d):
     return {"d": d, "params": _common.params_state(fp, d)}
 
 
-def _map_from_state(s, threads):
+def _map_from_state(s, threads, sampler=None):
+    """The map of _map_state, re-created; a custom kernel's frequencies are
+    drawn again by its sampler (the estimator's, pickled with it), which
+    gives the same ones for the same seed."""
     p, keep = _common.params_from_state(s["params"])
     p.n_threads = threads
-    f = _create(p, s["d"])
+    if p.kernel == lib.RFX_KERNEL_CUSTOM:
+        if sampler is None:
+            raise ValueError("unpickling a map of kernel='custom' needs its spectral_sampler")
+        sp = _common.SpectralSampler(sampler)
+        p.spectral = sp.callback
+        keep.append(sp)
+    f = _common.create_features(p, keep, s["d"])
     del keep
     return f
 

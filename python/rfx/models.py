@@ -20,8 +20,9 @@ from ._sklearn_compat import validate_data
 _COMMON_PARAMS_DOC = """\
     n_components : int, default=1024
         D, the number of random features (even for ``form="cos_sin"``).
-    kernel : {"gaussian", "laplacian", "cauchy", "matern"}, default="gaussian"
-        The kernel approximated; see :class:`rfx.RandomFourierFeatures`.
+    kernel : {"gaussian", "laplacian", "cauchy", "matern", "custom"}, default="gaussian"
+        The kernel approximated; see :class:`rfx.RandomFourierFeatures`
+        ("custom": the density of ``spectral_sampler``).
     nu : float, default=1.5
         Matern smoothness (kernel="matern").
     length_scale : "auto", float or array-like of shape (n_features_in_,), default="auto"
@@ -42,7 +43,7 @@ _COMMON_PARAMS_DOC = """\
     structure : {"iid", "orthogonal", "sorf", "fastfood", "halton"}, default="iid"
         How the frequencies are drawn: independently; orthogonal random
         features (blocks of orthogonal directions, gaussian and matern);
-        structured orthogonal features H D1 H D2 H D3 (gaussian) and
+        structured orthogonal features S H D1 H D2 H D3 (gaussian, matern) and
         Fastfood (gaussian, matern), both transformed by fast Walsh-Hadamard
         transforms in O(D log d) per row; or a scrambled Halton sequence
         (quasi-Monte Carlo). Lower kernel approximation error than "iid" at
@@ -63,6 +64,11 @@ _COMMON_PARAMS_DOC = """\
         s = weight_scale.
     weight_scale : float, default=1.0
         s, for weights="normal" or "uniform".
+    spectral_sampler : callable or None, default=None
+        With kernel="custom", ``spectral_sampler(rng, d)`` returns one
+        frequency drawn from the kernel's spectral density; see
+        :class:`rfx.RandomFourierFeatures`. The fitted model keeps the
+        frequencies, so prediction and pickles do not call it again.
     fit_intercept : bool, default=True
         Fit an unpenalised intercept (by centring).
     standardize : bool, default=True
@@ -212,7 +218,7 @@ class RFFRegressor(MultiOutputMixin, RegressorMixin, _RFXModel):
                  gamma=None, form="cos_bias", activation="cos", sparsity=None, weights="kernel",
                  weight_scale=1.0, structure="iid", alpha=None, learn_iterations=30,
                  learn_particles=None, fit_intercept=True, standardize=True, random_state=None,
-                 n_jobs=None, verbose=0):
+                 n_jobs=None, verbose=0, spectral_sampler=None):
         self.n_components = n_components
         self.kernel = kernel
         self.nu = nu
@@ -224,6 +230,7 @@ class RFFRegressor(MultiOutputMixin, RegressorMixin, _RFXModel):
         self.weights = weights
         self.weight_scale = weight_scale
         self.structure = structure
+        self.spectral_sampler = spectral_sampler
         self.alpha = alpha
         self.learn_iterations = learn_iterations
         self.learn_particles = learn_particles
@@ -367,7 +374,8 @@ class BayesianRFFRegressor(RegressorMixin, _RFXModel):
                  gamma=None, form="cos_bias", activation="cos", sparsity=None, weights="kernel",
                  weight_scale=1.0, structure="iid", noise_var=None, prior_var=None,
                  learn_iterations=30, learn_particles=None, fit_intercept=True,
-                 standardize=True, random_state=None, n_jobs=None, verbose=0):
+                 standardize=True, random_state=None, n_jobs=None, verbose=0,
+                 spectral_sampler=None):
         self.n_components = n_components
         self.kernel = kernel
         self.nu = nu
@@ -379,6 +387,7 @@ class BayesianRFFRegressor(RegressorMixin, _RFXModel):
         self.weights = weights
         self.weight_scale = weight_scale
         self.structure = structure
+        self.spectral_sampler = spectral_sampler
         self.noise_var = noise_var
         self.prior_var = prior_var
         self.learn_iterations = learn_iterations
@@ -514,7 +523,7 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
                  weight_scale=1.0, structure="iid", loss="logistic", multi_class="ovr",
                  alpha=None, class_weight=None, optimizer="auto", tol=None,
                  fit_intercept=True, standardize=True, random_state=None, n_jobs=None,
-                 verbose=0):
+                 verbose=0, spectral_sampler=None):
         self.n_components = n_components
         self.kernel = kernel
         self.nu = nu
@@ -526,6 +535,7 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
         self.weights = weights
         self.weight_scale = weight_scale
         self.structure = structure
+        self.spectral_sampler = spectral_sampler
         self.loss = loss
         self.multi_class = multi_class
         self.alpha = alpha

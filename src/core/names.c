@@ -17,7 +17,7 @@ typedef struct names {
     {what, (const char *const[]){__VA_ARGS__},                                               \
      sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *)}
 
-static const names KERNEL = NAMES("kernel", "gaussian", "laplacian", "cauchy", "matern");
+static const names KERNEL = NAMES("kernel", "gaussian", "laplacian", "cauchy", "matern", "custom");
 static const names FORM = NAMES("feature form", "cos-bias", "cos-sin");
 static const names ACTIVATION = NAMES("activation", "cos", "sin", "tanh", "sigmoid", "relu",
                                       "sign");

@@ -77,6 +77,7 @@ const rfx__field_spec rfx__field_specs[RFX__TAG_END] = {
     [RFX__TAG_TARGET_NAME] = {"target_name", RFX__ELEM_UTF8, RFX__F_COMMON},
     [RFX__TAG_INPUT_BOX] = {"input_box", RFX__ELEM_F64, RFX__F_COMMON},
     [RFX__TAG_WEIGHT_SUM] = {"weight_sum", RFX__ELEM_F64, RFX__F_SCALAR | RFX__F_COMMON},
+    [RFX__TAG_STRUCTURE_VERSION] = {"structure_version", RFX__ELEM_U64, RFX__F_SCALAR},
 };
 
 /* zlib's crc32 takes a uInt length: feed large buffers in pieces. */

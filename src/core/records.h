@@ -124,6 +124,10 @@ enum rfx__tag {
     RFX__TAG_WEIGHT_SUM = 58,   /* f64: sum of the row weights of a Bayesian
                                model with intercept fitted on weighted rows,
                                finite, > 0 (version 2; absent: unweighted)  */
+    /* feature models, optional, format version 3 and later:                 */
+    RFX__TAG_STRUCTURE_VERSION = 59, /* u64: the construction of a SORF map, 2
+                               (absent: 1, the only one of rfx 0.2 and
+                               earlier); only with structure sorf           */
     RFX__TAG_END            /* one past the last tag                         */
 };
 

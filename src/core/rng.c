@@ -187,3 +187,25 @@ rfx_status rfx__rows_order(rfx_cmat X, rfx_cmat Y, const double *w, uint64_t see
     free(keys);
     return RFX_OK;
 }
+
+/* ---- the public stream (a user's spectral sampler, rfx/features.h) ------ */
+
+uint64_t rfx_rng_u64(rfx_rng *rng) { return rfx__rng_u64(&rng->state); }
+double rfx_rng_uniform(rfx_rng *rng) { return rfx__rng_uniform(&rng->state); }
+double rfx_rng_normal(rfx_rng *rng) { return rfx__rng_normal(&rng->state); }
+
+double rfx_rng_gamma(rfx_rng *rng, double shape)
+{
+    if (!(shape > 0 && isfinite(shape))) return NAN;
+    return rfx__rng_gamma(&rng->state, shape);
+}
+
+void rfx_rng_fill_uniform(rfx_rng *rng, double *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++) out[i] = rfx__rng_uniform(&rng->state);
+}
+
+void rfx_rng_fill_normal(rfx_rng *rng, double *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++) out[i] = rfx__rng_normal(&rng->state);
+}

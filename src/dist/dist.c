@@ -1460,6 +1460,8 @@ static size_t fit_record(const rfx_fit_params *p, double *rec)
     rec[k++] = f->weights;
     rec[k++] = f->weight_scale;
     rec[k++] = f->structure;
+    rec[k++] = f->structure_version;
+    rec[k++] = f->spectral != NULL; /* a sampler's draws: rfx_dist_agree_features' hash */
     rec[k++] = p->standardize;
     rec[k++] = p->lambda;
     rec[k++] = p->noise_var;

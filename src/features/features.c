@@ -31,14 +31,24 @@ rfx_features_params rfx_features_params_default(void)
     p.weights = RFX_WEIGHTS_KERNEL;
     p.weight_scale = 1.0;
     p.structure = RFX_STRUCTURE_IID;
+    p.structure_version = 0;
+    p.spectral = NULL;
+    p.spectral_user = NULL;
     return p;
 }
 
 rfx_status rfx__features_check_fields(const rfx_features_params *p)
 {
     if (!p) return rfx__error(RFX_EINVAL, "features: params is NULL");
-    if ((unsigned)p->kernel > RFX_KERNEL_MATERN)
+    if ((unsigned)p->kernel > RFX_KERNEL_CUSTOM)
         return rfx__error(RFX_EINVAL, "features.kernel: %d is not an rfx_kernel", (int)p->kernel);
+    if (p->kernel == RFX_KERNEL_CUSTOM && !p->spectral)
+        return rfx__error(RFX_EINVAL, "features.spectral: the custom kernel draws its frequencies "
+                                      "from a sampler, and none is given");
+    if (p->kernel != RFX_KERNEL_CUSTOM && p->spectral)
+        return rfx__error(RFX_EINVAL, "features.spectral: a sampler is given with the %s kernel; "
+                                      "set features.kernel to custom to use it",
+                          rfx_kernel_name(p->kernel));
     if ((unsigned)p->form > RFX_FORM_COS_SIN)
         return rfx__error(RFX_EINVAL, "features.form: %d is not an rfx_form", (int)p->form);
     if (p->n_features == 0)
@@ -74,6 +84,10 @@ rfx_status rfx__features_check_fields(const rfx_features_params *p)
     if (!(p->weight_scale > 0 && isfinite(p->weight_scale)))
         return rfx__error(RFX_EINVAL, "features.weight_scale: must be > 0 and finite, got %g",
                           p->weight_scale);
+    if (p->kernel == RFX_KERNEL_CUSTOM && p->weights != RFX_WEIGHTS_KERNEL)
+        return rfx__error(RFX_EINVAL, "features.weights: the custom kernel draws its weights from "
+                                      "features.spectral (weights 'kernel'), got '%s'",
+                          rfx_weights_name(p->weights));
     return RFX_OK;
 }
 
@@ -93,6 +107,10 @@ rfx_status rfx__features_check(const rfx_features_params *p, size_t d)
     if (p->sparsity > d)
         return rfx__error(RFX_EINVAL, "features.sparsity: q = %zu exceeds the %zu inputs",
                           p->sparsity, d);
+    if (p->kernel == RFX_KERNEL_CUSTOM && p->sparsity != 0 && p->sparsity != d)
+        return rfx__error(RFX_EINVAL, "features.sparsity: the custom kernel's sampler draws dense "
+                                      "frequencies (sparsity 0), got q = %zu of %zu inputs",
+                          p->sparsity, d);
     size_t cells;
     RFX__TRY(rfx__mul(p->n_features, d, &cells, "features: n_features x d"));
     return rfx__structure_check(p, d);
@@ -109,6 +127,7 @@ static rfx_status features_alloc(const rfx_features_params *p, size_t d, rfx_fea
     rfx_features *f = calloc(1, sizeof *f);
     if (!f) return rfx__error(RFX_ENOMEM, "features: cannot allocate");
     f->params = *p;
+    f->params.structure_version = rfx__structure_version(p);
     f->d = d;
     f->D = p->n_features;
     f->F = p->form == RFX_FORM_COS_SIN ? p->n_features / 2 : p->n_features;
@@ -243,6 +262,42 @@ static void sample_row(const rfx_features *f, size_t j, size_t q, size_t n_suppo
     }
 }
 
+/* The frequencies of a user's density (RFX_KERNEL_CUSTOM): frequency j
+ * from the stream (seed, 0, j) after its phase, as sample_row draws an
+ * i.i.d. row, so that a sampler of d normals gives the GAUSSIAN map bit
+ * for bit. Coordinates start as NaN: one the sampler leaves unset is
+ * caught as not finite. */
+static rfx_status sample_custom(rfx_features *f)
+{
+    const size_t d = f->d;
+    const rfx_features_params *p = &f->params;
+    rfx_rng rng;
+    for (size_t j = 0; j < f->F; j++) {
+        double *w = f->W + j * d;
+        rfx__rng_init(&rng.state, p->seed, 0, (uint64_t)j);
+        f->b[j] = TWO_PI * rfx__rng_uniform(&rng.state);
+        if (p->form == RFX_FORM_COS_SIN) f->b[j] = 0.0;
+        for (size_t i = 0; i < d; i++) w[i] = NAN;
+        rfx_clear_error();
+        rfx_status st = p->spectral(p->spectral_user, &rng, j, d, w);
+        if (st != RFX_OK) {
+            if ((unsigned)st > RFX_EINTERNAL)
+                return rfx__error(RFX_EINVAL, "features.spectral: frequency %zu: the sampler "
+                                  "returned %d, not an rfx_status", j, (int)st);
+            if (!rfx_last_error()[0]) rfx_set_error(st, "the sampler failed");
+            rfx__error_prefix("features.spectral: frequency %zu", j);
+            return st;
+        }
+        for (size_t i = 0; i < d; i++) {
+            if (!isfinite(w[i]))
+                return rfx__error(RFX_ENUMERIC, "features.spectral: frequency %zu, coordinate "
+                                  "%zu: the sampler gave %g (or left it unset)", j, i, w[i]);
+            w[i] /= f->ls[i];
+        }
+    }
+    return RFX_OK;
+}
+
 rfx_status rfx_features_create(const rfx_features_params *params, size_t d, rfx_features **out)
 {
     if (!out) return rfx__error(RFX_EINVAL, "rfx_features_create: out is NULL");
@@ -265,6 +320,16 @@ rfx_status rfx_features_create(const rfx_features_params *params, size_t d, rfx_
         *out = f;
         return RFX_OK;
     }
+    if (params->kernel == RFX_KERNEL_CUSTOM) {
+        rfx_status st = sample_custom(f);
+        if (st) {
+            rfx_features_free(f);
+            return st;
+        }
+        features_finish(f);
+        *out = f;
+        return RFX_OK;
+    }
     const size_t q = params->sparsity == 0 ? d : params->sparsity;
     const size_t n_supports = q < d ? choose_capped(d, q, f->F) : 1;
     size_t *ws = malloc(d * sizeof *ws);
@@ -279,6 +344,14 @@ rfx_status rfx_features_create(const rfx_features_params *params, size_t d, rfx_
     return RFX_OK;
 }
 
+/* Stands in for the sampler of a custom map built from its frequencies
+ * (whose sampler is not known), for the checks; never called. */
+static rfx_status given_frequencies(void *user, rfx_rng *rng, size_t j, size_t d, double *w)
+{
+    (void)user, (void)rng, (void)j, (void)d, (void)w;
+    return rfx__error(RFX_EINTERNAL, "features: a map of given frequencies has no sampler");
+}
+
 rfx_status rfx__features_from_arrays(const rfx_features_params *params, size_t d,
                                      const double *ls, int ard, const double *W,
                                      const double *b, rfx_features **out)
@@ -287,7 +360,9 @@ rfx_status rfx__features_from_arrays(const rfx_features_params *params, size_t d
     p.length_scales = NULL;
     p.gamma = 0.0;
     p.length_scale = ls[0];
+    if (p.kernel == RFX_KERNEL_CUSTOM && !p.spectral) p.spectral = given_frequencies;
     RFX__TRY(rfx__features_check(&p, d));
+    if (p.spectral == given_frequencies) p.spectral = NULL;
     rfx_features *f;
     RFX__TRY(features_alloc(&p, d, &f));
     f->ard = ard != 0;
@@ -383,6 +458,7 @@ static double kernel_at(const rfx_features *f, const double *t)
         double a = sqrt(5.0) * r;
         return (1.0 + a + a * a / 3.0) * exp(-a);
     }
+    case RFX_KERNEL_CUSTOM: break; /* refused by the caller */
     }
     return NAN;
 }
@@ -399,6 +475,9 @@ rfx_status rfx_features_exact_kernel(const rfx_features *f, rfx_cmat X, rfx_cmat
     if (K.rows != X.rows || K.cols != Y.rows)
         return rfx__error(RFX_EDIM, "exact kernel: K is %zu x %zu, expected %zu x %zu", K.rows,
                           K.cols, X.rows, Y.rows);
+    if (f->params.kernel == RFX_KERNEL_CUSTOM)
+        return rfx__error(RFX_EINVAL, "exact kernel: the custom kernel is known only through its "
+                                      "sampler (features.spectral); rfx has no exact form of it");
     if (f->params.activation != RFX_ACTIVATION_COS || f->params.weights != RFX_WEIGHTS_KERNEL ||
         (f->params.sparsity != 0 && f->params.sparsity != f->d))
         return rfx__error(RFX_EINVAL, "exact kernel: defined for dense cosine features of a "
@@ -439,7 +518,7 @@ rfx_status rfx__features_copy(const rfx_features *f, rfx_features **out)
     memcpy(g->W, f->W, f->F * f->d * sizeof *f->W);
     memcpy(g->b, f->b, f->F * sizeof *f->b);
     if (f->fdiag) { /* the fast transform's state, as it is */
-        size_t cells = f->n_blocks * 3 * f->dp;
+        size_t cells = f->n_blocks * RFX__FAST_SLOTS * f->dp;
         rfx_status st = rfx__alloc(cells, sizeof(double), (void **)&g->fdiag, "features: copy");
         if (!st && f->fperm)
             st = rfx__alloc(f->n_blocks * f->dp, sizeof(uint32_t), (void **)&g->fperm,
@@ -454,6 +533,7 @@ rfx_status rfx__features_copy(const rfx_features *f, rfx_features **out)
         g->dp_log2 = f->dp_log2;
         g->n_blocks = f->n_blocks;
         g->fast = f->fast;
+        g->sorf_radial = f->sorf_radial;
     }
     features_finish(g);
     *out = g;

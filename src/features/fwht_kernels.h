@@ -134,8 +134,9 @@ static void FWHT_FN(fwht_load_)(vd *dst, const vd *src, const double *g, const u
 }
 
 /* Z[r][0 .. F-1] = W x_r for the nr <= 4 rows x_r of X (row stride ldx),
- * through the blocks' fast transforms (SORF: H D1 H D2 H D3'; Fastfood:
- * S H G P H B'; the primes hold 1 / l and for SORF 1 / d'). ws: 3 d' vd.
+ * through the blocks' fast transforms (SORF: S H D1 H D2 H D3', S = I in
+ * version 1; Fastfood: S H G P H B'; the primes hold 1 / l and for SORF
+ * 1 / d'). ws: 3 d' vd.
  * Cost per row: (3 or 2) d' log2 d' additions per block of d' frequencies. */
 static void FWHT_FN(project_group_)(const rfx_features *f, const double *X, size_t ldx,
                                     size_t nr, double *Z, size_t ldz, double *ws)
@@ -176,7 +177,7 @@ static void FWHT_FN(project_group_)(const rfx_features *f, const double *X, size
         xt[i] = z;
     }
     for (size_t k = 0; k < f->n_blocks; k++) {
-        const double *g = f->fdiag + k * 3 * dp;
+        const double *g = f->fdiag + k * RFX__FAST_SLOTS * dp;
         const size_t c0 = k * dp, nc = F - c0 < dp ? F - c0 : dp;
         const vd *out;
         const double *s = NULL;
@@ -185,13 +186,14 @@ static void FWHT_FN(project_group_)(const rfx_features *f, const double *X, size
             FWHT_FN(fwht_load_)(b1, b1, g + dp, NULL, dp, lg);
             FWHT_FN(fwht_load_)(b1, b1, g + 2 * dp, NULL, dp, lg);
             out = b1;
+            if (f->sorf_radial) s = g + 3 * dp;
         } else {
             FWHT_FN(fwht_load_)(b1, xt, g, NULL, dp, lg);
             FWHT_FN(fwht_load_)(b2, b1, g + dp, f->fperm + k * dp, dp, lg);
             out = b2;
             s = g + 2 * dp;
         }
-        /* scatter back to the rows (times S for Fastfood) */
+        /* scatter back to the rows (times S) */
         if (nr == RFX__FAST_ROWS) {
             double *z0 = Z + c0, *z1 = z0 + ldz, *z2 = z1 + ldz, *z3 = z2 + ldz;
             size_t i = 0;

@@ -64,6 +64,9 @@ rfx_status rfx_kern_shift(rfx_kernel kernel, double nu, double length_scale,
     case RFX_KERNEL_LAPLACIAN: kind = RFX__KERN_LAPLACE_SHIFT; break;
     case RFX_KERNEL_CAUCHY: kind = RFX__KERN_CAUCHY; break;
     case RFX_KERNEL_MATERN: kind = RFX__KERN_MATERN; break;
+    case RFX_KERNEL_CUSTOM:
+        return rfx__error(RFX_EINVAL, "kern_shift: kernel: the custom kernel is known only through "
+                                      "its sampler (features.spectral); rfx has no exact form of it");
     default:
         return rfx__error(RFX_EINVAL, "kern_shift: kernel: unknown kernel %d", (int)kernel);
     }

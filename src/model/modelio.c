@@ -31,7 +31,7 @@
 #include <unistd.h>
 
 #define HEADER_SIZE 32
-#define FORMAT_VERSION 2 /* the newest this library reads and writes */
+#define FORMAT_VERSION 3 /* the newest this library reads and writes */
 #define PATH_SHOWN 160   /* bytes of a path quoted in messages */
 
 static const unsigned char MAGIC[8] = {'R', 'F', 'X', 'M', 'O', 'D', 'L', 0x1a};
@@ -47,11 +47,24 @@ static const rfx__model_kind *const KINDS[] = {
 };
 #define N_KINDS (sizeof KINDS / sizeof *KINDS)
 
-/* The oldest version that holds m: 2 for a model with names, a box or a
- * weight sum (tags 55..58),
- * else 1, so that a file without them is read by older versions too. */
+/* Whether m's feature map needs format version 3: a SORF map of the
+ * second construction (tag 59), which rfx 0.2 would rebuild as the first
+ * and refuse as corrupt, or a custom kernel (kernel 4), which it would call
+ * corrupt; version 3 makes it refuse the file as newer. */
+static int needs_v3(const rfx_model *m)
+{
+    const rfx_features *f = m->features;
+    if (!f) return 0;
+    if (f->params.kernel == RFX_KERNEL_CUSTOM) return 1;
+    return f->params.structure == RFX_STRUCTURE_SORF && f->params.structure_version >= 2;
+}
+
+/* The oldest version that holds m: 3 for a map of needs_v3, 2 for a model
+ * with names, a box or a weight sum (tags 55..58), else 1, so that a file
+ * without them is read by older versions too. */
 static uint32_t version_of(const rfx_model *m)
 {
+    if (needs_v3(m)) return 3;
     return m->input_names || m->input_box || m->weight_sum > 0 ? 2 : 1;
 }
 
@@ -425,6 +438,13 @@ static rfx_status build_model(const rfx__record *rec, const char *name, uint32_t
         return rfx__corrupt(name, "a %s model as the surrogate of a projected model, which takes "
                             "ridge, bayes, srfe, harfe or pce (corrupt file)",
                             rfx_method_name((rfx_method)method));
+    if (rec[RFX__TAG_STRUCTURE_VERSION].present && version < 3)
+        return rfx__corrupt(name, "field 'structure_version' in a version %lu file (corrupt file)",
+                            (unsigned long)version);
+    if (rec[RFX__TAG_KERNEL].present && rec[RFX__TAG_KERNEL].count == 1 &&
+        rfx__rec_u64(&rec[RFX__TAG_KERNEL]) == RFX_KERNEL_CUSTOM && version < 3)
+        return rfx__corrupt(name, "the custom kernel in a version %lu file (corrupt file)",
+                            (unsigned long)version);
     rfx_model *m = NULL;
     RFX__TRY(KINDS[method]->load(rec, name, load_nested, &m));
     rfx_status st = load_target(rec, name, m);

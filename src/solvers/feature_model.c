@@ -7,7 +7,9 @@
  * files; the prediction itself is rfx__feature_predict (model.c).
  *
  * Their file holds the feature map (tags 1..15, 27..30 and 49, the
- * structure, optional: files without it have i.i.d. features), the input
+ * structure, optional: files without it have i.i.d. features; 59, the
+ * construction of a SORF map, optional: files without it have version 1,
+ * the SORF of rfx 0.2 and earlier), the input
  * scaler (optional), weights, intercepts and penalties, the posterior of a
  * Bayesian model (chol, optional zmean) and no PCE or projected field. A
  * classifier (RFX_METHOD_CLASSIFY) has three more required fields (tags
@@ -77,6 +79,10 @@ static rfx_status feature_save(rfx__sink *s, const rfx_model *m, const unsigned 
        builds that predate the tag */
     if (p->structure != RFX_STRUCTURE_IID)
         rfx__put_u64(s, RFX__TAG_STRUCTURE, (uint64_t)p->structure);
+    /* only for SORF's second construction: files of the first stay
+     * readable by rfx 0.2 */
+    if (p->structure == RFX_STRUCTURE_SORF && p->structure_version >= 2)
+        rfx__put_u64(s, RFX__TAG_STRUCTURE_VERSION, (uint64_t)p->structure_version);
     if (m->x_mean && m->x_scale) {
         rfx__put_f64s(s, RFX__TAG_X_MEAN, m->x_mean, m->d);
         rfx__put_f64s(s, RFX__TAG_X_SCALE, m->x_scale, m->d);
@@ -129,15 +135,23 @@ static rfx_status feature_load(const rfx__record *rec, const char *name, rfx__lo
     RFX__TRY(rfx__rec_dim(rec, RFX__TAG_N_FEATURES, name, &D));
     RFX__TRY(rfx__rec_dim(rec, RFX__TAG_N_TARGETS, name, &ny));
     RFX__TRY(rfx__rec_enum(rec, RFX__TAG_FIT_INTERCEPT, 1, name, &intercept));
-    RFX__TRY(rfx__rec_enum(rec, RFX__TAG_KERNEL, RFX_KERNEL_MATERN, name, &kernel));
+    RFX__TRY(rfx__rec_enum(rec, RFX__TAG_KERNEL, RFX_KERNEL_CUSTOM, name, &kernel));
     RFX__TRY(rfx__rec_enum(rec, RFX__TAG_FORM, RFX_FORM_COS_SIN, name, &form));
     RFX__TRY(rfx__rec_enum(rec, RFX__TAG_ARD, 1, name, &ard));
     uint64_t activation = RFX_ACTIVATION_COS, sparsity = 0, wdist = RFX_WEIGHTS_KERNEL;
     uint64_t structure = RFX_STRUCTURE_IID, loss = 0, multiclass = 0;
     size_t n_classes = 0;
     double weight_scale = 1.0;
+    uint64_t structure_version = 1;
     if (rec[RFX__TAG_STRUCTURE].present)
         RFX__TRY(rfx__rec_enum(rec, RFX__TAG_STRUCTURE, RFX_STRUCTURE_HALTON, name, &structure));
+    if (rec[RFX__TAG_STRUCTURE_VERSION].present) {
+        RFX__TRY(rfx__rec_enum(rec, RFX__TAG_STRUCTURE_VERSION, 2, name, &structure_version));
+        if (structure != RFX_STRUCTURE_SORF || structure_version < 2)
+            return rfx__corrupt(name, "field 'structure_version' = %llu with structure %s "
+                                "(corrupt file)", (unsigned long long)structure_version,
+                                rfx_structure_name((rfx_structure)structure));
+    }
     if (method == RFX_METHOD_CLASSIFY) {
         RFX__TRY(rfx__rec_enum(rec, RFX__TAG_LOSS, RFX_LOSS_SQUARED, name, &loss));
         RFX__TRY(
@@ -262,6 +276,7 @@ static rfx_status feature_load(const rfx__record *rec, const char *name, rfx__lo
     }
     p.sparsity = (size_t)sparsity;
     p.structure = (rfx_structure)structure;
+    p.structure_version = (unsigned)structure_version;
     /* RFX_EINVAL: a parameter no valid writer produces */
     st = rfx__rec_failure(rfx__features_from_arrays(&p, d, ls, (int)ard, W, b, &f), name);
     if (st) goto done;

@@ -36,7 +36,8 @@ const command cli_info_command = {
     "\"targets\", \"rows_trained\", \"input_names\" (a list, or null), \"target_name\",\n"
     "\"input_box\" ([[lo, hi] per input], or null),\n"
     "\"target_transform\" (and \"target_lambda\" for boxcox), then by kind: a feature\n"
-    "model's \"kernel\", \"nu\" (matern), \"form\", \"structure\", \"activation\",\n"
+    "model's \"kernel\", \"nu\" (matern), \"form\", \"structure\" (and\n"
+    "\"structure_version\" for sorf), \"activation\",\n"
     "\"sparsity\", \"weights\", \"weight_scale\", \"features\", \"seed\", \"length_scale\"\n"
     "or \"length_scales\", \"lambda\", for bayes \"noise_variance\", \"prior_variance\",\n"
     "\"log_evidence\", then \"standardized\", \"intercept\", \"predictive_std\", and for a\n"
@@ -69,7 +70,10 @@ static void print_model_info(FILE *out, const char *path, const rfx_model_info *
     fprintf(out, "%-16s %s\n", "kernel", rfx_kernel_name(f->kernel));
     if (f->kernel == RFX_KERNEL_MATERN) fprintf(out, "%-16s %g\n", "nu", f->nu);
     fprintf(out, "%-16s %s\n", "form", rfx_form_name(f->form));
-    if (f->structure != RFX_STRUCTURE_IID)
+    if (f->structure == RFX_STRUCTURE_SORF)
+        fprintf(out, "%-16s sorf, construction %u%s\n", "structure", f->structure_version,
+                f->structure_version == 1 ? " (rfx 0.2)" : "");
+    else if (f->structure != RFX_STRUCTURE_IID)
         fprintf(out, "%-16s %s\n", "structure", rfx_structure_name(f->structure));
     fprintf(out, "%-16s %s\n", "activation", rfx_activation_name(f->activation));
     if (f->sparsity > 0) fprintf(out, "%-16s q = %zu inputs per feature\n", "sparsity", f->sparsity);
@@ -418,6 +422,7 @@ static int json_model(json_writer *w, const rfx_model *m)
     if (f->kernel == RFX_KERNEL_MATERN) json_num(w, "nu", f->nu);
     json_str(w, "form", rfx_form_name(f->form));
     json_str(w, "structure", rfx_structure_name(f->structure));
+    if (f->structure == RFX_STRUCTURE_SORF) json_size(w, "structure_version", f->structure_version);
     json_str(w, "activation", rfx_activation_name(f->activation));
     json_size(w, "sparsity", f->sparsity);
     json_str(w, "weights", rfx_weights_name(f->weights));

@@ -359,7 +359,13 @@ int cli_parse_size_list(const opt_iter *it, const char *s, size_t min, size_t *v
 
 int cli_parse_kernel(const opt_iter *it, const char *s, rfx_kernel *out)
 {
-    if (rfx_kernel_from_name(s, out) == RFX_OK) return 0;
+    if (rfx_kernel_from_name(s, out) == RFX_OK) {
+        if (*out != RFX_KERNEL_CUSTOM) return 0;
+        return cli_value_error(it, "the custom kernel takes a sampler of its spectral density, "
+                               "which the C API (rfx_features_params.spectral) and Python "
+                               "(spectral_sampler) give; here: gaussian, laplacian, cauchy or "
+                               "matern");
+    }
     rfx_clear_error();
     return cli_value_error(it, "unknown kernel '%s' (gaussian, laplacian, cauchy or matern)", s);
 }
