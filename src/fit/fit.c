@@ -1239,12 +1239,32 @@ static rfx_status solve_stats(const rfx_fit_params *p, const rfx_features *f, co
     return RFX_OK;
 }
 
+/* Pass 4: the statistics of the standardised rows with the map f into
+ * sf->stats (in parts, every part's, added by parts->stats). */
+static rfx_status stats_pass(src_fit *sf, const rfx_features *f)
+{
+    const rfx_fit_parts *parts = sf->parts;
+    if (!parts) {
+        sf->f = f;
+        return source_pass(sf, pass_stats, "read: statistics", 0);
+    }
+    if (rfx__fit_progress(sf->p, "read: statistics", 0.0))
+        return rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
+    rfx_status st = parts->stats(parts->user, sf->stats, f, &sf->std, sf->first_row);
+    sf->shared_failure = st != RFX_OK;
+    return st;
+}
+
 /* Passes 1 to 3: the rows, the classes, the selection rows (when sf->cap)
  * and the scaler; the selection (and scored) rows standardised. */
 static rfx_status source_prepare(const rfx_fit_params *params, src_fit *sf, int choose)
 {
     const rfx_features_params *fp = &params->features;
     const rfx_fit_parts *parts = sf->parts;
+    sf->std.next = std_next; /* the source standardised, for the later passes */
+    sf->std.rewind = std_rewind;
+    sf->std.destroy = NULL;
+    sf->std.state = sf;
     RFX__TRY(source_pass(sf, pass_sums, "read: columns", 1));
     RFX__TRY(alloc_sums(sf)); /* a part without rows */
     const size_t d = sf->d;
@@ -1304,7 +1324,6 @@ static rfx_status fit_source(const rfx_fit_params *params, src_fit *sf, rfx_mode
     const rfx_features_params *fp = &params->features;
     const int choose = fp->length_scales == NULL && fp->gamma == 0 && fp->length_scale <= 0;
     const int learn = params->learn_length_scales;
-    const rfx_fit_parts *parts = sf->parts;
     if (choose || learn) {
         sf->cap = params->select_rows;
         sf->seed = fp->seed;
@@ -1332,21 +1351,7 @@ static rfx_status fit_source(const rfx_fit_params *params, src_fit *sf, rfx_mode
         st = rfx_features_create(&fq, d, &f);
     }
     if (!st) st = rfx_stats_create(fp->n_features, sf->ny, &sf->stats);
-    if (!st && parts) {
-        /* every part's statistics, added; the source standardised */
-        sf->std.next = std_next;
-        sf->std.rewind = std_rewind;
-        sf->std.state = sf;
-        if (!rfx__fit_progress(params, "read: statistics", 0.0)) {
-            st = parts->stats(parts->user, sf->stats, f, &sf->std, sf->first_row);
-            sf->shared_failure = st != RFX_OK;
-        } else {
-            st = rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
-        }
-    } else if (!st) {
-        sf->f = f;
-        st = source_pass(sf, pass_stats, "read: statistics", 0);
-    }
+    if (!st) st = stats_pass(sf, f);
     double score = NAN;
     if (!st) st = solve_stats(params, f, sf->stats, choose || learn, &m, &score);
     rfx_features_free(f);
@@ -1395,10 +1400,6 @@ static rfx_status fit_source_classify(const rfx_fit_params *params, src_fit *sf,
     rfx_features *f = NULL;
     rfx_model *m = NULL;
     RFX__TRY(rfx_features_create(&ff, d, &f));
-    sf->std.next = std_next;
-    sf->std.rewind = std_rewind;
-    sf->std.destroy = NULL;
-    sf->std.state = sf;
     rfx_status st = RFX_OK;
     const int given = params->lambda >= 0;
     rfx__lsq_result lr;
@@ -1417,17 +1418,7 @@ static rfx_status fit_source_classify(const rfx_fit_params *params, src_fit *sf,
          * errors of the scored rows */
         st = rfx_stats_create(fp->n_features, C == 2 ? 1 : C, &sf->stats);
         sf->onehot = 1;
-        if (!st && parts) {
-            if (!rfx__fit_progress(params, "read: statistics", 0.0)) {
-                st = parts->stats(parts->user, sf->stats, f, &sf->std, sf->first_row);
-                sf->shared_failure = st != RFX_OK;
-            } else {
-                st = rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
-            }
-        } else if (!st) {
-            sf->f = f;
-            st = source_pass(sf, pass_stats, "read: statistics", 0);
-        }
+        if (!st) st = stats_pass(sf, f);
         sf->onehot = 0;
         if (!st)
             st = rfx__classify_lsq_solve(f, sf->stats, rfx_cmat_of(sf->xloo, sf->nloo, d),
@@ -1460,14 +1451,7 @@ static rfx_status fit_source_classify(const rfx_fit_params *params, src_fit *sf,
         st = rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
     if (!st) st = keep_scaler(sf, m);
     if (!st) {
-        if (report) {
-            memset(report, 0, sizeof *report);
-            report->length_scale = m->features->ls[0];
-            report->lambda = m->lambda;
-            report->score = ch.score;
-            report->n_candidates = ch.evals;
-            report->learn_score_before = report->learn_score_after = NAN;
-        }
+        if (report) rfx__fit_classify_report(report, m, &ch);
         *out = m;
         m = NULL;
     }

@@ -350,6 +350,17 @@ rfx_status rfx__fit_classify_temperature(rfx_model *m, rfx_cmat X, const uint32_
     return st;
 }
 
+void rfx__fit_classify_report(rfx_fit_report *report, const rfx_model *m,
+                              const rfx__cls_choice *ch)
+{
+    memset(report, 0, sizeof *report);
+    report->length_scale = m->features->ls[0];
+    report->lambda = m->lambda;
+    report->score = ch->score;
+    report->n_candidates = ch->evals;
+    report->learn_score_before = report->learn_score_after = NAN;
+}
+
 /* rfx_model_fit with RFX_METHOD_CLASSIFY: Y (n x 1) holds the labels. */
 rfx_status rfx__fit_classify(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y,
                              rfx_model **out, rfx_fit_report *report)
@@ -471,14 +482,7 @@ rfx_status rfx__fit_classify(const rfx_fit_params *params, rfx_cmat X, rfx_cmat 
         m->x_scale = scale;
         mean = scale = NULL;
     }
-    if (report) {
-        memset(report, 0, sizeof *report);
-        report->length_scale = m->features->ls[0];
-        report->lambda = m->lambda;
-        report->score = ch.score;
-        report->n_candidates = ch.evals;
-        report->learn_score_before = report->learn_score_after = NAN;
-    }
+    if (report) rfx__fit_classify_report(report, m, &ch);
     *out = m;
     m = NULL;
 done:

@@ -52,6 +52,11 @@ rfx_status rfx__fit_classify_choose(const rfx_fit_params *params, rfx_cmat X, co
 rfx_status rfx__fit_classify_temperature(rfx_model *m, rfx_cmat X, const uint32_t *y,
                                          const double *w);
 
+/* The report of a classifier's fit: its map's length scale, its lambda,
+ * and the choice's score and candidates. */
+void rfx__fit_classify_report(rfx_fit_report *report, const rfx_model *m,
+                              const rfx__cls_choice *ch);
+
 /* rfx_model_fit with RFX_METHOD_CLASSIFY (fit/fit_classify.c). */
 rfx_status rfx__fit_classify(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y,
                              rfx_model **out, rfx_fit_report *report);
