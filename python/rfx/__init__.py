@@ -19,7 +19,8 @@ of shift-invariant kernels and the linear models fitted on them.
   methods and target transforms (log, Box-Cox) compared by k-fold
   cross-validation and the best refitted.
 - :class:`KitchenSinksRegressor`: random kitchen sinks, only the weights of
-  random nonlinearities fitted inside the box |alpha|_inf <= C/K;
+  random nonlinearities fitted inside the box |alpha|_inf <= C/K
+  (:class:`KitchenSinksClassifier`: the logistic or squared hinge loss);
   :class:`GreedyRegressor`: the greedy baseline, one refined term at a time.
 - :class:`KernelPCA`: anisotropic kernel PCA (exact, or by random
   features), the projection of the self-supervised surrogates.
@@ -73,7 +74,7 @@ from .kernels import GaussianProcessRegressor, Kernel, KernelRidge, Nystroem
 from .kernel_sgd import KernelSGDClassifier
 from .models import BayesianRFFRegressor, RFFClassifier, RFFRegressor
 from .projection import KernelPCA, ProjectedRegressor
-from .sinks import GreedyRegressor, KitchenSinksRegressor
+from .sinks import GreedyRegressor, KitchenSinksClassifier, KitchenSinksRegressor
 from .surrogate import (ExactSobolResult, PCERegressor, SobolResult, SparseRFERegressor,
                         exact_sobol_indices, sobol_indices)
 from .design import design
@@ -94,6 +95,7 @@ __all__ = [
     "SparseRFERegressor",
     "PCERegressor",
     "SurrogateRegressor",
+    "KitchenSinksClassifier",
     "KitchenSinksRegressor",
     "GreedyRegressor",
     "KernelPCA",

@@ -1,20 +1,24 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Random kitchen sinks and the greedy baseline they replace (rfx/sinks.h):
 :class:`KitchenSinksRegressor` fits only the weights of K random
-nonlinearities, inside the box |alpha_k| <= C / K (rfx_sinks_fit);
-:class:`GreedyRegressor` chooses and refines one nonlinearity at a time
-(rfx_greedy_fit). Both are rfx models (RFX_METHOD_SINKS, RFX_METHOD_GREEDY):
-saved, loaded and pickled as the other regressors."""
+nonlinearities, inside the box |alpha_k| <= C / K (rfx_sinks_fit), and
+:class:`KitchenSinksClassifier` the same with the logistic or squared hinge
+loss; :class:`GreedyRegressor` chooses and refines one nonlinearity at a
+time (rfx_greedy_fit). All are rfx models (RFX_METHOD_SINKS,
+RFX_METHOD_GREEDY): saved, loaded and pickled as the other regressors."""
 import numbers
 import types
 
 import numpy as np
-from sklearn.base import RegressorMixin
+from sklearn.base import ClassifierMixin, RegressorMixin
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted
 
 from . import _common
 from ._lib import as_rows, check, cmat, ffi, lib, serial_blas
 from ._model import _RFXModel
-from ._sklearn_compat import validate_data
+from ._sklearn_compat import TagsMixin, validate_data
 
 _MAP_PARAMS_DOC = """\
     kernel : {"gaussian", "laplacian", "cauchy", "matern"}, default="gaussian"
@@ -66,16 +70,10 @@ def _positive_real(v, name, allow_inf=False):
     return v
 
 
-class _SeedModel(RegressorMixin, _RFXModel):
-    """What the two regressors share: one target, predictions of the rfx
-    model, the parameters of a model read from a file."""
-
-    def _fit_checks(self, X, y):
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
-        if X.shape[0] < 2:
-            raise ValueError("n_samples=%d: at least 2 samples are needed to fit"
-                             % X.shape[0])
-        return as_rows(X), np.ascontiguousarray(y, dtype=np.float64)
+class _SeedBase(_RFXModel):
+    """What the kitchen-sinks and greedy estimators share: one output
+    column, a feature map from the estimator's parameters, the fitted
+    model's attributes."""
 
     def _spec(self, n_features):
         """The feature-map parameters as _common.features_params reads them."""
@@ -93,6 +91,50 @@ class _SeedModel(RegressorMixin, _RFXModel):
 
     def _one_target(self):
         return True
+
+    def _fit_sinks(self, X, y, loss):
+        """rfx_sinks_fit of X and y (targets, or +1 / -1 labels) with the
+        loss; the report's fields into the attributes."""
+        threads = _common.resolve_threads(self.n_jobs)
+        spec = self._spec(_common.check_n_components(self.n_components))
+        scale = _common.resolve_scale(spec, X, X.shape[1], allow_auto=False)
+        seed = _common.resolve_seed(self.random_state)
+        fp, keep = _common.features_params(spec, seed, scale, threads)
+        sp = ffi.new("rfx_sinks_params *", lib.rfx_sinks_params_default())
+        sp.loss = loss
+        sp.C = _positive_real(self.C, "C", allow_inf=True)
+        sp.fit_intercept = int(bool(self.fit_intercept))
+        sp.max_iter = _common.check_count(self.max_iter, "max_iter", 1)
+        sp.tol = _positive_real(self.tol, "tol")
+        sp.n_threads = threads
+        f = ffi.new("rfx_features **")
+        check(lib.rfx_features_create(fp, X.shape[1], f))
+        feats = ffi.gc(f[0], lib.rfx_features_free)
+        del keep
+        out = ffi.new("rfx_model **")
+        report = ffi.new("rfx_sinks_report *")
+        with serial_blas:
+            check(lib.rfx_sinks_fit(feats, cmat(X), ffi.cast("const double *", y.ctypes.data),
+                                    sp, out, report))
+        self._finish_fit(out[0], seed, X)
+        self.n_iter_ = int(report.iterations)
+        self.newton_steps_ = int(report.newton_steps)
+        self.objective_ = float(report.objective)
+        self.kkt_ = float(report.kkt)
+        self.n_at_bound_ = int(report.n_at_bound)
+        self.converged_ = bool(report.converged)
+
+
+class _SeedModel(RegressorMixin, _SeedBase):
+    """What the two regressors share: predictions of the rfx model, the
+    parameters of a model read from a file."""
+
+    def _fit_checks(self, X, y):
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        if X.shape[0] < 2:
+            raise ValueError("n_samples=%d: at least 2 samples are needed to fit"
+                             % X.shape[0])
+        return as_rows(X), np.ascontiguousarray(y, dtype=np.float64)
 
     def predict(self, X):
         """Predictions f(X), of shape (n_samples,)."""
@@ -208,49 +250,164 @@ class KitchenSinksRegressor(_SeedModel):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def _sinks_params(self, threads):
-        p = ffi.new("rfx_sinks_params *", lib.rfx_sinks_params_default())
-        p.loss = lib.RFX_SINKS_LOSS_SQUARED
-        p.C = _positive_real(self.C, "C", allow_inf=True)
-        p.fit_intercept = int(bool(self.fit_intercept))
-        p.max_iter = _common.check_count(self.max_iter, "max_iter", 1)
-        p.tol = _positive_real(self.tol, "tol")
-        p.n_threads = threads
-        return p
-
     @_common.keeps_state_on_error
     def fit(self, X, y):
         """Fit on X (n_samples, n_features) and y (n_samples,). On any error
         the estimator is left as it was."""
         X, y = self._fit_checks(X, y)
-        threads = _common.resolve_threads(self.n_jobs)
-        spec = self._spec(_common.check_n_components(self.n_components))
-        scale = _common.resolve_scale(spec, X, X.shape[1], allow_auto=False)
-        seed = _common.resolve_seed(self.random_state)
-        fp, keep = _common.features_params(spec, seed, scale, threads)
-        sp = self._sinks_params(threads)
-        f = ffi.new("rfx_features **")
-        check(lib.rfx_features_create(fp, X.shape[1], f))
-        feats = ffi.gc(f[0], lib.rfx_features_free)
-        del keep
-        out = ffi.new("rfx_model **")
-        report = ffi.new("rfx_sinks_report *")
-        with serial_blas:
-            check(lib.rfx_sinks_fit(feats, cmat(X), ffi.cast("const double *", y.ctypes.data),
-                                    sp, out, report))
-        self._finish_fit(out[0], seed, X)
-        self.n_iter_ = int(report.iterations)
-        self.newton_steps_ = int(report.newton_steps)
-        self.objective_ = float(report.objective)
-        self.kkt_ = float(report.kkt)
-        self.n_at_bound_ = int(report.n_at_bound)
-        self.converged_ = bool(report.converged)
+        self._fit_sinks(X, y, lib.RFX_SINKS_LOSS_SQUARED)
         return self
 
     @classmethod
     def _from_model_info(cls, model, info, params):
         params.pop("standardize", None)  # kitchen-sink models take X as it is
         return cls(**params)
+
+
+_SINKS_LOSSES = {"logistic": "RFX_SINKS_LOSS_LOGISTIC",
+                 "squared_hinge": "RFX_SINKS_LOSS_SQUARED_HINGE"}
+
+
+@_doc
+class KitchenSinksClassifier(TagsMixin, ClassifierMixin, _SeedBase):
+    """Random kitchen sinks (Rahimi & Recht, NIPS 2008) for binary
+    classification, fitted by the rfx C library (rfx_sinks_fit): K random
+    nonlinearities phi(w_k.x + b_k), only their weights fitted inside the
+    paper's box::
+
+        min_{alpha, c}  (1/n) sum_i loss(y_i (alpha.z(x_i) + c))
+        subject to      |alpha_k| s <= C / K   for every k
+
+    with y_i = +1 for ``classes_[1]`` and -1 for ``classes_[0]``, the
+    logistic loss log(1 + exp(-t)) or the squared hinge (1/2) max(0, 1 -
+    t)^2, and s the map's column scale as in :class:`KitchenSinksRegressor`.
+    The paper's excess-risk bound O(L C (1/sqrt(n) + 1/sqrt(K))) holds for
+    these Lipschitz losses. Two classes: for more, wrap it in
+    ``sklearn.multiclass.OneVsRestClassifier``. Inputs are used as given.
+
+    Pickles keep the classifier. :meth:`save` writes its decision function
+    as a kitchen-sinks model, which :func:`rfx.load_model` reads back as a
+    :class:`KitchenSinksRegressor` predicting the decision values (the
+    labels are not in the file).
+
+    Parameters
+    ----------
+    n_components : int, default=256
+        K, the number of random nonlinearities.
+%(map)s
+    form : {"cos_bias", "cos_sin"}, default="cos_bias"
+        The layout of cos features; see :class:`rfx.RandomFourierFeatures`.
+    structure : {"iid", "orthogonal", "sorf", "fastfood", "halton"}, default="iid"
+        How the frequencies are drawn; see :class:`rfx.RFFRegressor`.
+    loss : {"logistic", "squared_hinge"}, default="logistic"
+        The margin loss; ``predict_proba`` needs the logistic one.
+    C : float > 0 or inf, default=10.0
+        The box: with |phi| <= 1 the decision function minus its intercept
+        is at most C in magnitude.
+    max_iter : int >= 1, default=5000
+        Accelerated gradient iterations.
+    tol : float > 0, default=1e-6
+        Stop when the KKT residual is at most tol times its starting value.
+%(tail)s
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str (when X had string column names)
+    seed_ : int
+    length_scale_ : float or ndarray
+    coef_ : ndarray of shape (n_components,)
+        alpha, the weights on the (scaled) features z(x).
+    intercept_ : float
+    n_iter_, newton_steps_, objective_, kkt_, n_at_bound_, converged_
+        As :class:`KitchenSinksRegressor`'s (no Newton steps here).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rfx import KitchenSinksClassifier
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.uniform(-2, 2, size=(400, 2))
+    >>> y = np.where(np.hypot(X[:, 0], X[:, 1]) < 1.2, "in", "out")
+    >>> clf = KitchenSinksClassifier(256, length_scale=0.5, C=50.0, random_state=0).fit(X, y)
+    >>> bool(clf.score(X, y) > 0.95)
+    True
+    >>> clf.predict([[0.0, 0.0], [1.9, 1.9]]).tolist()
+    ['in', 'out']
+    """
+
+    _method = 7  # RFX_METHOD_SINKS
+    _rfx_tags = {"binary_only": True}
+
+    def __init__(self, n_components=256, *, kernel="gaussian", nu=1.5, length_scale=None,
+                 gamma=None, form="cos_bias", activation="cos", sparsity=None, weights="kernel",
+                 weight_scale=1.0, structure="iid", loss="logistic", C=10.0, max_iter=5000,
+                 tol=1e-6, fit_intercept=True, random_state=None, n_jobs=None):
+        self.n_components = n_components
+        self.kernel = kernel
+        self.nu = nu
+        self.length_scale = length_scale
+        self.gamma = gamma
+        self.form = form
+        self.activation = activation
+        self.sparsity = sparsity
+        self.weights = weights
+        self.weight_scale = weight_scale
+        self.structure = structure
+        self.loss = loss
+        self.C = C
+        self.max_iter = max_iter
+        self.tol = tol
+        self.fit_intercept = fit_intercept
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    @_common.keeps_state_on_error
+    def fit(self, X, y):
+        """Fit on X (n_samples, n_features) and two classes of labels y
+        (n_samples,). On any error the estimator is left as it was."""
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        if self.loss not in _SINKS_LOSSES:
+            raise ValueError("loss must be one of %s, got %r"
+                             % (", ".join(_SINKS_LOSSES), self.loss))
+        classes = np.unique(y)
+        if len(classes) != 2:
+            raise ValueError("KitchenSinksClassifier takes two classes (its losses take labels "
+                             "+1 and -1), got %d class%s; for more, wrap it in "
+                             "sklearn.multiclass.OneVsRestClassifier"
+                             % (len(classes), "" if len(classes) == 1 else "es"))
+        if X.shape[0] < 2:
+            raise ValueError("n_samples=%d: at least 2 samples are needed to fit" % X.shape[0])
+        signs = np.ascontiguousarray(np.where(y == classes[1], 1.0, -1.0))
+        self._fit_sinks(as_rows(X), signs, getattr(lib, _SINKS_LOSSES[self.loss]))
+        self.classes_ = classes
+        return self
+
+    def decision_function(self, X):
+        """alpha.z(x) + c, of shape (n_samples,): positive for classes_[1]."""
+        Yhat, _ = self._predict_raw(X)
+        return Yhat[:, 0]
+
+    def predict(self, X):
+        """The class labels, of shape (n_samples,)."""
+        d = self.decision_function(X)
+        return self.classes_[(d > 0).astype(int)]
+
+    def _has_proba(self):
+        if self.loss != "logistic":
+            raise AttributeError("predict_proba needs loss='logistic', not loss=%r" % self.loss)
+        return True
+
+    @available_if(_has_proba)
+    def predict_proba(self, X):
+        """Class probabilities sigmoid(+-f(x)) of the logistic model, of
+        shape (n_samples, 2), columns in the order of classes_."""
+        check_is_fitted(self)
+        d = self.decision_function(X)
+        p1 = 0.5 * (1.0 + np.tanh(0.5 * d))  # sigmoid, without overflow
+        return np.column_stack([1.0 - p1, p1])
 
 
 @_doc

@@ -6,6 +6,11 @@
   [Z 1] (numpy's lstsq); the training error falls as K grows; the greedy
   path is non-increasing and ends at the training error; save, load_model
   and pickling keep the predictions bit for bit;
+- KitchenSinksClassifier gives bitwise the decision values of rfx_sinks_fit
+  called with +1 / -1 labels and its loss; without a box its logistic fit
+  is scikit-learn's unpenalised LogisticRegression on [Z 1]; predict and
+  predict_proba follow the decision values; more than two classes, a
+  bad loss and predict_proba of the squared hinge say so;
 - KernelSGDClassifier gives bitwise the decision values of
   rfx_kernel_sgd_fit called directly; with the kernel of the feature map
   its four strategies agree as tests/test_kernel_sgd.c says (decision
@@ -133,6 +138,78 @@ def test_sinks_parameter_errors():
     with pytest.raises(ValueError):
         est.fit(X, y)
     assert not hasattr(est, "n_features_in_")  # left unfitted
+
+
+def _labelled(n=300, seed=0):
+    """Two noisy classes "a" / "b" on a ring: not separable."""
+    rng = np.random.RandomState(seed)
+    X = rng.uniform(-2, 2, size=(n, 2))
+    r = np.hypot(X[:, 0], X[:, 1]) + 0.3 * rng.normal(size=n)
+    return X, np.where(r < 1.3, "a", "b")
+
+
+@pytest.mark.parametrize("loss", ["logistic", "squared_hinge"])
+def test_sinks_classifier_matches_the_c_library_bitwise(loss):
+    X, y = _labelled()
+    est = rfx.KitchenSinksClassifier(64, length_scale=0.7, loss=loss, C=20.0, max_iter=600,
+                                     random_state=5).fit(X, y)
+    f = _c_features(2, 64, 5, 0.7)
+    p = ffi.new("rfx_sinks_params *", lib.rfx_sinks_params_default())
+    p.loss = getattr(lib, "RFX_SINKS_LOSS_" + loss.upper())
+    p.C, p.max_iter, p.n_threads = 20.0, 600, 1
+    signs = np.where(y == "b", 1.0, -1.0)
+    out = ffi.new("rfx_model **")
+    rep = ffi.new("rfx_sinks_report *")
+    check(lib.rfx_sinks_fit(f, cmat(X), _dptr(signs), p, out, rep))
+    model = ffi.gc(out[0], lib.rfx_model_free)
+    Xt, _ = _labelled(100, seed=1)
+    dec = _c_predict(model, Xt)
+    assert list(est.classes_) == ["a", "b"]
+    assert np.array_equal(est.decision_function(Xt), dec)
+    assert np.array_equal(est.predict(Xt), np.where(dec > 0, "b", "a"))
+    assert est.n_iter_ == rep.iterations and est.objective_ == rep.objective
+    if loss == "logistic":
+        P = est.predict_proba(Xt)
+        assert np.allclose(P[:, 1], 1.0 / (1.0 + np.exp(-dec)), rtol=0, atol=1e-15)
+        assert np.allclose(P.sum(axis=1), 1.0, rtol=0, atol=1e-15)
+    else:
+        assert not hasattr(est, "predict_proba")
+
+
+def test_sinks_classifier_without_a_box_is_logistic_regression():
+    """C = inf: the minimiser of the mean logistic loss on [Z 1], which is
+    scikit-learn's LogisticRegression(penalty=None) on Z (Newton-CG; its
+    L-BFGS stops at a risk 7e-7 higher). The risk is strictly convex here
+    (noisy labels): measured risks equal to 1e-16, decision values 1.2e-5
+    apart (max |f| 12.5; cond [Z 1] = 179)."""
+    from sklearn.linear_model import LogisticRegression
+    X, y = _labelled(400, seed=2)
+    K = 12
+    est = rfx.KitchenSinksClassifier(K, length_scale=0.8, C=np.inf, tol=1e-10,
+                                     max_iter=200000, random_state=7).fit(X, y)
+    Z = rfx.RandomFourierFeatures(K, length_scale=0.8, random_state=7).fit(X).transform(X)
+    sk = LogisticRegression(penalty=None, solver="newton-cg", tol=1e-14,
+                            max_iter=100000).fit(Z, y)
+    signs = np.where(y == "b", 1.0, -1.0)
+
+    def risk(d):
+        return np.mean(np.logaddexp(0.0, -signs * d))
+    gap = np.abs(est.decision_function(X) - sk.decision_function(Z)).max()
+    assert est.converged_ and est.n_at_bound_ == 0
+    assert abs(risk(est.decision_function(X)) - risk(sk.decision_function(Z))) <= 1e-12
+    assert gap <= 1e-5 * np.abs(sk.decision_function(Z)).max(), gap
+
+
+def test_sinks_classifier_errors_and_pickle():
+    X, y = _labelled(60)
+    with pytest.raises(ValueError, match="takes two classes.*OneVsRestClassifier"):
+        rfx.KitchenSinksClassifier(8, length_scale=1.0).fit(X, np.arange(60) % 3)
+    with pytest.raises(ValueError, match="loss must be one of"):
+        rfx.KitchenSinksClassifier(8, length_scale=1.0, loss="hinge").fit(X, y)
+    est = rfx.KitchenSinksClassifier(16, length_scale=1.0, random_state=0).fit(X, y)
+    back = pickle.loads(pickle.dumps(est))
+    assert np.array_equal(back.predict_proba(X), est.predict_proba(X))
+    assert list(back.classes_) == ["a", "b"]
 
 
 # ---------------------------------------------------------------------------

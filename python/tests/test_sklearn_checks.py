@@ -32,6 +32,8 @@ ESTIMATORS = [
     # random kitchen sinks and the greedy baseline (rfx/sinks.h)
     rfx.KitchenSinksRegressor(n_components=32, gamma=0.02, max_iter=500),
     rfx.GreedyRegressor(n_terms=8, n_candidates=16),
+    rfx.KitchenSinksClassifier(n_components=32, gamma=0.02, max_iter=500),
+    rfx.KitchenSinksClassifier(n_components=32, gamma=0.02, loss="squared_hinge", max_iter=500),
     # kernel SGD: a dual-space and a weight-space strategy (rfx/kernel_sgd.h)
     rfx.KernelSGDClassifier(),
     rfx.KernelSGDClassifier("features_on_the_fly", n_components=32),
