@@ -426,7 +426,7 @@ static double score_gap(const rfx_model *a, const rfx_model *b, rfx_cmat X, size
  * choices (length scale, lambda, candidates, validation score), the
  * scores to tol relative (0: bit for bit); and the file with its rows
  * reversed makes the same choices. */
-static void classify_pair(size_t n, rfx_loss loss, double tol)
+static void classify_pair(size_t n, rfx_loss loss, double given_l, double tol)
 {
     const size_t d = 3;
     const char *path = write_labels("classify.csv", n, d, 40 + n, 0);
@@ -443,6 +443,10 @@ static void classify_pair(size_t n, rfx_loss loss, double tol)
     fp.features.n_features = 64;
     fp.features.seed = 6;
     fp.select_rows = 900;
+    if (given_l > 0) { /* nothing chosen: no selection rows drawn */
+        fp.features.length_scale = given_l;
+        fp.lambda = 1e-3;
+    }
     rfx_model *m1 = NULL, *m2 = NULL, *m3 = NULL;
     rfx_fit_report r1, r2, r3;
     CHECK_STATUS(rfx_model_fit(&fp, rfx_data_x(data), rfx_data_y(data), &m1, &r1), RFX_OK);
@@ -500,12 +504,15 @@ static void test_fit_source_classify(void)
 {
     /* the least-squares classifier: every row scored, blocks of 4096 as
      * the fit in memory adds them: the same bits */
-    classify_pair(6000, RFX_LOSS_SQUARED, 0.0);
+    classify_pair(6000, RFX_LOSS_SQUARED, 0.0, 0.0);
     /* beyond 20000 rows: the 20000 of least key scored */
-    classify_pair(26000, RFX_LOSS_SQUARED, 0.0);
+    classify_pair(26000, RFX_LOSS_SQUARED, 0.0, 0.0);
     /* the logistic loss: holdout choice on the selection rows, L-BFGS
      * over the source (cached) */
-    classify_pair(5000, RFX_LOSS_LOGISTIC, 1e-9);
+    classify_pair(5000, RFX_LOSS_LOGISTIC, 0.0, 1e-9);
+    /* a given length scale and lambda: the logistic fit draws no selection
+     * rows, in memory or from the file */
+    classify_pair(5000, RFX_LOSS_LOGISTIC, 0.8, 1e-9);
     /* a label the first pass did not see, and one class */
     double X[8] = {0, 1, 2, 3, 4, 5, 6, 7}, Y[4] = {1, 1, 1, 1};
     rfx_fit_params fp = rfx_fit_params_default();

@@ -254,9 +254,10 @@ RFX_API rfx_status rfx_dist_classify_fit(rfx_dist *d, const rfx_features *f, rfx
  * reduction of d x 70 integers, one gather of select_rows x (d + ny + 3)
  * doubles per rank, and the statistics' reduction. A classifier also
  * gathers every rank's labels (the classes are their union); the
- * least-squares classifier gathers up to 20000 scored rows per rank and
- * reduces the statistics of its C (1 for two classes) +-1 targets, in
- * either mode (deterministic: the same model for any rank count); other
+ * least-squares classifier gathers up to 20000 scored rows per rank, fits
+ * them on every rank when they are all the rows, else reduces the
+ * statistics of its C (1 for two classes) +-1 targets, in either mode
+ * (deterministic: the same model for any rank count); other
  * losses sum the objective and gradient of each L-BFGS evaluation as
  * rfx_dist_classify_fit does (one reduction and broadcast of 1 + D K
  * doubles), on top of the shared scaler, selection and choices. The

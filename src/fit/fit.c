@@ -1380,7 +1380,9 @@ static rfx_status fit_source_classify(const rfx_fit_params *params, src_fit *sf,
     rfx_classify_params cp = rfx__fit_classify_settings(params);
     sf->classify = 1;
     sf->closed = rfx__fit_classify_closed(&cp, 0);
-    sf->cap = params->select_rows;
+    /* the heap holds the selection rows when they are used, and the
+     * least-squares classifier's scored rows */
+    sf->cap = rfx__fit_classify_uses_selection(params, &cp, 0) ? params->select_rows : 0;
     if (sf->closed && sf->cap < RFX__LSQ_LOO_ROWS) sf->cap = RFX__LSQ_LOO_ROWS;
     sf->seed = fp->seed;
     RFX__TRY(source_prepare(params, sf, choose));

@@ -235,6 +235,16 @@ int rfx__fit_classify_closed(const rfx_classify_params *cp, int weighted)
            cp->optimizer == RFX_OPTIMIZER_AUTO;
 }
 
+int rfx__fit_classify_uses_selection(const rfx_fit_params *p, const rfx_classify_params *cp,
+                                     int weighted)
+{
+    const rfx_features_params *fp = &p->features;
+    const int choose = fp->length_scales == NULL && fp->gamma == 0 && fp->length_scale <= 0;
+    if (choose) return 1;
+    if (rfx__fit_classify_closed(cp, weighted)) return 0;
+    return p->lambda < 0 || cp->loss == RFX_LOSS_SQUARED;
+}
+
 rfx_status rfx__fit_classify_choose(const rfx_fit_params *params, rfx_cmat X, const uint32_t *y,
                                     const double *w, const double *classes, size_t C,
                                     rfx__cls_choice *out)
@@ -409,12 +419,16 @@ rfx_status rfx__fit_classify(const rfx_fit_params *params, rfx_cmat X, rfx_cmat 
      * its first select_rows, so that folds of rows sorted or cycling by
      * class still hold every class, and the same rows in another order make
      * the same choices */
-    const size_t ns = n > params->select_rows ? params->select_rows : n;
-    if ((st = rfx__alloc(n, sizeof *order, (void **)&order, "fit: row order"))) goto done;
-    if ((st = rfx__rows_order(X, Y, sw, fp->seed, 1, order))) goto done;
-    if ((st = rfx__alloc(ns * d, sizeof *Xsub, (void **)&Xsub, "fit: selection"))) goto done;
-    if ((st = rfx__alloc(ns, sizeof *ysub, (void **)&ysub, "fit: selection"))) goto done;
-    if (sw && (st = rfx__alloc(ns, sizeof *wsub, (void **)&wsub, "fit: selection"))) goto done;
+    const int uses = rfx__fit_classify_uses_selection(params, &cp, sw != NULL);
+    const size_t ns = !uses ? 0 : n > params->select_rows ? params->select_rows : n;
+    if (uses || (closed && n > RFX__LSQ_LOO_ROWS)) {
+        if ((st = rfx__alloc(n, sizeof *order, (void **)&order, "fit: row order"))) goto done;
+        if ((st = rfx__rows_order(X, Y, sw, fp->seed, 1, order))) goto done;
+    }
+    if ((st = rfx__alloc(ns * d + 1, sizeof *Xsub, (void **)&Xsub, "fit: selection"))) goto done;
+    if ((st = rfx__alloc(ns + 1, sizeof *ysub, (void **)&ysub, "fit: selection"))) goto done;
+    if (sw && (st = rfx__alloc(ns + 1, sizeof *wsub, (void **)&wsub, "fit: selection")))
+        goto done;
     for (size_t i = 0; i < ns; i++) {
         memcpy(Xsub + i * d, Xw.data + order[i] * Xw.stride, d * sizeof *Xsub);
         ysub[i] = y[order[i]];

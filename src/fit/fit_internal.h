@@ -28,6 +28,12 @@ rfx_classify_params rfx__fit_classify_settings(const rfx_fit_params *p);
  * from the exact leave-one-out errors of the scored rows. */
 int rfx__fit_classify_closed(const rfx_classify_params *cp, int weighted);
 
+/* 1 when the fit uses its selection rows: to choose the length scale, to
+ * choose lambda other than in closed form, or for the temperature of a
+ * squared loss fitted by an optimizer; else they need not be drawn. */
+int rfx__fit_classify_uses_selection(const rfx_fit_params *p, const rfx_classify_params *cp,
+                                     int weighted);
+
 /* What the classifier's choice on the selection rows gave. */
 typedef struct rfx__cls_choice {
     double length_scale; /* chosen, or the map's own (fp->length_scale)       */
