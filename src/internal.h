@@ -440,6 +440,12 @@ rfx_status rfx__stats_add_zw(rfx_stats *s, const double *Z, size_t ldz, size_t r
                              const double *Y, size_t ldy, const double *w, size_t ldw,
                              int n_threads);
 
+/* The log evidence of rfx_bayes_fit on X, Y (one column) without the
+ * model: by the n x n dual form when X has fewer rows than f has features
+ * (src/solvers/bayes.c), else the fit's. */
+rfx_status rfx__bayes_log_evidence(const rfx_features *f, rfx_cmat X, rfx_cmat Y,
+                                   const rfx_bayes_params *params, double *logev);
+
 /* Centred (or raw, without intercept) normal equations from statistics:
  * C = Z^T W Z - W mu mu^T (D x D, full symmetric), c = Z^T W (y - ybar)
  * (D x ny), yy = |y - ybar|_W^2 per target, mu = weighted column means of

@@ -1431,6 +1431,59 @@ static void test_weighted_model_fit(void)
     free(Y);
 }
 
+/* Fewer rows than features: rfx_bayes_fit fits the variances by the n x n
+ * dual form; rfx_bayes_solve from the same rows' statistics by the D x D
+ * eigen-decomposition. The two fixed points, evidences and posterior means
+ * agree to rounding, with and without intercept, with weights (zeros
+ * included) and with one variance given; rfx__bayes_log_evidence is the
+ * fit's evidence. */
+static void test_bayes_dual(void)
+{
+    rfx_test_rng r = {31};
+    const size_t n = 60, d = 3, D = 150;
+    double *X, *Y, w[60];
+    make_data(&r, n, d, 1, 2.0, &X, &Y);
+    for (size_t i = 0; i < n; i++) w[i] = i % 7 == 3 ? 0.0 : 0.5 + (double)(i % 4);
+    rfx_features *f = make_features(D, d, 12, RFX_FORM_COS_BIAS);
+    for (int c = 0; c < 6; c++) {
+        rfx_bayes_params p = rfx_bayes_params_default();
+        p.fit_intercept = c % 2;
+        if (c >= 2 && c < 4) p.sample_weight = w;
+        if (c >= 4) p.noise_var = 0.004;
+        rfx_model *dual = NULL, *primal = NULL;
+        CHECK_OK(rfx_bayes_fit(f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1), &p, &dual));
+        rfx_stats *s = NULL;
+        CHECK_OK(rfx_stats_create(D, 1, &s));
+        CHECK_OK(rfx_stats_add_weighted(s, f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1),
+                                        p.sample_weight));
+        rfx_bayes_params q = p;
+        q.sample_weight = NULL;
+        CHECK_OK(rfx_bayes_solve(f, s, &q, &primal));
+        double logev = 0;
+        CHECK_OK(rfx__bayes_log_evidence(f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1), &p,
+                                         &logev));
+        rfx_model_info a, b;
+        CHECK_OK(rfx_model_get_info(dual, &a));
+        CHECK_OK(rfx_model_get_info(primal, &b));
+        printf("bayes dual vs primal (case %d): noise %.10g / %.10g, prior %.10g / %.10g, "
+               "evidence %.12g / %.12g / %.12g, mean %.3g\n", c, a.noise_var, b.noise_var,
+               a.prior_var, b.prior_var, a.log_evidence, b.log_evidence, logev,
+               model_diff(dual, primal));
+        CHECK_NEAR(a.noise_var / b.noise_var, 1.0, 1e-6);
+        CHECK_NEAR(a.prior_var / b.prior_var, 1.0, 1e-6);
+        CHECK_NEAR(a.log_evidence, b.log_evidence, 1e-8 * fabs(b.log_evidence) + 1e-10);
+        CHECK_NEAR(logev, a.log_evidence, 1e-8 * fabs(a.log_evidence) + 1e-10);
+        CHECK(model_diff(dual, primal) < 1e-8);
+        if (c >= 4) CHECK(a.noise_var == 0.004);
+        rfx_stats_free(s);
+        rfx_model_free(dual);
+        rfx_model_free(primal);
+    }
+    free(X);
+    free(Y);
+    rfx_features_free(f);
+}
+
 int main(void)
 {
     test_extreme_scales();
@@ -1449,6 +1502,7 @@ int main(void)
     test_errors();
     test_weighted_ridge();
     test_weighted_bayes();
+    test_bayes_dual();
     test_weighted_model_fit();
     return rfx_test_finish("test_solvers");
 }

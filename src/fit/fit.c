@@ -90,8 +90,14 @@ static rfx_status fit_with(const problem *pb, double l, const double *ls, size_t
         bp.fit_intercept = pb->p->fit_intercept;
         bp.n_threads = fp.n_threads;
         bp.sample_weight = pb->w;
-        st = rfx_bayes_fit(f, pb->X, pb->Y, &bp, &m);
-        if (!st) *score = -m->log_evidence / (double)pb->X.rows;
+        if (out) {
+            st = rfx_bayes_fit(f, pb->X, pb->Y, &bp, &m);
+            if (!st) *score = -m->log_evidence / (double)pb->X.rows;
+        } else {
+            double logev = 0;
+            st = rfx__bayes_log_evidence(f, pb->X, pb->Y, &bp, &logev);
+            if (!st) *score = -logev / (double)pb->X.rows;
+        }
     } else {
         rfx_ridge_params rp = rfx_ridge_params_default();
         rp.fit_intercept = pb->p->fit_intercept;

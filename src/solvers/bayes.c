@@ -24,6 +24,19 @@
  * same posterior mean; an integer weight is a repeated row for fixed
  * variances (the posterior is the same), not for fitted ones (a repeated
  * row is n more observations). A row of weight 0 is a row left out.
+ *
+ * Fewer rows than features (n < D, the small samples of surrogate
+ * modelling): C = Zc^T Zc (Zc the centred, weight-scaled features) has the
+ * same nonzero eigenvalues s_k as the n x n Gram matrix K = Zc Zc^T, and
+ * with u_k the eigenvectors of K, c's coordinate on the k-th eigenvector of
+ * C is v_k.c = sqrt(s_k) u_k.yc; the other D - n eigenvalues are 0 and c
+ * has no part there. The fixed point and the evidence then need only K's
+ * eigen-decomposition, O(n^2 D + n^3) in place of O(D^3):
+ *   log|A| = sum_k log(beta s_k + alpha) + (D - n) log alpha,
+ *   m_k = beta ct_k / (beta s_k + alpha),  |m|^2 = sum m_k^2,
+ *   |y - Z m|^2 = yy - 2 sum m_k ct_k + sum s_k m_k^2.
+ * rfx_bayes_fit takes the variances from this dual form and factors the
+ * D x D posterior precision once, for the model's predictive variance.
  */
 #include "internal.h"
 
@@ -110,10 +123,120 @@ static void evidence_fixed_point(const double *s, const double *ct, size_t D, do
     *beta = b;
 }
 
-rfx_status rfx_bayes_solve(const rfx_features *f, const rfx_stats *s,
-                           const rfx_bayes_params *params, rfx_model **out)
+/* The evidence's terms in the eigenbasis of C (or of the dual K): the log
+ * evidence for given alpha, beta, without the n/2 log(2 pi) and weight
+ * terms. n_s eigenvalues s of C's D; the others are 0. */
+static double eigen_log_evidence(const double *s, const double *ct, size_t n_s, size_t D,
+                                 double n_eff, double yy, double a, double b)
 {
-    if (!f || !s || !out) return rfx__error(RFX_EINVAL, "bayes: NULL argument");
+    double mm = 0, mc = 0, mcm = 0, logdet = (double)(D - n_s) * log(a);
+    for (size_t k = 0; k < n_s; k++) {
+        double sk = s[k] > 0 ? s[k] : 0;
+        double den = b * sk + a, mk = b * ct[k] / den;
+        mm += mk * mk;
+        mc += mk * ct[k];
+        mcm += sk * mk * mk;
+        logdet += log(den);
+    }
+    double rss = yy - 2.0 * mc + mcm;
+    if (rss < 0) rss = 0;
+    return 0.5 * n_eff * log(b) + 0.5 * (double)D * log(a) - 0.5 * logdet - 0.5 * b * rss -
+           0.5 * a * mm - 0.5 * n_eff * LOG_2PI;
+}
+
+/* The dual form (n rows < D features, see the top of the file): the fitted
+ * variances as 1/alpha, 1/beta (each left as given when params fixes it)
+ * and the log evidence at them, from the n x n Gram matrix of the centred,
+ * weight-scaled features. X, y (stride ldy), w: the rows as rfx_bayes_fit
+ * takes them, already checked. */
+static rfx_status dual_evidence(const rfx_features *f, rfx_cmat X, const double *y, size_t ldy,
+                                const double *w, const rfx_bayes_params *params,
+                                double *alpha, double *beta, double *logev)
+{
+    const size_t n = X.rows, D = f->D;
+    const int icpt = params->fit_intercept != 0;
+    double *Z = NULL, *K = NULL, *yc = NULL, *ev = NULL, *ct = NULL;
+    rfx_status st = rfx__alloc(n * D, sizeof(double), (void **)&Z, "bayes: features");
+    if (!st) st = rfx__alloc(n * n, sizeof(double), (void **)&K, "bayes: Gram matrix");
+    if (!st) st = rfx__alloc(n, sizeof(double), (void **)&yc, "bayes");
+    if (!st) st = rfx__alloc(n, sizeof(double), (void **)&ev, "bayes");
+    if (!st) st = rfx__alloc(n, sizeof(double), (void **)&ct, "bayes");
+    if (!st) st = rfx_features_transform(f, X, rfx_mat_of(Z, n, D));
+    if (st) goto done;
+
+    double wsum = 0, ybar = 0, logw = 0;
+    size_t npos = 0;
+    for (size_t i = 0; i < n; i++) {
+        double wi = w ? w[i] : 1.0;
+        wsum += wi;
+        ybar += wi * y[i * ldy];
+        if (wi > 0) {
+            npos++;
+            if (w) logw += log(wi);
+        }
+    }
+    ybar = icpt ? ybar / wsum : 0.0;
+    if (icpt) {
+        /* the weighted column means, subtracted from every row */
+        double *mu = NULL;
+        st = rfx__calloc(D, sizeof(double), (void **)&mu, "bayes");
+        if (st) goto done;
+        for (size_t i = 0; i < n; i++) {
+            double wi = w ? w[i] : 1.0;
+            for (size_t j = 0; j < D; j++) mu[j] += wi * Z[i * D + j];
+        }
+        for (size_t j = 0; j < D; j++) mu[j] /= wsum;
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < D; j++) Z[i * D + j] -= mu[j];
+        free(mu);
+    }
+    double yy = 0;
+    for (size_t i = 0; i < n; i++) {
+        double r = w ? sqrt(w[i]) : 1.0;
+        yc[i] = r * (y[i * ldy] - ybar);
+        yy += yc[i] * yc[i];
+        if (w)
+            for (size_t j = 0; j < D; j++) Z[i * D + j] *= r;
+    }
+    RFX__SERIAL(cblas_dsyrk(CblasRowMajor, CblasUpper, CblasNoTrans, (int)n, (int)D, 1.0, Z,
+                            (int)D, 0.0, K, (int)n))
+    double trace = 0;
+    for (size_t i = 0; i < n; i++) {
+        trace += K[i * n + i];
+        for (size_t j = i + 1; j < n; j++) K[j * n + i] = K[i * n + j];
+    }
+    st = rfx__eig_sym(K, n, ev, params->n_threads, "bayes (evidence, dual form)");
+    if (st) goto done;
+    for (size_t k = 0; k < n; k++) {
+        double sk = ev[k] > 0 ? ev[k] : 0;
+        ct[k] = sqrt(sk) * rfx__dot(K + k * n, yc, n);
+    }
+    const double n_eff = (double)npos - icpt;
+    double a = params->prior_var > 0 ? 1.0 / params->prior_var : 0;
+    double b = params->noise_var > 0 ? 1.0 / params->noise_var : 0;
+    double var_y = yy / n_eff;
+    if (!(var_y > 0)) var_y = 1.0;
+    if (a == 0) a = 1.0 / var_y;
+    if (b == 0) b = 10.0 / var_y;
+    evidence_fixed_point(ev, ct, n, yy, n_eff, params->prior_var <= 0, params->noise_var <= 0,
+                         params->max_iter, params->tol, RATIO_MIN * trace / (double)D, &a, &b);
+    *alpha = a;
+    *beta = b;
+    *logev = eigen_log_evidence(ev, ct, n, D, n_eff, yy, a, b) + 0.5 * logw;
+done:
+    free(Z);
+    free(K);
+    free(yc);
+    free(ev);
+    free(ct);
+    return st;
+}
+
+/* rfx_bayes_solve, with the variances (alpha, beta) found already when ab is
+ * not NULL. */
+static rfx_status solve_with(const rfx_features *f, const rfx_stats *s,
+                             const rfx_bayes_params *params, const double *ab, rfx_model **out)
+{
     RFX__TRY(check_params(params));
     if (params->sample_weight)
         return rfx__error(RFX_EINVAL, "bayes.sample_weight: rfx_bayes_solve takes the weights "
@@ -140,7 +263,10 @@ rfx_status rfx_bayes_solve(const rfx_features *f, const rfx_stats *s,
 
     double alpha = params->prior_var > 0 ? 1.0 / params->prior_var : 0;
     double beta = params->noise_var > 0 ? 1.0 / params->noise_var : 0;
-    if (alpha == 0 || beta == 0) {
+    if ((alpha == 0 || beta == 0) && ab) {
+        alpha = ab[0];
+        beta = ab[1];
+    } else if (alpha == 0 || beta == 0) {
         double var_y = yy / n_eff;
         if (!(var_y > 0)) var_y = 1.0;
         /* start: signal variance var(y) (|z|^2 ~ 1), noise 10% of it */
@@ -215,6 +341,13 @@ done:
     return st;
 }
 
+rfx_status rfx_bayes_solve(const rfx_features *f, const rfx_stats *s,
+                           const rfx_bayes_params *params, rfx_model **out)
+{
+    if (!f || !s || !out) return rfx__error(RFX_EINVAL, "bayes: NULL argument");
+    return solve_with(f, s, params, NULL, out);
+}
+
 rfx_status rfx_bayes_fit(const rfx_features *f, rfx_cmat X, rfx_cmat Y,
                          const rfx_bayes_params *params, rfx_model **out)
 {
@@ -229,10 +362,39 @@ rfx_status rfx_bayes_fit(const rfx_features *f, rfx_cmat X, rfx_cmat Y,
         RFX__TRY(rfx__check_cmat(X, "bayes: X"));
         RFX__TRY(rfx__check_weights(params->sample_weight, X.rows, "bayes.sample_weight"));
     }
+    double ab[2], logev;
+    const double *dual = NULL;
+    if (X.rows < f->D && (params->prior_var <= 0 || params->noise_var <= 0) && X.rows >= 2) {
+        RFX__TRY(rfx__check_cmat(X, "bayes: X"));
+        RFX__TRY(rfx__check_cmat(Y, "bayes: Y"));
+        RFX__TRY(dual_evidence(f, X, Y.data, Y.stride, params->sample_weight, params, &ab[0],
+                               &ab[1], &logev));
+        dual = ab;
+    }
     rfx_stats *s;
     RFX__TRY(rfx_stats_create(f->D, 1, &s));
     rfx_status st = rfx_stats_add_weighted(s, f, X, Y, params->sample_weight);
-    if (!st) st = rfx_bayes_solve(f, s, &solve, out);
+    if (!st) st = solve_with(f, s, &solve, dual, out);
     rfx_stats_free(s);
     return st;
+}
+
+rfx_status rfx__bayes_log_evidence(const rfx_features *f, rfx_cmat X, rfx_cmat Y,
+                                   const rfx_bayes_params *params, double *logev)
+{
+    if (X.rows < f->D && X.rows >= 2 && Y.cols == 1 && Y.rows == X.rows) {
+        RFX__TRY(check_params(params));
+        RFX__TRY(rfx__check_cmat(X, "bayes: X"));
+        RFX__TRY(rfx__check_cmat(Y, "bayes: Y"));
+        if (params->sample_weight)
+            RFX__TRY(rfx__check_weights(params->sample_weight, X.rows, "bayes.sample_weight"));
+        double a, b;
+        return dual_evidence(f, X, Y.data, Y.stride, params->sample_weight, params, &a, &b,
+                             logev);
+    }
+    rfx_model *m;
+    RFX__TRY(rfx_bayes_fit(f, X, Y, params, &m));
+    *logev = m->log_evidence;
+    rfx_model_free(m);
+    return RFX_OK;
 }
