@@ -35,5 +35,6 @@
 #include "rfx/nystroem.h"
 #include "rfx/sketch.h"
 #include "rfx/auto.h"
+#include "rfx/blr.h"
 
 #endif /* RFX_H */

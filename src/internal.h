@@ -440,6 +440,22 @@ rfx_status rfx__stats_add_zw(rfx_stats *s, const double *Z, size_t ldz, size_t r
                              const double *Y, size_t ldy, const double *w, size_t ldw,
                              int n_threads);
 
+/* MacKay's evidence iteration in the eigenbasis of C = Zc^T Zc (s: D
+ * eigenvalues, ct: c = Zc^T yc in that basis; or the n_s nonzero ones of
+ * the dual K = Zc Zc^T with ct_k = sqrt(s_k) u_k.yc, the rest contributing
+ * nothing): updates *alpha (1 / prior variance) and / or *beta (1 / noise
+ * variance), those flagged free, until |d log alpha| + |d log beta| < tol;
+ * alpha / beta is kept >= ratio_min (src/solvers/bayes.c). */
+void rfx__evidence_fixed_point(const double *s, const double *ct, size_t D, double yy,
+                               double n_eff, int fit_alpha, int fit_beta, size_t max_iter,
+                               double tol, double ratio_min, double *alpha, double *beta);
+/* The log evidence of weight-space Bayesian regression at alpha = a, beta =
+ * b from n_s eigenvalues s of C (D x D; the other D - n_s are 0) and ct:
+ * n_eff/2 log b + D/2 log a - 1/2 log|b C + a I| - b/2 rss - a/2 |m|^2 -
+ * n_eff/2 log(2 pi), without the weights' term. */
+double rfx__eigen_log_evidence(const double *s, const double *ct, size_t n_s, size_t D,
+                               double n_eff, double yy, double a, double b);
+
 /* The log evidence of rfx_bayes_fit on X, Y (one column) without the
  * model: by the n x n dual form when X has fewer rows than f has features
  * (src/solvers/bayes.c), else the fit's. */
@@ -636,6 +652,9 @@ void dpotrs_(const char *uplo, const int *n, const int *nrhs, const double *a, c
 void dsyevd_(const char *jobz, const char *uplo, const int *n, double *a, const int *lda,
              double *w, double *work, const int *lwork, int *iwork, const int *liwork,
              int *info, size_t, size_t);
+void dgesdd_(const char *jobz, const int *m, const int *n, double *a, const int *lda, double *s,
+             double *u, const int *ldu, double *vt, const int *ldvt, double *work,
+             const int *lwork, int *iwork, int *info, size_t);
 void dtrtrs_(const char *uplo, const char *trans, const char *diag, const int *n,
              const int *nrhs, const double *a, const int *lda, double *b, const int *ldb,
              int *info, size_t, size_t, size_t);
@@ -653,6 +672,13 @@ void dorgqr_(const int *m, const int *n, const int *k, double *a, const int *lda
 rfx_status rfx__chol(double *A, size_t n, int n_threads, const char *what);
 rfx_status rfx__chol_solve(const double *R, size_t n, double *B, size_t nrhs);
 rfx_status rfx__eig_sym(double *A, size_t n, double *w, int n_threads, const char *what);
+/* The thin SVD A = U diag(sv) Vt of the row-major n x N matrix A
+ * (destroyed), r = min(n, N): sv the r singular values, descending; U
+ * (n x r, row-major: column k is the k-th left vector); Vt (r x N,
+ * row-major: row k is the k-th right vector). LAPACK dgesdd on one
+ * thread. */
+rfx_status rfx__svd_thin(double *A, size_t n, size_t N, double *sv, double *U, double *Vt,
+                         const char *what);
 /* log det A = 2 sum log R_ii */
 double rfx__chol_logdet(const double *R, size_t n);
 /* sum_i a[i] b[i] in one fixed order, rfx's own (no BLAS): four partial

@@ -71,6 +71,42 @@ rfx_status rfx__eig_sym(double *A, size_t n, double *w, int n_threads, const cha
     return RFX_OK;
 }
 
+rfx_status rfx__svd_thin(double *A, size_t n, size_t N, double *sv, double *U, double *Vt,
+                         const char *what)
+{
+    /* A row-major n x N is column-major A^T (N x n) = P S Q^T, so A = Q S P^T:
+     * LAPACK's left vectors P (N x r, column-major) are the rows of Vt and
+     * its Q^T (r x n, column-major) the columns of U */
+    const size_t r = n < N ? n : N;
+    int nn, NN, rr, info = 0, lwork = -1, q_i = 0;
+    double q;
+    RFX__TRY(rfx__lapack_int(n, &nn, what));
+    RFX__TRY(rfx__lapack_int(N, &NN, what));
+    rr = (int)r;
+    int *iwork;
+    RFX__TRY(rfx__alloc(8 * r, sizeof(int), (void **)&iwork, what));
+    dgesdd_("S", &NN, &nn, A, &NN, sv, Vt, &NN, U, &rr, &q, &lwork, iwork, &info, 1);
+    (void)q_i;
+    if (info != 0) {
+        free(iwork);
+        return rfx__error(RFX_EINTERNAL, "%s: dgesdd workspace query failed", what);
+    }
+    lwork = (int)q;
+    double *work;
+    rfx_status st = rfx__alloc((size_t)lwork, sizeof(double), (void **)&work, what);
+    if (st) {
+        free(iwork);
+        return st;
+    }
+    RFX__SERIAL(dgesdd_("S", &NN, &nn, A, &NN, sv, Vt, &NN, U, &rr, work, &lwork, iwork, &info, 1))
+    free(work);
+    free(iwork);
+    if (info != 0)
+        return rfx__error(RFX_ENUMERIC, "%s: the singular value decomposition did not converge (%d)",
+                          what, info);
+    return RFX_OK;
+}
+
 double rfx__chol_logdet(const double *R, size_t n)
 {
     double s = 0;

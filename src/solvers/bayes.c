@@ -80,11 +80,9 @@ static rfx_status check_params(const rfx_bayes_params *p)
     return RFX_OK;
 }
 
-/* MacKay's evidence iteration in the eigenbasis (s: eigenvalues of C, ct:
- * c in that basis). Updates *alpha and/or *beta (those flagged free). */
-static void evidence_fixed_point(const double *s, const double *ct, size_t D, double yy,
-                                 double n_eff, int fit_alpha, int fit_beta, size_t max_iter,
-                                 double tol, double ratio_min, double *alpha, double *beta)
+void rfx__evidence_fixed_point(const double *s, const double *ct, size_t D, double yy,
+                               double n_eff, int fit_alpha, int fit_beta, size_t max_iter,
+                               double tol, double ratio_min, double *alpha, double *beta)
 {
     double a = *alpha, b = *beta;
     const double var_y = yy / (n_eff > 1 ? n_eff : 1);
@@ -123,11 +121,8 @@ static void evidence_fixed_point(const double *s, const double *ct, size_t D, do
     *beta = b;
 }
 
-/* The evidence's terms in the eigenbasis of C (or of the dual K): the log
- * evidence for given alpha, beta, without the n/2 log(2 pi) and weight
- * terms. n_s eigenvalues s of C's D; the others are 0. */
-static double eigen_log_evidence(const double *s, const double *ct, size_t n_s, size_t D,
-                                 double n_eff, double yy, double a, double b)
+double rfx__eigen_log_evidence(const double *s, const double *ct, size_t n_s, size_t D,
+                               double n_eff, double yy, double a, double b)
 {
     double mm = 0, mc = 0, mcm = 0, logdet = (double)(D - n_s) * log(a);
     for (size_t k = 0; k < n_s; k++) {
@@ -218,11 +213,11 @@ static rfx_status dual_evidence(const rfx_features *f, rfx_cmat X, const double 
     if (!(var_y > 0)) var_y = 1.0;
     if (a == 0) a = 1.0 / var_y;
     if (b == 0) b = 10.0 / var_y;
-    evidence_fixed_point(ev, ct, n, yy, n_eff, params->prior_var <= 0, params->noise_var <= 0,
+    rfx__evidence_fixed_point(ev, ct, n, yy, n_eff, params->prior_var <= 0, params->noise_var <= 0,
                          params->max_iter, params->tol, RATIO_MIN * trace / (double)D, &a, &b);
     *alpha = a;
     *beta = b;
-    *logev = eigen_log_evidence(ev, ct, n, D, n_eff, yy, a, b) + 0.5 * logw;
+    *logev = rfx__eigen_log_evidence(ev, ct, n, D, n_eff, yy, a, b) + 0.5 * logw;
 done:
     free(Z);
     free(K);
@@ -277,7 +272,7 @@ static rfx_status solve_with(const rfx_features *f, const rfx_stats *s,
         st = rfx__eig_sym(C, D, w, params->n_threads, "bayes (evidence)");
         if (st) goto done;
         RFX__SERIAL(cblas_dgemv(CblasRowMajor, CblasNoTrans, (int)D, (int)D, 1.0, C, (int)D, c, 1, 0.0, ct, 1))
-        evidence_fixed_point(w, ct, D, yy, n_eff, params->prior_var <= 0, params->noise_var <= 0,
+        rfx__evidence_fixed_point(w, ct, D, yy, n_eff, params->prior_var <= 0, params->noise_var <= 0,
                              params->max_iter, params->tol, RATIO_MIN * trace / (double)D,
                              &alpha, &beta);
         rfx__stats_normal(s, icpt, C, c, &yy, mu, &ybar); /* C was overwritten */
