@@ -445,10 +445,11 @@ rfx_status rfx__stats_add_zw(rfx_stats *s, const double *Z, size_t ldz, size_t r
  * the dual K = Zc Zc^T with ct_k = sqrt(s_k) u_k.yc, the rest contributing
  * nothing): updates *alpha (1 / prior variance) and / or *beta (1 / noise
  * variance), those flagged free, until |d log alpha| + |d log beta| < tol;
- * alpha / beta is kept >= ratio_min (src/solvers/bayes.c). */
-void rfx__evidence_fixed_point(const double *s, const double *ct, size_t D, double yy,
-                               double n_eff, int fit_alpha, int fit_beta, size_t max_iter,
-                               double tol, double ratio_min, double *alpha, double *beta);
+ * alpha / beta is kept >= ratio_min; returns the iterations made
+ * (src/solvers/bayes.c). */
+size_t rfx__evidence_fixed_point(const double *s, const double *ct, size_t D, double yy,
+                                 double n_eff, int fit_alpha, int fit_beta, size_t max_iter,
+                                 double tol, double ratio_min, double *alpha, double *beta);
 /* The log evidence of weight-space Bayesian regression at alpha = a, beta =
  * b from n_s eigenvalues s of C (D x D; the other D - n_s are 0) and ct:
  * n_eff/2 log b + D/2 log a - 1/2 log|b C + a I| - b/2 rss - a/2 |m|^2 -

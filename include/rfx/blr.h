@@ -97,6 +97,8 @@ typedef struct rfx_blr_info {
     size_t n_train;        /* rows of positive weight                        */
     int fit_intercept;
     size_t rank;           /* min(n, N): the singular values used            */
+    size_t iterations;     /* fixed-point iterations (0: both variances
+                              given)                                         */
     double noise_var;      /* sigma^2 (fitted or given)                      */
     double prior_var;      /* s^2 (fitted or given)                          */
     double log_evidence;   /* log p(y) at them                               */

@@ -68,6 +68,7 @@ OSError for I/O; RuntimeError for numerical failures).
 from ._lib import (CancelledError, isa, library_path, native_isa, progress_callback, set_isa,
                    version as library_version)
 from .auto import SurrogateRegressor
+from .blr import BayesianLinearRegression
 from .attention import SoftmaxFeatures, exact_attention
 from .kernel_approximation import RandomFourierFeatures
 from .kernels import GaussianProcessRegressor, Kernel, KernelRidge, Nystroem
@@ -91,6 +92,7 @@ __all__ = [
     "RandomFourierFeatures",
     "RFFRegressor",
     "BayesianRFFRegressor",
+    "BayesianLinearRegression",
     "RFFClassifier",
     "SparseRFERegressor",
     "PCERegressor",

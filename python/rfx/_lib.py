@@ -1078,6 +1078,45 @@ rfx_status rfx_auto_fit(const rfx_auto_params *params, rfx_cmat X, const double 
                         rfx_model **out, rfx_auto_report *report);
 
 
+typedef struct rfx_blr_params {
+    double noise_var;
+    double prior_var;
+    const double *prior_cov;
+    int fit_intercept;
+    size_t max_iter;
+    double tol;
+    int n_threads;
+    const double *sample_weight;
+} rfx_blr_params;
+
+rfx_blr_params rfx_blr_params_default(void);
+rfx_status rfx_blr_params_check(const rfx_blr_params *p);
+
+typedef struct rfx_blr rfx_blr;
+
+rfx_status rfx_blr_fit(const rfx_blr_params *params, rfx_cmat Phi, const double *y,
+                       rfx_blr **out);
+void rfx_blr_free(rfx_blr *m);
+rfx_status rfx_blr_predict(const rfx_blr *m, rfx_cmat Phi, double *mean, double *std,
+                           int with_noise);
+
+typedef struct rfx_blr_info {
+    size_t n_features;
+    size_t n_train;
+    int fit_intercept;
+    size_t rank;
+    size_t iterations;
+    double noise_var;
+    double prior_var;
+    double log_evidence;
+    double effective_params;
+    double intercept;
+} rfx_blr_info;
+
+rfx_status rfx_blr_get_info(const rfx_blr *m, rfx_blr_info *info);
+const double *rfx_blr_coef(const rfx_blr *m);
+
+
 typedef enum rfx_sketch_kind {
     RFX_SKETCH_TENSOR = 0,
     RFX_SKETCH_MACLAURIN = 1,

@@ -230,7 +230,7 @@ def test_n_jobs_values():
 
 
 @pytest.mark.parametrize("module", [rfx.kernel_approximation, rfx.models, rfx.kernels, rfx._lib,
-                                    rfx._load, rfx.sinks, rfx.kernel_sgd, rfx.optimize])
+                                    rfx._load, rfx.sinks, rfx.kernel_sgd, rfx.optimize, rfx.blr])
 def test_docstring_examples(module):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

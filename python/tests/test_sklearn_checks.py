@@ -18,6 +18,7 @@ ESTIMATORS = [
     rfx.RFFRegressor(n_components=64),
     rfx.RFFRegressor(n_components=64, gamma=0.02, alpha=1e-3, standardize=False),
     rfx.BayesianRFFRegressor(n_components=64),
+    rfx.BayesianLinearRegression(),
     rfx.RFFClassifier(n_components=64),
     # alpha and length scale given: nothing chosen on a holdout (see below)
     rfx.RFFClassifier(n_components=64, alpha=1e-3, length_scale=1.0),

@@ -29,6 +29,7 @@ def _estimators():
         (rfx.RandomFourierFeatures(32, random_state=0), "transform"),
         (rfx.RFFRegressor(32, random_state=0), "predict"),
         (rfx.BayesianRFFRegressor(32, random_state=0), "predict"),
+        (rfx.BayesianLinearRegression(), "predict"),
         (rfx.RFFClassifier(32, random_state=0), "classify"),
         (rfx.RFFClassifier(32, loss="least_squares", random_state=0), "classify"),
         (rfx.SparseRFERegressor(200, sparsity=2, weight_scale=1.0, alpha=1e-3,

@@ -80,10 +80,11 @@ static rfx_status check_params(const rfx_bayes_params *p)
     return RFX_OK;
 }
 
-void rfx__evidence_fixed_point(const double *s, const double *ct, size_t D, double yy,
-                               double n_eff, int fit_alpha, int fit_beta, size_t max_iter,
-                               double tol, double ratio_min, double *alpha, double *beta)
+size_t rfx__evidence_fixed_point(const double *s, const double *ct, size_t D, double yy,
+                                 double n_eff, int fit_alpha, int fit_beta, size_t max_iter,
+                                 double tol, double ratio_min, double *alpha, double *beta)
 {
+    size_t done = 0;
     double a = *alpha, b = *beta;
     const double var_y = yy / (n_eff > 1 ? n_eff : 1);
     const double floor_noise = 1e-12 * (var_y > 0 ? var_y : 1.0);
@@ -115,10 +116,12 @@ void rfx__evidence_fixed_point(const double *s, const double *ct, size_t D, doub
         double change = fabs(log(a_new / a)) + fabs(log(b_new / b));
         a = a_new;
         b = b_new;
+        done = it + 1;
         if (change < tol) break;
     }
     *alpha = a;
     *beta = b;
+    return done;
 }
 
 double rfx__eigen_log_evidence(const double *s, const double *ct, size_t n_s, size_t D,
@@ -213,7 +216,7 @@ static rfx_status dual_evidence(const rfx_features *f, rfx_cmat X, const double 
     if (!(var_y > 0)) var_y = 1.0;
     if (a == 0) a = 1.0 / var_y;
     if (b == 0) b = 10.0 / var_y;
-    rfx__evidence_fixed_point(ev, ct, n, yy, n_eff, params->prior_var <= 0, params->noise_var <= 0,
+    (void)rfx__evidence_fixed_point(ev, ct, n, yy, n_eff, params->prior_var <= 0, params->noise_var <= 0,
                          params->max_iter, params->tol, RATIO_MIN * trace / (double)D, &a, &b);
     *alpha = a;
     *beta = b;
@@ -272,7 +275,7 @@ static rfx_status solve_with(const rfx_features *f, const rfx_stats *s,
         st = rfx__eig_sym(C, D, w, params->n_threads, "bayes (evidence)");
         if (st) goto done;
         RFX__SERIAL(cblas_dgemv(CblasRowMajor, CblasNoTrans, (int)D, (int)D, 1.0, C, (int)D, c, 1, 0.0, ct, 1))
-        rfx__evidence_fixed_point(w, ct, D, yy, n_eff, params->prior_var <= 0, params->noise_var <= 0,
+        (void)rfx__evidence_fixed_point(w, ct, D, yy, n_eff, params->prior_var <= 0, params->noise_var <= 0,
                              params->max_iter, params->tol, RATIO_MIN * trace / (double)D,
                              &alpha, &beta);
         rfx__stats_normal(s, icpt, C, c, &yy, mu, &ybar); /* C was overwritten */

@@ -38,7 +38,7 @@
 #define PREDICT_ROWS 256
 
 struct rfx_blr {
-    size_t N, rank, n_train;
+    size_t N, rank, n_train, iterations;
     int icpt;
     double alpha, beta, logev, gamma, b0, wsum;
     double *w;       /* N posterior mean weights                           */
@@ -94,6 +94,7 @@ rfx_status rfx_blr_get_info(const rfx_blr *m, rfx_blr_info *info)
     info->n_train = m->n_train;
     info->fit_intercept = m->icpt;
     info->rank = m->rank;
+    info->iterations = m->iterations;
     info->noise_var = 1.0 / m->beta;
     info->prior_var = 1.0 / m->alpha;
     info->log_evidence = m->logev;
@@ -220,7 +221,7 @@ rfx_status rfx_blr_fit(const rfx_blr_params *params, rfx_cmat Phi, const double 
         if (!(var_y > 0)) var_y = 1.0;
         if (a == 0) a = 1.0 / var_y;
         if (b == 0) b = 10.0 / var_y;
-        rfx__evidence_fixed_point(s, ct, r, yy, n_eff, params->prior_var <= 0,
+        m->iterations = rfx__evidence_fixed_point(s, ct, r, yy, n_eff, params->prior_var <= 0,
                                   params->noise_var <= 0, params->max_iter, params->tol,
                                   RATIO_MIN * trace / (double)N, &a, &b);
     }
