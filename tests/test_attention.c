@@ -16,6 +16,11 @@
  *  - inputs whose plain features underflow to zero give finite outputs
  *    inside the range of V (the weights are positive); features that
  *    overflow and rows whose weights all underflow are errors;
+ *  - the trigonometric map (Random Feature Attention's) is unbiased for
+ *    exp(x.y) and matches its definition; its linear attention matches the
+ *    loop, and a negative normaliser is an error;
+ *  - gated attention equals its weights summed in a loop, is causal linear
+ *    attention for g_t = t / (t + 1) and returns V for g = 0;
  *  - bitwise identical results for 1 and 2 threads; every error path. */
 #include "internal.h"
 #include "rfx/attention.h"
@@ -26,6 +31,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define M_PI_VAL 3.14159265358979323846
 
 static double *normal_matrix(rfx_test_rng *r, size_t rows, size_t cols, double s)
 {
@@ -559,10 +566,202 @@ static void test_errors(void)
     free(V);
 }
 
+/* ---- trigonometric features and gated attention --------------------------- */
+
+/* The trigonometric map: E phi(x).phi(y) = exp(x.y) within 4 standard
+ * errors (one term per frequency: exp((|x|^2 + |y|^2)/2) cos(w.(x - y)),
+ * whose variance is exp(|x|^2 + |y|^2) ((1 + exp(-2 |z|^2)) / 2 -
+ * exp(-|z|^2)), z = x - y); the transform against its definition, plain and
+ * stabilised. */
+static void test_trig_features(void)
+{
+    const size_t d = 4, D = 64, F = 32, S = 400;
+    const double x[4] = {0.3, -0.2, 0.5, 0.1}, y[4] = {0.4, 0.1, 0.2, -0.3};
+    const double xx = dot(x, x, d), yy = dot(y, y, d), xy = dot(x, y, d);
+    const double zz = xx + yy - 2 * xy, target = exp(xy);
+    const double var = exp(xx + yy) * (0.5 * (1 + exp(-2 * zz)) - exp(-zz));
+    double X[8], Phi[2 * 64];
+    memcpy(X, x, sizeof x);
+    memcpy(X + 4, y, sizeof y);
+    for (int orth = 0; orth < 2; orth++) {
+        double mean = 0;
+        for (size_t s = 0; s < S; s++) {
+            rfx_softmax_features *sf = NULL;
+            CHECK_OK(rfx_softmax_features_create_trig(d, D, 2000 + s, orth, &sf));
+            CHECK_OK(rfx_softmax_features_transform(sf, rfx_cmat_of(X, 2, d),
+                                                    rfx_mat_of(Phi, 2, D), NULL));
+            mean += dot(Phi, Phi + D, D) / (double)S;
+            rfx_softmax_features_free(sf);
+        }
+        double se = sqrt(var / (double)(S * F));
+        printf("  trigonometric %-10s: mean %.6f, exp(x.y) = %.6f, %.2f standard errors\n",
+               orth ? "orthogonal" : "iid", mean, target, fabs(mean - target) / se);
+        CHECK_NEAR(mean, target, 4 * se);
+    }
+    /* the definition, plain and stabilised (log_scale = |x|^2/2) */
+    rfx_test_rng r = {15};
+    const size_t n = 50, dd = 5, DD = 30;
+    double *Xn = normal_matrix(&r, n, dd, 0.9), *P = malloc(n * DD * sizeof(double));
+    double *Ps = malloc(n * DD * sizeof(double)), ls[50], err = 0;
+    rfx_softmax_features *sf = NULL;
+    CHECK_OK(rfx_softmax_features_create_trig(dd, DD, 3, 1, &sf));
+    CHECK_OK(rfx_softmax_features_transform(sf, rfx_cmat_of(Xn, n, dd), rfx_mat_of(P, n, DD),
+                                            NULL));
+    CHECK_OK(rfx_softmax_features_transform(sf, rfx_cmat_of(Xn, n, dd), rfx_mat_of(Ps, n, DD),
+                                            ls));
+    rfx_cmat W = rfx_softmax_features_frequencies(sf);
+    CHECK(W.rows == DD / 2 && W.cols == dd);
+    for (size_t i = 0; i < n; i++) {
+        double h = 0.5 * dot(Xn + i * dd, Xn + i * dd, dd);
+        CHECK_NEAR(ls[i], h, 1e-15 * h);
+        for (size_t j = 0; j < DD; j++) {
+            size_t f = j % (DD / 2);
+            double t = dot(W.data + f * dd, Xn + i * dd, dd);
+            double ref = exp(h) * (j < DD / 2 ? cos(t) : sin(t)) / sqrt((double)(DD / 2));
+            err = fmax(err, fabs(P[i * DD + j] - ref) / (exp(h) / sqrt((double)(DD / 2))));
+            err = fmax(err, fabs(Ps[i * DD + j] * exp(ls[i]) - ref) /
+                                (exp(h) / sqrt((double)(DD / 2))));
+        }
+    }
+    printf("  trigonometric transform: max error against the definition %.2e\n", err);
+    CHECK_NEAR(err, 0.0, 1e-13);
+    rfx_softmax_features *odd = NULL;
+    CHECK_STATUS(rfx_softmax_features_create_trig(dd, 31, 3, 0, &odd), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "trigonometric") != NULL);
+    rfx_softmax_features_free(sf);
+    free(Xn);
+    free(P);
+    free(Ps);
+}
+
+/* The gated recurrence against its weights summed in a loop,
+ *   out_t = sum_j a_tj v_j / sum_j a_tj,
+ *   a_tj = phi(q_t).phi(k_j) (1 - g_j) prod_{j < l <= t} g_l,
+ * on the transform's features. */
+static void naive_gated(const rfx_softmax_features *sf, const double *Q, const double *K,
+                        const double *V, const double *g, size_t L, size_t dv, double *Out)
+{
+    const size_t d = rfx_softmax_features_input_dim(sf), D = rfx_softmax_features_output_dim(sf);
+    double *PQ = malloc(L * D * sizeof(double)), *PK = malloc(L * D * sizeof(double));
+    CHECK_OK(rfx_softmax_features_transform(sf, rfx_cmat_of(Q, L, d), rfx_mat_of(PQ, L, D), NULL));
+    CHECK_OK(rfx_softmax_features_transform(sf, rfx_cmat_of(K, L, d), rfx_mat_of(PK, L, D), NULL));
+    for (size_t t = 0; t < L; t++) {
+        double den = 0;
+        for (size_t c = 0; c < dv; c++) Out[t * dv + c] = 0;
+        for (size_t j = 0; j <= t; j++) {
+            double a = dot(PQ + t * D, PK + j * D, D) * (1 - g[j]);
+            for (size_t l = j + 1; l <= t; l++) a *= g[l];
+            den += a;
+            for (size_t c = 0; c < dv; c++) Out[t * dv + c] += a * V[j * dv + c];
+        }
+        for (size_t c = 0; c < dv; c++) Out[t * dv + c] /= den;
+    }
+    free(PQ);
+    free(PK);
+}
+
+static void test_gated(void)
+{
+    const size_t L = 140, d = 6, dv = 4, D = 256;
+    rfx_test_rng r = {61};
+    double *Q = normal_matrix(&r, L, d, 0.3), *K = normal_matrix(&r, L, d, 0.3);
+    double *V = normal_matrix(&r, L, dv, 1.0);
+    double *A = malloc(L * dv * sizeof(double)), *B = malloc(L * dv * sizeof(double));
+    double g[140], run[140], zero[140];
+    for (size_t t = 0; t < L; t++) {
+        g[t] = 0.6 + 0.39 * rfx_test_uniform(&r);
+        run[t] = (double)t / (double)(t + 1);
+        zero[t] = 0.0;
+    }
+    for (int kind = 0; kind < 3; kind++) {
+        /* the positive maps: a key with a larger exponent, so that the
+         * running maximum changes (the trigonometric estimate of that key's
+         * weight, exp(|k|^2/2) times a cosine, would swamp the others with
+         * either sign: it keeps the small keys) */
+        for (size_t j = 0; j < d; j++) K[77 * d + j] *= kind == 0 ? 5.0 : kind == 2 ? 0.2 : 1.0;
+        rfx_softmax_features *sf = NULL;
+        if (kind == 2) CHECK_OK(rfx_softmax_features_create_trig(d, D, 8, 1, &sf));
+        else sf = make_sf(d, D, 8, 1, kind);
+        const char *name = kind == 2 ? "trigonometric" : kind ? "hyperbolic" : "positive";
+        rfx_cmat Qm = rfx_cmat_of(Q, L, d), Km = rfx_cmat_of(K, L, d), Vm = rfx_cmat_of(V, L, dv);
+        CHECK_OK(rfx_attention_gated(sf, Qm, Km, Vm, g, rfx_mat_of(A, L, dv), 0));
+        naive_gated(sf, Q, K, V, g, L, dv, B);
+        double e1 = rel_max(A, B, L * dv);
+        /* g_t = t / (t + 1): the causal linear attention */
+        CHECK_OK(rfx_attention_gated(sf, Qm, Km, Vm, run, rfx_mat_of(A, L, dv), 0));
+        CHECK_OK(rfx_attention_linear(sf, Qm, Km, Vm, rfx_mat_of(B, L, dv), 1, 0));
+        double e2 = rel_max(A, B, L * dv);
+        /* g = 0: each row is its own key's value */
+        CHECK_OK(rfx_attention_gated(sf, Qm, Km, Vm, zero, rfx_mat_of(A, L, dv), 0));
+        double e3 = rel_max(A, V, L * dv);
+        printf("  gated, %s: against the loop %.2e, g = t/(t+1) against causal linear %.2e, "
+               "g = 0 against V %.2e\n", name, e1, e2, e3);
+        CHECK_NEAR(e1, 0.0, 1e-12);
+        CHECK_NEAR(e2, 0.0, 1e-12);
+        CHECK_NEAR(e3, 0.0, 1e-12);
+        /* errors */
+        g[5] = 1.5;
+        CHECK_STATUS(rfx_attention_gated(sf, Qm, Km, Vm, g, rfx_mat_of(A, L, dv), 0), RFX_EINVAL);
+        CHECK(strstr(rfx_last_error(), "gates[5]") != NULL);
+        g[5] = 0.7;
+        CHECK_STATUS(rfx_attention_gated(sf, Qm, Km, Vm, NULL, rfx_mat_of(A, L, dv), 0),
+                     RFX_EINVAL);
+        CHECK_STATUS(rfx_attention_gated(sf, Qm, rfx_cmat_of(K, L - 1, d), rfx_cmat_of(V, L - 1, dv),
+                                         g, rfx_mat_of(A, L, dv), 0),
+                     RFX_EDIM);
+        rfx_softmax_features_free(sf);
+    }
+    free(Q);
+    free(K);
+    free(V);
+    free(A);
+    free(B);
+}
+
+/* Trigonometric linear attention equals its loop (causal and not); with a
+ * normaliser that comes out negative it is an error naming the row. */
+static void test_trig_attention(void)
+{
+    const size_t L = 100, d = 8, dv = 3, D = 512;
+    rfx_test_rng r = {71};
+    double *Q = normal_matrix(&r, L, d, 0.25), *K = normal_matrix(&r, L, d, 0.25);
+    double *V = normal_matrix(&r, L, dv, 1.0);
+    double *A = malloc(L * dv * sizeof(double)), *B = malloc(L * dv * sizeof(double));
+    rfx_softmax_features *sf = NULL;
+    CHECK_OK(rfx_softmax_features_create_trig(d, D, 5, 1, &sf));
+    for (int causal = 0; causal < 2; causal++) {
+        CHECK_OK(rfx_attention_linear(sf, rfx_cmat_of(Q, L, d), rfx_cmat_of(K, L, d),
+                                      rfx_cmat_of(V, L, dv), rfx_mat_of(A, L, dv), causal, 0));
+        naive_linear(sf, Q, L, K, L, V, dv, causal, B);
+        double e = rel_max(A, B, L * dv);
+        printf("  trigonometric linear attention, %s: against the loop %.2e\n",
+               causal ? "causal" : "non-causal", e);
+        CHECK_NEAR(e, 0.0, 1e-12);
+    }
+    rfx_softmax_features_free(sf);
+    /* two features, keys that make the estimate negative: cos(w.(q - k)) < 0 */
+    CHECK_OK(rfx_softmax_features_create_trig(1, 2, 1, 0, &sf));
+    const double w = rfx_softmax_features_frequencies(sf).data[0];
+    double q1[1] = {0.0}, k1[1] = {M_PI_VAL / w}, v1[1] = {1.0}, o1[1];
+    CHECK_STATUS(rfx_attention_linear(sf, rfx_cmat_of(q1, 1, 1), rfx_cmat_of(k1, 1, 1),
+                                      rfx_cmat_of(v1, 1, 1), rfx_mat_of(o1, 1, 1), 0, 0),
+                 RFX_ENUMERIC);
+    CHECK(strstr(rfx_last_error(), "normaliser is not positive") != NULL);
+    rfx_softmax_features_free(sf);
+    free(Q);
+    free(K);
+    free(V);
+    free(A);
+    free(B);
+}
+
 int main(void)
 {
     RFX_TEST_RUN(test_unbiased);
     RFX_TEST_RUN(test_transform);
+    RFX_TEST_RUN(test_trig_features);
+    RFX_TEST_RUN(test_gated);
+    RFX_TEST_RUN(test_trig_attention);
     RFX_TEST_RUN(test_error_vs_D);
     RFX_TEST_RUN(test_against_loops);
     RFX_TEST_RUN(test_large_inputs);

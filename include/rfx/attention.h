@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * rfx/attention.h - positive random features for the softmax kernel and
- * linear-time attention (Choromanski et al., "Rethinking Attention with
- * Performers", ICLR 2021: FAVOR+). Part of the public API (rfx.h includes
- * it).
+ * rfx/attention.h - random features for the softmax kernel and
+ * linear-time attention: positive features (Choromanski et al.,
+ * "Rethinking Attention with Performers", ICLR 2021: FAVOR+), and the
+ * trigonometric features of Random Feature Attention (Peng et al., ICLR
+ * 2021) with its gated recurrent form. Part of the public API (rfx.h
+ * includes it).
  *
  * The softmax kernel SM(x, y) = exp(x.y) on R^d is, for w ~ N(0, I),
  *
@@ -61,6 +63,21 @@ RFX_API rfx_status rfx_softmax_features_create(size_t d, size_t D, uint64_t seed
 RFX_API rfx_status rfx_softmax_features_create_hyperbolic(size_t d, size_t D, uint64_t seed,
                                                           int orthogonal,
                                                           rfx_softmax_features **out);
+
+/* The trigonometric map phi(x) = exp(|x|^2/2) [cos(W x); sin(W x)] /
+ * sqrt(F) with F = D/2 frequencies drawn as above (D even): E phi(x).phi(y)
+ * = exp((|x|^2 + |y|^2)/2) E cos(w.(x - y)) = exp(x.y), the softmax
+ * kernel's estimate through the Gaussian kernel's random Fourier features.
+ * For queries and keys of one norm r (e.g. l2-normalised and scaled by
+ * 1 / sigma) the factor exp(r^2/2) cancels in the attention, and this is
+ * Random Feature Attention (Peng et al., "Random Feature Attention", ICLR
+ * 2021), sigma its temperature. Unlike the positive maps, its estimate of a
+ * weight can be negative, so a row's normaliser can come out <= 0 (then
+ * RFX_ENUMERIC): bench/results/attention_norms.md measures both against the
+ * input norm. Columns 0..F-1 hold the cosines, F..D-1 the sines; the
+ * transform's log_scale is |x|^2/2. */
+RFX_API rfx_status rfx_softmax_features_create_trig(size_t d, size_t D, uint64_t seed,
+                                                    int orthogonal, rfx_softmax_features **out);
 
 RFX_API void rfx_softmax_features_free(rfx_softmax_features *sf);
 
@@ -130,6 +147,27 @@ RFX_API rfx_status rfx_softmax_features_transform(const rfx_softmax_features *sf
  * V), RFX_EOVERFLOW / RFX_ENOMEM (workspace), RFX_ENUMERIC (above). */
 RFX_API rfx_status rfx_attention_linear(const rfx_softmax_features *sf, rfx_cmat Q, rfx_cmat K,
                                         rfx_cmat V, rfx_mat Out, int causal, int n_threads);
+
+/* Gated causal attention (Random Feature Attention's recurrent form, Peng
+ * et al. 2021, section 3.2): with one gate g_t in [0, 1] per position (Lq =
+ * Lk = L),
+ *
+ *     S_t = g_t S_{t-1} + (1 - g_t) phi(k_t) v_t^T,
+ *     z_t = g_t z_{t-1} + (1 - g_t) phi(k_t),
+ *     out_t = phi(q_t)^T S_t / phi(q_t)^T z_t,
+ *
+ * so that key j's weight at t is its feature estimate of exp(q_t.k_j)
+ * times (1 - g_j) prod_{j < l <= t} g_l: the gates forget the past (g = 0
+ * attends to the current key alone; g_t = t / (t + 1) is ungated causal
+ * attention). Sequential over t, O(L D (d + dv)) time and O(D dv) memory;
+ * stabilised as rfx_attention_linear (a running maximum of the keys'
+ * exponents). Errors: those of rfx_attention_linear, and RFX_EINVAL for a
+ * gate outside [0, 1] (named) or NULL gates with L > 0; RFX_ENUMERIC
+ * naming the first row whose normaliser is not positive (Out then holds
+ * unspecified values in that row). */
+RFX_API rfx_status rfx_attention_gated(const rfx_softmax_features *sf, rfx_cmat Q, rfx_cmat K,
+                                       rfx_cmat V, const double *gates, rfx_mat Out,
+                                       int n_threads);
 
 /* Exact attention, Out = softmax(Q K^T) V row by row (keys j <= i only when
  * causal), each row's softmax stabilised by its largest score: O(Lq Lk d +

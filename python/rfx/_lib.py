@@ -891,6 +891,9 @@ rfx_status rfx_softmax_features_create_hyperbolic(size_t d, size_t D, uint64_t s
                                                           int orthogonal,
                                                           rfx_softmax_features **out);
 
+rfx_status rfx_softmax_features_create_trig(size_t d, size_t D, uint64_t seed,
+                                            int orthogonal, rfx_softmax_features **out);
+
 void rfx_softmax_features_free(rfx_softmax_features *sf);
 
 size_t rfx_softmax_features_input_dim(const rfx_softmax_features *sf);
@@ -905,6 +908,9 @@ rfx_status rfx_softmax_features_transform(const rfx_softmax_features *sf, rfx_cm
 
 rfx_status rfx_attention_linear(const rfx_softmax_features *sf, rfx_cmat Q, rfx_cmat K,
                                         rfx_cmat V, rfx_mat Out, int causal, int n_threads);
+
+rfx_status rfx_attention_gated(const rfx_softmax_features *sf, rfx_cmat Q, rfx_cmat K,
+                               rfx_cmat V, const double *gates, rfx_mat Out, int n_threads);
 
 rfx_status rfx_attention_exact(rfx_cmat Q, rfx_cmat K, rfx_cmat V, rfx_mat Out,
                                        int causal, int n_threads);

@@ -58,3 +58,61 @@ def test_features_are_positive_and_unbiased():
     assert np.all(np.isfinite(P)) and np.all(P.max(axis=1) <= 1.0 + 1e-12)
     with pytest.raises(ValueError):
         sf.transform(np.ones((2, 3)))
+
+
+def _gated_numpy(Phi_q, Phi_k, V, g):
+    """out_t = sum_j a_tj v_j / sum_j a_tj, a_tj = phi(q_t).phi(k_j) (1 - g_j)
+    prod_{j < l <= t} g_l."""
+    L = len(g)
+    out = np.empty((L, V.shape[1]))
+    for t in range(L):
+        a = Phi_k[: t + 1] @ Phi_q[t] * (1 - g[: t + 1])
+        for j in range(t + 1):
+            a[j] *= np.prod(g[j + 1: t + 1])
+        out[t] = a @ V[: t + 1] / a.sum()
+    return out
+
+
+@pytest.mark.parametrize("kind", ["positive", "hyperbolic", "trigonometric"])
+def test_gated_attention(kind):
+    """The gated recurrence equals its weights summed with numpy; g = t/(t+1)
+    is causal attention; the gates are checked."""
+    rs = np.random.RandomState(4)
+    Q, K = rs.normal(size=(2, 60, 5)) * 0.3
+    V = rs.normal(size=(60, 3))
+    g = rs.uniform(0.5, 0.99, size=60)
+    sf = rfx.SoftmaxFeatures(5, 128, kind=kind, random_state=2)
+    got = sf.gated_attention(Q, K, V, g)
+    want = _gated_numpy(sf.transform(Q), sf.transform(K), V, g)
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+    run = np.arange(60) / np.arange(1, 61)
+    np.testing.assert_allclose(sf.gated_attention(Q, K, V, run), sf.attention(Q, K, V, causal=True),
+                               rtol=1e-10, atol=1e-12)
+    with pytest.raises(ValueError, match=r"gates\[3\]"):
+        sf.gated_attention(Q, K, V, np.where(np.arange(60) == 3, 1.5, g))
+    with pytest.raises(ValueError, match="one value per query"):
+        sf.gated_attention(Q, K, V, g[:10])
+    back = pickle.loads(pickle.dumps(sf))
+    assert back.kind == kind
+    np.testing.assert_array_equal(back.transform(Q), sf.transform(Q))
+
+
+def test_trigonometric_attention_converges():
+    """Random Feature Attention on unit-norm queries and keys scaled by
+    1 / sigma: the error against exact softmax attention falls with D."""
+    rs = np.random.RandomState(6)
+    Q, K = rs.normal(size=(2, 128, 16))
+    Q /= np.linalg.norm(Q, axis=1, keepdims=True)
+    K /= np.linalg.norm(K, axis=1, keepdims=True)
+    Q, K = Q / 0.8, K / 0.8
+    V = rs.normal(size=(128, 4))
+    ref = _exact(Q, K, V)
+    errs = []
+    for D in (256, 1024, 4096):
+        e = [np.linalg.norm(rfx.SoftmaxFeatures(16, D, kind="trigonometric", random_state=s)
+                            .attention(Q, K, V) - ref) for s in range(8)]
+        errs.append(np.median(e) / np.linalg.norm(ref))
+    assert errs[0] > errs[1] > errs[2]
+    assert errs[2] < 0.1
+    with pytest.raises(ValueError, match="kind must be"):
+        rfx.SoftmaxFeatures(4, 8, kind="cosine")

@@ -25,8 +25,9 @@ void dorgqr_(const int *m, const int *n, const int *k, double *a, const int *lda
 struct rfx_softmax_features {
     size_t d, D, F;   /* inputs, outputs, frequencies (D or D/2)          */
     int hyperbolic;
+    int trig;         /* exp(|x|^2/2) [cos Wx; sin Wx] / sqrt(F)           */
     double *W;        /* F x d, row-major                                 */
-    double scale;     /* 1 / sqrt(D)                                      */
+    double scale;     /* 1 / sqrt(D); trig: 1 / sqrt(F)                   */
     int n_threads;
 };
 
@@ -65,10 +66,14 @@ static rfx_status orthogonal_block(size_t d, uint64_t seed, size_t k, size_t row
     return RFX_OK;
 }
 
-static rfx_status softmax_create(size_t d, size_t D, uint64_t seed, int orthogonal, int hyp,
+/* kind: 0 positive, 1 hyperbolic, 2 trigonometric */
+static rfx_status softmax_create(size_t d, size_t D, uint64_t seed, int orthogonal, int kind,
                                  rfx_softmax_features **out)
 {
-    const char *name = hyp ? "softmax features (hyperbolic)" : "softmax features";
+    const int hyp = kind != 0; /* two features per frequency */
+    const char *name = kind == 1   ? "softmax features (hyperbolic)"
+                       : kind == 2 ? "softmax features (trigonometric)"
+                                   : "softmax features";
     if (!out) return rfx__error(RFX_EINVAL, "%s: out is NULL", name);
     if (d == 0) return rfx__error(RFX_EINVAL, "%s: the input dimension d must be >= 1", name);
     if (D == 0) return rfx__error(RFX_EINVAL, "%s: the number of features D must be >= 1", name);
@@ -88,8 +93,9 @@ static rfx_status softmax_create(size_t d, size_t D, uint64_t seed, int orthogon
     sf->d = d;
     sf->D = D;
     sf->F = F;
-    sf->hyperbolic = hyp;
-    sf->scale = 1.0 / sqrt((double)D);
+    sf->hyperbolic = kind == 1;
+    sf->trig = kind == 2;
+    sf->scale = 1.0 / sqrt((double)(kind == 2 ? F : D));
     rfx_status st = rfx__alloc(F * d, sizeof(double), (void **)&sf->W, "softmax features: W");
     if (st) {
         free(sf);
@@ -137,6 +143,12 @@ rfx_status rfx_softmax_features_create_hyperbolic(size_t d, size_t D, uint64_t s
     return softmax_create(d, D, seed, orthogonal, 1, out);
 }
 
+rfx_status rfx_softmax_features_create_trig(size_t d, size_t D, uint64_t seed, int orthogonal,
+                                            rfx_softmax_features **out)
+{
+    return softmax_create(d, D, seed, orthogonal, 2, out);
+}
+
 void rfx_softmax_features_free(rfx_softmax_features *sf)
 {
     if (!sf) return;
@@ -162,7 +174,9 @@ void rfx_softmax_features_set_threads(rfx_softmax_features *sf, int n_threads)
 /* The exponents of rows rows of X (stride ldx) into A (rows x D, stride
  * lda): w_j.x - |x|^2/2, and for the hyperbolic map -w_j.x - |x|^2/2 in
  * columns F..D-1; mx (rows values, may be NULL) gets each row's largest.
- * Cost 2 rows d F (one GEMM) + rows D. */
+ * The trigonometric map's features are exp(|x|^2/2) times cos and sin: A
+ * gets [cos Wx, sin Wx] and mx the row's exponent |x|^2/2 (row_finish
+ * applies it). Cost 2 rows d F (one GEMM) + rows D. */
 static void exponents(const rfx_softmax_features *sf, const double *X, size_t ldx, size_t rows,
                       double *A, size_t lda, double *mx)
 {
@@ -174,6 +188,15 @@ static void exponents(const rfx_softmax_features *sf, const double *X, size_t ld
         double *a = A + i * lda, h = 0;
         for (size_t c = 0; c < d; c++) h += x[c] * x[c];
         h *= 0.5;
+        if (sf->trig) {
+            for (size_t j = 0; j < F; j++) {
+                const double t = a[j];
+                a[j] = cos(t);
+                a[F + j] = sin(t);
+            }
+            if (mx) mx[i] = h;
+            continue;
+        }
         if (sf->hyperbolic)
             for (size_t j = 0; j < F; j++) a[F + j] = -a[j];
         double m = -INFINITY;
@@ -185,10 +208,18 @@ static void exponents(const rfx_softmax_features *sf, const double *X, size_t ld
     }
 }
 
-/* a <- s exp(a - shift) over n values */
-static void exp_shift(double *a, size_t n, double shift, double s)
+/* One row a (D values from exponents, row exponent m) into its features
+ * divided by exp(shift): s exp(a_j - shift), or for the trigonometric map
+ * s exp(m - shift) a_j. */
+static void row_finish(const rfx_softmax_features *sf, double *a, double m, double shift)
 {
-    for (size_t j = 0; j < n; j++) a[j] = s * exp(a[j] - shift);
+    const size_t D = sf->D;
+    if (sf->trig) {
+        const double f = sf->scale * exp(m - shift);
+        for (size_t j = 0; j < D; j++) a[j] *= f;
+        return;
+    }
+    for (size_t j = 0; j < D; j++) a[j] = sf->scale * exp(a[j] - shift);
 }
 
 static rfx_status check_rows(rfx_cmat M, const char *what)
@@ -232,9 +263,9 @@ rfx_status rfx_softmax_features_transform(const rfx_softmax_features *sf, rfx_cm
                 double *p = P + i * Phi.stride;
                 if (log_scale) {
                     log_scale[r0 + i] = mx[i];
-                    exp_shift(p, sf->D, mx[i], sf->scale);
+                    row_finish(sf, p, mx[i], mx[i]);
                 } else {
-                    exp_shift(p, sf->D, 0.0, sf->scale);
+                    row_finish(sf, p, mx[i], 0.0);
                     if (!(mx[i] + log(sf->scale) < log(DBL_MAX)) && r0 + i < bad) bad = r0 + i;
                     for (size_t j = 0; j < sf->D; j++)
                         if (!isfinite(p[j]) && r0 + i < bad) bad = r0 + i;
@@ -302,7 +333,7 @@ static double key_chunk(const rfx_softmax_features *sf, rfx_cmat K, rfx_cmat V, 
     exponents(sf, K.data + r0 * K.stride, K.stride, rows, P, D, mk);
     double mc = -INFINITY;
     for (size_t i = 0; i < rows; i++) {
-        exp_shift(P + i * D, D, mk[i], sf->scale);
+        row_finish(sf, P + i * D, mk[i], mk[i]);
         if (mk[i] > mc) mc = mk[i];
     }
     if (!S) return mc;
@@ -399,7 +430,7 @@ rfx_status rfx_attention_linear(const rfx_softmax_features *sf, rfx_cmat Q, rfx_
         for (size_t t = 0; t < tiles; t++) {
             size_t r0 = t * qrows, rows = Lq - r0 < qrows ? Lq - r0 : qrows;
             exponents(sf, Q.data + r0 * Q.stride, Q.stride, rows, PQ, D, mq);
-            for (size_t i = 0; i < rows; i++) exp_shift(PQ + i * D, D, mq[i], sf->scale);
+            for (size_t i = 0; i < rows; i++) row_finish(sf, PQ + i * D, mq[i], mq[i]);
             /* the earlier keys' part: T = phi(Q_t) S (prefix or total) */
             const double *Sp = causal ? S + t * D * w : acc;
             double Mp = causal ? mch[nch + t] : M;
@@ -444,14 +475,90 @@ rfx_status rfx_attention_linear(const rfx_softmax_features *sf, rfx_cmat Q, rfx_
         }
     }
     if (bad != SIZE_MAX)
-        st = rfx__error(RFX_ENUMERIC,
-                        "%s: row %zu: every attention weight underflowed (the inputs are too "
-                        "large for the random features; scale Q and K down)", where, bad);
+        st = sf->trig ? rfx__error(RFX_ENUMERIC,
+                                   "%s: row %zu: the estimated normaliser is not positive (the "
+                                   "trigonometric features' estimate can be negative; use more "
+                                   "features, smaller inputs or the positive features)",
+                                   where, bad)
+                      : rfx__error(RFX_ENUMERIC,
+                                   "%s: row %zu: every attention weight underflowed (the inputs "
+                                   "are too large for the random features; scale Q and K down)",
+                                   where, bad);
 done:
     free(S);
     free(acc);
     free(mch);
     free(ws);
+    return st;
+}
+
+rfx_status rfx_attention_gated(const rfx_softmax_features *sf, rfx_cmat Q, rfx_cmat K,
+                               rfx_cmat V, const double *gates, rfx_mat Out, int n_threads)
+{
+    static const char *where = "gated attention";
+    if (!sf) return rfx__error(RFX_EINVAL, "%s: sf is NULL", where);
+    RFX__TRY(check_attention(Q, K, V, Out, 1, n_threads, sf->d, where));
+    const size_t L = Q.rows, D = sf->D, dv = V.cols, w = dv + 1;
+    if (L > 0 && !gates) return rfx__error(RFX_EINVAL, "%s: gates is NULL", where);
+    for (size_t t = 0; t < L; t++)
+        if (!(gates[t] >= 0 && gates[t] <= 1))
+            return rfx__error(RFX_EINVAL, "%s: gates[%zu] must be in [0, 1], got %g", where, t,
+                              gates[t]);
+    if (L == 0) return RFX_OK;
+    double *S = NULL, *PK = NULL, *PQ = NULL, *mk = NULL, *mq = NULL;
+    rfx_status st = rfx__calloc(D * w, sizeof(double), (void **)&S, "gated attention: sums");
+    if (!st) st = rfx__alloc(ATT_TILE * D, sizeof(double), (void **)&PK, "gated attention");
+    if (!st) st = rfx__alloc(ATT_TILE * D, sizeof(double), (void **)&PQ, "gated attention");
+    if (!st) st = rfx__alloc(ATT_TILE, sizeof(double), (void **)&mk, "gated attention");
+    if (!st) st = rfx__alloc(ATT_TILE, sizeof(double), (void **)&mq, "gated attention");
+    if (st) goto done;
+    double M = -INFINITY; /* S holds the sums times exp(-M) */
+    size_t bad = SIZE_MAX;
+    for (size_t r0 = 0; r0 < L; r0 += ATT_TILE) {
+        const size_t rows = L - r0 < ATT_TILE ? L - r0 : ATT_TILE;
+        RFX__SERIAL(exponents(sf, K.data + r0 * K.stride, K.stride, rows, PK, D, mk))
+        RFX__SERIAL(exponents(sf, Q.data + r0 * Q.stride, Q.stride, rows, PQ, D, mq))
+        for (size_t i = 0; i < rows; i++) {
+            row_finish(sf, PK + i * D, mk[i], mk[i]);
+            row_finish(sf, PQ + i * D, mq[i], mq[i]);
+        }
+        for (size_t i = 0; i < rows; i++) {
+            const size_t t = r0 + i;
+            const double g = gates[t], Mn = mk[i] > M ? mk[i] : M;
+            const double fa = g * exp(M - Mn), fb = (1.0 - g) * exp(mk[i] - Mn);
+            const double *v = V.data + t * V.stride, *pk = PK + i * D, *pq = PQ + i * D;
+            for (size_t j = 0; j < D; j++) {
+                double *Sj = S + j * w, b = fb * pk[j];
+                for (size_t c = 0; c < dv; c++) Sj[c] = fa * Sj[c] + b * v[c];
+                Sj[dv] = fa * Sj[dv] + b;
+            }
+            M = Mn;
+            double *o = Out.data + t * Out.stride, den = 0;
+            for (size_t c = 0; c < dv; c++) o[c] = 0;
+            for (size_t j = 0; j < D; j++) {
+                const double *Sj = S + j * w;
+                for (size_t c = 0; c < dv; c++) o[c] += pq[j] * Sj[c];
+                den += pq[j] * Sj[dv];
+            }
+            if (!(den > 0) || !isfinite(den)) {
+                if (t < bad) bad = t;
+                continue;
+            }
+            for (size_t c = 0; c < dv; c++) o[c] /= den;
+        }
+    }
+    if (bad != SIZE_MAX)
+        st = rfx__error(RFX_ENUMERIC,
+                        "%s: row %zu: the estimated normaliser is not positive (%s)", where, bad,
+                        sf->trig ? "the trigonometric features' estimate can be negative; use "
+                                   "more features, smaller inputs or the positive features"
+                                 : "every weight underflowed; scale Q and K down");
+done:
+    free(S);
+    free(PK);
+    free(PQ);
+    free(mk);
+    free(mq);
     return st;
 }
 
