@@ -478,11 +478,59 @@ expect 0 "info of a harfe model" "$RFX" info "$T/harfe.rfx"
 check "info: harfe, cos, uniform weights" sh -c "grep -Eq '^method +harfe' '$T/stdout' &&
     grep -Eq '^activation +cos' '$T/stdout' && grep -Eq '^weights +uniform' '$T/stdout'"
 
+# ---- kitchen sinks and the greedy baseline ------------------------------------
+expect 0 "fit --method sinks" "$RFX" fit "$T/train.csv" --method sinks -D 256 --threads 1 \
+    -o "$T/sinks.rfx"
+stderr_has "sinks reports its box" "^box +C = [0-9.e+]+: "
+stderr_has "sinks chose the box by cross-validation" "chosen by 5-fold cross-validation, MSE: .*\\(C = inf\\)$"
+stderr_has "sinks reports its features" "K = 256, cos of the gaussian kernel's frequencies, length scale 1.732"
+expect 0 "eval a sinks model" "$RFX" eval "$T/sinks.rfx" "$T/test.csv" --target y
+check "sinks: test relative L2 error below 0.05" \
+    awk '$1 == "rel_L2" { exit !($2 < 0.05) }' "$T/stdout"
+expect 0 "info of a sinks model" "$RFX" info "$T/sinks.rfx"
+check "info: a sinks model with a stored scaler" sh -c "grep -Eq '^method +sinks' '$T/stdout' &&
+    grep -Eqi '^standardi[sz]ed +yes' '$T/stdout'"
+# the box bounds the fit minus its intercept: a tight box binds every weight
+expect 0 "fit sinks --box 0.05" "$RFX" fit "$T/train.csv" --method sinks -D 64 --box 0.05 \
+    --threads 1 -o "$T/sinks_box.rfx"
+stderr_has "a tight box binds every weight" " 64 of 64 weights at the bound"
+expect 0 "predict with the tight box" "$RFX" predict "$T/sinks_box.rfx" "$T/test.csv" -o "$T/pbox.csv"
+check "a box of C = 0.05 keeps the predictions within 2 C of each other" \
+    awk -F, 'NR > 1 { if (lo == "" || $1 < lo) lo = $1; if (hi == "" || $1 > hi) hi = $1 }
+             END { exit !(hi - lo <= 0.1 + 1e-12) }' "$T/pbox.csv"
+expect 0 "fit sinks with sigmoid features of uniform weights" "$RFX" fit "$T/train.csv" \
+    --method sinks -D 128 --activation sigmoid --weights uniform --weight-scale 2 --box inf \
+    --no-standardize --threads 1 -o "$T/sinks_sig.rfx"
+stderr_has "sinks with --weights" "K = 128, sigmoid of uniform frequencies, scale 2"
+stderr_has "sinks without scaling" "^inputs +as they are"
+expect 1 "sinks with --weights and --kernel" "$RFX" fit "$T/train.csv" --method sinks \
+    --weights normal --kernel laplacian -o "$T/x.rfx"
+expect 1 "sinks --box 0" "$RFX" fit "$T/train.csv" --method sinks --box 0 -o "$T/x.rfx"
+expect 2 "sinks choosing the box on 5 rows" "$RFX" fit "$T/small.csv" --method sinks -o "$T/x.rfx"
+stderr_has "sinks on too few rows to choose the box" "needs at least 10 rows, got 5 \\(give --box\\)"
+expect 1 "greedy with --box" "$RFX" fit "$T/train.csv" --method greedy --box 3 -o "$T/x.rfx"
+stderr_has "greedy with --box" "--box applies to --method sinks, not greedy"
+# the greedy fit adds terms one at a time with the same draws: 16 terms fit
+# the training rows at least as well as their first 4
+expect 0 "fit --method greedy --terms 4" "$RFX" fit "$T/train.csv" --method greedy --terms 4 \
+    --threads 1 -o "$T/g4.rfx"
+g4=$(awk '$1 == "training" { print $3 }' "$T/stderr")
+expect 0 "fit --method greedy --terms 16" "$RFX" fit "$T/train.csv" --method greedy --terms 16 \
+    --threads 1 -o "$T/g16.rfx"
+g16=$(awk '$1 == "training" { print $3 }' "$T/stderr")
+check "greedy: the training MSE of 16 terms <= that of 4 ($g16 <= $g4)" \
+    awk -v a="$g16" -v b="$g4" 'BEGIN { exit !(a != "" && b != "" && a + 0 <= b + 0) }'
+expect 0 "eval a greedy model" "$RFX" eval "$T/g16.rfx" "$T/test.csv" --target y
+check "greedy, 16 terms: test relative L2 error below 0.05" \
+    awk '$1 == "rel_L2" { exit !($2 < 0.05) }' "$T/stdout"
+expect 1 "greedy --draws 0" "$RFX" fit "$T/train.csv" --method greedy --draws 0 -o "$T/x.rfx"
+expect 1 "sinks with --draws" "$RFX" fit "$T/train.csv" --method sinks --draws 3 -o "$T/x.rfx"
+
 # options of another method, and bad values: usage errors, no model written
 expect 1 "fit --method nope" "$RFX" fit "$T/ish3.csv" --method nope -o "$T/x.rfx"
-stderr_has "fit --method nope lists the methods" "lasso, harfe, pce, projected, auto or classify"
+stderr_has "fit --method nope lists the methods" "harfe, pce, projected, auto, sinks, greedy or classify"
 expect 1 "pce with --kernel" "$RFX" fit "$T/ish3.csv" --method pce --kernel matern -o "$T/x.rfx"
-stderr_has "pce with --kernel" "--kernel applies to --method bayes, ridge or classify, not pce"
+stderr_has "pce with --kernel" "--kernel applies to --method bayes, ridge, classify, sinks or greedy, not pce"
 expect 1 "pce with --seed" "$RFX" fit "$T/ish3.csv" --method pce --seed 3 -o "$T/x.rfx"
 expect 1 "pce with -D" "$RFX" fit "$T/ish3.csv" --method pce -D 100 -o "$T/x.rfx"
 expect 1 "ridge with --degree" "$RFX" fit "$T/ish3.csv" --method ridge --degree 3 -o "$T/x.rfx"

@@ -890,6 +890,60 @@ static void test_errors(void)
     free(y);
 }
 
+/* rfx_model_set_scaler: a model fitted to standardised inputs, given the
+ * scaler, predicts raw inputs as the unscaled model predicts standardised
+ * ones (to rounding), keeps it through a model file, and drops it again;
+ * bad scalers and a model without a feature map are refused. */
+static void test_scaler(void)
+{
+    const size_t n = 120, d = 3, K = 40;
+    double *X, *y;
+    make_data(17, n, d, 0, &X, &y);
+    double mean[3] = {0.5, -2.0, 10.0}, scale[3] = {2.0, 0.25, 30.0};
+    double *Xraw = malloc(n * d * sizeof *Xraw), a[120], b[120], c[120];
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < d; j++) Xraw[i * d + j] = mean[j] + scale[j] * X[i * d + j];
+    rfx_features *f = make_map(d, K, 5, RFX_ACTIVATION_COS);
+    rfx_sinks_params p = rfx_sinks_params_default();
+    rfx_model *m = NULL;
+    CHECK_OK(rfx_sinks_fit(f, rfx_cmat_of(X, n, d), y, &p, &m, NULL));
+    CHECK_OK(rfx_model_predict(m, rfx_cmat_of(X, n, d), rfx_mat_of(a, n, 1), rfx_mat_none()));
+    CHECK_OK(rfx_model_set_scaler(m, mean, scale));
+    CHECK_OK(rfx_model_predict(m, rfx_cmat_of(Xraw, n, d), rfx_mat_of(b, n, 1), rfx_mat_none()));
+    double worst = 0;
+    for (size_t i = 0; i < n; i++) worst = fmax(worst, fabs(a[i] - b[i]));
+    printf("  scaler: raw inputs against standardised ones, max |diff| %.2e\n", worst);
+    CHECK(worst < 1e-12);
+    rfx_model_info info;
+    CHECK_OK(rfx_model_get_info(m, &info));
+    CHECK(info.standardized);
+    void *buf = NULL;
+    size_t len = 0;
+    rfx_model *back = NULL;
+    CHECK_OK(rfx_model_save_buffer(m, &buf, &len));
+    CHECK_OK(rfx_model_load_buffer(buf, len, &back));
+    CHECK_OK(rfx_model_predict(back, rfx_cmat_of(Xraw, n, d), rfx_mat_of(c, n, 1), rfx_mat_none()));
+    CHECK(memcmp(b, c, sizeof c) == 0);
+    rfx_buffer_free(buf);
+    rfx_model_free(back);
+    double bad[3] = {1.0, 0.0, 1.0};
+    CHECK_STATUS(rfx_model_set_scaler(m, mean, bad), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "input 1: the scale must be finite and > 0") != NULL);
+    bad[1] = NAN;
+    CHECK_STATUS(rfx_model_set_scaler(m, bad, scale), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "input 1: the mean") != NULL);
+    CHECK_STATUS(rfx_model_set_scaler(m, mean, NULL), RFX_EINVAL);
+    CHECK_OK(rfx_model_set_scaler(m, NULL, NULL));
+    CHECK_OK(rfx_model_predict(m, rfx_cmat_of(X, n, d), rfx_mat_of(c, n, 1), rfx_mat_none()));
+    CHECK(memcmp(a, c, sizeof c) == 0);
+    CHECK_STATUS(rfx_model_set_scaler(NULL, mean, scale), RFX_EINVAL);
+    rfx_model_free(m);
+    rfx_features_free(f);
+    free(X);
+    free(Xraw);
+    free(y);
+}
+
 int main(void)
 {
     RFX_TEST_RUN(test_unconstrained_lsq);
@@ -901,6 +955,7 @@ int main(void)
     RFX_TEST_RUN(test_greedy_one_term);
     RFX_TEST_RUN(test_greedy_recovery);
     RFX_TEST_RUN(test_model_files);
+    RFX_TEST_RUN(test_scaler);
     RFX_TEST_RUN(test_threads);
     RFX_TEST_RUN(test_errors);
     return rfx_test_finish("test_sinks");

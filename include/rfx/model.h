@@ -643,6 +643,15 @@ RFX_API const char *rfx_model_target_name(const rfx_model *m);
 RFX_API rfx_status rfx_model_set_input_box(rfx_model *m, const double *lo, const double *hi);
 RFX_API int rfx_model_input_box(const rfx_model *m, const double **lo, const double **hi);
 
+/* Give a model of random features (any method but pce and projected) the
+ * input scaler x -> (x - mean) / scale (d values each, finite, scale > 0),
+ * replacing any it has: for a map fitted to inputs standardised by the
+ * caller (rfx fit's kitchen sinks and greedy fits do this), so that the
+ * model takes raw inputs. Saved with the model (tags 16 and 17). mean and
+ * scale both NULL remove it. RFX_EINVAL naming the input for a bad value,
+ * or for a model without a feature map. */
+RFX_API rfx_status rfx_model_set_scaler(rfx_model *m, const double *mean, const double *scale);
+
 /* Which columns of a table (n_cols columns; names: their n_cols names, or
  * NULL when the table has none) are the model's inputs: cols[j] (d
  * entries) is the table column of input j, and *target_col that of the

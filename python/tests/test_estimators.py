@@ -550,3 +550,25 @@ def test_sparse_input_is_refused_clearly():
             else:
                 est.fit(Xs, y)
         assert not hasattr(est, "n_features_in_")
+
+
+def test_cli_sinks_and_greedy_match_python(cli, learn_files):
+    """rfx fit --method sinks / greedy standardise the inputs and fit what
+    KitchenSinksRegressor and GreedyRegressor fit on the standardised inputs
+    (the scaler stored in the model file); predictions agree to rounding."""
+    d, X, y, Xt = learn_files
+    mu, sd = X.mean(axis=0), X.std(axis=0)
+    ls = np.sqrt(X.shape[1])
+    _run_cli(cli, "fit", d / "train.npy", "--method", "sinks", "-D", 64, "--box", 5, "--seed", 3,
+             "--threads", 1, "-o", d / "sinks.rfx")
+    _run_cli(cli, "predict", d / "sinks.rfx", d / "test.npy", "-o", d / "ps.csv")
+    ref = rfx.KitchenSinksRegressor(n_components=64, length_scale=ls, C=5.0,
+                                    random_state=3).fit((X - mu) / sd, y)
+    got = np.loadtxt(str(d / "ps.csv"), delimiter=",", skiprows=1)
+    np.testing.assert_allclose(got, ref.predict((Xt - mu) / sd), rtol=1e-8, atol=1e-10)
+    _run_cli(cli, "fit", d / "train.npy", "--method", "greedy", "--terms", 8, "--seed", 3,
+             "--threads", 1, "-o", d / "greedy.rfx")
+    _run_cli(cli, "predict", d / "greedy.rfx", d / "test.npy", "-o", d / "pg.csv")
+    ref = rfx.GreedyRegressor(n_terms=8, length_scale=ls, random_state=3).fit((X - mu) / sd, y)
+    got = np.loadtxt(str(d / "pg.csv"), delimiter=",", skiprows=1)
+    np.testing.assert_allclose(got, ref.predict((Xt - mu) / sd), rtol=1e-8, atol=1e-10)

@@ -159,6 +159,42 @@ rfx_status rfx_model_set_input_box(rfx_model *m, const double *lo, const double 
     return RFX_OK;
 }
 
+rfx_status rfx_model_set_scaler(rfx_model *m, const double *mean, const double *scale)
+{
+    if (!m) return rfx__error(RFX_EINVAL, "model scaler: model is NULL");
+    if (!m->features)
+        return rfx__error(RFX_EINVAL, "model scaler: a %s model has no random feature map; its "
+                                      "inputs are read as they are", rfx_method_name(m->method));
+    if (!mean && !scale) {
+        free(m->x_mean);
+        free(m->x_scale);
+        m->x_mean = m->x_scale = NULL;
+        return RFX_OK;
+    }
+    if (!mean || !scale) return rfx__error(RFX_EINVAL, "model scaler: mean or scale is NULL");
+    for (size_t j = 0; j < m->d; j++) {
+        if (!isfinite(mean[j]))
+            return rfx__error(RFX_EINVAL, "model scaler: input %zu: the mean %g is not finite", j,
+                              mean[j]);
+        if (!(isfinite(scale[j]) && scale[j] > 0))
+            return rfx__error(RFX_EINVAL, "model scaler: input %zu: the scale must be finite and "
+                                          "> 0, got %g", j, scale[j]);
+    }
+    double *mu = malloc(m->d * sizeof *mu), *sc = malloc(m->d * sizeof *sc);
+    if (!mu || !sc) {
+        free(mu);
+        free(sc);
+        return rfx__error(RFX_ENOMEM, "model scaler: cannot allocate %zu values", 2 * m->d);
+    }
+    memcpy(mu, mean, m->d * sizeof *mu);
+    memcpy(sc, scale, m->d * sizeof *sc);
+    free(m->x_mean);
+    free(m->x_scale);
+    m->x_mean = mu;
+    m->x_scale = sc;
+    return RFX_OK;
+}
+
 int rfx_model_input_box(const rfx_model *m, const double **lo, const double **hi)
 {
     if (!m || !m->input_box) return 0;

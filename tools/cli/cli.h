@@ -52,6 +52,7 @@ enum opt_id {
     O_PATIENCE, O_THETA, O_TASK, O_LOSS, O_MULTICLASS, O_OPTIMIZER, O_CLASS_WEIGHT,
     O_PROBA, O_STRUCTURE, O_DESIGN, O_NO_SCRAMBLE, O_TRANSFORM, O_BUDGET, O_CANDIDATES,
     O_FORMAT, O_PROGRESS, O_QUIET, O_SECOND_ORDER, O_SAMPLE_WEIGHT, O_MEMORY_LIMIT, O_DISTRIBUTED, O_DETERMINISTIC, O_CHUNK_ROWS,
+    O_BOX, O_DRAWS, O_REFINE_STEPS,
     O_COUNT
 };
 
@@ -71,6 +72,8 @@ struct command {
     const char *details; /* preformatted paragraphs, or NULL           */
     const opt_spec *opts;
     int (*run)(const command *c, int argc, char **argv);
+    const char *details_more; /* more paragraphs after details (a C string
+                               literal has a length limit), or NULL     */
 };
 
 /* Options of several commands, for their tables. */

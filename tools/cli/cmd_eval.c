@@ -52,7 +52,7 @@ const command cli_eval_command = {
     "\"precision\", \"recall\", \"support\"}], \"confusion\": [[counts]]} (rows: true\n"
     "class). A number that is not defined (R^2 of a constant target, the precision\n"
     "of a class never predicted) is null.\n",
-    EVAL_OPTS, cmd_eval
+    EVAL_OPTS, cmd_eval, NULL
 };
 
 /* ------------------------------------------------------------------------ */

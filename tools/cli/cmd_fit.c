@@ -30,8 +30,9 @@ static const opt_spec FIT_OPTS[] = {
       "ridge, srfe (sparse random features: basis pursuit denoising with --eta, else the "
       "lasso), lasso, harfe (sparse random features, hard thresholding), pce (polynomial "
       "chaos), projected (a surrogate on a learned kernel PCA of the inputs), auto (the "
-      "methods and target transforms compared by cross-validation, the best refitted) or "
-      "classify (the same as --task classify)" },
+      "methods and target transforms compared by cross-validation, the best refitted), sinks "
+      "(random kitchen sinks in a box), greedy (the greedy baseline) or classify (the same "
+      "as --task classify)" },
     { O_TRANSFORM, 0, "transform", "T",
       "regression: fit the target through a transform and predict it back: none (default), "
       "log or boxcox (Box-Cox, lambda by maximum likelihood; both need every target > 0); "
@@ -57,13 +58,14 @@ static const opt_spec FIT_OPTS[] = {
     { O_CLASS_WEIGHT, 0, "class-weight", "W",
       "classify: balanced (class k weighs n / (C n_k)) or LABEL:W,... (W >= 0, other classes 1)" },
     { O_KERNEL, 0, "kernel", "K",
-      "ridge, bayes, classify: gaussian (default), laplacian, cauchy or matern" },
-    { O_NU, 0, "nu", "NU", "ridge, bayes, classify: Matern smoothness 0.5, 1.5 (default) or 2.5" },
+      "ridge, bayes, classify, sinks, greedy: gaussian (default), laplacian, cauchy or matern" },
+    { O_NU, 0, "nu", "NU",
+      "ridge, bayes, classify, sinks, greedy: Matern smoothness 0.5, 1.5 (default) or 2.5" },
     { O_FORM, 0, "form", "F",
-      "ridge, bayes, classify: feature form cos-bias (default) or cos-sin (D even)" },
+      "ridge, bayes, classify, sinks: feature form cos-bias (default) or cos-sin (D even)" },
     { O_STRUCTURE, 0, "structure", "S",
-      "ridge, bayes, classify: how the frequencies are drawn: iid (default), orthogonal, sorf, "
-      "fastfood or halton (rfx_structure in rfx.h)" },
+      "ridge, bayes, classify, sinks: how the frequencies are drawn: iid (default), "
+      "orthogonal, sorf, fastfood or halton (rfx_structure in rfx.h)" },
     { O_FEATURES, 'D', "features", "N",
       "number of random features D >= 1 (default 1024; srfe, lasso, harfe: from the number of "
       "rows, as rfx/srfe.h documents; projected: of a ridge, bayes or srfe surrogate (auto: its "
@@ -74,7 +76,8 @@ static const opt_spec FIT_OPTS[] = {
       "of its fast score" },
     { O_LENGTH_SCALE, 0, "length-scale", "L",
       "ridge, bayes, classify: kernel length scale > 0, in standardised units unless "
-      "--no-standardize (default: chosen automatically)" },
+      "--no-standardize (default: chosen automatically); sinks, greedy: the same (default "
+      "sqrt(d), not chosen)" },
     { O_GAMMA, 0, "gamma", "G",
       "ridge, bayes, classify: scikit-learn's gamma > 0 instead of a length scale: "
       "l = 1/sqrt(2 G) "
@@ -96,20 +99,33 @@ static const opt_spec FIT_OPTS[] = {
     { O_PRIOR_VAR, 0, "prior-var", "V",
       "bayes: prior variance of the weights > 0 (default: fitted)" },
     { O_SPARSITY, 0, "sparsity", "Q",
-      "srfe, lasso, harfe: inputs per feature, 1 <= Q <= d (default: chosen from 1, 2, 3)" },
+      "srfe, lasso, harfe: inputs per feature, 1 <= Q <= d (default: chosen from 1, 2, 3); "
+      "sinks, greedy: nonzero frequencies per feature (default d)" },
     { O_ACTIVATION, 0, "activation", "A",
-      "srfe, lasso, harfe: sin (default), cos, tanh, sigmoid, relu or sign" },
+      "srfe, lasso, harfe: sin (default), cos, tanh, sigmoid, relu or sign; sinks, greedy: "
+      "the same, default cos" },
     { O_WEIGHTS, 0, "weights", "W",
       "srfe, lasso, harfe: distribution of the nonzero frequencies, normal (default) or "
-      "uniform" },
+      "uniform; sinks, greedy: the same instead of the kernel's spectral density (--kernel, "
+      "the default)" },
     { O_WEIGHT_SCALE, 0, "weight-scale", "S",
       "srfe, lasso, harfe: their scale s > 0, N(0, s^2) or U(-s, s) (default: chosen from "
-      "0.5, 1, 2, see --folds)" },
+      "0.5, 1, 2, see --folds); sinks, greedy with --weights: the scale (default 1)" },
+    { O_BOX, 0, "box", "C",
+      "sinks: the box |alpha_k| <= C / K on the weights of the K unscaled nonlinearities, so "
+      "that the fit minus its intercept is at most C in magnitude: C > 0 in the target's "
+      "units, or inf (no box); default: chosen by 5-fold cross-validation (rows in a random "
+      "order of --seed) from 1, 4, 16, 64 and 256 times the target's range, and inf" },
+    { O_DRAWS, 0, "draws", "M",
+      "greedy: random candidates drawn per term, M >= 1 (default 64)" },
+    { O_REFINE_STEPS, 0, "refine-steps", "N",
+      "greedy: Gauss-Newton steps refining each chosen term, N >= 0 (default 5)" },
     { O_ETA, 0, "eta", "E",
       "srfe: basis pursuit denoising (SRFE-S), the least |c|_1 with a training RMS residual "
       "<= E > 0 (default: the lasso, and the equivalent E is reported)" },
     { O_TERMS, 0, "terms", "S",
-      "harfe: nonzero coefficients s >= 1 (default min(rows / 2, N) / 2)" },
+      "harfe: nonzero coefficients s >= 1 (default min(rows / 2, N) / 2); greedy: the terms "
+      "K >= 1 (default 32)" },
     { O_FOLDS, 0, "folds", "K",
       "srfe, lasso, harfe: choose the weight scale and lambda by K-fold cross-validation "
       "(rows i mod K), 2 <= K <= rows, instead of generalised cross-validation (GCV, the "
@@ -155,9 +171,10 @@ static const opt_spec FIT_OPTS[] = {
     { O_NORMAL, 0, "normal", "[NAME=]MU,SD",
       "pce: input NAME (or every input not named) normal N(MU, SD^2), SD > 0; repeatable" },
     { O_NO_STANDARDIZE, 0, "no-standardize", NULL,
-      "ridge, bayes, srfe, lasso, harfe, projected, classify: use the inputs as they are "
-      "instead of (x - mean) / std per column" },
-    { O_NO_INTERCEPT, 0, "no-intercept", NULL, "ridge, bayes, classify: fit no intercept" },
+      "ridge, bayes, srfe, lasso, harfe, projected, classify, sinks, greedy: use the inputs as "
+      "they are instead of (x - mean) / std per column" },
+    { O_NO_INTERCEPT, 0, "no-intercept", NULL,
+      "ridge, bayes, classify, sinks, greedy: fit no intercept" },
     { O_THREADS, 0, "threads", "T",
       "threads, 0 to 4096 (default 0: the OpenMP default, OMP_NUM_THREADS or all cores)" },
     { O_SAMPLE_WEIGHT, 0, "sample-weight", "COL",
@@ -218,6 +235,13 @@ const command cli_fit_command = {
     "         target is > 0), compared by K-fold cross-validation with racing (a\n"
     "         candidate far behind the best after a fold stops); the best is\n"
     "         refitted on all rows and a table of the candidates is printed\n"
+    "  sinks  random kitchen sinks: K random nonlinearities (-D; random Fourier\n"
+    "         features of --kernel, or --activation with --weights), only their\n"
+    "         weights fitted, by least squares within the box |alpha_k| <= C / K\n"
+    "         (--box)\n"
+    "  greedy the greedy baseline: --terms terms added one at a time, each the\n"
+    "         best of --draws random candidates refined by Gauss-Newton, all\n"
+    "         coefficients refitted after each\n"
     "  classify  (--task classify) a classifier on random Fourier features: the\n"
     "         target's distinct values are the classes; squared (default: the\n"
     "         least-squares or ridge classifier), logistic (kernel logistic\n"
@@ -238,7 +262,8 @@ const command cli_fit_command = {
     "regression. What was chosen is printed on stderr; a progress line is shown\n"
     "when stderr is a terminal (--progress: also in a log; --quiet: neither the\n"
     "summary nor progress). An option that does not apply to the method is a\n"
-    "usage error.\n"
+    "usage error.\n",
+    FIT_OPTS, cmd_fit,
     "\n"
     "DATA may be '-' (standard input) and gzip-compressed (told by its content).\n"
     "bayes, ridge and classify read DATA in blocks of rows, in passes (the column\n"
@@ -252,25 +277,26 @@ const command cli_fit_command = {
     "unless their features fit in the cache. The progress shows the rows read,\n"
     "their rate and the time left. The other methods keep every row in memory,\n"
     "up to --memory-limit. With --distributed under mpirun, every rank fits its\n"
-    "share of the rows (see the option).\n",
-    FIT_OPTS, cmd_fit
+    "share of the rows (see the option).\n"
 };
 
 /* The methods of rfx fit: the library's rfx_method ones, and the lasso (an
  * srfe model whose coefficients come from the lasso). */
 enum fit_method {
     FM_BAYES, FM_RIDGE, FM_SRFE, FM_LASSO, FM_HARFE, FM_PCE, FM_PROJECTED, FM_CLASSIFY, FM_AUTO,
-    FM_COUNT
+    FM_SINKS, FM_GREEDY, FM_COUNT
 };
 
 static const char *const FIT_METHODS[FM_COUNT] = {
-    "bayes", "ridge", "srfe", "lasso", "harfe", "pce", "projected", "classify", "auto"
+    "bayes", "ridge", "srfe", "lasso", "harfe", "pce", "projected", "classify", "auto", "sinks",
+    "greedy"
 };
 
 #define FM(m) (1u << (m))
 #define FM_RFF (FM(FM_BAYES) | FM(FM_RIDGE))
 #define FM_KERNEL (FM_RFF | FM(FM_CLASSIFY)) /* a kernel's random Fourier features */
 #define FM_SPARSE (FM(FM_SRFE) | FM(FM_LASSO) | FM(FM_HARFE))
+#define FM_SINKS_GREEDY (FM(FM_SINKS) | FM(FM_GREEDY))
 
 /* The methods each option of rfx fit applies to (options not listed apply
  * to all); giving one to another method is a usage error. */
@@ -278,25 +304,27 @@ static const struct fit_opt_methods {
     int id;
     unsigned methods;
 } FIT_OPT_METHODS[] = {
-    { O_KERNEL, FM_KERNEL }, { O_NU, FM_KERNEL }, { O_FORM, FM_KERNEL },
-    { O_STRUCTURE, FM_KERNEL },
-    { O_LENGTH_SCALE, FM_KERNEL }, { O_GAMMA, FM_KERNEL | FM(FM_PROJECTED) },
-    { O_NO_INTERCEPT, FM_KERNEL },
+    { O_KERNEL, FM_KERNEL | FM_SINKS_GREEDY }, { O_NU, FM_KERNEL | FM_SINKS_GREEDY },
+    { O_FORM, FM_KERNEL | FM(FM_SINKS) }, { O_STRUCTURE, FM_KERNEL | FM(FM_SINKS) },
+    { O_LENGTH_SCALE, FM_KERNEL | FM_SINKS_GREEDY },
+    { O_GAMMA, FM_KERNEL | FM(FM_PROJECTED) | FM_SINKS_GREEDY },
+    { O_NO_INTERCEPT, FM_KERNEL | FM_SINKS_GREEDY },
     { O_LENGTH_SCALES, FM_RFF }, { O_LEARN_ITERATIONS, FM_RFF },
     { O_NOISE_VAR, FM(FM_BAYES) }, { O_PRIOR_VAR, FM(FM_BAYES) },
-    { O_FEATURES, FM_KERNEL | FM_SPARSE | FM(FM_PROJECTED) },
-    { O_SEED, FM_KERNEL | FM_SPARSE | FM(FM_PROJECTED) | FM(FM_AUTO) },
-    { O_NO_STANDARDIZE, FM_KERNEL | FM_SPARSE | FM(FM_PROJECTED) },
+    { O_FEATURES, FM_KERNEL | FM_SPARSE | FM(FM_PROJECTED) | FM(FM_SINKS) },
+    { O_SEED, FM_KERNEL | FM_SPARSE | FM(FM_PROJECTED) | FM(FM_AUTO) | FM_SINKS_GREEDY },
+    { O_NO_STANDARDIZE, FM_KERNEL | FM_SPARSE | FM(FM_PROJECTED) | FM_SINKS_GREEDY },
     { O_LAMBDA, FM(FM_RIDGE) | FM(FM_SRFE) | FM(FM_LASSO) | FM(FM_CLASSIFY) },
-    { O_SPARSITY, FM_SPARSE }, { O_ACTIVATION, FM_SPARSE }, { O_WEIGHTS, FM_SPARSE },
-    { O_WEIGHT_SCALE, FM_SPARSE },
+    { O_SPARSITY, FM_SPARSE | FM_SINKS_GREEDY }, { O_ACTIVATION, FM_SPARSE | FM_SINKS_GREEDY },
+    { O_WEIGHTS, FM_SPARSE | FM_SINKS_GREEDY }, { O_WEIGHT_SCALE, FM_SPARSE | FM_SINKS_GREEDY },
+    { O_BOX, FM(FM_SINKS) }, { O_DRAWS, FM(FM_GREEDY) }, { O_REFINE_STEPS, FM(FM_GREEDY) },
     { O_FOLDS, FM_SPARSE | FM(FM_PROJECTED) | FM(FM_CLASSIFY) | FM(FM_AUTO) },
     { O_TRANSFORM, ~FM(FM_CLASSIFY) }, { O_BUDGET, FM(FM_AUTO) }, { O_CANDIDATES, FM(FM_AUTO) },
     { O_SAMPLE_WEIGHT, FM(FM_RIDGE) | FM(FM_BAYES) | FM(FM_CLASSIFY) },
     { O_DISTRIBUTED, FM_KERNEL }, { O_DETERMINISTIC, FM_KERNEL }, { O_CHUNK_ROWS, FM_KERNEL },
     { O_LOSS, FM(FM_CLASSIFY) }, { O_MULTICLASS, FM(FM_CLASSIFY) },
     { O_OPTIMIZER, FM(FM_CLASSIFY) }, { O_CLASS_WEIGHT, FM(FM_CLASSIFY) },
-    { O_ETA, FM(FM_SRFE) }, { O_TERMS, FM(FM_HARFE) },
+    { O_ETA, FM(FM_SRFE) }, { O_TERMS, FM(FM_HARFE) | FM(FM_GREEDY) },
     { O_DEGREE, FM(FM_PCE) }, { O_DEGREE_MIN, FM(FM_PCE) }, { O_Q_NORM, FM(FM_PCE) },
     { O_MAX_INTERACTION, FM(FM_PCE) }, { O_PCE_METHOD, FM(FM_PCE) }, { O_UNIFORM, FM(FM_PCE) },
     { O_NORMAL, FM(FM_PCE) },
@@ -319,7 +347,7 @@ static int parse_fit_method(const opt_iter *it, const char *s, int *out)
         }
     }
     return cli_value_error(it, "unknown method '%s' (bayes, ridge, srfe, lasso, harfe, pce, "
-                               "projected, auto or classify)", s);
+                               "projected, auto, sinks, greedy or classify)", s);
 }
 
 static int parse_loss(const opt_iter *it, const char *s, rfx_loss *out)
@@ -538,6 +566,9 @@ typedef struct fit_opts {
     rfx_activation activation;
     rfx_weights weights;
     double weight_scale, eta;
+    /* sinks, greedy */
+    double box;                   /* --box C (0: chosen)                       */
+    size_t draws, refine_steps;   /* greedy                                   */
     /* pce */
     size_t degree, degree_min, max_interaction;
     double q_norm;
@@ -1521,6 +1552,241 @@ static int apply_transform(fit_opts *o, const rfx_data *data, const char *data_p
     return RC_OK;
 }
 
+/* sinks, greedy: the feature distribution of the options, for inputs of
+ * dimension d (standardised unless --no-standardize). */
+static rfx_features_params sinks_features(const fit_opts *o, size_t d)
+{
+    rfx_features_params fp = o->fit.features;
+    fp.activation = o->given[O_ACTIVATION] ? o->activation : RFX_ACTIVATION_COS;
+    if (o->given[O_WEIGHTS]) {
+        fp.weights = o->weights;
+        fp.weight_scale = o->given[O_WEIGHT_SCALE] ? o->weight_scale : 1.0;
+        fp.length_scale = 1.0; /* not read: the weights are the activation's */
+    } else if (!(fp.length_scale > 0)) {
+        fp.length_scale = sqrt((double)d); /* a kitchen sink's distribution is not chosen */
+    }
+    if (o->given[O_SPARSITY]) fp.sparsity = o->sparsity;
+    return fp;
+}
+
+#define SINKS_FOLDS 5
+#define SINKS_GRID 6 /* 1, 4, 16, 64, 256 times the target's range, and inf */
+
+/* splitmix64 (Steele, Lea & Flood 2014): the fold order of --seed. */
+static uint64_t splitmix64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+/* sinks: the box of least 5-fold cross-validated squared error on the
+ * rows X (n x d, standardised), y; row perm[i] in fold i mod 5, perm a
+ * Fisher-Yates shuffle of seed. cv[g] gets the grid's errors. */
+static rfx_status sinks_choose_box(const rfx_features *f, rfx_cmat X, const double *y,
+                                   const rfx_sinks_params *base, uint64_t seed, double *grid,
+                                   double *cv, double *best)
+{
+    const size_t n = X.rows, d = X.cols;
+    double lo = y[0], hi = y[0];
+    for (size_t i = 1; i < n; i++) {
+        if (y[i] < lo) lo = y[i];
+        if (y[i] > hi) hi = y[i];
+    }
+    const double range = hi > lo ? hi - lo : 1.0;
+    for (int g = 0; g < SINKS_GRID - 1; g++) grid[g] = range * pow(4.0, g);
+    grid[SINKS_GRID - 1] = INFINITY;
+    size_t *perm = malloc(n * sizeof *perm);
+    double *Xt = malloc(n * d * sizeof *Xt), *yt = malloc(n * sizeof *yt);
+    double *pred = malloc(n * sizeof *pred);
+    rfx_status st = RFX_OK;
+    if (!perm || !Xt || !yt || !pred) {
+        st = rfx_set_error(RFX_ENOMEM, "sinks: cannot allocate the cross-validation folds");
+        goto done;
+    }
+    uint64_t state = seed ^ 0x5EEDB0C5ULL;
+    for (size_t i = 0; i < n; i++) perm[i] = i;
+    for (size_t i = n; i > 1; i--) {
+        size_t j = (size_t)(splitmix64(&state) % i), t = perm[i - 1];
+        perm[i - 1] = perm[j];
+        perm[j] = t;
+    }
+    for (int g = 0; g < SINKS_GRID && !st; g++) {
+        double sse = 0;
+        for (size_t k = 0; k < SINKS_FOLDS && !st; k++) {
+            size_t nt = 0, nv = 0;
+            for (size_t i = 0; i < n; i++) { /* training rows first, then the fold's */
+                if (i % SINKS_FOLDS == k) continue;
+                memcpy(Xt + nt * d, X.data + perm[i] * X.stride, d * sizeof *Xt);
+                yt[nt++] = y[perm[i]];
+            }
+            rfx_sinks_params p = *base;
+            p.C = grid[g];
+            rfx_model *m = NULL;
+            st = rfx_sinks_fit(f, rfx_cmat_of(Xt, nt, d), yt, &p, &m, NULL);
+            for (size_t i = 0; i < n && !st; i++) {
+                if (i % SINKS_FOLDS != k) continue;
+                memcpy(Xt + nv * d, X.data + perm[i] * X.stride, d * sizeof *Xt);
+                yt[nv++] = y[perm[i]];
+            }
+            if (!st) st = rfx_model_predict(m, rfx_cmat_of(Xt, nv, d), rfx_mat_of(pred, nv, 1),
+                                            rfx_mat_none());
+            for (size_t i = 0; i < nv && !st; i++) sse += (pred[i] - yt[i]) * (pred[i] - yt[i]);
+            rfx_model_free(m);
+        }
+        cv[g] = sse / (double)n;
+    }
+    if (!st) {
+        int b = 0;
+        for (int g = 1; g < SINKS_GRID; g++)
+            if (cv[g] < cv[b]) b = g; /* a tie keeps the smaller box */
+        *best = grid[b];
+    }
+done:
+    free(perm);
+    free(Xt);
+    free(yt);
+    free(pred);
+    return st;
+}
+
+/* sinks, greedy: rfx_sinks_fit (squared loss) or rfx_greedy_fit on the
+ * standardised inputs, the scaler then stored in the model. */
+static int fit_sinks_greedy(const fit_opts *o, const rfx_data *data, const char *path)
+{
+    const rfx_cmat X = rfx_data_x(data);
+    const size_t n = X.rows, d = X.cols;
+    const int greedy = o->method == FM_GREEDY, standardize = o->fit.standardize;
+    double *Xs = NULL, *mean = NULL, *scale = NULL, *y = target_copy(o->Y);
+    rfx_features *f = NULL;
+    rfx_model *model = NULL;
+    rfx_status st = RFX_OK;
+    if (!y) {
+        cli_say("out of memory for %zu targets", n);
+        return RC_INTERNAL;
+    }
+    rfx_cmat Xf = X;
+    if (standardize) {
+        Xs = malloc((n ? n : 1) * d * sizeof *Xs);
+        mean = calloc(d, sizeof *mean);
+        scale = calloc(d, sizeof *scale);
+        if (!Xs || !mean || !scale) {
+            cli_say("out of memory for the standardised inputs (%zu x %zu)", n, d);
+            free(Xs);
+            free(mean);
+            free(scale);
+            free(y);
+            return RC_INTERNAL;
+        }
+        for (size_t j = 0; j < d; j++) {
+            double m = 0, v = 0;
+            for (size_t i = 0; i < n; i++) m += X.data[i * X.stride + j];
+            m /= (double)n;
+            for (size_t i = 0; i < n; i++) {
+                double t = X.data[i * X.stride + j] - m;
+                v += t * t;
+            }
+            double sd = sqrt(v / (double)n);
+            mean[j] = m;
+            scale[j] = sd > 0 && isfinite(sd) ? sd : 1.0; /* a constant column stays as it is */
+            for (size_t i = 0; i < n; i++)
+                Xs[i * d + j] = (X.data[i * X.stride + j] - m) / scale[j];
+        }
+        Xf = rfx_cmat_of(Xs, n, d);
+    }
+    rfx_features_params fp = sinks_features(o, d);
+    rfx_sinks_report sr;
+    rfx_greedy_report gr;
+    double box = o->box, box_grid[SINKS_GRID], box_cv[SINKS_GRID];
+    int chosen = 0;
+    memset(&sr, 0, sizeof sr);
+    memset(&gr, 0, sizeof gr);
+    double t0 = cli_now_seconds();
+    if (greedy) {
+        rfx_greedy_params gp = rfx_greedy_params_default();
+        gp.features = fp;
+        gp.features.form = RFX_FORM_COS_BIAS;
+        if (o->given[O_TERMS]) gp.n_terms = o->terms;
+        gp.n_candidates = o->draws;
+        gp.refine_steps = o->refine_steps;
+        gp.fit_intercept = o->fit.fit_intercept;
+        gp.n_threads = o->fit.features.n_threads;
+        st = rfx_greedy_fit(Xf, y, &gp, &model, &gr, NULL);
+    } else {
+        rfx_sinks_params sp = rfx_sinks_params_default();
+        sp.C = o->box;
+        sp.fit_intercept = o->fit.fit_intercept;
+        sp.n_threads = o->fit.features.n_threads;
+        st = rfx_features_create(&fp, d, &f);
+        if (!st && !(o->box > 0) && n < 2 * SINKS_FOLDS)
+        {
+            char msg[160];
+            snprintf(msg, sizeof msg, "sinks: choosing the box by %d-fold cross-validation "
+                                      "needs at least %d rows, got %zu (give --box)",
+                     SINKS_FOLDS, 2 * SINKS_FOLDS, n);
+            st = rfx_set_error(RFX_EDIM, msg);
+        }
+        if (!st && !(o->box > 0)) {
+            st = sinks_choose_box(f, Xf, y, &sp, fp.seed, box_grid, box_cv, &sp.C);
+            chosen = 1;
+        }
+        box = sp.C;
+        if (!st) st = rfx_sinks_fit(f, Xf, y, &sp, &model, &sr);
+    }
+    double seconds = cli_now_seconds() - t0;
+    if (!st && standardize) st = rfx_model_set_scaler(model, mean, scale);
+    int rc = save_fitted(o, data, st, model, path);
+    if (rc == RC_OK && !quiet(o)) {
+        FILE *e = stderr;
+        const rfx_features *mf = rfx_model_features(model);
+        rfx_features_params used = rfx_features_get_params(mf);
+        fprintf(e, "method           %s\n", greedy ? "greedy (orthogonal greedy fit)"
+                                                    : "sinks (random kitchen sinks)");
+        print_data_line(e, X, data);
+        if (o->given[O_WEIGHTS])
+            fprintf(e, "features         K = %zu, %s of %s frequencies, scale %g, seed %llu\n",
+                    rfx_features_output_dim(mf), rfx_activation_name(used.activation),
+                    rfx_weights_name(used.weights), used.weight_scale,
+                    (unsigned long long)used.seed);
+        else
+            fprintf(e, "features         K = %zu, %s of the %s kernel's frequencies, length "
+                       "scale %g, seed %llu\n", rfx_features_output_dim(mf),
+                    rfx_activation_name(used.activation), rfx_kernel_name(used.kernel),
+                    fp.length_scale, (unsigned long long)used.seed);
+        fprintf(e, "inputs           %s\n", standardize ? "standardised" : "as they are");
+        if (greedy) {
+            fprintf(e, "terms            %zu (%zu in the span of the others, weight 0), %zu "
+                       "candidates each, %zu refining steps\n", gr.n_terms, gr.n_dependent,
+                    o->draws, o->refine_steps);
+            fprintf(e, "training MSE     %g\n", gr.train_mse);
+        } else {
+            fprintf(e, "box              C = %g: |alpha_k| <= C / K; %zu of %zu weights at the "
+                       "bound\n", box, sr.n_at_bound, rfx_features_output_dim(mf));
+            if (chosen) {
+                fprintf(e, "                 chosen by %d-fold cross-validation, MSE:",
+                        SINKS_FOLDS);
+                for (int g = 0; g < SINKS_GRID; g++)
+                    fprintf(e, " %g (C = %g)%s", box_cv[g], box_grid[g],
+                            g + 1 < SINKS_GRID ? "," : "\n");
+            }
+            fprintf(e, "solver           %zu accelerated gradient iterations, %zu Newton "
+                       "steps, KKT residual %.3g (%s)\n", sr.iterations, sr.newton_steps,
+                    sr.kkt, sr.converged ? "converged" : "not converged within the budget");
+            fprintf(e, "objective        %g (half the training MSE)\n", sr.objective);
+        }
+        fprintf(e, "time             %.3f s\n", seconds);
+        print_model_line(e, path);
+    }
+    rfx_model_free(model);
+    rfx_features_free(f);
+    free(Xs);
+    free(mean);
+    free(scale);
+    free(y);
+    return rc;
+}
+
 static int cmd_fit(const command *c, int argc, char **argv)
 {
     fit_opts o;
@@ -1539,6 +1805,9 @@ static int cmd_fit(const command *c, int argc, char **argv)
     o.cls = rfx_classify_params_default();
     o.cls.loss = RFX_LOSS_SQUARED; /* the tool's default: the least-squares classifier */
     o.autop = rfx_auto_params_default();
+    o.box = 0; /* chosen */
+    o.draws = rfx_greedy_params_default().n_candidates;
+    o.refine_steps = rfx_greedy_params_default().refine_steps;
     rp.target = "-1";
     {
         const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
@@ -1634,6 +1903,12 @@ static int cmd_fit(const command *c, int argc, char **argv)
         case O_DISTRIBUTED:
         case O_DETERMINISTIC: break;
         case O_CHUNK_ROWS: bad = cli_parse_size(&it, v, 1, &o.chunk_rows); break;
+        case O_BOX:
+            if (strcmp(v, "inf") == 0) o.box = INFINITY;
+            else bad = cli_parse_positive(&it, v, &o.box);
+            break;
+        case O_DRAWS: bad = cli_parse_size(&it, v, 1, &o.draws); break;
+        case O_REFINE_STEPS: bad = cli_parse_size(&it, v, 0, &o.refine_steps); break;
         default: return cli_usage_error(c, "internal: unhandled option %s", it.name);
         }
         if (bad) return RC_USAGE;
@@ -1656,7 +1931,8 @@ static int cmd_fit(const command *c, int argc, char **argv)
     if (o.given[O_LEARN_ITERATIONS] && !o.fit.learn_length_scales)
         return cli_usage_error(c, "--learn-iterations needs --length-scales learn");
     const int sparse = (FM(o.method) & FM_SPARSE) != 0;
-    if (o.method == FM_BAYES || o.method == FM_RIDGE || o.method == FM_CLASSIFY) {
+    if (o.method == FM_BAYES || o.method == FM_RIDGE || o.method == FM_CLASSIFY ||
+        o.method == FM_SINKS || o.method == FM_GREEDY) {
         if (cli_kernel_opts_apply(c, &o.ko, &o.fit.features)) return RC_USAGE;
         if (o.fit.features.form == RFX_FORM_COS_SIN && o.fit.features.n_features % 2 != 0)
             return cli_usage_error(c, "-D must be even with --form cos-sin, got %zu",
@@ -1714,6 +1990,13 @@ static int cmd_fit(const command *c, int argc, char **argv)
         rfx_srfe_params sp;
         rfx_projected_params pp = projected_params(&o, &fp, &sp);
         if (rfx_projected_params_check(&pp)) return cli_usage_error(c, "%s", rfx_last_error());
+    } else if (o.method == FM_SINKS || o.method == FM_GREEDY) {
+        if ((o.given[O_KERNEL] || o.given[O_LENGTH_SCALE] || o.given[O_GAMMA] || o.given[O_NU]) &&
+            o.given[O_WEIGHTS])
+            return cli_usage_error(c, "--weights replaces the kernel's frequencies: give it or "
+                                      "--kernel / --length-scale / --gamma, not both");
+        if (o.given[O_WEIGHT_SCALE] && !o.given[O_WEIGHTS])
+            return cli_usage_error(c, "--weight-scale goes with --weights normal or uniform");
     }
     if (o.given[O_TRANSFORM] && o.method != FM_AUTO && !o.transform_auto &&
         (o.transforms & (o.transforms - 1)))
@@ -1830,6 +2113,8 @@ static int cmd_fit(const command *c, int argc, char **argv)
         rc = fit_sparse(&o, data, model_path);
     else if (o.method == FM_CLASSIFY)
         rc = fit_classify(&o, data, model_path);
+    else if (o.method == FM_SINKS || o.method == FM_GREEDY)
+        rc = fit_sinks_greedy(&o, data, model_path);
     else
         rc = fit_rff(&o, data, model_path);
     free(z);

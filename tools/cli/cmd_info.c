@@ -48,7 +48,7 @@ const command cli_info_command = {
     "[{\"coefficient\", \"multi_index\"}]; a projected model's \"components\", \"gamma\",\n"
     "\"standardized\", \"theta\", \"loss\" and \"surrogate\", an object of the same\n"
     "shape. Numbers that are not finite are null.\n",
-    INFO_OPTS, cmd_info
+    INFO_OPTS, cmd_info, NULL
 };
 
 /* ------------------------------------------------------------------------ */

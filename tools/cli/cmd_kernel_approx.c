@@ -59,7 +59,7 @@ const command cli_kernel_approx_command = {
     "--format json prints one object: \"kernel\", \"length_scale\", \"form\",\n"
     "\"structure\", \"seed\", \"points\", \"data\" (the file, or null for the S-curve),\n"
     "\"results\": [{\"D\", \"rel_error\", \"seconds\"}] and \"slope\" (null with one D).\n",
-    KAPPROX_OPTS, cmd_kernel_approx
+    KAPPROX_OPTS, cmd_kernel_approx, NULL
 };
 
 /* ------------------------------------------------------------------------ */

@@ -51,7 +51,7 @@ const command cli_predict_command = {
     "whole or not at all (a temporary file renamed at the end); on standard output\n"
     "the rows go as they are predicted, and an error in a later block stops them\n"
     "with a non-zero exit.\n",
-    PREDICT_OPTS, cmd_predict
+    PREDICT_OPTS, cmd_predict, NULL
 };
 
 /* ------------------------------------------------------------------------ */

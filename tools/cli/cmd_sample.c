@@ -44,7 +44,7 @@ const command cli_sample_command = {
     "random and sobol designs row i depends only on the seed and i, so the first k\n"
     "rows of a larger sample are the sample of k rows; a Latin hypercube depends\n"
     "on N as a whole.\n",
-    SAMPLE_OPTS, cmd_sample
+    SAMPLE_OPTS, cmd_sample, NULL
 };
 
 /* ------------------------------------------------------------------------ */

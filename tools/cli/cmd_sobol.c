@@ -68,7 +68,7 @@ const command cli_sobol_command = {
     "\"first_lo\", \"first_hi\", \"total_lo\", \"total_hi\", and when available\n"
     "\"pce_first\", \"pce_total\", \"model_first\", \"model_total\", \"exact_first\",\n"
     "\"exact_total\".\n",
-    SOBOL_OPTS, cmd_sobol
+    SOBOL_OPTS, cmd_sobol, NULL
 };
 
 /* ------------------------------------------------------------------------ */

@@ -99,6 +99,7 @@ int cli_print_man(FILE *out)
             fputs(".PP\n", out);
             roff_block(out, c->details, 0);
         }
+        if (c->details_more) roff_block(out, c->details_more, 0);
         fputs(".PP\nOptions:\n", out);
         for (const opt_spec *o = c->opts; o->id != O_END; ++o) roff_option(out, o);
         const opt_spec help = { O_END, 'h', "help", NULL, "print this help and exit" };

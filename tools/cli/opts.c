@@ -108,6 +108,7 @@ int cli_print_command_help(const command *c)
 {
     printf("Usage: %s\n", c->usage);
     if (c->details) printf("\n%s", c->details);
+    if (c->details_more) printf("%s", c->details_more);
     printf("\nOptions:\n");
     for (const opt_spec *o = c->opts; o->id != O_END; ++o) print_option(stdout, o);
     opt_spec help = { O_END, 'h', "help", NULL, "print this help and exit" };
