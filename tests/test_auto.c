@@ -348,12 +348,52 @@ static void test_errors(void)
     CHECK(m == NULL);
 }
 
+/* The default methods: projected joins (on the target as it is) from 9
+ * inputs on; and the candidates of a round fitted side by side on two
+ * threads give the report of the fits one after another on one thread,
+ * bit for bit. */
+static void test_default_candidates(void)
+{
+    enum { N9 = 60 };
+    double X9[N9 * 9], y9[N9];
+    for (size_t i = 0; i < N9; i++) {
+        for (size_t j = 0; j < 9; j++) X9[i * 9 + j] = X[(i * 9 + j) % (NR * DD)];
+        y9[i] = Y[i];
+    }
+    for (size_t d = 8; d <= 9; d++) {
+        rfx_auto_params p = rfx_auto_params_default();
+        p.transforms = RFX_AUTO_TRANSFORM(RFX_TARGET_NONE);
+        p.n_folds = 2;
+        p.race_factor = INFINITY;
+        rfx_auto_report r1, r2;
+        p.n_threads = 1;
+        CHECK_OK(rfx_auto_fit(&p, (rfx_cmat){X9, N9, d, 9}, y9, NULL, &r1));
+        p.n_threads = 2;
+        CHECK_OK(rfx_auto_fit(&p, (rfx_cmat){X9, N9, d, 9}, y9, NULL, &r2));
+        size_t proj = 0;
+        for (size_t j = 0; j < r1.n_candidates; j++) {
+            proj += r1.candidates[j].method == RFX_METHOD_PROJECTED;
+            CHECK(r1.candidates[j].method == r2.candidates[j].method);
+            CHECK_MSG(memcmp(&r1.candidates[j].cv_error, &r2.candidates[j].cv_error,
+                             sizeof(double)) == 0,
+                      "d = %zu, candidate %zu: %.17g on one thread, %.17g on two", d, j,
+                      r1.candidates[j].cv_error, r2.candidates[j].cv_error);
+        }
+        printf("  d = %zu: %zu default candidates, projected %zu; one thread and two agree\n", d,
+               r1.n_candidates, proj);
+        CHECK(r1.n_candidates == (d >= 9 ? 5u : 4u) && r2.n_candidates == r1.n_candidates);
+        CHECK(proj == (d >= 9));
+        CHECK(r1.chosen == r2.chosen);
+    }
+}
+
 int main(void)
 {
     make_data();
     RFX_TEST_RUN(test_against_explicit_cv);
     RFX_TEST_RUN(test_determinism);
     RFX_TEST_RUN(test_candidates);
+    RFX_TEST_RUN(test_default_candidates);
     RFX_TEST_RUN(test_weights);
     RFX_TEST_RUN(test_errors);
     return rfx_test_finish("test_auto");

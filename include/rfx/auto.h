@@ -29,6 +29,12 @@
  * machine's speed, which without a budget (the default) it does not - the
  * result depends only on the data, the parameters and the seed.
  *
+ * Threads: without a budget, the candidates of a round are fitted side by
+ * side, one thread each (the costliest first), on n_threads threads; each
+ * fit gives the same bits on one thread as on many, so the result is that
+ * of the fits one after another. With a budget they run one after another
+ * (the budget's cut depends on the order), each on n_threads threads.
+ *
  * Box-Cox and the log take y > 0 only; with any y <= 0 they are not
  * candidates. By default Box-Cox is a candidate only when its maximum-
  * likelihood lambda on all targets is at least 0.25 from 0 (the log) and
@@ -61,8 +67,11 @@ extern "C" {
 #define RFX_AUTO_METHOD(m) (1u << (m))
 #define RFX_AUTO_TRANSFORM(t) (1u << (t))
 
-/* The default methods: bayes, srfe, harfe, pce (ridge is bayes' point
- * estimate, and projected costs tens of fits; ask for them). */
+/* The default methods: bayes, srfe, harfe, pce under each transform (ridge
+ * is bayes' point estimate); and with d >= 9 inputs also projected on the
+ * target as it is (a projection onto its largest default dimension, 8,
+ * reduces only more inputs; it costs tens of fits, so it is not tried
+ * under the transforms: ask for them in methods). */
 #define RFX_AUTO_DEFAULT_METHODS                                                              \
     (RFX_AUTO_METHOD(RFX_METHOD_BAYES) | RFX_AUTO_METHOD(RFX_METHOD_SRFE) |                   \
      RFX_AUTO_METHOD(RFX_METHOD_HARFE) | RFX_AUTO_METHOD(RFX_METHOD_PCE))
@@ -70,7 +79,8 @@ extern "C" {
 typedef struct rfx_auto_params {
     unsigned methods;      /* candidate methods: ridge, bayes, srfe, harfe,
                               pce, projected; 0 (default) =
-                              RFX_AUTO_DEFAULT_METHODS                     */
+                              RFX_AUTO_DEFAULT_METHODS, and projected (no
+                              transform) when d >= 9                       */
     unsigned transforms;   /* candidate transforms; 0 (default) = none, log
                               and Box-Cox as described above               */
     size_t n_folds;        /* k >= 2, default 5                            */

@@ -125,8 +125,10 @@ class SurrogateRegressor(RegressorMixin, _ModelFile):
         (no folds).
     candidates : list of method names or None, default=None
         method="auto": the methods to compare; None = bayes, srfe, harfe
-        and pce (ridge is bayes' point estimate, projected costs tens of
-        fits: ask for them).
+        and pce, and with 9 or more inputs projected on the target as it
+        is (ridge is bayes' point estimate; projected, a swarm of kernel
+        PCA fits onto at most 8 components, is tried only where it can
+        reduce the inputs, and under the transforms only when asked for).
     target_transform : {"auto", "none", "log", "boxcox"} or list of them, default="auto"
         The target transforms to compare (``rfx fit --transform``). "auto": none, log, and Box-Cox
         when its lambda on all targets is at least 0.25 from 0 (the log) and

@@ -19,6 +19,11 @@
 #define DEFAULT_RACE 1.5
 /* Box-Cox is a default candidate only this far from the log and from none */
 #define BOXCOX_APART 0.25
+/* With the default methods, projected is a candidate (on the target as it
+ * is: it is the costliest, a swarm of kernel PCA fits) when the inputs
+ * outnumber the projection's largest default dimension, 8: only then can
+ * it reduce them */
+#define PROJECTED_MIN_D 9
 /* the final fit on all rows takes about this multiple of a fold's fit */
 #define FINAL_COST 1.3
 
@@ -163,7 +168,71 @@ typedef struct cand {
     double *sse;        /* per fold: sum of squared held-out errors        */
     double last_seconds;
     int active;
+    /* concurrent_round's outcome for this round */
+    rfx_status round_status;
+    double round_seconds;
+    char round_message[512];
 } cand;
+
+/* A rough order of the methods' costs, for the first round's schedule. */
+static double cost_rank(rfx_method m)
+{
+    switch (m) {
+    case RFX_METHOD_PROJECTED: return 5;
+    case RFX_METHOD_SRFE: return 4;
+    case RFX_METHOD_BAYES: return 3;
+    case RFX_METHOD_PCE: return 2;
+    case RFX_METHOD_RIDGE: return 1;
+    default: return 0;
+    }
+}
+
+/* The active candidates of a round fitted side by side on conc threads,
+ * one thread each (OpenMP dynamic schedule, the costliest first: their
+ * last round's time, or the method's rank in the first): candidate j's
+ * targets in zc + j n, its held-out predictions in pc + j n, its status,
+ * message and time in round_*. Each fit gives the same bits on one thread
+ * as on many, so the results are those of the fits one after another. */
+static rfx_status concurrent_round(const fit_ctx *ctx, cand *cs, size_t nc, int conc, rfx_cmat Xtr,
+                                   const double *ytr, const double *wtr, rfx_cmat Xte, double *zc,
+                                   double *pc, size_t n)
+{
+    size_t list[RFX_AUTO_MAX_CANDIDATES], nl = 0;
+    double key[RFX_AUTO_MAX_CANDIDATES];
+    for (size_t j = 0; j < nc; j++) {
+        if (!cs[j].active) continue;
+        key[j] = cs[j].pub.folds > 0 ? cs[j].last_seconds : cost_rank(cs[j].pub.method);
+        size_t at = nl++;
+        while (at > 0 && key[list[at - 1]] < key[j]) { /* descending, stable */
+            list[at] = list[at - 1];
+            at--;
+        }
+        list[at] = j;
+    }
+    rfx_auto_params one = *ctx->p;
+    one.n_threads = 1;
+    const fit_ctx c1 = {&one, ctx->marginals};
+#pragma omp parallel for num_threads(conc) schedule(dynamic, 1) if (nl > 1)
+    for (size_t q = 0; q < nl; q++) {
+        cand *c = &cs[list[q]];
+        const size_t j = list[q];
+        const double t1 = now_seconds();
+        rfx_model *m = NULL;
+        rfx_status fs = fit_candidate(&c1, c->pub.method, c->pub.transform, Xtr, ytr, wtr,
+                                      zc + j * n, &m);
+        if (!fs)
+            fs = rfx_model_predict(m, Xte, rfx_mat_of(pc + j * n, Xte.rows, 1), rfx_mat_none());
+        rfx_model_free(m);
+        c->round_status = fs;
+        c->round_message[0] = '\0';
+        if (fs) {
+            snprintf(c->round_message, sizeof c->round_message, "%s", rfx_last_error());
+            rfx_clear_error();
+        }
+        c->round_seconds = now_seconds() - t1;
+    }
+    return RFX_OK;
+}
 
 /* The score of a candidate over folds 0..nf-1: sqrt(sse / sst) */
 static double score_of(const cand *c, const double *sst, size_t nf)
@@ -214,7 +283,7 @@ static rfx_status check_folds(const size_t *folds, size_t n, size_t k, size_t *c
 
 /* The candidates the parameters and the data allow, in fitting order. */
 static rfx_status make_candidates(const rfx_auto_params *p, const double *y, const double *w,
-                                  size_t n, cand *cs, size_t *nc)
+                                  size_t n, size_t d, cand *cs, size_t *nc)
 {
     const unsigned methods = p->methods ? p->methods : RFX_AUTO_DEFAULT_METHODS;
     unsigned transforms = p->transforms ? p->transforms : ALL_TRANSFORMS;
@@ -250,6 +319,14 @@ static rfx_status make_candidates(const rfx_auto_params *p, const double *y, con
             c->pub.cv_error = NAN;
             c->active = 1;
         }
+    }
+    if (!p->methods && d >= PROJECTED_MIN_D) {
+        cand *c = &cs[(*nc)++];
+        memset(c, 0, sizeof *c);
+        c->pub.method = RFX_METHOD_PROJECTED;
+        c->pub.transform = RFX_TARGET_NONE;
+        c->pub.cv_error = NAN;
+        c->active = 1;
     }
     return RFX_OK;
 }
@@ -338,11 +415,11 @@ rfx_status rfx_auto_fit(const rfx_auto_params *params, rfx_cmat X, const double 
 
     cand cs[RFX_AUTO_MAX_CANDIDATES];
     size_t nc = 0;
-    RFX__TRY(make_candidates(p, y, w, n, cs, &nc));
+    RFX__TRY(make_candidates(p, y, w, n, d, cs, &nc));
 
     size_t *perm = NULL, *fold = NULL;
     double *Xtr = NULL, *ytr = NULL, *ztr = NULL, *Xte = NULL, *yte = NULL, *pred = NULL;
-    double *sst = NULL, *sse = NULL, *wtr = NULL, *wte = NULL;
+    double *sst = NULL, *sse = NULL, *wtr = NULL, *wte = NULL, *zc = NULL;
     rfx_marginal *marg = NULL;
     rfx_model *model = NULL;
     rfx_status st = rfx__alloc(n, sizeof *perm, (void **)&perm, "auto: folds");
@@ -358,6 +435,11 @@ rfx_status rfx_auto_fit(const rfx_auto_params *params, rfx_cmat X, const double 
     if (!st) st = rfx__alloc(d, sizeof *marg, (void **)&marg, "auto: marginals");
     if (!st && w) st = rfx__alloc(n, sizeof *wtr, (void **)&wtr, "auto: training weights");
     if (!st && w) st = rfx__alloc(n, sizeof *wte, (void **)&wte, "auto: held-out weights");
+    /* concurrent candidates: without a budget (whose choices depend on the
+     * order of the fits), the candidates of a round run side by side, one
+     * thread each, each with its own targets and predictions */
+    const int conc = p->budget > 0 ? 1 : rfx__threads(p->n_threads);
+    if (!st && conc > 1) st = rfx__alloc(2 * nc * n, sizeof *zc, (void **)&zc, "auto: candidates");
     if (st) goto done;
     for (size_t j = 0; j < nc; j++) cs[j].sse = sse + j * k;
 
@@ -396,6 +478,11 @@ rfx_status rfx_auto_fit(const rfx_auto_params *params, rfx_cmat X, const double 
         const size_t mtr = take_rows(X, y, w, fold, f, 0, Xtr, ytr, wtr);
         const size_t mte = take_rows(X, y, w, fold, f, 1, Xte, yte, wte);
         size_t ran = 0;
+        if (conc > 1) {
+            st = concurrent_round(&ctx, cs, nc, conc, rfx_cmat_of(Xtr, mtr, d), ytr, wtr,
+                                  rfx_cmat_of(Xte, mte, d), zc, zc + nc * n, n);
+            if (st) goto done;
+        }
         for (size_t j = 0; j < nc; j++) {
             cand *c = &cs[j];
             if (!c->active) continue;
@@ -425,18 +512,26 @@ rfx_status rfx_auto_fit(const rfx_auto_params *params, rfx_cmat X, const double 
                 }
             }
             const double t1 = now_seconds();
-            rfx_status fs = fit_candidate(&ctx, c->pub.method, c->pub.transform,
-                                          rfx_cmat_of(Xtr, mtr, d), ytr, wtr, ztr, &model);
-            if (!fs)
-                fs = rfx_model_predict(model, rfx_cmat_of(Xte, mte, d), rfx_mat_of(pred, mte, 1),
-                                       rfx_mat_none());
-            rfx_model_free(model);
-            model = NULL;
+            rfx_status fs;
+            const double *pj = pred;
+            if (conc > 1) { /* run by concurrent_round: its outcome */
+                fs = c->round_status;
+                pj = zc + nc * n + (size_t)(c - cs) * n;
+                if (fs) rfx__error(fs, "%s", c->round_message);
+            } else {
+                fs = fit_candidate(&ctx, c->pub.method, c->pub.transform,
+                                   rfx_cmat_of(Xtr, mtr, d), ytr, wtr, ztr, &model);
+                if (!fs)
+                    fs = rfx_model_predict(model, rfx_cmat_of(Xte, mte, d),
+                                           rfx_mat_of(pred, mte, 1), rfx_mat_none());
+                rfx_model_free(model);
+                model = NULL;
+            }
             if (fs == RFX_ENOMEM || fs == RFX_ECANCELLED) {
                 st = fs;
                 goto done;
             }
-            c->last_seconds = now_seconds() - t1;
+            c->last_seconds = conc > 1 ? c->round_seconds : now_seconds() - t1;
             c->pub.seconds += c->last_seconds;
             if (fs) {
                 if (!first_failure) {
@@ -451,7 +546,7 @@ rfx_status rfx_auto_fit(const rfx_auto_params *params, rfx_cmat X, const double 
             }
             double e = 0;
             for (size_t i = 0; i < mte; i++)
-                e += (w ? wte[i] : 1.0) * (pred[i] - yte[i]) * (pred[i] - yte[i]);
+                e += (w ? wte[i] : 1.0) * (pj[i] - yte[i]) * (pj[i] - yte[i]);
             c->sse[f] = e;
             c->pub.folds = f + 1;
             ran++;
@@ -560,5 +655,6 @@ done:
     free(marg);
     free(wtr);
     free(wte);
+    free(zc);
     return st;
 }

@@ -43,7 +43,8 @@ static const opt_spec FIT_OPTS[] = {
       "then depends on the machine's speed; default: no budget)" },
     { O_CANDIDATES, 0, "candidates", "M1,M2,..",
       "auto: the methods to compare, from bayes, ridge, srfe, harfe, pce, projected "
-      "(default bayes,srfe,harfe,pce)" },
+      "(default bayes,srfe,harfe,pce, and with 9 or more inputs projected on the target as "
+      "it is)" },
     { O_LOSS, 0, "loss", "L",
       "classify: squared (default: least squares, the ridge classifier, lambda by exact "
       "leave-one-out; probabilities by a fitted temperature), logistic (with probabilities), "
@@ -232,8 +233,9 @@ const command cli_fit_command = {
     "         unless given; the loss history and theta are printed\n"
     "  auto   the methods bayes, srfe, harfe and pce (--candidates), each on the\n"
     "         target as it is and under the log and Box-Cox transforms (when every\n"
-    "         target is > 0), compared by K-fold cross-validation with racing (a\n"
-    "         candidate far behind the best after a fold stops); the best is\n"
+    "         target is > 0), and projected with 9 or more inputs, compared by\n"
+    "         K-fold cross-validation with racing (a candidate far behind the\n"
+    "         best after a fold stops); the best is\n"
     "         refitted on all rows and a table of the candidates is printed\n"
     "  sinks  random kitchen sinks: K random nonlinearities (-D; random Fourier\n"
     "         features of --kernel, or --activation with --weights), only their\n"
