@@ -211,6 +211,49 @@ RFX_API double rfx_rng_gamma(rfx_rng *rng, double shape);
 RFX_API void rfx_rng_fill_uniform(rfx_rng *rng, double *out, size_t n);
 RFX_API void rfx_rng_fill_normal(rfx_rng *rng, double *out, size_t n);
 
+/* One draw (d values) of the spectral density of a built-in kernel at unit
+ * length scale, the one rfx_features_create samples for RFX_WEIGHTS_KERNEL:
+ * gaussian N(0, I); laplacian Cauchy(0, 1) per coordinate; cauchy Laplace(0,
+ * 1) per coordinate; matern the multivariate t with 2 nu degrees of freedom.
+ * RFX_EINVAL for another kernel or nu <= 0. */
+RFX_API rfx_status rfx_spectral_draw(rfx_kernel kernel, double nu, rfx_rng *rng, size_t d,
+                                     double *w);
+
+/* Feature maps of sums and products of shift-invariant kernels (Bochner:
+ * the spectral density of a sum is the mixture of the terms' densities,
+ * that of a product their convolution, the density of a sum of independent
+ * draws). A term is a built-in kernel with its own length scale:
+ * k_i(x - y) = kernel((x - y) / length_scale). With product = 0 the map's
+ * kernel is the weighted mean sum_i weight_i k_i / sum_i weight_i (weights
+ * >= 0, not all 0; multiply the features by sqrt(sum weights) for the sum
+ * itself): frequency j is term i's draw with probability weight_i / sum.
+ * With product = 1 it is prod_i k_i (weights unused): frequency j is the
+ * sum of one draw of each term. Use it as the sampler of RFX_KERNEL_CUSTOM
+ * with the map's length_scale 1:
+ *     p.kernel = RFX_KERNEL_CUSTOM; p.length_scale = 1;
+ *     p.spectral = rfx_spectral_combined; p.spectral_user = &combination; */
+typedef struct rfx_spectral_term {
+    rfx_kernel kernel;     /* gaussian, laplacian, cauchy or matern          */
+    double nu;             /* matern's smoothness > 0                        */
+    double length_scale;   /* > 0                                            */
+    double weight;         /* the sum's weight >= 0                          */
+} rfx_spectral_term;
+
+typedef struct rfx_spectral_combination {
+    int product;           /* 0: the weighted mean of the terms; 1: their
+                              product                                      */
+    size_t n_terms;        /* >= 1                                           */
+    const rfx_spectral_term *terms;
+} rfx_spectral_combination;
+
+/* RFX_OK when c is valid, else RFX_EINVAL naming the term's field. */
+RFX_API rfx_status rfx_spectral_combination_check(const rfx_spectral_combination *c);
+
+/* The rfx_spectral_fn of a combination (user: a const
+ * rfx_spectral_combination *, checked at each call). */
+RFX_API rfx_status rfx_spectral_combined(void *user, rfx_rng *rng, size_t j, size_t d,
+                                         double *w);
+
 RFX_API const char *rfx_activation_name(rfx_activation a);
 RFX_API rfx_status rfx_activation_from_name(const char *name, rfx_activation *out);
 RFX_API const char *rfx_weights_name(rfx_weights w);

@@ -209,3 +209,105 @@ void rfx_rng_fill_normal(rfx_rng *rng, double *out, size_t n)
 {
     for (size_t i = 0; i < n; i++) out[i] = rfx__rng_normal(&rng->state);
 }
+
+/* ---- spectral densities of the built-in kernels, and their sums and
+ * products (rfx/features.h) ---------------------------------------------- */
+
+rfx_status rfx_spectral_draw(rfx_kernel kernel, double nu, rfx_rng *rng, size_t d, double *w)
+{
+    if (!rng || (!w && d > 0)) return rfx__error(RFX_EINVAL, "spectral draw: NULL argument");
+    switch (kernel) {
+    case RFX_KERNEL_GAUSSIAN:
+        for (size_t i = 0; i < d; i++) w[i] = rfx__rng_normal(&rng->state);
+        return RFX_OK;
+    case RFX_KERNEL_LAPLACIAN: /* Cauchy(0, 1) per coordinate, by inversion */
+        for (size_t i = 0; i < d; i++)
+            w[i] = tan(3.14159265358979323846 * (rfx__rng_uniform(&rng->state) - 0.5));
+        return RFX_OK;
+    case RFX_KERNEL_CAUCHY: /* Laplace(0, 1) per coordinate, by inversion */
+        for (size_t i = 0; i < d; i++) {
+            double v = rfx__rng_uniform(&rng->state) - 0.5;
+            w[i] = v < 0 ? log(1.0 + 2.0 * v) : -log(1.0 - 2.0 * v);
+        }
+        return RFX_OK;
+    case RFX_KERNEL_MATERN: { /* multivariate t, 2 nu degrees of freedom */
+        if (!(nu > 0 && isfinite(nu)))
+            return rfx__error(RFX_EINVAL, "spectral draw: the Matern nu must be > 0, got %g", nu);
+        double chi2 = 2.0 * rfx__rng_gamma(&rng->state, nu), t = sqrt(2.0 * nu / chi2);
+        for (size_t i = 0; i < d; i++) w[i] = t * rfx__rng_normal(&rng->state);
+        return RFX_OK;
+    }
+    default:
+        return rfx__error(RFX_EINVAL, "spectral draw: kernel %d has no built-in spectral density "
+                                      "(gaussian, laplacian, cauchy or matern)", (int)kernel);
+    }
+}
+
+rfx_status rfx_spectral_combination_check(const rfx_spectral_combination *c)
+{
+    if (!c) return rfx__error(RFX_EINVAL, "spectral combination: NULL");
+    if (c->n_terms == 0 || !c->terms)
+        return rfx__error(RFX_EINVAL, "spectral combination: no terms");
+    double total = 0;
+    for (size_t i = 0; i < c->n_terms; i++) {
+        const rfx_spectral_term *t = &c->terms[i];
+        if (t->kernel != RFX_KERNEL_GAUSSIAN && t->kernel != RFX_KERNEL_LAPLACIAN &&
+            t->kernel != RFX_KERNEL_CAUCHY && t->kernel != RFX_KERNEL_MATERN)
+            return rfx__error(RFX_EINVAL, "spectral combination: terms[%zu].kernel: gaussian, "
+                                          "laplacian, cauchy or matern, got %d", i, (int)t->kernel);
+        if (t->kernel == RFX_KERNEL_MATERN && !(t->nu > 0 && isfinite(t->nu)))
+            return rfx__error(RFX_EINVAL, "spectral combination: terms[%zu].nu: must be > 0, got %g",
+                              i, t->nu);
+        if (!(t->length_scale > 0 && isfinite(t->length_scale)))
+            return rfx__error(RFX_EINVAL, "spectral combination: terms[%zu].length_scale: must be "
+                                          "> 0 and finite, got %g", i, t->length_scale);
+        if (!c->product && !(t->weight >= 0 && isfinite(t->weight)))
+            return rfx__error(RFX_EINVAL, "spectral combination: terms[%zu].weight: must be >= 0 "
+                                          "and finite, got %g", i, t->weight);
+        if (!c->product) total += t->weight;
+    }
+    if (!c->product && !(total > 0))
+        return rfx__error(RFX_EINVAL, "spectral combination: every weight is 0");
+    return RFX_OK;
+}
+
+rfx_status rfx_spectral_combined(void *user, rfx_rng *rng, size_t j, size_t d, double *w)
+{
+    (void)j;
+    const rfx_spectral_combination *c = user;
+    RFX__TRY(rfx_spectral_combination_check(c));
+    if (!c->product) { /* the mixture: term i with probability weight_i / sum */
+        double total = 0;
+        for (size_t i = 0; i < c->n_terms; i++) total += c->terms[i].weight;
+        double u = rfx__rng_uniform(&rng->state) * total, acc = 0;
+        size_t k = c->n_terms - 1;
+        for (size_t i = 0; i < c->n_terms; i++) {
+            acc += c->terms[i].weight;
+            if (u < acc && c->terms[i].weight > 0) {
+                k = i;
+                break;
+            }
+        }
+        while (c->terms[k].weight == 0) k--; /* the last term of positive weight */
+        const rfx_spectral_term *t = &c->terms[k];
+        RFX__TRY(rfx_spectral_draw(t->kernel, t->nu, rng, d, w));
+        for (size_t i = 0; i < d; i++) w[i] /= t->length_scale;
+        return RFX_OK;
+    }
+    /* the product: the sum of independent draws (the convolution of the
+     * densities is the transform of the product of the kernels) */
+    double *tmp = malloc((d ? d : 1) * sizeof *tmp);
+    if (!tmp) return rfx__error(RFX_ENOMEM, "spectral combination: cannot allocate %zu values", d);
+    for (size_t i = 0; i < d; i++) w[i] = 0;
+    for (size_t k = 0; k < c->n_terms; k++) {
+        const rfx_spectral_term *t = &c->terms[k];
+        rfx_status st = rfx_spectral_draw(t->kernel, t->nu, rng, d, tmp);
+        if (st) {
+            free(tmp);
+            return st;
+        }
+        for (size_t i = 0; i < d; i++) w[i] += tmp[i] / t->length_scale;
+    }
+    free(tmp);
+    return RFX_OK;
+}
