@@ -10,16 +10,7 @@ from . import _common
 from ._lib import as_rows, check, cmat, double_array, ffi, lib
 from ._model import sample_weights
 from ._sklearn_compat import validate_data
-
-
-def _variance(v, name):
-    if v is None:
-        return 0.0
-    if not isinstance(v, numbers.Real) or isinstance(v, bool):
-        raise TypeError("%s must be a number > 0 or None, got %r" % (name, v))
-    if not v > 0 or not np.isfinite(v):
-        raise ValueError("%s must be > 0 and finite, or None, got %r" % (name, v))
-    return float(v)
+from .models import _variance  # None -> 0 (fitted), else a number > 0
 
 
 class BayesianLinearRegression(RegressorMixin, BaseEstimator):
