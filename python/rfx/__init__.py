@@ -70,7 +70,7 @@ from ._lib import (CancelledError, isa, library_path, native_isa, progress_callb
 from .auto import SurrogateRegressor
 from .blr import BayesianLinearRegression
 from .attention import SoftmaxFeatures, exact_attention
-from .kernel_approximation import RandomFourierFeatures
+from .kernel_approximation import KernelCombination, RandomFourierFeatures
 from .kernels import GaussianProcessRegressor, Kernel, KernelRidge, Nystroem
 from .kernel_sgd import KernelSGDClassifier
 from .models import BayesianRFFRegressor, RFFClassifier, RFFRegressor
@@ -90,6 +90,7 @@ __version__ = "0.2.0"
 
 __all__ = [
     "RandomFourierFeatures",
+    "KernelCombination",
     "RFFRegressor",
     "BayesianRFFRegressor",
     "BayesianLinearRegression",

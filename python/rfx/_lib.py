@@ -145,6 +145,25 @@ double rfx_rng_gamma(rfx_rng *rng, double shape);
 void rfx_rng_fill_uniform(rfx_rng *rng, double *out, size_t n);
 void rfx_rng_fill_normal(rfx_rng *rng, double *out, size_t n);
 
+rfx_status rfx_spectral_draw(rfx_kernel kernel, double nu, rfx_rng *rng, size_t d,
+                             double *w);
+
+typedef struct rfx_spectral_term {
+    rfx_kernel kernel;
+    double nu;
+    double length_scale;
+    double weight;
+} rfx_spectral_term;
+
+typedef struct rfx_spectral_combination {
+    int product;
+    size_t n_terms;
+    const rfx_spectral_term *terms;
+} rfx_spectral_combination;
+
+rfx_status rfx_spectral_combination_check(const rfx_spectral_combination *c);
+rfx_status rfx_spectral_combined(void *user, rfx_rng *rng, size_t j, size_t d, double *w);
+
 const char *rfx_activation_name(rfx_activation a);
 rfx_status rfx_activation_from_name(const char *name, rfx_activation *out);
 const char *rfx_weights_name(rfx_weights w);

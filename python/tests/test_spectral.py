@@ -154,3 +154,49 @@ def test_regressors_take_a_sampler():
     clf = rfx.RFFClassifier(64, kernel="custom", spectral_sampler=gaussian,
                             random_state=0).fit(X, y > np.median(y))
     assert clf.score(X, y > np.median(y)) > 0.8
+
+
+def _exact(kind, r, ls, nu=1.5):
+    """The built-in kernels at (x - y) / ls, r the differences (..., d)."""
+    u = r / ls
+    if kind == "gaussian":
+        return np.exp(-0.5 * (u ** 2).sum(-1))
+    if kind == "laplacian":
+        return np.exp(-np.abs(u).sum(-1))
+    if kind == "cauchy":
+        return np.prod(1.0 / (1.0 + u ** 2), axis=-1)
+    t = np.sqrt(3.0) * np.sqrt((u ** 2).sum(-1))  # matern 3/2
+    return (1 + t) * np.exp(-t)
+
+
+@pytest.mark.parametrize("product", [False, True])
+def test_kernel_combination(product):
+    """The features of a weighted sum (its mean) or product of kernels approach
+    the exact combination at the Monte Carlo rate; pickling and cloning keep
+    the sampler; bad terms are refused."""
+    terms = [("gaussian", 0.6, 1.0), ("laplacian", 2.0, 3.0), ("cauchy", 1.5, 0.5)]
+    mix = rfx.KernelCombination(terms, product=product)
+    X = np.random.RandomState(3).uniform(-1, 1, size=(40, 2))
+    r = X[:, None, :] - X[None, :, :]
+    parts = [w * _exact(k, r, ls) for k, ls, w in terms]
+    K = np.prod([_exact(k, r, ls) for k, ls, _ in terms], axis=0) if product else \
+        sum(parts) / sum(w for _, _, w in terms)
+    errs = []
+    for D in (500, 8000):
+        e = [np.linalg.norm(Z @ Z.T - K) / np.linalg.norm(K) for Z in (
+            rfx.RandomFourierFeatures(D, kernel="custom", spectral_sampler=mix, length_scale=1.0,
+                                      form="cos_sin", random_state=s).fit_transform(X)
+            for s in range(4))]
+        errs.append(np.mean(e))
+    assert 2.5 < errs[0] / errs[1] < 6.5, errs
+    assert errs[1] < 0.1
+    back = pickle.loads(pickle.dumps(mix))
+    est = rfx.RandomFourierFeatures(64, kernel="custom", spectral_sampler=back, length_scale=1.0,
+                                    random_state=1)
+    ref = rfx.RandomFourierFeatures(64, kernel="custom", spectral_sampler=mix, length_scale=1.0,
+                                    random_state=1)
+    np.testing.assert_array_equal(clone(est).fit_transform(X), ref.fit_transform(X))
+    with pytest.raises(ValueError, match="each term"):
+        rfx.KernelCombination([("rbf", 1.0)])
+    with pytest.raises(ValueError, match="length_scale"):
+        rfx.KernelCombination([("gaussian", 0.0)])
