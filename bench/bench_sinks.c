@@ -125,10 +125,14 @@ int main(int argc, char **argv)
                             "squared loss, box C = %g (|alpha_k| <= C/K on the unscaled "
                             "cosines); ridge: the same features, penalty by GCV; greedy: best "
                             "of %zu candidates from the same distribution per term, %zu "
-                            "Gauss-Newton refinement steps, all coefficients refitted.\n\n"
+                            "Gauss-Newton refinement steps, all coefficients refitted; relaxed: "
+                            "the same terms' search with the convex update f_k = (1 - a) "
+                            "f_{k-1} + g phi_k (Jones 1992, Barron 1993).\n\n"
                             "| K | sinks error | sinks time | iterations (+ Newton) | at bound | ridge error "
-                            "| ridge time | greedy error | greedy time |\n"
-                            "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+                            "| ridge time | greedy error | greedy time | relaxed error | relaxed "
+                            "time |\n"
+                            "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
+                            "| ---: |\n",
                             rfx_version(), n, n_test, threads, ls, C, M, refine);
     fputs(buf, stdout);
     for (size_t K = 16; K <= kmax; K *= 2) {
@@ -166,19 +170,28 @@ int main(int argc, char **argv)
         t0 = rfx_helper_seconds();
         if (rfx_greedy_fit(rfx_cmat_of(X, n, 10), y, &gp, &mg, NULL, NULL)) return fail("greedy");
         double tg = rfx_helper_seconds() - t0;
+        rfx_model *mx;
+        gp.update = RFX_GREEDY_RELAXED;
+        t0 = rfx_helper_seconds();
+        if (rfx_greedy_fit(rfx_cmat_of(X, n, 10), y, &gp, &mx, NULL, NULL))
+            return fail("relaxed greedy");
+        double tx = rfx_helper_seconds() - t0;
 
         size_t l0 = len;
         len += (size_t)snprintf(buf + len, sizeof buf - len,
-                                "| %zu | %.4f | %.3f | %zu + %zu%s | %zu | %.4f | %.3f | %.4f | %.3f |\n",
+                                "| %zu | %.4f | %.3f | %zu + %zu%s | %zu | %.4f | %.3f | %.4f | %.3f "
+                                "| %.4f | %.3f |\n",
                                 K, rel_error(ms, Xt, yt, n_test), ts, rep.iterations,
                                 rep.newton_steps, rep.converged ? "" : " (not converged)", rep.n_at_bound,
                                 rel_error(mr, Xt, yt, n_test), tr,
-                                rel_error(mg, Xt, yt, n_test), tg);
+                                rel_error(mg, Xt, yt, n_test), tg, rel_error(mx, Xt, yt, n_test),
+                                tx);
         fputs(buf + l0, stdout);
         fflush(stdout);
         rfx_model_free(ms);
         rfx_model_free(mr);
         rfx_model_free(mg);
+        rfx_model_free(mx);
         rfx_features_free(f);
     }
     if (out) {

@@ -944,6 +944,67 @@ static void test_scaler(void)
     free(y);
 }
 
+/* The relaxed (convex) greedy update: the training error is non-increasing,
+ * the model predicts the fit the path reports (the kept coefficients and
+ * the intercept from the terms' means), one term is the orthogonal fit's
+ * term, and more terms fit better; with and without intercept. */
+static void test_greedy_relaxed(void)
+{
+    const size_t n = 400, d = 3, K = 40;
+    double *X, *y, path[40], opath[1], rpath1[1];
+    make_data(77, n, d, 0, &X, &y);
+    for (int icpt = 0; icpt < 2; icpt++) {
+        rfx_greedy_params gp = rfx_greedy_params_default();
+        gp.n_terms = K;
+        gp.n_candidates = 32;
+        gp.features.length_scale = 0.8;
+        gp.features.seed = 6;
+        gp.fit_intercept = icpt;
+        gp.update = RFX_GREEDY_RELAXED;
+        rfx_model *m = NULL;
+        CHECK_OK(rfx_greedy_fit(rfx_cmat_of(X, n, d), y, &gp, &m, NULL, path));
+        if (!m) continue;
+        for (size_t k = 1; k < K; k++)
+            CHECK_MSG(path[k] <= path[k - 1] * (1 + 1e-12), "relaxed: mse rises at term %zu", k);
+        double *yh = malloc(n * sizeof(double)), e2 = 0;
+        CHECK_OK(rfx_model_predict(m, rfx_cmat_of(X, n, d), rfx_mat_of(yh, n, 1), rfx_mat_none()));
+        for (size_t i = 0; i < n; i++) e2 += (yh[i] - y[i]) * (yh[i] - y[i]) / (double)n;
+        printf("  relaxed greedy (intercept %d): training MSE after 1, 10, 40 terms %.5f %.5f "
+               "%.5f; the model's %.5f\n", icpt, path[0], path[9], path[K - 1], e2);
+        CHECK_NEAR(e2, path[K - 1], 1e-10 * (1 + path[K - 1]));
+        CHECK(path[K - 1] < path[9]);
+        CHECK(path[K - 1] < 0.0125); /* the noise's variance is 0.01 */
+        free(yh);
+        rfx_model_free(m);
+        /* one term: the orthogonal fit's */
+        rfx_model *a = NULL, *b = NULL;
+        gp.n_terms = 1;
+        CHECK_OK(rfx_greedy_fit(rfx_cmat_of(X, n, d), y, &gp, &a, NULL, rpath1));
+        gp.update = RFX_GREEDY_ORTHOGONAL;
+        CHECK_OK(rfx_greedy_fit(rfx_cmat_of(X, n, d), y, &gp, &b, NULL, opath));
+        CHECK_NEAR(rpath1[0], opath[0], 1e-12 * opath[0]);
+        if (a && b) {
+            double pa[50], pb[50];
+            CHECK_OK(rfx_model_predict(a, rfx_cmat_of(X, 50, d), rfx_mat_of(pa, 50, 1),
+                                       rfx_mat_none()));
+            CHECK_OK(rfx_model_predict(b, rfx_cmat_of(X, 50, d), rfx_mat_of(pb, 50, 1),
+                                       rfx_mat_none()));
+            double worst = 0;
+            for (size_t i = 0; i < 50; i++) worst = fmax(worst, fabs(pa[i] - pb[i]));
+            CHECK(worst < 1e-10);
+        }
+        rfx_model_free(a);
+        rfx_model_free(b);
+    }
+    rfx_greedy_params gp = rfx_greedy_params_default();
+    gp.update = (rfx_greedy_update)7;
+    rfx_model *m = NULL;
+    CHECK_STATUS(rfx_greedy_fit(rfx_cmat_of(X, n, d), y, &gp, &m, NULL, NULL), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "greedy params.update") != NULL);
+    free(X);
+    free(y);
+}
+
 int main(void)
 {
     RFX_TEST_RUN(test_unconstrained_lsq);
@@ -952,6 +1013,7 @@ int main(void)
     RFX_TEST_RUN(test_wide);
     RFX_TEST_RUN(test_logistic_decrease);
     RFX_TEST_RUN(test_greedy_monotone);
+    RFX_TEST_RUN(test_greedy_relaxed);
     RFX_TEST_RUN(test_greedy_one_term);
     RFX_TEST_RUN(test_greedy_recovery);
     RFX_TEST_RUN(test_model_files);

@@ -168,6 +168,23 @@ RFX_API rfx_status rfx_sinks_fit(const rfx_features *f, rfx_cmat X, const double
  *     the span of the previous ones (relative norm after projection below
  *     1e-10) is kept with coefficient 0.
  * The training mean squared error is therefore non-increasing in k. */
+/* How the greedy fit adds a term (step 4 above):
+ *  ORTHOGONAL  all coefficients refitted by least squares (the orthogonal
+ *              greedy algorithm, the default);
+ *  RELAXED     the convex update of Jones (Ann. Statist. 1992) and Barron
+ *              (IEEE Trans. Inf. Theory 1993): f_k = (1 - a) f_{k-1} +
+ *              g phi_k with a in [0, 1] and g chosen by least squares on the
+ *              centred targets (the earlier terms keep their ratios, all
+ *              scaled by 1 - a). For a target in the closed convex hull of
+ *              the dictionary (scaled), the relaxed greedy algorithm's error
+ *              is O(1/sqrt(K)); candidates drawn at random only approximate
+ *              the step's best term. The training error is still
+ *              non-increasing in k (a = 0, g = 0 is a candidate). */
+typedef enum rfx_greedy_update {
+    RFX_GREEDY_ORTHOGONAL = 0,
+    RFX_GREEDY_RELAXED = 1
+} rfx_greedy_update;
+
 typedef struct rfx_greedy_params {
     rfx_features_params features; /* the candidates' distribution: activation,
                                      weights / weight_scale or kernel and
@@ -181,6 +198,7 @@ typedef struct rfx_greedy_params {
                              the chosen candidate as drawn                   */
     int fit_intercept;    /* default 1                                        */
     int n_threads;        /* 0 = OpenMP default                               */
+    rfx_greedy_update update; /* default RFX_GREEDY_ORTHOGONAL                */
 } rfx_greedy_params;
 
 /* The defaults documented in the struct. */

@@ -967,6 +967,11 @@ rfx_status rfx_sinks_fit(const rfx_features *f, rfx_cmat X, const double *y,
                                  const rfx_sinks_params *params, rfx_model **out,
                                  rfx_sinks_report *report);
 
+typedef enum rfx_greedy_update {
+    RFX_GREEDY_ORTHOGONAL = 0,
+    RFX_GREEDY_RELAXED = 1
+} rfx_greedy_update;
+
 typedef struct rfx_greedy_params {
     rfx_features_params features;
     size_t n_terms;
@@ -974,6 +979,7 @@ typedef struct rfx_greedy_params {
     size_t refine_steps;
     int fit_intercept;
     int n_threads;
+    rfx_greedy_update update;
 } rfx_greedy_params;
 
 rfx_greedy_params rfx_greedy_params_default(void);

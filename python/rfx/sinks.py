@@ -439,6 +439,11 @@ class GreedyRegressor(_SeedModel):
         M, the random candidates scored at each step.
     refine_steps : int >= 0, default=5
         Gauss-Newton steps on each chosen term (0: keep it as drawn).
+    update : {"orthogonal", "relaxed"}, default="orthogonal"
+        How a term joins the fit: every coefficient refitted by least
+        squares, or the convex update of Jones (1992) and Barron (1993),
+        ``f_k = (1 - a) f_{k-1} + g phi_k`` with ``a`` in [0, 1] and ``g``
+        by least squares (the earlier terms keep their ratios).
 %(tail)s
 
     Attributes
@@ -477,8 +482,8 @@ class GreedyRegressor(_SeedModel):
 
     def __init__(self, n_terms=32, *, kernel="gaussian", nu=1.5, length_scale=None, gamma=None,
                  activation="cos", sparsity=None, weights="kernel", weight_scale=1.0,
-                 n_candidates=64, refine_steps=5, fit_intercept=True, random_state=None,
-                 n_jobs=None):
+                 n_candidates=64, refine_steps=5, update="orthogonal", fit_intercept=True,
+                 random_state=None, n_jobs=None):
         self.n_terms = n_terms
         self.kernel = kernel
         self.nu = nu
@@ -490,6 +495,7 @@ class GreedyRegressor(_SeedModel):
         self.weight_scale = weight_scale
         self.n_candidates = n_candidates
         self.refine_steps = refine_steps
+        self.update = update
         self.fit_intercept = fit_intercept
         self.random_state = random_state
         self.n_jobs = n_jobs
@@ -498,6 +504,8 @@ class GreedyRegressor(_SeedModel):
     def fit(self, X, y):
         """Fit on X (n_samples, n_features) and y (n_samples,). On any error
         the estimator is left as it was."""
+        if self.update not in ("orthogonal", "relaxed"):
+            raise ValueError("update must be 'orthogonal' or 'relaxed', got %r" % (self.update,))
         X, y = self._fit_checks(X, y)
         threads = _common.resolve_threads(self.n_jobs)
         K = _common.check_count(self.n_terms, "n_terms", 1)
@@ -511,6 +519,7 @@ class GreedyRegressor(_SeedModel):
         p.n_terms = K
         p.n_candidates = M
         p.refine_steps = _common.check_count(self.refine_steps, "refine_steps", 0)
+        p.update = lib.RFX_GREEDY_RELAXED if self.update == "relaxed" else lib.RFX_GREEDY_ORTHOGONAL
         p.fit_intercept = int(bool(self.fit_intercept))
         p.n_threads = threads
         out = ffi.new("rfx_model **")

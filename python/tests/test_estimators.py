@@ -572,3 +572,18 @@ def test_cli_sinks_and_greedy_match_python(cli, learn_files):
     ref = rfx.GreedyRegressor(n_terms=8, length_scale=ls, random_state=3).fit((X - mu) / sd, y)
     got = np.loadtxt(str(d / "pg.csv"), delimiter=",", skiprows=1)
     np.testing.assert_allclose(got, ref.predict((Xt - mu) / sd), rtol=1e-8, atol=1e-10)
+
+
+def test_greedy_relaxed_update():
+    """GreedyRegressor(update="relaxed"): the convex update's training error
+    never rises, the model predicts the fit the path reports, and one term
+    is the orthogonal fit's term."""
+    X, y = make_data(300, 3, seed=8)
+    r = rfx.GreedyRegressor(n_terms=24, update="relaxed", length_scale=0.8, random_state=2).fit(X, y)
+    assert np.all(np.diff(r.mse_path_) <= 1e-12 * r.mse_path_[:-1])
+    assert np.mean((r.predict(X) - y) ** 2) == pytest.approx(r.mse_path_[-1], rel=1e-9)
+    one_r = rfx.GreedyRegressor(n_terms=1, update="relaxed", random_state=2).fit(X, y)
+    one_o = rfx.GreedyRegressor(n_terms=1, random_state=2).fit(X, y)
+    np.testing.assert_allclose(one_r.predict(X), one_o.predict(X), rtol=1e-9, atol=1e-11)
+    with pytest.raises(ValueError, match="update"):
+        rfx.GreedyRegressor(update="convex").fit(X, y)

@@ -700,6 +700,7 @@ rfx_greedy_params rfx_greedy_params_default(void)
     p.refine_steps = 5;
     p.fit_intercept = 1;
     p.n_threads = 0;
+    p.update = RFX_GREEDY_ORTHOGONAL;
     return p;
 }
 
@@ -813,6 +814,7 @@ typedef struct greedy {
     tiling tl;
     double *part; /* tiles x width partial sums (width >= 3 M, (P+1)^2)  */
     double *jac;  /* threads x (d + 3): one Jacobian row per thread       */
+    size_t K;     /* the terms                                           */
 } greedy;
 
 /* The squared residual |r - beta phi(X w + b) - gamma|^2 over the support
@@ -946,6 +948,9 @@ static rfx_status greedy_check(rfx_cmat X, const double *y, const rfx_greedy_par
     if (p->n_threads < 0)
         return rfx__error(RFX_EINVAL, "greedy params.n_threads: must be >= 0, got %d",
                           p->n_threads);
+    if (p->update != RFX_GREEDY_ORTHOGONAL && p->update != RFX_GREEDY_RELAXED)
+        return rfx__error(RFX_EINVAL, "greedy params.update: RFX_GREEDY_ORTHOGONAL or "
+                                      "RFX_GREEDY_RELAXED, got %d", (int)p->update);
     if (p->features.form != RFX_FORM_COS_BIAS)
         return rfx__error(RFX_EINVAL, "greedy params.features.form: must be cos-bias (a term "
                                       "is one nonlinearity phi(w.x + b))");
@@ -980,6 +985,51 @@ static rfx_status greedy_check(rfx_cmat X, const double *y, const rfx_greedy_par
     return RFX_OK;
 }
 
+/* The relaxed update of term k (rfx/sinks.h): ph (n) holds phi_k at the
+ * rows; fr the fit f (n) and the centred targets yc (n, after it); rc the
+ * coefficients (K) and the terms' means (K, after them). With phc = ph
+ * centred (with an intercept), keep in [0, 1] and g minimise
+ * |yc - keep f - g phc|^2; then f <- keep f + g phc, the earlier
+ * coefficients times keep, rc[k] = g, and rr = yc - f. A term constant over
+ * the rows adds nothing (counted in *n_dep). */
+static void greedy_relaxed_step(const greedy *G, size_t k, double *ph, double *fr, double *rr,
+                                double *rc, size_t *n_dep)
+{
+    const size_t n = G->n, K = G->K;
+    double *f = fr, *yc = fr + n, sums[5], mean = 0;
+    if (G->icpt) {
+        for (size_t i = 0; i < n; i++) mean += ph[i];
+        mean /= (double)n;
+        for (size_t i = 0; i < n; i++) ph[i] -= mean;
+    }
+    rc[K + k] = mean;
+    tiled_dots(f, 1, f, sums, &G->tl, G->part, G->nt);
+    tiled_dots(f, 1, ph, sums + 1, &G->tl, G->part, G->nt);
+    tiled_dots(ph, 1, ph, sums + 2, &G->tl, G->part, G->nt);
+    tiled_dots(f, 1, yc, sums + 3, &G->tl, G->part, G->nt);
+    tiled_dots(ph, 1, yc, sums + 4, &G->tl, G->part, G->nt);
+    const double ff = sums[0], fp = sums[1], pp = sums[2], fy = sums[3], py = sums[4];
+    double keep = 1.0, g = 0.0;
+    if (!(pp > 0)) { /* constant: the fit only rescales */
+        (*n_dep)++;
+        keep = ff > 0 ? fy / ff : 1.0;
+    } else if (!(ff > 0)) { /* the first term */
+        g = py / pp;
+    } else {
+        const double det = ff * pp - fp * fp;
+        keep = det > 1e-14 * ff * pp ? (fy * pp - py * fp) / det : fy / ff;
+    }
+    if (keep < 0) keep = 0;
+    if (keep > 1) keep = 1;
+    if (pp > 0 && ff > 0) g = (py - keep * fp) / pp;
+    for (size_t i = 0; i < n; i++) {
+        f[i] = keep * f[i] + g * ph[i];
+        rr[i] = yc[i] - f[i];
+    }
+    for (size_t j = 0; j < k; j++) rc[j] *= keep;
+    rc[k] = g;
+}
+
 rfx_status rfx_greedy_fit(rfx_cmat X, const double *y, const rfx_greedy_params *params,
                           rfx_model **out, rfx_greedy_report *report, double *mse_path)
 {
@@ -999,6 +1049,7 @@ rfx_status rfx_greedy_fit(rfx_cmat X, const double *y, const rfx_greedy_params *
     G.tl = tiling_of(n);
     G.part = NULL;
     G.jac = NULL;
+    G.K = K;
     const size_t P = d + 3;
     size_t qn, zn, width = 3 * M, rn;
     if (width < ncol) width = ncol;
@@ -1012,7 +1063,7 @@ rfx_status rfx_greedy_fit(rfx_cmat X, const double *y, const rfx_greedy_params *
 
     double *Q = NULL, *Zc = NULL, *R = NULL, *t = NULL, *rr = NULL, *v = NULL, *ph = NULL;
     double *W = NULL, *bv = NULL, *coef = NULL, *sc = NULL, *cc = NULL, *ls = NULL;
-    double *mpath = NULL;
+    double *mpath = NULL, *fr = NULL, *rc = NULL; /* relaxed: fit, yc; coefficients, means */
     long *bidx = NULL;
     rfx_features *cf = NULL, *mf = NULL;
     rfx_model *m = NULL;
@@ -1035,6 +1086,9 @@ rfx_status rfx_greedy_fit(rfx_cmat X, const double *y, const rfx_greedy_params *
     if (!st) st = rfx__alloc(d, sizeof(double), (void **)&ls, "greedy: length scales");
     if (!st) st = rfx__alloc((size_t)nt, P * sizeof(double), (void **)&G.jac, "greedy: workspace");
     if (!st) st = rfx__alloc(K, sizeof(double), (void **)&mpath, "greedy: workspace");
+    const int relaxed = p->update == RFX_GREEDY_RELAXED;
+    if (!st && relaxed) st = rfx__calloc(2 * n, sizeof(double), (void **)&fr, "greedy: the fit");
+    if (!st && relaxed) st = rfx__calloc(K, 2 * sizeof(double), (void **)&rc, "greedy: workspace");
     if (st) goto done;
     v = rr + n;
     ph = rr + 2 * n;
@@ -1049,6 +1103,7 @@ rfx_status rfx_greedy_fit(rfx_cmat X, const double *y, const rfx_greedy_params *
         bidx[0] = 0;
         nb = 1;
     }
+    if (relaxed) memcpy(fr + n, rr, n * sizeof *fr); /* yc: y minus its mean (icpt) */
 
     for (size_t k = 0; k < K; k++) {
         /* 1. candidates: the features of step k's map */
@@ -1115,6 +1170,13 @@ rfx_status rfx_greedy_fit(rfx_cmat X, const double *y, const rfx_greedy_params *
             for (size_t l = 0; l < d; l++) u += w[l] * xi[l];
             ph[i] = act_eval(G.act, u, &der);
         }
+        if (relaxed) {
+            greedy_relaxed_step(&G, k, ph, fr, rr, rc, &n_dep);
+            double e2r;
+            tiled_dots(rr, 1, rr, &e2r, &G.tl, G.part, nt);
+            mpath[k] = e2r / (double)n;
+            continue;
+        }
         memcpy(v, ph, n * sizeof *v);
         const size_t col = k + (size_t)icpt;
         for (int pass = 0; pass < 2; pass++) {
@@ -1143,8 +1205,19 @@ rfx_status rfx_greedy_fit(rfx_cmat X, const double *y, const rfx_greedy_params *
         mpath[k] = e2 / (double)n;
     }
 
-    /* coefficients: back substitution over the independent columns */
-    for (size_t c = ncol; c-- > 0;) {
+    /* coefficients: the relaxed ones as kept, the intercept from the means;
+     * else back substitution over the independent columns */
+    if (relaxed) {
+        double b0 = 0;
+        if (icpt) {
+            for (size_t i = 0; i < n; i++) b0 += y[i];
+            b0 /= (double)n;
+            for (size_t k = 0; k < K; k++) b0 -= rc[k] * rc[K + k];
+        }
+        if (icpt) coef[0] = b0;
+        for (size_t k = 0; k < K; k++) coef[k + (size_t)icpt] = rc[k];
+    }
+    for (size_t c = ncol; c-- > 0 && !relaxed;) {
         if (bidx[c] < 0) {
             coef[c] = 0.0;
             continue;
@@ -1200,5 +1273,7 @@ done:
     free(G.jac);
     free(ls);
     free(mpath);
+    free(fr);
+    free(rc);
     return st;
 }
