@@ -78,7 +78,7 @@ rfx_status rfx__svd_thin(double *A, size_t n, size_t N, double *sv, double *U, d
      * LAPACK's left vectors P (N x r, column-major) are the rows of Vt and
      * its Q^T (r x n, column-major) the columns of U */
     const size_t r = n < N ? n : N;
-    int nn, NN, rr, info = 0, lwork = -1, q_i = 0;
+    int nn, NN, rr, info = 0, lwork = -1;
     double q;
     RFX__TRY(rfx__lapack_int(n, &nn, what));
     RFX__TRY(rfx__lapack_int(N, &NN, what));
@@ -86,7 +86,6 @@ rfx_status rfx__svd_thin(double *A, size_t n, size_t N, double *sv, double *U, d
     int *iwork;
     RFX__TRY(rfx__alloc(8 * r, sizeof(int), (void **)&iwork, what));
     dgesdd_("S", &NN, &nn, A, &NN, sv, Vt, &NN, U, &rr, &q, &lwork, iwork, &info, 1);
-    (void)q_i;
     if (info != 0) {
         free(iwork);
         return rfx__error(RFX_EINTERNAL, "%s: dgesdd workspace query failed", what);
