@@ -550,7 +550,7 @@ static void test_names(void)
     }                                                                        \
     CHECK(strcmp(prefix##_name((type)((int)(last) + 1)), "unknown") == 0)
     ROUND_TRIP(rfx_kernel, rfx_kernel, RFX_KERNEL_CUSTOM);
-    ROUND_TRIP(rfx_form, rfx_form, RFX_FORM_COS_SIN);
+    ROUND_TRIP(rfx_form, rfx_form, RFX_FORM_PHASE_FREE);
     ROUND_TRIP(rfx_activation, rfx_activation, RFX_ACTIVATION_SIGN);
     ROUND_TRIP(rfx_structure, rfx_structure, RFX_STRUCTURE_HALTON);
     ROUND_TRIP(rfx_weights, rfx_weights, RFX_WEIGHTS_UNIFORM);

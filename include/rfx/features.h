@@ -49,20 +49,38 @@ typedef enum rfx_kernel {
     RFX_KERNEL_CUSTOM = 4
 } rfx_kernel;
 
-/* The two feature forms, both with E[z(x).z(y)] = k(x, y):
- *  COS_BIAS  z_j(x) = sqrt(2/D) cos(w_j.x + b_j), b_j ~ U(0, 2 pi),
- *            j = 0..D-1: D frequencies, D outputs.
- *  COS_SIN   z(x) = sqrt(2/D) [cos(w_1.x) .. cos(w_F.x), sin(w_1.x) ..
- *            sin(w_F.x)], F = D/2 frequencies, D outputs (D even): the
- *            cosines in columns 0..F-1, the sines in columns F..D-1. Lower
- *            variance than COS_BIAS at equal D (Sutherland & Schneider 2015). */
+/* The feature forms. The first two, both with E[z(x).z(y)] = k(x, y):
+ *  COS_BIAS    z_j(x) = sqrt(2/D) cos(w_j.x + b_j), b_j ~ U(0, 2 pi),
+ *              j = 0..D-1: D frequencies, D outputs.
+ *  COS_SIN     z(x) = sqrt(2/D) [cos(w_1.x) .. cos(w_F.x), sin(w_1.x) ..
+ *              sin(w_F.x)], F = D/2 frequencies, D outputs (D even): the
+ *              cosines in columns 0..F-1, the sines in columns F..D-1.
+ *              Lower variance than COS_BIAS at equal D (Sutherland &
+ *              Schneider 2015).
+ *  PHASE_FREE  z_j(x) = phi(w_j.x), b_j = 0: the kitchen-sink feature
+ *              tanh(w^T x) of Rahimi & Recht without a phase, for the
+ *              activations other than cos (rfx_activation), in the COS_BIAS
+ *              layout (D frequencies, D outputs) and the activation's scale
+ *              (1). cos(w.x) alone is refused (RFX_EINVAL): it is not
+ *              shift-invariant, E cos(w.x) cos(w.y) = (k(x - y) + k(x +
+ *              y)) / 2. The frequencies are those of the COS_BIAS map of the
+ *              same parameters and seed, bit for bit (the phase is drawn and
+ *              dropped); only b differs. With sin, tanh and sign the
+ *              features are odd, z(-x) = -z(x) exactly. With N(0, s^2 I)
+ *              weights the relu features have the arc-cosine kernel of order
+ *              1 and bias 0 (rfx_kern_arccos(1, s, 0)) up to the factor
+ *              2 / D: k_1(x, y) = (2 / D) E[z(x).z(y)]; the sign features
+ *              have E[z(x).z(y)] = D (1 - 2 theta / pi), theta the angle of
+ *              x and y. */
 typedef enum rfx_form {
     RFX_FORM_COS_BIAS = 0,
-    RFX_FORM_COS_SIN = 1
+    RFX_FORM_COS_SIN = 1,
+    RFX_FORM_PHASE_FREE = 2
 } rfx_form;
 
 /* The name of a kernel ("gaussian", ..., "custom") or form ("cos-bias",
- * "cos-sin"), and the reverse look-up (RFX_EINVAL for an unknown name). */
+ * "cos-sin", "phase-free"), and the reverse look-up (RFX_EINVAL for an
+ * unknown name). */
 RFX_API const char *rfx_kernel_name(rfx_kernel kernel);
 RFX_API const char *rfx_form_name(rfx_form form);
 RFX_API rfx_status rfx_kernel_from_name(const char *name, rfx_kernel *out);
@@ -70,8 +88,10 @@ RFX_API rfx_status rfx_form_from_name(const char *name, rfx_form *out);
 
 /* The nonlinearity phi of a feature phi(w.x + b) (random kitchen sinks,
  * Rahimi & Recht 2008; sparse random features, Hashemi et al. 2021). COS is
- * the random Fourier feature of the kernel (with the two forms above); the
- * others use the phase b ~ U(0, 2 pi), the COS_BIAS layout, and scale 1. */
+ * the random Fourier feature of the kernel (with the forms COS_BIAS and
+ * COS_SIN above); the others have scale 1 and the COS_BIAS layout, with the
+ * phase b ~ U(0, 2 pi) in the COS_BIAS form and b = 0 in the PHASE_FREE
+ * form (COS_SIN is refused). */
 typedef enum rfx_activation {
     RFX_ACTIVATION_COS = 0,
     RFX_ACTIVATION_SIN = 1,
@@ -91,7 +111,8 @@ typedef enum rfx_weights {
 
 /* How the frequencies of a dense kernel map are drawn (sparsity 0 or d and
  * weights RFX_WEIGHTS_KERNEL; anything else is RFX_EINVAL naming the
- * field). Every structure takes both forms and all activations, and W
+ * field). Every structure takes every form and all activations (the
+ * phase-free form with the frequencies of its cos-bias map), and W
  * (F x d) is always materialised (rfx_features_frequencies, exact kernels,
  * model files). Structured blocks depend only on (seed, block index), so
  * the W of F frequencies is the first F rows of the W of more. Below,
@@ -161,7 +182,8 @@ typedef enum rfx_weights {
  *              sqrt(chi2_{2 nu} / (2 nu)) with chi2 from one more
  *              coordinate by the inverse regularised gamma function
  *              (MATERN). The phase b_j is a coordinate too (the first, in
- *              base 2). Each point is uniform, so estimates are unbiased,
+ *              base 2; drawn and set to 0 in the phase-free form, whose
+ *              frequencies are then the cos-bias map's). Each point is uniform, so estimates are unbiased,
  *              and the set is stratified: error 0.74-0.88 x in the cos-bias
  *              form (0.4-0.6 x at z ~ 0.5), 0.87-0.99 x in the cos-sin
  *              form. All kernels; d <= 100000. Creation O(D d).
@@ -315,8 +337,9 @@ RFX_API rfx_features_params rfx_features_get_params(const rfx_features *f);
 RFX_API size_t rfx_features_input_dim(const rfx_features *f);  /* d */
 RFX_API size_t rfx_features_output_dim(const rfx_features *f); /* D */
 
-/* The sampled frequencies W (F x d, F = D for COS_BIAS, D/2 for COS_SIN) and
- * phases b (F values, all zero for COS_SIN); both owned by f. */
+/* The sampled frequencies W (F x d, F = D for COS_BIAS and PHASE_FREE, D/2
+ * for COS_SIN) and phases b (F values, all zero for COS_SIN and
+ * PHASE_FREE); both owned by f. */
 RFX_API rfx_cmat rfx_features_frequencies(const rfx_features *f);
 RFX_API const double *rfx_features_phases(const rfx_features *f);
 

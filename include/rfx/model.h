@@ -672,12 +672,13 @@ RFX_API rfx_status rfx_model_match_columns(const rfx_model *m, const char *const
                                            size_t n_cols, const char *target, size_t *cols,
                                            size_t *target_col);
 
-/* Model files. The format (version 3; version 1 files are version 2 files
+/* Model files. The format (version 4; version 1 files are version 2 files
  * without tags 55 to 58, version 2 files version 3 files without tag 59 and
- * the custom kernel), all integers little-endian:
+ * the custom kernel, version 3 files version 4 files without the
+ * phase-free form), all integers little-endian:
  *
  *   offset 0   8 bytes  magic "RFXMODL\x1a"
- *          8   u32      format version (1, 2 or 3: see below)
+ *          8   u32      format version (1 to 4: see below)
  *         12   u32      header size in bytes (32)
  *         16   u64      payload size P in bytes
  *         24   u32      CRC-32 (zlib) of the payload
@@ -691,8 +692,8 @@ RFX_API rfx_status rfx_model_match_columns(const rfx_model *m, const char *const
  *
  * Bytes 0..15 (magic, version, header size) keep their meaning in every
  * future version. Tags, each at most once, in any order (u64 unless
- * marked; scalars have count 1; F = D for COS_BIAS, D/2 for COS_SIN; arrays
- * row-major):
+ * marked; scalars have count 1; F = D for COS_BIAS and PHASE_FREE, D/2 for
+ * COS_SIN; arrays row-major):
  *    1 method        2 d             3 D             4 ny
  *    5 n_train       6 fit_intercept 7 kernel        8 form
  *    9 nu (f64)     10 seed         11 length_scale (f64, 0 with ARD)
@@ -732,11 +733,13 @@ RFX_API rfx_status rfx_model_match_columns(const rfx_model *m, const char *const
  *   49 structure of the feature map (rfx_structure, 0..4; absent means
  *      0, iid, and is how iid maps are written)
  *   59 the SORF construction (rfx_features_params.structure_version: 2;
- *      with tag 49 = SORF only, in a version 3 file only; absent means 1,
- *      rfx 0.2's, whose map the loader rebuilds)
+ *      with tag 49 = SORF only, in a version 3 or 4 file only; absent
+ *      means 1, rfx 0.2's, whose map the loader rebuilds)
  * Tag 7, the kernel, is 4 (RFX_KERNEL_CUSTOM, a user's spectral density)
- * in a version 3 file only; such a model keeps its frequencies W (tag 14)
- * as every feature model does, and predicts without the sampler.
+ * in a version 3 or 4 file only; such a model keeps its frequencies W (tag
+ * 14) as every feature model does, and predicts without the sampler.
+ * Tag 8, the form, is 2 (RFX_FORM_PHASE_FREE) in a version 4 file only,
+ * with phases (tag 15) all 0.
  * A classifier (method 6, rfx/classify.h) is a feature model whose
  * n_targets (tag 4) is its number of score columns K - 1 for two classes,
  * else C - with weights D x K and K intercepts, and which holds all of
@@ -750,8 +753,8 @@ RFX_API rfx_status rfx_model_match_columns(const rfx_model *m, const char *const
  *      and is how none is written)
  *   54 its Box-Cox lambda (f64, finite; with 53 = 2 only, and then
  *      required).
- * Any model may hold, in a version 2 or 3 file only (and never the surrogate
- * inside a projected model):
+ * Any model may hold, in a version 2, 3 or 4 file only (and never the
+ * surrogate inside a projected model):
  *   55 input names (element type 6): d names, each followed by a NUL
  *      byte, each 1..RFX_MODEL_MAX_NAME bytes, no two equal
  *   56 target name (UTF-8, 1..RFX_MODEL_MAX_NAME bytes, no NUL, none of
@@ -760,9 +763,10 @@ RFX_API rfx_status rfx_model_match_columns(const rfx_model *m, const char *const
  *      lower <= upper)
  *   58 weight sum (f64, finite, > 0; a Bayesian model with intercept fitted
  *      on weighted rows only: the intercept's variance is noise_var / it).
- * A model with a custom kernel or a SORF map of construction 2 is written
- * as version 3; else one with names, a box or a weight sum as version 2,
- * one without as version 1, which older readers take too.
+ * A model with a phase-free map is written as version 4; else one with a
+ * custom kernel or a SORF map of construction 2 as version 3; else one
+ * with names, a box or a weight sum as version 2, one without as version
+ * 1, which older readers take too.
  * Kitchen-sinks (method 7) and
  * greedy (method 8) models are feature models stored as ridge models are
  * (no posterior).

@@ -257,7 +257,9 @@ typedef struct rfx_kpca_params {
                               null_tol trace(Kc) are null; default 1e-12     */
     size_t n_features;     /* D for RANDOM_FEATURES (even for COS_SIN);
                               default 1024                                   */
-    rfx_form form;         /* RANDOM_FEATURES: default RFX_FORM_COS_SIN      */
+    rfx_form form;         /* RANDOM_FEATURES: COS_BIAS or COS_SIN (the
+                              default; PHASE_FREE is RFX_EINVAL: these are
+                              the kernel's cosine features)                  */
     uint64_t seed;         /* RANDOM_FEATURES: default 0                     */
     int n_threads;         /* 0 = OpenMP default; results do not depend on it */
 } rfx_kpca_params;

@@ -8,7 +8,9 @@
  *
  * The model is f(x) = sum_j c_j phi(w_j . x + b_j) + c_0 with q-sparse
  * random w_j (each feature a function of q inputs: an order-q expansion),
- * b_j ~ U(0, 2 pi), phi = sin by default, and a sparse c:
+ * b_j ~ U(0, 2 pi) (features.form cos-bias, the default; b_j = 0 in the
+ * phase-free form, whose sin and tanh features are odd functions; cos-sin
+ * is refused), phi = sin by default, and a sparse c:
  *  1. inputs standardised on the training rows (the scaler is stored);
  *  2. the m x N feature matrix A of the training rows, its columns scaled
  *     to unit norm (Algorithm 2 of the talk the project started from);

@@ -378,7 +378,8 @@ RFX_API rfx_status rfx_sobol_model(const rfx_model *m, size_t target,
  * normal inputs in the units of the data the model was fitted on.
  *
  * The model. One target; cos or sin features (RFX_ACTIVATION_COS / _SIN)
- * in the cos-bias form, or the cos-sin form; dense or q-sparse frequencies,
+ * in the cos-bias form, cos features in the cos-sin form, or sin features
+ * in the phase-free form (b = 0); dense or q-sparse frequencies,
  * any kernel, length scales or weight distribution; with or without the
  * stored scaler (x_std = (x - x_mean) / x_scale). Folding the scaler into
  * the frequencies, v_j = w_j / x_scale, and centring the inputs,

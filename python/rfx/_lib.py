@@ -101,7 +101,8 @@ typedef enum rfx_kernel {
 
 typedef enum rfx_form {
     RFX_FORM_COS_BIAS = 0,
-    RFX_FORM_COS_SIN = 1
+    RFX_FORM_COS_SIN = 1,
+    RFX_FORM_PHASE_FREE = 2
 } rfx_form;
 
 const char *rfx_kernel_name(rfx_kernel kernel);

@@ -18,7 +18,7 @@ typedef struct names {
      sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *)}
 
 static const names KERNEL = NAMES("kernel", "gaussian", "laplacian", "cauchy", "matern", "custom");
-static const names FORM = NAMES("feature form", "cos-bias", "cos-sin");
+static const names FORM = NAMES("feature form", "cos-bias", "cos-sin", "phase-free");
 static const names ACTIVATION = NAMES("activation", "cos", "sin", "tanh", "sigmoid", "relu",
                                       "sign");
 static const names STRUCTURE = NAMES("structure", "iid", "orthogonal", "sorf", "fastfood",

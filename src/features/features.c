@@ -49,7 +49,7 @@ rfx_status rfx__features_check_fields(const rfx_features_params *p)
         return rfx__error(RFX_EINVAL, "features.spectral: a sampler is given with the %s kernel; "
                                       "set features.kernel to custom to use it",
                           rfx_kernel_name(p->kernel));
-    if ((unsigned)p->form > RFX_FORM_COS_SIN)
+    if ((unsigned)p->form > RFX_FORM_PHASE_FREE)
         return rfx__error(RFX_EINVAL, "features.form: %d is not an rfx_form", (int)p->form);
     if (p->n_features == 0)
         return rfx__error(RFX_EINVAL, "features.n_features: must be >= 1");
@@ -78,6 +78,11 @@ rfx_status rfx__features_check_fields(const rfx_features_params *p)
     if (p->form == RFX_FORM_COS_SIN && p->activation != RFX_ACTIVATION_COS)
         return rfx__error(RFX_EINVAL, "features.form: the cos-sin form is for the cos activation "
                                       "(got %s)", rfx_activation_name(p->activation));
+    /* E cos(w.x) cos(w.y) = (k(x - y) + k(x + y)) / 2: not a kernel of x - y */
+    if (p->form == RFX_FORM_PHASE_FREE && p->activation == RFX_ACTIVATION_COS)
+        return rfx__error(RFX_EINVAL, "features.form: the phase-free form is for the activations "
+                                      "other than cos (cos(w.x) alone is not shift-invariant); "
+                                      "use cos-bias or cos-sin");
     if ((unsigned)p->weights > RFX_WEIGHTS_UNIFORM)
         return rfx__error(RFX_EINVAL, "features.weights: %d is not an rfx_weights",
                           (int)p->weights);
@@ -218,7 +223,9 @@ static double draw_weight(const rfx_features *f, rfx__rng *r)
 
 /* Draw frequency j: the phase first, then the support (q-sparse maps), then
  * the weights, all from the stream (seed, 0, j), so row j is the same
- * whatever F, the thread count or the block. ws: d indices. */
+ * whatever F, the thread count or the block. The forms without a phase draw
+ * it too and set b = 0, so that their frequencies are the cos-bias map's.
+ * ws: d indices. */
 static void sample_row(const rfx_features *f, size_t j, size_t q, size_t n_supports, double *w,
                        double *b, size_t *ws)
 {
@@ -226,7 +233,7 @@ static void sample_row(const rfx_features *f, size_t j, size_t q, size_t n_suppo
     rfx__rng r;
     rfx__rng_init(&r, f->params.seed, 0, (uint64_t)j);
     *b = TWO_PI * rfx__rng_uniform(&r);
-    if (f->params.form == RFX_FORM_COS_SIN) *b = 0.0;
+    if (f->params.form != RFX_FORM_COS_BIAS) *b = 0.0;
     size_t *sup = ws;
     if (q == d) {
         for (size_t i = 0; i < d; i++) sup[i] = i;
@@ -276,7 +283,7 @@ static rfx_status sample_custom(rfx_features *f)
         double *w = f->W + j * d;
         rfx__rng_init(&rng.state, p->seed, 0, (uint64_t)j);
         f->b[j] = TWO_PI * rfx__rng_uniform(&rng.state);
-        if (p->form == RFX_FORM_COS_SIN) f->b[j] = 0.0;
+        if (p->form != RFX_FORM_COS_BIAS) f->b[j] = 0.0;
         for (size_t i = 0; i < d; i++) w[i] = NAN;
         rfx_clear_error();
         rfx_status st = p->spectral(p->spectral_user, &rng, j, d, w);

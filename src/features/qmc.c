@@ -380,15 +380,17 @@ static double coordinate_quantile(rfx_kernel kernel, double u)
 }
 
 /* Quasi-Monte Carlo frequencies: the scrambled Halton point n = j + 1 in
- * the dimensions, in base order: the phase b_j = 2 pi u (cos-bias layout
- * only), then for MATERN the radial coordinate chi2_{2 nu} = 2 P^-1(nu, u)
+ * the dimensions, in base order: the phase b_j = 2 pi u (the cos-bias
+ * layout; the phase-free form keeps the coordinate, so that its frequencies
+ * are the cos-bias map's, and sets b_j = 0), then for MATERN the radial coordinate chi2_{2 nu} = 2 P^-1(nu, u)
  * of the multivariate t, then the d coordinates of w_j, each through the
  * inverse CDF of its marginal; w_j is divided by the length scales (and for
  * MATERN by sqrt(chi2 / (2 nu))). */
 rfx_status rfx__halton_sample(rfx_features *f)
 {
     const size_t d = f->d, F = f->F;
-    const int phase = f->params.form == RFX_FORM_COS_BIAS;
+    const int phase = f->params.form != RFX_FORM_COS_SIN;
+    const int keep_phase = f->params.form == RFX_FORM_COS_BIAS;
     const int matern = f->params.kernel == RFX_KERNEL_MATERN;
     const size_t dims = d + (size_t)phase + (size_t)matern;
     const double nu = f->params.nu;
@@ -406,7 +408,7 @@ rfx_status rfx__halton_sample(rfx_features *f)
     for (size_t c = 0; c < dims; c++) {
         rfx__halton_coord(&h, f->params.seed, 1, c, u);
         if (phase && c == 0) {
-            for (size_t j = 0; j < F; j++) f->b[j] = TWO_PI * u[j];
+            for (size_t j = 0; j < F; j++) f->b[j] = keep_phase ? TWO_PI * u[j] : 0.0;
         } else if (matern && c == (size_t)phase) {
             /* w = g / sqrt(chi2 / (2 nu)), chi2 = 2 Gamma(nu, 1) */
             for (size_t j = 0; j < F; j++) tscale[j] = sqrt(nu / rfx__gamma_p_inv(nu, u[j]));

@@ -438,14 +438,14 @@ size_t rfx__structured_ws_len(const rfx_features *f)
 }
 
 /* The phases of the i.i.d. map: b_j = 2 pi U, U the first number of the
- * stream (seed, 0, j); zero in the cos-sin form. */
+ * stream (seed, 0, j); zero in the cos-sin and phase-free forms. */
 static void iid_phases(rfx_features *f)
 {
     for (size_t j = 0; j < f->F; j++) {
         rfx__rng r;
         rfx__rng_init(&r, f->params.seed, 0, (uint64_t)j);
         double u = rfx__rng_uniform(&r);
-        f->b[j] = f->params.form == RFX_FORM_COS_SIN ? 0.0 : TWO_PI * u;
+        f->b[j] = f->params.form == RFX_FORM_COS_BIAS ? TWO_PI * u : 0.0;
     }
 }
 

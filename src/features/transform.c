@@ -83,6 +83,17 @@ static void activate_f32(float *z, const float *b, float s, size_t n, rfx_activa
     }
 }
 
+/* Whether the map's features come from the cosine kernels: cos, and sin
+ * through cos with the phases in bp shifted by -pi/2. Phase-free sine
+ * features take libm's sin instead, which is odd, so that z(-x) = -z(x)
+ * holds exactly (cos(t - pi/2) and -cos(-t - pi/2) round differently). */
+static int takes_cosine(const rfx_features *f)
+{
+    const rfx_activation act = f->params.activation;
+    return act == RFX_ACTIVATION_COS ||
+           (act == RFX_ACTIVATION_SIN && f->params.form == RFX_FORM_COS_BIAS);
+}
+
 /* Up to this input dimension the fused kernel beats GEMM + cos: its W^T
  * rows stay in L1/L2 across a register block. */
 #define FUSED_MAX_D 64
@@ -109,8 +120,7 @@ void rfx__transform_tile_ws(const rfx_features *f, const double *X, size_t ldx, 
     const size_t F = f->F, d = f->d;
     const int paired = f->params.form == RFX_FORM_COS_SIN;
     const rfx_activation act = f->params.activation;
-    /* cos, and sin through cos with the phases in bp shifted by -pi/2 */
-    const int cosine = act == RFX_ACTIVATION_COS || (act == RFX_ACTIVATION_SIN && !paired);
+    const int cosine = takes_cosine(f);
     if (f->fast && ws) {
         /* SORF / Fastfood: W x by fast Walsh-Hadamard transforms, a group
          * of rows at a time, then the activation while the rows are in
@@ -157,8 +167,7 @@ static void transform_tile_f32(const rfx_features *f, const float *X, size_t ldx
     const size_t F = f->F, d = f->d;
     const float s = (float)f->scale;
     const int paired = f->params.form == RFX_FORM_COS_SIN;
-    const rfx_activation act = f->params.activation;
-    const int cosine = act == RFX_ACTIVATION_COS || (act == RFX_ACTIVATION_SIN && !paired);
+    const int cosine = takes_cosine(f);
     if (cosine && d <= FUSED_MAX_D) {
         rfx__fused_features_f32(X, ldx, rows, d, f->WT32, f->ldw, paired ? NULL : f->bp32, F, s,
                                 paired, Z, ldz);

@@ -31,7 +31,7 @@
 #include <unistd.h>
 
 #define HEADER_SIZE 32
-#define FORMAT_VERSION 3 /* the newest this library reads and writes */
+#define FORMAT_VERSION 4 /* the newest this library reads and writes */
 #define PATH_SHOWN 160   /* bytes of a path quoted in messages */
 
 static const unsigned char MAGIC[8] = {'R', 'F', 'X', 'M', 'O', 'D', 'L', 0x1a};
@@ -59,11 +59,20 @@ static int needs_v3(const rfx_model *m)
     return f->params.structure == RFX_STRUCTURE_SORF && f->params.structure_version >= 2;
 }
 
-/* The oldest version that holds m: 3 for a map of needs_v3, 2 for a model
- * with names, a box or a weight sum (tags 55..58), else 1, so that a file
- * without them is read by older versions too. */
+/* Whether m's feature map needs format version 4: the phase-free form
+ * (form 2), which a version 3 reader would call corrupt; version 4 makes it
+ * refuse the file as newer. */
+static int needs_v4(const rfx_model *m)
+{
+    return m->features && m->features->params.form == RFX_FORM_PHASE_FREE;
+}
+
+/* The oldest version that holds m: 4 for a map of needs_v4, 3 for one of
+ * needs_v3, 2 for a model with names, a box or a weight sum (tags 55..58),
+ * else 1, so that a file without them is read by older versions too. */
 static uint32_t version_of(const rfx_model *m)
 {
+    if (needs_v4(m)) return 4;
     if (needs_v3(m)) return 3;
     return m->input_names || m->input_box || m->weight_sum > 0 ? 2 : 1;
 }
@@ -444,6 +453,10 @@ static rfx_status build_model(const rfx__record *rec, const char *name, uint32_t
     if (rec[RFX__TAG_KERNEL].present && rec[RFX__TAG_KERNEL].count == 1 &&
         rfx__rec_u64(&rec[RFX__TAG_KERNEL]) == RFX_KERNEL_CUSTOM && version < 3)
         return rfx__corrupt(name, "the custom kernel in a version %lu file (corrupt file)",
+                            (unsigned long)version);
+    if (rec[RFX__TAG_FORM].present && rec[RFX__TAG_FORM].count == 1 &&
+        rfx__rec_u64(&rec[RFX__TAG_FORM]) == RFX_FORM_PHASE_FREE && version < 4)
+        return rfx__corrupt(name, "the phase-free form in a version %lu file (corrupt file)",
                             (unsigned long)version);
     rfx_model *m = NULL;
     RFX__TRY(KINDS[method]->load(rec, name, load_nested, &m));

@@ -120,6 +120,10 @@ static rfx_status check_params(const rfx_kpca_params *p, size_t m)
         return rfx__error(RFX_EINVAL, "kpca.n_threads: must be >= 0, got %d", p->n_threads);
     size_t kmax = m;
     if (p->method == RFX_KPCA_METHOD_RANDOM_FEATURES) {
+        if (p->form == RFX_FORM_PHASE_FREE)
+            return rfx__error(RFX_EINVAL, "kpca.form: the phase-free form is for activations "
+                                          "other than cos; the kernel's cosine features are "
+                                          "cos-bias or cos-sin");
         if (p->form != RFX_FORM_COS_BIAS && p->form != RFX_FORM_COS_SIN)
             return rfx__error(RFX_EINVAL, "kpca.form: %d is not an rfx_form", (int)p->form);
         if (p->n_features == 0)

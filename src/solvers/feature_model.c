@@ -136,7 +136,7 @@ static rfx_status feature_load(const rfx__record *rec, const char *name, rfx__lo
     RFX__TRY(rfx__rec_dim(rec, RFX__TAG_N_TARGETS, name, &ny));
     RFX__TRY(rfx__rec_enum(rec, RFX__TAG_FIT_INTERCEPT, 1, name, &intercept));
     RFX__TRY(rfx__rec_enum(rec, RFX__TAG_KERNEL, RFX_KERNEL_CUSTOM, name, &kernel));
-    RFX__TRY(rfx__rec_enum(rec, RFX__TAG_FORM, RFX_FORM_COS_SIN, name, &form));
+    RFX__TRY(rfx__rec_enum(rec, RFX__TAG_FORM, RFX_FORM_PHASE_FREE, name, &form));
     RFX__TRY(rfx__rec_enum(rec, RFX__TAG_ARD, 1, name, &ard));
     uint64_t activation = RFX_ACTIVATION_COS, sparsity = 0, wdist = RFX_WEIGHTS_KERNEL;
     uint64_t structure = RFX_STRUCTURE_IID, loss = 0, multiclass = 0;
@@ -246,6 +246,13 @@ static rfx_status feature_load(const rfx__record *rec, const char *name, rfx__lo
     if ((st = rfx__rec_check_values(ls, d, 1, RFX__TAG_LENGTH_SCALES, name))) goto done;
     if ((st = rfx__rec_check_values(W, fd, 0, RFX__TAG_FREQUENCIES, name))) goto done;
     if ((st = rfx__rec_check_values(b, F, 0, RFX__TAG_PHASES, name))) goto done;
+    for (size_t j = 0; form == RFX_FORM_PHASE_FREE && j < F; j++) {
+        if (b[j] != 0.0) {
+            st = rfx__corrupt(name, "field 'phases'[%zu] = %g in the phase-free form, whose "
+                              "phases are 0 (corrupt file)", j, b[j]);
+            goto done;
+        }
+    }
     if (x_mean && (st = rfx__rec_check_values(x_mean, d, 0, RFX__TAG_X_MEAN, name))) goto done;
     if (x_scale && (st = rfx__rec_check_values(x_scale, d, 1, RFX__TAG_X_SCALE, name))) goto done;
     if (!ard) {

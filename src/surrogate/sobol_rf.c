@@ -379,7 +379,7 @@ static rfx_status exact_check(const rfx_model *m, const rfx_marginal *mg, size_t
                           "features.activation: exact indices need cos or sin features, the "
                           "model has %s; use rfx_sobol_model",
                           rfx_activation_name(f->params.activation));
-    if (f->params.form != RFX_FORM_COS_BIAS && f->params.form != RFX_FORM_COS_SIN)
+    if ((unsigned)f->params.form > RFX_FORM_PHASE_FREE)
         return rfx__error(RFX_EINVAL, "features.form: %d is not an rfx_form",
                           (int)f->params.form);
     if (f->params.form == RFX_FORM_COS_SIN && f->params.activation != RFX_ACTIVATION_COS)

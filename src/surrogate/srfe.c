@@ -110,8 +110,9 @@ rfx_status rfx_srfe_params_check(const rfx_srfe_params *p)
                           p->lambda_min_ratio);
     rfx_features_params fp = fit_features(p);
     RFX__TRY(rfx__features_check_fields(&fp));
-    if (fp.form != RFX_FORM_COS_BIAS)
-        return rfx__error(RFX_EINVAL, "srfe.features.form: sparse expansions use cos-bias");
+    if (fp.form == RFX_FORM_COS_SIN)
+        return rfx__error(RFX_EINVAL, "srfe.features.form: sparse expansions use cos-bias or "
+                                      "phase-free (one nonlinearity per column), not cos-sin");
     return RFX_OK;
 }
 
