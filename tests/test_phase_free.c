@@ -439,6 +439,97 @@ done:
     free(y);
 }
 
+/* The greedy fit with phase-free tanh candidates. One term of the model
+ * family, y = 0.8 tanh(1.2 x1 - 0.5 x2) + 0.1, is recovered by the
+ * Gauss-Newton refinement of w (b stays 0) to rounding, up to the sign
+ * of (w, beta). On an odd target
+ * with 6 terms every term keeps b = 0, the training error does not
+ * increase, without refinement the first term is one of step 0's
+ * candidates bit for bit, and the fitted function minus its intercept is
+ * odd. The cos-sin form is refused. */
+static void test_greedy(void)
+{
+    const size_t n = 300, d = 2, M = 32;
+    rfx_test_rng r = {12};
+    double *X = rfx_test_matrix(&r, n, d, -1.5, 1.5), *y = malloc(n * sizeof *y);
+    double *Xn = malloc(n * d * sizeof *Xn);
+    for (size_t i = 0; i < n * d; i++) Xn[i] = -X[i];
+    rfx_greedy_params gp = rfx_greedy_params_default();
+    gp.features.form = RFX_FORM_PHASE_FREE;
+    gp.features.activation = RFX_ACTIVATION_TANH;
+    gp.features.weights = RFX_WEIGHTS_NORMAL;
+    gp.features.seed = 21;
+    gp.n_candidates = M;
+    gp.n_threads = 1;
+
+    for (size_t i = 0; i < n; i++) y[i] = 0.8 * tanh(1.2 * X[i * d] - 0.5 * X[i * d + 1]) + 0.1;
+    gp.n_terms = 1;
+    gp.refine_steps = 10;
+    rfx_model *m = NULL;
+    double path[6];
+    CHECK_OK(rfx_greedy_fit(rfx_cmat_of(X, n, d), y, &gp, &m, NULL, path));
+    if (m) {
+        const rfx_features *f = m->features;
+        printf("  one term: w = (%.12f, %.12f), b = %g, beta = %.12f, c = %.12f, mse %.2g\n",
+               f->W[0], f->W[1], f->b[0], m->W[0] * f->scale, m->intercept[0], path[0]);
+        CHECK(f->b[0] == 0.0);
+        const double sg = f->W[0] < 0 ? -1.0 : 1.0; /* (-w, -beta) is the same term */
+        CHECK_NEAR(sg * f->W[0], 1.2, 1e-9);
+        CHECK_NEAR(sg * f->W[1], -0.5, 1e-9);
+        CHECK_NEAR(sg * m->W[0] * f->scale, 0.8, 1e-9);
+        CHECK_NEAR(m->intercept[0], 0.1, 1e-9);
+        CHECK(path[0] < 1e-18);
+        rfx_model_free(m);
+        m = NULL;
+    }
+
+    for (size_t i = 0; i < n; i++) {
+        const double *x = X + i * d;
+        y[i] = tanh(1.5 * x[0] - 0.7 * x[1]) + 0.5 * tanh(0.3 * x[0] + x[1]);
+    }
+    gp.n_terms = 6;
+    for (int refine = 0; refine < 2; refine++) {
+        gp.refine_steps = refine ? 5 : 0;
+        CHECK_OK(rfx_greedy_fit(rfx_cmat_of(X, n, d), y, &gp, &m, NULL, path));
+        if (!m) continue;
+        const rfx_features *f = m->features;
+        CHECK(f->params.form == RFX_FORM_PHASE_FREE);
+        for (size_t k = 0; k < 6; k++) CHECK(f->b[k] == 0.0);
+        for (size_t k = 1; k < 6; k++) CHECK(path[k] <= path[k - 1]);
+        /* the first term against the candidates of step 0 */
+        rfx_features_params cp = gp.features;
+        cp.n_features = M;
+        rfx_features *cand = NULL;
+        CHECK_OK(rfx_features_create(&cp, d, &cand));
+        size_t same = 0;
+        for (size_t j = 0; cand && j < M; j++)
+            same += memcmp(cand->W + j * d, f->W, d * sizeof(double)) == 0;
+        CHECK_MSG(same == (refine ? 0u : 1u), "refine %d: the first term equals %zu candidates",
+                  refine, same);
+        rfx_features_free(cand);
+        double *p1 = malloc(n * sizeof *p1), *p2 = malloc(n * sizeof *p2), odd = 0;
+        CHECK_OK(rfx_model_predict(m, rfx_cmat_of(X, n, d), rfx_mat_of(p1, n, 1),
+                                   rfx_mat_none()));
+        CHECK_OK(rfx_model_predict(m, rfx_cmat_of(Xn, n, d), rfx_mat_of(p2, n, 1),
+                                   rfx_mat_none()));
+        for (size_t i = 0; i < n; i++)
+            odd = fmax(odd, fabs(p1[i] + p2[i] - 2 * m->intercept[0]));
+        CHECK_MSG(odd < 1e-12, "f(x) + f(-x) - 2 c = %.3g", odd);
+        printf("  refine_steps %zu: training mse after 1 and 6 terms %.3g, %.3g\n",
+               gp.refine_steps, path[0], path[5]);
+        free(p1);
+        free(p2);
+        rfx_model_free(m);
+        m = NULL;
+    }
+    gp.features.form = RFX_FORM_COS_SIN;
+    CHECK_STATUS(rfx_greedy_fit(rfx_cmat_of(X, n, d), y, &gp, &m, NULL, NULL), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "features.form") != NULL);
+    free(X);
+    free(Xn);
+    free(y);
+}
+
 int main(void)
 {
     RFX_TEST_RUN(test_refusals);
@@ -447,5 +538,6 @@ int main(void)
     RFX_TEST_RUN(test_arccos);
     RFX_TEST_RUN(test_tanh_quadrature);
     RFX_TEST_RUN(test_model_file);
+    RFX_TEST_RUN(test_greedy);
     return rfx_test_finish("test_phase_free");
 }

@@ -183,10 +183,11 @@ typedef enum rfx_weights {
  *              coordinate by the inverse regularised gamma function
  *              (MATERN). The phase b_j is a coordinate too (the first, in
  *              base 2; drawn and set to 0 in the phase-free form, whose
- *              frequencies are then the cos-bias map's). Each point is uniform, so estimates are unbiased,
- *              and the set is stratified: error 0.74-0.88 x in the cos-bias
- *              form (0.4-0.6 x at z ~ 0.5), 0.87-0.99 x in the cos-sin
- *              form. All kernels; d <= 100000. Creation O(D d).
+ *              frequencies are then the cos-bias map's). Each point is
+ *              uniform, so estimates are unbiased, and the set is
+ *              stratified: error 0.74-0.88 x in the cos-bias form (0.4-0.6
+ *              x at z ~ 0.5), 0.87-0.99 x in the cos-sin form. All
+ *              kernels; d <= 100000. Creation O(D d).
  *
  * Model files keep the structure (and SORF's structure_version); a SORF or
  * FASTFOOD map is rebuilt from its seed when loaded and must reproduce the

@@ -159,8 +159,10 @@ RFX_API rfx_status rfx_sinks_fit(const rfx_features *f, rfx_cmat X, const double
  *  3. its (w, b) are refined by refine_steps Levenberg-Marquardt damped
  *     Gauss-Newton steps on |r - beta phi(w.x + b) - gamma|^2 over (w, b,
  *     beta, gamma), w over its nonzero coordinates only (a q-sparse w
- *     stays q-sparse), a step kept only when it lowers the residual;
- *     nothing to refine for the sign activation (zero derivative);
+ *     stays q-sparse), a step kept only when it lowers the residual; in
+ *     the phase-free form b stays 0 and the steps are over (w, beta,
+ *     gamma); nothing to refine for the sign activation (zero
+ *     derivative);
  *  4. all k coefficients and the intercept are refitted by least squares:
  *     the new column is orthogonalised against the previous ones
  *     (modified Gram-Schmidt, twice), the orthogonal greedy algorithm
@@ -190,8 +192,8 @@ typedef struct rfx_greedy_params {
                                      weights / weight_scale or kernel and
                                      length scale(s), sparsity, seed (defaults
                                      of rfx_features_params_default); the form
-                                     must be cos-bias and n_features, n_threads
-                                     are not read                           */
+                                     cos-bias or phase-free (b = 0, kept 0);
+                                     n_features, n_threads are not read     */
     size_t n_terms;       /* K >= 1, default 32                               */
     size_t n_candidates;  /* M >= 1 per step, default 64                      */
     size_t refine_steps;  /* Gauss-Newton steps per term, default 5; 0 keeps
@@ -225,7 +227,7 @@ typedef struct rfx_greedy_report {
  * in a fixed order, so results are bitwise the same for any thread count.
  *
  * Errors: RFX_EINVAL for NULL arguments or a bad field (named; the form
- * cos-sin is refused: a term is one phase-shifted nonlinearity); RFX_EDIM
+ * cos-sin is refused: a term is one nonlinearity phi(w.x + b)); RFX_EDIM
  * when X has no rows; RFX_EPARSE for NaN / Inf in X or y; RFX_EOVERFLOW /
  * RFX_ENOMEM when the basis does not fit. */
 RFX_API rfx_status rfx_greedy_fit(rfx_cmat X, const double *y, const rfx_greedy_params *params,

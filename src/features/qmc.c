@@ -382,10 +382,10 @@ static double coordinate_quantile(rfx_kernel kernel, double u)
 /* Quasi-Monte Carlo frequencies: the scrambled Halton point n = j + 1 in
  * the dimensions, in base order: the phase b_j = 2 pi u (the cos-bias
  * layout; the phase-free form keeps the coordinate, so that its frequencies
- * are the cos-bias map's, and sets b_j = 0), then for MATERN the radial coordinate chi2_{2 nu} = 2 P^-1(nu, u)
- * of the multivariate t, then the d coordinates of w_j, each through the
- * inverse CDF of its marginal; w_j is divided by the length scales (and for
- * MATERN by sqrt(chi2 / (2 nu))). */
+ * are the cos-bias map's, and sets b_j = 0), then for MATERN the radial
+ * coordinate chi2_{2 nu} = 2 P^-1(nu, u) of the multivariate t, then the d
+ * coordinates of w_j, each through the inverse CDF of its marginal; w_j is
+ * divided by the length scales (and for MATERN by sqrt(chi2 / (2 nu))). */
 rfx_status rfx__halton_sample(rfx_features *f)
 {
     const size_t d = f->d, F = f->F;

@@ -811,6 +811,7 @@ typedef struct greedy {
     size_t n, d;
     rfx_activation act;
     int icpt, nt;
+    int phase;    /* 1: b is refined (cos-bias); 0: b = 0 (phase-free)  */
     tiling tl;
     double *part; /* tiles x width partial sums (width >= 3 M, (P+1)^2)  */
     double *jac;  /* threads x (d + 3): one Jacobian row per thread       */
@@ -819,12 +820,14 @@ typedef struct greedy {
 
 /* The squared residual |r - beta phi(X w + b) - gamma|^2 over the support
  * sup (q indices) of w, and, when A is not NULL, the Gauss-Newton normal
- * equations A = J^T J (P x P), g = J^T e, P = q + 2 + icpt, parameters
- * ordered (w_sup, b, beta, gamma). Tile partials added in order. */
+ * equations A = J^T J (P x P), g = J^T e, P = q + phase + 1 + icpt,
+ * parameters ordered (w_sup, b, beta, gamma), b only with a phase (else
+ * b = 0). Tile partials added in order. */
 static double gn_system(greedy *G, const size_t *sup, size_t q, const double *theta,
                         const double *r, double *A, double *g)
 {
-    const size_t P = q + 2 + (size_t)G->icpt, width = A ? P * P + P + 1 : 1;
+    const size_t ph = (size_t)G->phase, P = q + ph + 1 + (size_t)G->icpt;
+    const size_t width = A ? P * P + P + 1 : 1;
     const tiling *tl = &G->tl;
 #pragma omp parallel num_threads(G->nt) if (tl->count > 1 && tl->n * P * P >= PAR_MIN_WORK)
     {
@@ -840,17 +843,17 @@ static double gn_system(greedy *G, const size_t *sup, size_t q, const double *th
             memset(pt, 0, width * sizeof *pt);
             for (size_t i = r0; i < r0 + rows; i++) {
                 const double *xi = G->X.data + i * G->X.stride;
-                double u = theta[q];
+                double u = ph ? theta[q] : 0.0;
                 for (size_t k = 0; k < q; k++) u += theta[k] * xi[sup[k]];
-                double der, ph = act_eval(G->act, u, &der);
-                double e = r[i] - theta[q + 1] * ph - (G->icpt ? theta[q + 2] : 0.0);
+                double der, phi = act_eval(G->act, u, &der);
+                double e = r[i] - theta[q + ph] * phi - (G->icpt ? theta[q + ph + 1] : 0.0);
                 pt[width - 1] += e * e;
                 if (!A) continue;
-                double bd = theta[q + 1] * der;
+                double bd = theta[q + ph] * der;
                 for (size_t k = 0; k < q; k++) jac[k] = bd * xi[sup[k]];
-                jac[q] = bd;
-                jac[q + 1] = ph;
-                if (G->icpt) jac[q + 2] = 1.0;
+                if (ph) jac[q] = bd;
+                jac[q + ph] = phi;
+                if (G->icpt) jac[q + ph + 1] = 1.0;
                 for (size_t a = 0; a < P; a++) {
                     pt[P * P + a] += jac[a] * e;
                     for (size_t b = a; b < P; b++) pt[a * P + b] += jac[a] * jac[b];
@@ -880,14 +883,15 @@ static double gn_system(greedy *G, const size_t *sup, size_t q, const double *th
 
 /* Refine (w, b) of a chosen term against the residual r by damped
  * Gauss-Newton (Levenberg-Marquardt): steps that lower the squared residual
- * are kept. w (d values, its zeros stay zero), b in place. */
+ * are kept. w (d values, its zeros stay zero), b in place; without a phase
+ * (G->phase 0) b stays 0 and only w moves. */
 static rfx_status greedy_refine(greedy *G, size_t steps, const double *r, double *w, double *b,
                                 double beta, double gamma)
 {
     const size_t d = G->d;
     size_t q = 0;
     for (size_t k = 0; k < d; k++) q += w[k] != 0.0;
-    const size_t P = q + 2 + (size_t)G->icpt;
+    const size_t ph = (size_t)G->phase, P = q + ph + 1 + (size_t)G->icpt;
     size_t *sup = NULL;
     double *buf = NULL;
     rfx_status st = rfx__alloc(q + 1, sizeof *sup, (void **)&sup, "greedy: workspace");
@@ -906,9 +910,9 @@ static rfx_status greedy_refine(greedy *G, size_t steps, const double *r, double
             sup[j] = k;
             th[j++] = w[k];
         }
-    th[q] = *b;
-    th[q + 1] = beta;
-    if (G->icpt) th[q + 2] = gamma;
+    if (ph) th[q] = *b;
+    th[q + ph] = beta;
+    if (G->icpt) th[q + ph + 1] = gamma;
     double lam = 1e-3;
     double E = gn_system(G, sup, q, th, r, A, g);
     for (size_t s = 0; s < steps && isfinite(E); s++) {
@@ -930,7 +934,7 @@ static rfx_status greedy_refine(greedy *G, size_t steps, const double *r, double
         if (!kept) break;
     }
     for (size_t k = 0; k < q; k++) w[sup[k]] = th[k];
-    *b = th[q];
+    if (ph) *b = th[q];
     free(sup);
     free(buf);
     return RFX_OK;
@@ -951,9 +955,10 @@ static rfx_status greedy_check(rfx_cmat X, const double *y, const rfx_greedy_par
     if (p->update != RFX_GREEDY_ORTHOGONAL && p->update != RFX_GREEDY_RELAXED)
         return rfx__error(RFX_EINVAL, "greedy params.update: RFX_GREEDY_ORTHOGONAL or "
                                       "RFX_GREEDY_RELAXED, got %d", (int)p->update);
-    if (p->features.form != RFX_FORM_COS_BIAS)
-        return rfx__error(RFX_EINVAL, "greedy params.features.form: must be cos-bias (a term "
-                                      "is one nonlinearity phi(w.x + b))");
+    if (p->features.form == RFX_FORM_COS_SIN)
+        return rfx__error(RFX_EINVAL, "greedy params.features.form: must be cos-bias or "
+                                      "phase-free (a term is one nonlinearity phi(w.x + b)), "
+                                      "not cos-sin");
     int tmp;
     RFX__TRY(rfx__lapack_int(p->n_candidates, &tmp, "greedy params.n_candidates"));
     RFX__TRY(rfx__lapack_int(p->n_terms, &tmp, "greedy params.n_terms"));
@@ -1045,6 +1050,7 @@ rfx_status rfx_greedy_fit(rfx_cmat X, const double *y, const rfx_greedy_params *
     G.d = d;
     G.act = p->features.activation;
     G.icpt = icpt;
+    G.phase = p->features.form == RFX_FORM_COS_BIAS;
     G.nt = nt;
     G.tl = tiling_of(n);
     G.part = NULL;
