@@ -482,7 +482,7 @@ check "info: harfe, cos, uniform weights" sh -c "grep -Eq '^method +harfe' '$T/s
 expect 0 "fit --method sinks" "$RFX" fit "$T/train.csv" --method sinks -D 256 --threads 1 \
     -o "$T/sinks.rfx"
 stderr_has "sinks reports its box" "^box +C = [0-9.e+]+: "
-stderr_has "sinks chose the box by cross-validation" "chosen by 5-fold cross-validation, MSE: .*\\(C = inf\\)$"
+stderr_has "sinks chose the box by cross-validation" "chosen by 5-fold cross-validation, held-out MSE: .*\\(C = inf\\)$"
 stderr_has "sinks reports its features" "K = 256, cos of the gaussian kernel's frequencies, length scale 1.732"
 expect 0 "eval a sinks model" "$RFX" eval "$T/sinks.rfx" "$T/test.csv" --target y
 check "sinks: test relative L2 error below 0.05" \
@@ -525,6 +525,20 @@ check "greedy, 16 terms: test relative L2 error below 0.05" \
     awk '$1 == "rel_L2" { exit !($2 < 0.05) }' "$T/stdout"
 expect 1 "greedy --draws 0" "$RFX" fit "$T/train.csv" --method greedy --draws 0 -o "$T/x.rfx"
 expect 1 "sinks with --draws" "$RFX" fit "$T/train.csv" --method sinks --draws 3 -o "$T/x.rfx"
+expect 0 "fit --method greedy --update relaxed" "$RFX" fit "$T/train.csv" --method greedy \
+    --update relaxed --terms 16 --threads 1 -o "$T/g16r.rfx"
+stderr_has "greedy --update relaxed" "^method +greedy \\(relaxed greedy fit\\)"
+expect 0 "eval a relaxed greedy model" "$RFX" eval "$T/g16r.rfx" "$T/test.csv" --target y
+check "relaxed greedy, 16 terms: test relative L2 error below 0.1" \
+    awk '$1 == "rel_L2" { exit !($2 < 0.1) }' "$T/stdout"
+expect 1 "greedy --update nope" "$RFX" fit "$T/train.csv" --method greedy --update nope \
+    -o "$T/x.rfx"
+stderr_has "greedy --update nope" "unknown update 'nope' \\(orthogonal or relaxed\\)"
+expect 1 "sinks with --update" "$RFX" fit "$T/train.csv" --method sinks --update relaxed \
+    -o "$T/x.rfx"
+expect 1 "sinks regression with --loss" "$RFX" fit "$T/train.csv" --method sinks \
+    --loss logistic -o "$T/x.rfx"
+stderr_has "sinks regression with --loss" "--loss applies to --method sinks with --task classify"
 
 # options of another method, and bad values: usage errors, no model written
 expect 1 "fit --method nope" "$RFX" fit "$T/ish3.csv" --method nope -o "$T/x.rfx"
@@ -865,6 +879,30 @@ expect 0 "predict with the classifier fitted from stdin" "$RFX" predict "$T/c_st
     "$T/ctest.csv" --proba -o "$T/pred/c_stdin.csv"
 check "classify from stdin: the same probabilities, byte for byte" \
     cmp -s "$T/pred/c_file.csv" "$T/pred/c_stdin.csv"
+# kitchen sinks as a classifier: logistic one-vs-rest, the box cross-validated
+expect 0 "fit --task classify --method sinks" "$RFX" fit "$T/ctrain.csv" --task classify \
+    --method sinks -D 128 --threads 1 -o "$T/csk.rfx"
+stderr_has "sinks classifier: the method" "^method +sinks \\(random kitchen sinks classifier\\)"
+stderr_has "sinks classifier: the classes" "^classes +3 \\(logistic loss, one-vs-rest\\)"
+stderr_has "sinks classifier: the box" "chosen by 5-fold cross-validation, held-out loss: "
+expect 0 "eval the sinks classifier" "$RFX" eval "$T/csk.rfx" "$T/ctest.csv"
+check "sinks classifier: test accuracy above 0.9" \
+    awk '$1 == "accuracy" { exit !($2 > 0.9) }' "$T/stdout"
+expect 0 "predict probabilities with the sinks classifier" "$RFX" predict "$T/csk.rfx" \
+    "$T/ctest.csv" --proba -o "$T/pred/csk.csv"
+check "sinks classifier: probability rows sum to 1" \
+    awk -F, 'NR == 1 { m = NF - 1; next }
+             { s = 0; for (k = 2; k <= NF; k++) s += $k; if (s < 1 - 1e-9 || s > 1 + 1e-9) bad = 1 }
+             END { exit !(m == 3 && NR == 301 && !bad) }' "$T/pred/csk.csv"
+expect 0 "fit --task classify --method sinks --loss squared-hinge --box 20" "$RFX" fit \
+    "$T/btrain.csv" --task classify --method sinks --loss squared-hinge --box 20 -D 64 \
+    --threads 1 -o "$T/bsk.rfx"
+stderr_has "two classes: one column" "^classes +2 \\(squared-hinge loss, one column\\)"
+expect 1 "sinks classifier with --loss squared" "$RFX" fit "$T/ctrain.csv" --task classify \
+    --method sinks --loss squared -o "$T/bad.rfx"
+stderr_has "sinks classifier with --loss squared" "takes --loss logistic or squared-hinge"
+expect 1 "sinks classifier with --transform" "$RFX" fit "$T/ctrain.csv" --task classify \
+    --method sinks --transform log -o "$T/bad.rfx"
 expect 0 "fit --task classify --loss logistic" "$RFX" fit "$T/ctrain.csv" --task classify \
     --loss logistic -D 256 -o "$T/cl.rfx"
 stderr_has "fit classify: the logistic loss" "^method +classify \(logistic loss, one-vs-rest"
@@ -940,10 +978,10 @@ expect 1 "--task nope" "$RFX" fit "$T/ctrain.csv" --task nope -o "$T/bad.rfx"
 stderr_has "--task nope" "unknown task 'nope'"
 expect 1 "--task classify --method ridge" "$RFX" fit "$T/ctrain.csv" --task classify \
     --method ridge -o "$T/bad.rfx"
-stderr_has "--task classify --method ridge" "fits --method classify, not ridge"
+stderr_has "--task classify --method ridge" "fits --method classify or sinks, not ridge"
 expect 1 "--loss nope" "$RFX" fit "$T/ctrain.csv" --task classify --loss nope -o "$T/bad.rfx"
 expect 1 "--loss with bayes" "$RFX" fit "$T/ctrain.csv" --loss hinge -o "$T/bad.rfx"
-stderr_has "--loss with bayes" "--loss applies to --method classify, not bayes"
+stderr_has "--loss with bayes" "--loss applies to --method classify or sinks, not bayes"
 expect 1 "--noise-var with classify" "$RFX" fit "$T/ctrain.csv" --task classify --noise-var 1 \
     -o "$T/bad.rfx"
 expect 1 "--multiclass softmax with hinge" "$RFX" fit "$T/ctrain.csv" --task classify \

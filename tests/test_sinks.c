@@ -774,7 +774,7 @@ static void test_errors(void)
     CHECK_STATUS(rfx_sinks_fit(f, Xv, y, &q, &m, NULL), RFX_EINVAL);
     CHECK(strstr(rfx_last_error(), "loss") != NULL);
     q = p;
-    q.C = 0;
+    q.C = -1;
     CHECK_STATUS(rfx_sinks_fit(f, Xv, y, &q, &m, NULL), RFX_EINVAL);
     CHECK(strstr(rfx_last_error(), "params.C") != NULL);
     q.C = NAN;

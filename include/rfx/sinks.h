@@ -48,6 +48,16 @@ typedef enum rfx_sinks_loss {
     RFX_SINKS_LOSS_SQUARED_HINGE = 2
 } rfx_sinks_loss;
 
+/* The box chosen by cross-validation (params.C = 0): RFX_SINKS_CV_FOLDS
+ * folds (row i of a Fisher-Yates shuffle of the map's seed in fold
+ * i mod 5), and RFX_SINKS_CV_GRID boxes: r, 4 r, 16 r, 64 r, 256 r and
+ * INFINITY (no box), r the range max(y) - min(y) of the targets (2 for
+ * labels +-1). The box of least mean held-out loss is kept (the squared
+ * error for the squared loss, else the fit's loss; a tie keeps the smaller
+ * box), and the fit on all rows made with it: 31 fits in all. */
+#define RFX_SINKS_CV_FOLDS 5
+#define RFX_SINKS_CV_GRID 6
+
 typedef struct rfx_sinks_params {
     rfx_sinks_loss loss;  /* default RFX_SINKS_LOSS_SQUARED                  */
     double C;             /* the box: |alpha_k| s <= C / K, with s the map's
@@ -56,8 +66,9 @@ typedef struct rfx_sinks_params {
                              nonlinearities phi(w_k.x + b_k) are at most C/K
                              in magnitude, and with |phi| <= 1 the fitted
                              function minus its intercept is at most C in
-                             magnitude. > 0; INFINITY for no box. Default
-                             10: a few times the range of y is a start       */
+                             magnitude. > 0; INFINITY for no box; 0 (the
+                             default): chosen by cross-validation (above),
+                             which needs at least 10 rows                    */
     int fit_intercept;    /* default 1: a free intercept c (outside the box) */
     size_t max_iter;      /* iterations in all, default 5000: accelerated
                              gradient steps, and for the squared loss with
@@ -86,6 +97,11 @@ typedef struct rfx_sinks_report {
     int converged;       /* kkt reached the tolerance                       */
     size_t newton_steps; /* projected Newton steps of the squared loss's
                             gram form (0 when the gradient steps sufficed)  */
+    double C;            /* the box of the fit (params.C, or the one chosen) */
+    size_t n_cv;         /* boxes cross-validated: RFX_SINKS_CV_GRID when
+                            params.C was 0, else 0                          */
+    double cv_C[RFX_SINKS_CV_GRID];    /* those boxes, ascending            */
+    double cv_loss[RFX_SINKS_CV_GRID]; /* their mean held-out loss per row  */
 } rfx_sinks_report;
 
 /* Fit random kitchen sinks on the rows X (n x d) and targets y (n values;
@@ -145,6 +161,25 @@ typedef struct rfx_sinks_report {
 RFX_API rfx_status rfx_sinks_fit(const rfx_features *f, rfx_cmat X, const double *y,
                                  const rfx_sinks_params *params, rfx_model **out,
                                  rfx_sinks_report *report);
+
+/* Kitchen sinks for C >= 2 classes (labels: any finite values, n of
+ * them): one fit of rfx_sinks_fit per column of +-1 targets on the map f,
+ * one column (+1 for the larger class) for two classes, else one per class
+ * (one-vs-rest), all with one box: params.C, or, when it is 0, the box of
+ * least cross-validated loss summed over the columns (as above, 31 fits
+ * per column). params.loss is logistic or squared hinge. The model is a
+ * classifier (RFX_METHOD_CLASSIFY, rfx/classify.h: loss logistic or
+ * squared hinge, one-vs-rest, lambda 0): rfx_model_decision gives the
+ * decision values alpha_k.z(x) + c_k, rfx_model_predict the labels, and a
+ * logistic one rfx_model_predict_proba. The report, when not NULL, sums
+ * the columns' iterations, restarts, Newton steps and weights at the
+ * bound, holds their largest KKT residual and step constant, their mean
+ * objective, converged when all did, the box and the cross-validation.
+ * Errors: those of rfx_sinks_fit, and RFX_EINVAL for the squared loss or
+ * fewer than 2 classes (RFX_EPARSE naming the row of a NaN / Inf label). */
+RFX_API rfx_status rfx_sinks_classify(const rfx_features *f, rfx_cmat X, const double *labels,
+                                      const rfx_sinks_params *params, rfx_model **out,
+                                      rfx_sinks_report *report);
 
 /* The greedy baseline: f_K(x) = c + sum_{k=1..K} beta_k phi(w_k.x + b_k),
  * built one term at a time for the squared loss. At step k (residual r of

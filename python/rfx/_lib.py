@@ -942,6 +942,9 @@ typedef enum rfx_sinks_loss {
     RFX_SINKS_LOSS_SQUARED_HINGE = 2
 } rfx_sinks_loss;
 
+#define RFX_SINKS_CV_FOLDS 5
+#define RFX_SINKS_CV_GRID 6
+
 typedef struct rfx_sinks_params {
     rfx_sinks_loss loss;
     double C;
@@ -962,11 +965,19 @@ typedef struct rfx_sinks_report {
     size_t n_at_bound;
     int converged;
     size_t newton_steps;
+    double C;
+    size_t n_cv;
+    double cv_C[RFX_SINKS_CV_GRID];
+    double cv_loss[RFX_SINKS_CV_GRID];
 } rfx_sinks_report;
 
 rfx_status rfx_sinks_fit(const rfx_features *f, rfx_cmat X, const double *y,
                                  const rfx_sinks_params *params, rfx_model **out,
                                  rfx_sinks_report *report);
+
+rfx_status rfx_sinks_classify(const rfx_features *f, rfx_cmat X, const double *labels,
+                                      const rfx_sinks_params *params, rfx_model **out,
+                                      rfx_sinks_report *report);
 
 typedef enum rfx_greedy_update {
     RFX_GREEDY_ORTHOGONAL = 0,

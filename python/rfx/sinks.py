@@ -16,7 +16,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from . import _common
-from ._lib import as_rows, check, cmat, ffi, lib, serial_blas
+from ._lib import as_rows, check, cmat, ffi, lib, mat, serial_blas
 from ._model import _RFXModel
 from ._sklearn_compat import TagsMixin, validate_data
 
@@ -60,6 +60,15 @@ def _doc(cls):
     return cls
 
 
+def _box(v):
+    """The C library's params.C for the estimator's C: 0 for "cv"."""
+    if isinstance(v, str):
+        if v != "cv":
+            raise ValueError("C must be a number > 0, inf or 'cv', got %r" % v)
+        return 0.0
+    return _positive_real(v, "C", allow_inf=True)
+
+
 def _positive_real(v, name, allow_inf=False):
     if not isinstance(v, numbers.Real) or isinstance(v, bool):
         raise TypeError("%s must be a number, got %r" % (name, v))
@@ -92,9 +101,10 @@ class _SeedBase(_RFXModel):
     def _one_target(self):
         return True
 
-    def _fit_sinks(self, X, y, loss):
+    def _fit_sinks(self, X, y, loss, labels=False):
         """rfx_sinks_fit of X and y (targets, or +1 / -1 labels) with the
-        loss; the report's fields into the attributes."""
+        loss, or with labels=True rfx_sinks_classify of X and the labels y
+        (class indices); the report's fields into the attributes."""
         threads = _common.resolve_threads(self.n_jobs)
         spec = self._spec(_common.check_n_components(self.n_components))
         scale = _common.resolve_scale(spec, X, X.shape[1], allow_auto=False)
@@ -102,7 +112,7 @@ class _SeedBase(_RFXModel):
         fp, keep = _common.features_params(spec, seed, scale, threads)
         sp = ffi.new("rfx_sinks_params *", lib.rfx_sinks_params_default())
         sp.loss = loss
-        sp.C = _positive_real(self.C, "C", allow_inf=True)
+        sp.C = _box(self.C)
         sp.fit_intercept = int(bool(self.fit_intercept))
         sp.max_iter = _common.check_count(self.max_iter, "max_iter", 1)
         sp.tol = _positive_real(self.tol, "tol")
@@ -113,10 +123,14 @@ class _SeedBase(_RFXModel):
         del keep
         out = ffi.new("rfx_model **")
         report = ffi.new("rfx_sinks_report *")
+        fit = lib.rfx_sinks_classify if labels else lib.rfx_sinks_fit
         with serial_blas:
-            check(lib.rfx_sinks_fit(feats, cmat(X), ffi.cast("const double *", y.ctypes.data),
-                                    sp, out, report))
+            check(fit(feats, cmat(X), ffi.cast("const double *", y.ctypes.data), sp, out, report))
         self._finish_fit(out[0], seed, X)
+        self.C_ = float(report.C)
+        n_cv = int(report.n_cv)
+        self.cv_C_ = np.array([report.cv_C[g] for g in range(n_cv)]) if n_cv else None
+        self.cv_loss_ = np.array([report.cv_loss[g] for g in range(n_cv)]) if n_cv else None
         self.n_iter_ = int(report.iterations)
         self.newton_steps_ = int(report.newton_steps)
         self.objective_ = float(report.objective)
@@ -176,9 +190,11 @@ class KitchenSinksRegressor(_SeedModel):
         The layout of cos features; see :class:`rfx.RandomFourierFeatures`.
     structure : {"iid", "orthogonal", "sorf", "fastfood", "halton"}, default="iid"
         How the frequencies are drawn; see :class:`rfx.RFFRegressor`.
-    C : float > 0 or inf, default=10.0
+    C : float > 0, inf or "cv", default="cv"
         The box: with |phi| <= 1 the fitted function minus its intercept is
-        at most C in magnitude. A few times the range of y is a start.
+        at most C in magnitude. "cv" chooses it by 5-fold cross-validation
+        (held-out squared error) among 1, 4, 16, 64 and 256 times the range
+        of y and inf (no box), then refits on all rows (at least 10 rows).
     max_iter : int >= 1, default=5000
         Iterations in all (accelerated gradient and projected Newton steps).
     tol : float > 0, default=1e-6
@@ -206,9 +222,13 @@ class KitchenSinksRegressor(_SeedModel):
     kkt_ : float
         The KKT residual at the solution (0 exactly at the optimum).
     n_at_bound_ : int
-        Weights on the box's boundary, ``|coef_| s == C / K``.
+        Weights on the box's boundary, ``|coef_| s == C_ / K``.
     converged_ : bool
         Whether the KKT residual reached the tolerance within max_iter.
+    C_ : float
+        The box of the fit (C, or the one cross-validation chose).
+    cv_C_, cv_loss_ : ndarray of shape (6,) or None
+        With ``C="cv"``: the boxes tried and their mean held-out loss.
 
     Examples
     --------
@@ -230,7 +250,7 @@ class KitchenSinksRegressor(_SeedModel):
 
     def __init__(self, n_components=256, *, kernel="gaussian", nu=1.5, length_scale=None,
                  gamma=None, form="cos_bias", activation="cos", sparsity=None, weights="kernel",
-                 weight_scale=1.0, structure="iid", C=10.0, max_iter=5000, tol=1e-6,
+                 weight_scale=1.0, structure="iid", C="cv", max_iter=5000, tol=1e-6,
                  fit_intercept=True, random_state=None, n_jobs=None):
         self.n_components = n_components
         self.kernel = kernel
@@ -270,10 +290,10 @@ _SINKS_LOSSES = {"logistic": "RFX_SINKS_LOSS_LOGISTIC",
 
 @_doc
 class KitchenSinksClassifier(TagsMixin, ClassifierMixin, _SeedBase):
-    """Random kitchen sinks (Rahimi & Recht, NIPS 2008) for binary
-    classification, fitted by the rfx C library (rfx_sinks_fit): K random
-    nonlinearities phi(w_k.x + b_k), only their weights fitted inside the
-    paper's box::
+    """Random kitchen sinks (Rahimi & Recht, NIPS 2008) for
+    classification, fitted by the rfx C library (rfx_sinks_fit for two
+    classes, rfx_sinks_classify for more): K random nonlinearities
+    phi(w_k.x + b_k), only their weights fitted inside the paper's box::
 
         min_{alpha, c}  (1/n) sum_i loss(y_i (alpha.z(x_i) + c))
         subject to      |alpha_k| s <= C / K   for every k
@@ -282,13 +302,15 @@ class KitchenSinksClassifier(TagsMixin, ClassifierMixin, _SeedBase):
     logistic loss log(1 + exp(-t)) or the squared hinge (1/2) max(0, 1 -
     t)^2, and s the map's column scale as in :class:`KitchenSinksRegressor`.
     The paper's excess-risk bound O(L C (1/sqrt(n) + 1/sqrt(K))) holds for
-    these Lipschitz losses. Two classes: for more, wrap it in
-    ``sklearn.multiclass.OneVsRestClassifier``. Inputs are used as given.
+    these Lipschitz losses. More than two classes are one-vs-rest: one such
+    fit per class (y_i = +1 for the class), all in one box, and the
+    probabilities the normalised sigmoids. Inputs are used as given.
 
-    Pickles keep the classifier. :meth:`save` writes its decision function
-    as a kitchen-sinks model, which :func:`rfx.load_model` reads back as a
-    :class:`KitchenSinksRegressor` predicting the decision values (the
-    labels are not in the file).
+    Pickles keep the classifier. For two classes :meth:`save` writes its
+    decision function as a kitchen-sinks model, which :func:`rfx.load_model`
+    reads back as a :class:`KitchenSinksRegressor` predicting the decision
+    values (the labels are not in the file); for more, an rfx classifier
+    (read back as :class:`rfx.RFFClassifier` with the labels).
 
     Parameters
     ----------
@@ -301,9 +323,11 @@ class KitchenSinksClassifier(TagsMixin, ClassifierMixin, _SeedBase):
         How the frequencies are drawn; see :class:`rfx.RFFRegressor`.
     loss : {"logistic", "squared_hinge"}, default="logistic"
         The margin loss; ``predict_proba`` needs the logistic one.
-    C : float > 0 or inf, default=10.0
+    C : float > 0, inf or "cv", default="cv"
         The box: with |phi| <= 1 the decision function minus its intercept
-        is at most C in magnitude.
+        is at most C in magnitude. "cv" chooses it by 5-fold
+        cross-validation of the loss among 2, 8, 32, 128 and 512 and inf
+        (no box), one box for all classes (at least 10 rows).
     max_iter : int >= 1, default=5000
         Accelerated gradient iterations.
     tol : float > 0, default=1e-6
@@ -312,16 +336,19 @@ class KitchenSinksClassifier(TagsMixin, ClassifierMixin, _SeedBase):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
+    classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int
     feature_names_in_ : ndarray of str (when X had string column names)
     seed_ : int
     length_scale_ : float or ndarray
-    coef_ : ndarray of shape (n_components,)
-        alpha, the weights on the (scaled) features z(x).
-    intercept_ : float
-    n_iter_, newton_steps_, objective_, kkt_, n_at_bound_, converged_
-        As :class:`KitchenSinksRegressor`'s (no Newton steps here).
+    coef_ : ndarray of shape (n_components,) or (n_classes, n_components)
+        alpha, the weights on the (scaled) features z(x) (one row per class
+        for more than two classes).
+    intercept_ : float or ndarray of shape (n_classes,)
+    n_iter_, newton_steps_, objective_, kkt_, n_at_bound_, converged_, C_, cv_C_, cv_loss_
+        As :class:`KitchenSinksRegressor`'s (no Newton steps here); for more
+        than two classes the classes' iterations and weights at the bound
+        are summed, their objectives averaged.
 
     Examples
     --------
@@ -337,12 +364,11 @@ class KitchenSinksClassifier(TagsMixin, ClassifierMixin, _SeedBase):
     ['in', 'out']
     """
 
-    _method = 7  # RFX_METHOD_SINKS
-    _rfx_tags = {"binary_only": True}
+    _method = 7  # RFX_METHOD_SINKS (two classes; more: RFX_METHOD_CLASSIFY)
 
     def __init__(self, n_components=256, *, kernel="gaussian", nu=1.5, length_scale=None,
                  gamma=None, form="cos_bias", activation="cos", sparsity=None, weights="kernel",
-                 weight_scale=1.0, structure="iid", loss="logistic", C=10.0, max_iter=5000,
+                 weight_scale=1.0, structure="iid", loss="logistic", C="cv", max_iter=5000,
                  tol=1e-6, fit_intercept=True, random_state=None, n_jobs=None):
         self.n_components = n_components
         self.kernel = kernel
@@ -372,28 +398,53 @@ class KitchenSinksClassifier(TagsMixin, ClassifierMixin, _SeedBase):
         if self.loss not in _SINKS_LOSSES:
             raise ValueError("loss must be one of %s, got %r"
                              % (", ".join(_SINKS_LOSSES), self.loss))
-        classes = np.unique(y)
-        if len(classes) != 2:
-            raise ValueError("KitchenSinksClassifier takes two classes (its losses take labels "
-                             "+1 and -1), got %d class%s; for more, wrap it in "
-                             "sklearn.multiclass.OneVsRestClassifier"
-                             % (len(classes), "" if len(classes) == 1 else "es"))
+        classes, idx = np.unique(y, return_inverse=True)
+        if len(classes) < 2:
+            raise ValueError("KitchenSinksClassifier needs at least 2 classes, got 1 class "
+                             "(%r)" % (classes[0],))
         if X.shape[0] < 2:
             raise ValueError("n_samples=%d: at least 2 samples are needed to fit" % X.shape[0])
-        signs = np.ascontiguousarray(np.where(y == classes[1], 1.0, -1.0))
-        self._fit_sinks(as_rows(X), signs, getattr(lib, _SINKS_LOSSES[self.loss]))
+        loss = getattr(lib, _SINKS_LOSSES[self.loss])
+        if len(classes) == 2:
+            signs = np.ascontiguousarray(np.where(idx == 1, 1.0, -1.0))
+            self._fit_sinks(as_rows(X), signs, loss)
+        else:
+            self._fit_sinks(as_rows(X), np.ascontiguousarray(idx, dtype=np.float64), loss,
+                            labels=True)
         self.classes_ = classes
         return self
 
+    def _one_target(self):
+        return len(self.classes_) == 2
+
+    def _read_info(self):
+        info = super()._read_info()
+        if info.method == lib.RFX_METHOD_CLASSIFY:  # the score columns, not the label
+            ci = ffi.new("rfx_classifier_info *")
+            check(lib.rfx_model_classifier_info(self._model, ci))
+            self._n_targets = int(ci.n_columns)
+        return info
+
     def decision_function(self, X):
-        """alpha.z(x) + c, of shape (n_samples,): positive for classes_[1]."""
-        Yhat, _ = self._predict_raw(X)
-        return Yhat[:, 0]
+        """alpha.z(x) + c: of shape (n_samples,) for two classes (positive
+        for classes_[1]), else (n_samples, n_classes), one column per class."""
+        check_is_fitted(self)
+        if len(self.classes_) == 2:
+            Yhat, _ = self._predict_raw(X)
+            return Yhat[:, 0]
+        check_is_fitted(self)
+        X = as_rows(validate_data(self, X, dtype=np.float64, reset=False))
+        S = np.empty((X.shape[0], len(self.classes_)))
+        with serial_blas:
+            check(lib.rfx_model_decision(self._model, cmat(X), mat(S)))
+        return S
 
     def predict(self, X):
         """The class labels, of shape (n_samples,)."""
         d = self.decision_function(X)
-        return self.classes_[(d > 0).astype(int)]
+        if d.ndim == 1:
+            return self.classes_[(d > 0).astype(int)]
+        return self.classes_[np.argmax(d, axis=1)]
 
     def _has_proba(self):
         if self.loss != "logistic":
@@ -402,12 +453,16 @@ class KitchenSinksClassifier(TagsMixin, ClassifierMixin, _SeedBase):
 
     @available_if(_has_proba)
     def predict_proba(self, X):
-        """Class probabilities sigmoid(+-f(x)) of the logistic model, of
-        shape (n_samples, 2), columns in the order of classes_."""
+        """Class probabilities of the logistic model, of shape (n_samples,
+        n_classes), columns in the order of classes_: sigmoid(+-f(x)) for
+        two classes, else the classes' sigmoids divided by their sum."""
         check_is_fitted(self)
         d = self.decision_function(X)
-        p1 = 0.5 * (1.0 + np.tanh(0.5 * d))  # sigmoid, without overflow
-        return np.column_stack([1.0 - p1, p1])
+        if d.ndim == 1:
+            p1 = 0.5 * (1.0 + np.tanh(0.5 * d))  # sigmoid, without overflow
+            return np.column_stack([1.0 - p1, p1])
+        s = 0.5 * (1.0 + np.tanh(0.5 * d))
+        return s / s.sum(axis=1, keepdims=True)
 
 
 @_doc

@@ -202,14 +202,51 @@ def test_sinks_classifier_without_a_box_is_logistic_regression():
 
 def test_sinks_classifier_errors_and_pickle():
     X, y = _labelled(60)
-    with pytest.raises(ValueError, match="takes two classes.*OneVsRestClassifier"):
-        rfx.KitchenSinksClassifier(8, length_scale=1.0).fit(X, np.arange(60) % 3)
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        rfx.KitchenSinksClassifier(8, length_scale=1.0).fit(X, np.zeros(60))
+    with pytest.raises(ValueError, match="C must be"):
+        rfx.KitchenSinksClassifier(8, length_scale=1.0, C="auto").fit(X, y)
     with pytest.raises(ValueError, match="loss must be one of"):
         rfx.KitchenSinksClassifier(8, length_scale=1.0, loss="hinge").fit(X, y)
     est = rfx.KitchenSinksClassifier(16, length_scale=1.0, random_state=0).fit(X, y)
     back = pickle.loads(pickle.dumps(est))
     assert np.array_equal(back.predict_proba(X), est.predict_proba(X))
     assert list(back.classes_) == ["a", "b"]
+
+
+def test_sinks_classifier_of_three_classes_is_one_vs_rest_of_the_c_library():
+    """Three classes: rfx_sinks_classify's decision values bitwise, each
+    column equal to rfx_sinks_fit on that class's +-1 targets at the box
+    cross-validation chose, labels the argmax, probabilities the OvR
+    sigmoids normalised; pickles and model files keep it."""
+    rng = np.random.RandomState(4)
+    X = rng.uniform(-2, 2, size=(240, 2))
+    r = np.hypot(X[:, 0], X[:, 1]) + 0.2 * rng.normal(size=240)
+    y = np.where(r < 1.0, "in", np.where(r < 1.9, "mid", "out"))
+    est = rfx.KitchenSinksClassifier(48, length_scale=0.7, max_iter=800,
+                                     random_state=3).fit(X, y)
+    assert list(est.classes_) == ["in", "mid", "out"]
+    assert est.cv_C_.shape == (6,) and est.C_ == est.cv_C_[np.argmin(est.cv_loss_)]
+    Xt = rng.uniform(-2, 2, size=(90, 2))
+    S = est.decision_function(Xt)
+    assert S.shape == (90, 3) and est.coef_.shape == (3, 48) and est.intercept_.shape == (3,)
+    f = _c_features(2, 48, 3, 0.7)
+    p = ffi.new("rfx_sinks_params *", lib.rfx_sinks_params_default())
+    p.loss = lib.RFX_SINKS_LOSS_LOGISTIC
+    p.C, p.max_iter, p.n_threads = est.C_, 800, 1
+    for k, label in enumerate(est.classes_):
+        signs = np.ascontiguousarray(np.where(y == label, 1.0, -1.0))
+        out = ffi.new("rfx_model **")
+        check(lib.rfx_sinks_fit(f, cmat(X), _dptr(signs), p, out, ffi.NULL))
+        model = ffi.gc(out[0], lib.rfx_model_free)
+        assert np.allclose(S[:, k], _c_predict(model, Xt), rtol=0, atol=1e-12)
+    assert np.array_equal(est.predict(Xt), est.classes_[np.argmax(S, axis=1)])
+    P = est.predict_proba(Xt)
+    sig = 1.0 / (1.0 + np.exp(-S))
+    assert np.allclose(P, sig / sig.sum(axis=1, keepdims=True), rtol=0, atol=1e-14)
+    assert est.score(X, y) > 0.8
+    back = pickle.loads(pickle.dumps(est))
+    assert np.array_equal(back.predict_proba(Xt), P)
 
 
 # ---------------------------------------------------------------------------
@@ -282,7 +319,7 @@ def test_save_load_and_pickle_round_trips(tmp_path, make):
     again = pickle.loads(pickle.dumps(est))
     assert np.array_equal(again.predict(Xt), ref)
     # a loaded kitchen-sink model refits as its parameters say
-    if isinstance(est, rfx.KitchenSinksRegressor) and est.C == 10.0:
+    if isinstance(est, rfx.KitchenSinksRegressor) and est.C == "cv":
         refit = rfx.KitchenSinksRegressor(**back.get_params()).fit(X, y)
         assert np.array_equal(refit.predict(Xt), ref)
     assert os.path.getsize(path) > 0

@@ -73,7 +73,7 @@ rfx_sinks_params rfx_sinks_params_default(void)
     rfx_sinks_params p;
     memset(&p, 0, sizeof p);
     p.loss = RFX_SINKS_LOSS_SQUARED;
-    p.C = 10.0;
+    p.C = 0.0; /* chosen by cross-validation (sinks_cv.c) */
     p.fit_intercept = 1;
     p.max_iter = 5000;
     p.tol = 1e-6;
@@ -396,9 +396,9 @@ static rfx_status sinks_check(const rfx_features *f, rfx_cmat X, const double *y
     if ((unsigned)p->loss > RFX_SINKS_LOSS_SQUARED_HINGE)
         return rfx__error(RFX_EINVAL, "sinks params.loss: %d is not an rfx_sinks_loss",
                           (int)p->loss);
-    if (!(p->C > 0) || isnan(p->C))
-        return rfx__error(RFX_EINVAL, "sinks params.C: must be > 0 (INFINITY for no box), got %g",
-                          p->C);
+    if (!(p->C >= 0) || isnan(p->C))
+        return rfx__error(RFX_EINVAL, "sinks params.C: must be > 0 (INFINITY for no box) or 0 "
+                          "(chosen by cross-validation), got %g", p->C);
     if (p->max_iter == 0) return rfx__error(RFX_EINVAL, "sinks params.max_iter: must be >= 1");
     if (!(p->tol > 0 && isfinite(p->tol)))
         return rfx__error(RFX_EINVAL, "sinks params.tol: must be > 0 and finite, got %g", p->tol);
@@ -493,6 +493,7 @@ rfx_status rfx_sinks_fit(const rfx_features *f, rfx_cmat X, const double *y,
                          rfx_sinks_report *report)
 {
     RFX__TRY(sinks_check(f, X, y, params, out));
+    if (params->C == 0) return rfx__sinks_fit_cv(f, X, y, params, out, report);
     const rfx_sinks_params *p = params;
     const size_t n = X.rows, K = f->D;
     const int icpt = p->fit_intercept != 0;
@@ -667,6 +668,7 @@ rfx_status rfx_sinks_fit(const rfx_features *f, rfx_cmat X, const double *y,
         report->lipschitz = L;
         report->n_at_bound = at_bound;
         report->converged = converged;
+        report->C = p->C;
     }
     *out = m;
     m = NULL;

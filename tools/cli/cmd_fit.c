@@ -24,7 +24,7 @@ static const opt_spec FIT_OPTS[] = {
     { O_OUTPUT, 'o', "output", "MODEL", "write the model to MODEL (required)" },
     { O_TASK, 0, "task", "T",
       "regression (default) or classify: a classifier of the target's labels (any numbers, "
-      "at least two distinct); the method is then classify" },
+      "at least two distinct); the method is then classify, or sinks when given" },
     { O_METHOD, 0, "method", "M",
       "bayes (default; Bayesian regression on random Fourier features, with predictive std), "
       "ridge, srfe (sparse random features: basis pursuit denoising with --eta, else the "
@@ -48,7 +48,8 @@ static const opt_spec FIT_OPTS[] = {
     { O_LOSS, 0, "loss", "L",
       "classify: squared (default: least squares, the ridge classifier, lambda by exact "
       "leave-one-out; probabilities by a fitted temperature), logistic (with probabilities), "
-      "hinge (the SVM) or squared-hinge" },
+      "hinge (the SVM) or squared-hinge; sinks with --task classify: logistic (default) or "
+      "squared-hinge" },
     { O_MULTICLASS, 0, "multiclass", "S",
       "classify, more than two classes: ovr (one-vs-rest, default) or softmax (multinomial "
       "logistic regression; logistic loss)" },
@@ -116,11 +117,15 @@ static const opt_spec FIT_OPTS[] = {
       "sinks: the box |alpha_k| <= C / K on the weights of the K unscaled nonlinearities, so "
       "that the fit minus its intercept is at most C in magnitude: C > 0 in the target's "
       "units, or inf (no box); default: chosen by 5-fold cross-validation (rows in a random "
-      "order of --seed) from 1, 4, 16, 64 and 256 times the target's range, and inf" },
+      "order of --seed) from 1, 4, 16, 64 and 256 times the target's range (2 for classes), "
+      "and inf, by the held-out squared error (with --task classify: the loss)" },
     { O_DRAWS, 0, "draws", "M",
       "greedy: random candidates drawn per term, M >= 1 (default 64)" },
     { O_REFINE_STEPS, 0, "refine-steps", "N",
       "greedy: Gauss-Newton steps refining each chosen term, N >= 0 (default 5)" },
+    { O_UPDATE, 0, "update", "U",
+      "greedy: how a term joins the fit: orthogonal (default: every coefficient refitted by "
+      "least squares) or relaxed (the convex update (1 - a) f + g phi of Jones and Barron)" },
     { O_ETA, 0, "eta", "E",
       "srfe: basis pursuit denoising (SRFE-S), the least |c|_1 with a training RMS residual "
       "<= E > 0 (default: the lasso, and the equivalent E is reported)" },
@@ -240,10 +245,11 @@ const command cli_fit_command = {
     "  sinks  random kitchen sinks: K random nonlinearities (-D; random Fourier\n"
     "         features of --kernel, or --activation with --weights), only their\n"
     "         weights fitted, by least squares within the box |alpha_k| <= C / K\n"
-    "         (--box)\n"
+    "         (--box); with --task classify a classifier (logistic or squared\n"
+    "         hinge loss, one-vs-rest for more than two classes)\n"
     "  greedy the greedy baseline: --terms terms added one at a time, each the\n"
     "         best of --draws random candidates refined by Gauss-Newton, all\n"
-    "         coefficients refitted after each\n"
+    "         coefficients refitted after each (or the relaxed --update)\n"
     "  classify  (--task classify) a classifier on random Fourier features: the\n"
     "         target's distinct values are the classes; squared (default: the\n"
     "         least-squares or ridge classifier), logistic (kernel logistic\n"
@@ -320,11 +326,12 @@ static const struct fit_opt_methods {
     { O_SPARSITY, FM_SPARSE | FM_SINKS_GREEDY }, { O_ACTIVATION, FM_SPARSE | FM_SINKS_GREEDY },
     { O_WEIGHTS, FM_SPARSE | FM_SINKS_GREEDY }, { O_WEIGHT_SCALE, FM_SPARSE | FM_SINKS_GREEDY },
     { O_BOX, FM(FM_SINKS) }, { O_DRAWS, FM(FM_GREEDY) }, { O_REFINE_STEPS, FM(FM_GREEDY) },
+    { O_UPDATE, FM(FM_GREEDY) },
     { O_FOLDS, FM_SPARSE | FM(FM_PROJECTED) | FM(FM_CLASSIFY) | FM(FM_AUTO) },
     { O_TRANSFORM, ~FM(FM_CLASSIFY) }, { O_BUDGET, FM(FM_AUTO) }, { O_CANDIDATES, FM(FM_AUTO) },
     { O_SAMPLE_WEIGHT, FM(FM_RIDGE) | FM(FM_BAYES) | FM(FM_CLASSIFY) },
     { O_DISTRIBUTED, FM_KERNEL }, { O_DETERMINISTIC, FM_KERNEL }, { O_CHUNK_ROWS, FM_KERNEL },
-    { O_LOSS, FM(FM_CLASSIFY) }, { O_MULTICLASS, FM(FM_CLASSIFY) },
+    { O_LOSS, FM(FM_CLASSIFY) | FM(FM_SINKS) }, { O_MULTICLASS, FM(FM_CLASSIFY) },
     { O_OPTIMIZER, FM(FM_CLASSIFY) }, { O_CLASS_WEIGHT, FM(FM_CLASSIFY) },
     { O_ETA, FM(FM_SRFE) }, { O_TERMS, FM(FM_HARFE) | FM(FM_GREEDY) },
     { O_DEGREE, FM(FM_PCE) }, { O_DEGREE_MIN, FM(FM_PCE) }, { O_Q_NORM, FM(FM_PCE) },
@@ -570,7 +577,9 @@ typedef struct fit_opts {
     double weight_scale, eta;
     /* sinks, greedy */
     double box;                   /* --box C (0: chosen)                       */
+    int sinks_classify;           /* sinks with --task classify               */
     size_t draws, refine_steps;   /* greedy                                   */
+    rfx_greedy_update update;
     /* pce */
     size_t degree, degree_min, max_interaction;
     double q_norm;
@@ -1490,7 +1499,7 @@ static int apply_transform(fit_opts *o, const rfx_data *data, const char *data_p
 {
     rfx_cmat X = rfx_data_x(data), Y = rfx_data_y(data);
     o->Y = Y;
-    if (o->method == FM_CLASSIFY || o->method == FM_AUTO) return RC_OK;
+    if (o->method == FM_CLASSIFY || o->method == FM_AUTO || o->sinks_classify) return RC_OK;
     if (!o->transform_auto && !(o->transforms & ~RFX_AUTO_TRANSFORM(RFX_TARGET_NONE)))
         return RC_OK;
     const size_t n = Y.rows;
@@ -1571,90 +1580,9 @@ static rfx_features_params sinks_features(const fit_opts *o, size_t d)
     return fp;
 }
 
-#define SINKS_FOLDS 5
-#define SINKS_GRID 6 /* 1, 4, 16, 64, 256 times the target's range, and inf */
-
-/* splitmix64 (Steele, Lea & Flood 2014): the fold order of --seed. */
-static uint64_t splitmix64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
-/* sinks: the box of least 5-fold cross-validated squared error on the
- * rows X (n x d, standardised), y; row perm[i] in fold i mod 5, perm a
- * Fisher-Yates shuffle of seed. cv[g] gets the grid's errors. */
-static rfx_status sinks_choose_box(const rfx_features *f, rfx_cmat X, const double *y,
-                                   const rfx_sinks_params *base, uint64_t seed, double *grid,
-                                   double *cv, double *best)
-{
-    const size_t n = X.rows, d = X.cols;
-    double lo = y[0], hi = y[0];
-    for (size_t i = 1; i < n; i++) {
-        if (y[i] < lo) lo = y[i];
-        if (y[i] > hi) hi = y[i];
-    }
-    const double range = hi > lo ? hi - lo : 1.0;
-    for (int g = 0; g < SINKS_GRID - 1; g++) grid[g] = range * pow(4.0, g);
-    grid[SINKS_GRID - 1] = INFINITY;
-    size_t *perm = malloc(n * sizeof *perm);
-    double *Xt = malloc(n * d * sizeof *Xt), *yt = malloc(n * sizeof *yt);
-    double *pred = malloc(n * sizeof *pred);
-    rfx_status st = RFX_OK;
-    if (!perm || !Xt || !yt || !pred) {
-        st = rfx_set_error(RFX_ENOMEM, "sinks: cannot allocate the cross-validation folds");
-        goto done;
-    }
-    uint64_t state = seed ^ 0x5EEDB0C5ULL;
-    for (size_t i = 0; i < n; i++) perm[i] = i;
-    for (size_t i = n; i > 1; i--) {
-        size_t j = (size_t)(splitmix64(&state) % i), t = perm[i - 1];
-        perm[i - 1] = perm[j];
-        perm[j] = t;
-    }
-    for (int g = 0; g < SINKS_GRID && !st; g++) {
-        double sse = 0;
-        for (size_t k = 0; k < SINKS_FOLDS && !st; k++) {
-            size_t nt = 0, nv = 0;
-            for (size_t i = 0; i < n; i++) { /* training rows first, then the fold's */
-                if (i % SINKS_FOLDS == k) continue;
-                memcpy(Xt + nt * d, X.data + perm[i] * X.stride, d * sizeof *Xt);
-                yt[nt++] = y[perm[i]];
-            }
-            rfx_sinks_params p = *base;
-            p.C = grid[g];
-            rfx_model *m = NULL;
-            st = rfx_sinks_fit(f, rfx_cmat_of(Xt, nt, d), yt, &p, &m, NULL);
-            for (size_t i = 0; i < n && !st; i++) {
-                if (i % SINKS_FOLDS != k) continue;
-                memcpy(Xt + nv * d, X.data + perm[i] * X.stride, d * sizeof *Xt);
-                yt[nv++] = y[perm[i]];
-            }
-            if (!st) st = rfx_model_predict(m, rfx_cmat_of(Xt, nv, d), rfx_mat_of(pred, nv, 1),
-                                            rfx_mat_none());
-            for (size_t i = 0; i < nv && !st; i++) sse += (pred[i] - yt[i]) * (pred[i] - yt[i]);
-            rfx_model_free(m);
-        }
-        cv[g] = sse / (double)n;
-    }
-    if (!st) {
-        int b = 0;
-        for (int g = 1; g < SINKS_GRID; g++)
-            if (cv[g] < cv[b]) b = g; /* a tie keeps the smaller box */
-        *best = grid[b];
-    }
-done:
-    free(perm);
-    free(Xt);
-    free(yt);
-    free(pred);
-    return st;
-}
-
-/* sinks, greedy: rfx_sinks_fit (squared loss) or rfx_greedy_fit on the
- * standardised inputs, the scaler then stored in the model. */
+/* sinks, greedy: rfx_sinks_fit (squared loss), rfx_sinks_classify (with
+ * --task classify) or rfx_greedy_fit on the standardised inputs, the
+ * scaler then stored in the model. */
 static int fit_sinks_greedy(const fit_opts *o, const rfx_data *data, const char *path)
 {
     const rfx_cmat X = rfx_data_x(data);
@@ -1700,8 +1628,6 @@ static int fit_sinks_greedy(const fit_opts *o, const rfx_data *data, const char 
     rfx_features_params fp = sinks_features(o, d);
     rfx_sinks_report sr;
     rfx_greedy_report gr;
-    double box = o->box, box_grid[SINKS_GRID], box_cv[SINKS_GRID];
-    int chosen = 0;
     memset(&sr, 0, sizeof sr);
     memset(&gr, 0, sizeof gr);
     double t0 = cli_now_seconds();
@@ -1712,29 +1638,29 @@ static int fit_sinks_greedy(const fit_opts *o, const rfx_data *data, const char 
         if (o->given[O_TERMS]) gp.n_terms = o->terms;
         gp.n_candidates = o->draws;
         gp.refine_steps = o->refine_steps;
+        gp.update = o->update;
         gp.fit_intercept = o->fit.fit_intercept;
         gp.n_threads = o->fit.features.n_threads;
         st = rfx_greedy_fit(Xf, y, &gp, &model, &gr, NULL);
     } else {
         rfx_sinks_params sp = rfx_sinks_params_default();
-        sp.C = o->box;
+        sp.C = o->box; /* 0: chosen by cross-validation */
         sp.fit_intercept = o->fit.fit_intercept;
         sp.n_threads = o->fit.features.n_threads;
+        if (o->sinks_classify)
+            sp.loss = o->cls.loss == RFX_LOSS_LOGISTIC ? RFX_SINKS_LOSS_LOGISTIC
+                                                       : RFX_SINKS_LOSS_SQUARED_HINGE;
         st = rfx_features_create(&fp, d, &f);
-        if (!st && !(o->box > 0) && n < 2 * SINKS_FOLDS)
-        {
+        if (!st && !(o->box > 0) && n < 2 * RFX_SINKS_CV_FOLDS) {
             char msg[160];
             snprintf(msg, sizeof msg, "sinks: choosing the box by %d-fold cross-validation "
                                       "needs at least %d rows, got %zu (give --box)",
-                     SINKS_FOLDS, 2 * SINKS_FOLDS, n);
+                     RFX_SINKS_CV_FOLDS, 2 * RFX_SINKS_CV_FOLDS, n);
             st = rfx_set_error(RFX_EDIM, msg);
         }
-        if (!st && !(o->box > 0)) {
-            st = sinks_choose_box(f, Xf, y, &sp, fp.seed, box_grid, box_cv, &sp.C);
-            chosen = 1;
-        }
-        box = sp.C;
-        if (!st) st = rfx_sinks_fit(f, Xf, y, &sp, &model, &sr);
+        if (!st)
+            st = o->sinks_classify ? rfx_sinks_classify(f, Xf, y, &sp, &model, &sr)
+                                   : rfx_sinks_fit(f, Xf, y, &sp, &model, &sr);
     }
     double seconds = cli_now_seconds() - t0;
     if (!st && standardize) st = rfx_model_set_scaler(model, mean, scale);
@@ -1743,8 +1669,11 @@ static int fit_sinks_greedy(const fit_opts *o, const rfx_data *data, const char 
         FILE *e = stderr;
         const rfx_features *mf = rfx_model_features(model);
         rfx_features_params used = rfx_features_get_params(mf);
-        fprintf(e, "method           %s\n", greedy ? "greedy (orthogonal greedy fit)"
-                                                    : "sinks (random kitchen sinks)");
+        fprintf(e, "method           %s\n",
+                greedy ? (o->update == RFX_GREEDY_RELAXED ? "greedy (relaxed greedy fit)"
+                                                          : "greedy (orthogonal greedy fit)")
+                : o->sinks_classify ? "sinks (random kitchen sinks classifier)"
+                                    : "sinks (random kitchen sinks)");
         print_data_line(e, X, data);
         if (o->given[O_WEIGHTS])
             fprintf(e, "features         K = %zu, %s of %s frequencies, scale %g, seed %llu\n",
@@ -1763,19 +1692,30 @@ static int fit_sinks_greedy(const fit_opts *o, const rfx_data *data, const char 
                     o->draws, o->refine_steps);
             fprintf(e, "training MSE     %g\n", gr.train_mse);
         } else {
+            rfx_classifier_info ci;
+            memset(&ci, 0, sizeof ci);
+            if (o->sinks_classify && rfx_model_classifier_info(model, &ci)) ci.n_columns = 1;
+            const size_t cols = o->sinks_classify ? ci.n_columns : 1;
+            if (o->sinks_classify)
+                fprintf(e, "classes          %zu (%s loss, %s)\n", ci.n_classes,
+                        rfx_loss_name(ci.loss), cols > 1 ? "one-vs-rest" : "one column");
             fprintf(e, "box              C = %g: |alpha_k| <= C / K; %zu of %zu weights at the "
-                       "bound\n", box, sr.n_at_bound, rfx_features_output_dim(mf));
-            if (chosen) {
-                fprintf(e, "                 chosen by %d-fold cross-validation, MSE:",
-                        SINKS_FOLDS);
-                for (int g = 0; g < SINKS_GRID; g++)
-                    fprintf(e, " %g (C = %g)%s", box_cv[g], box_grid[g],
-                            g + 1 < SINKS_GRID ? "," : "\n");
+                       "bound\n", sr.C, sr.n_at_bound, cols * rfx_features_output_dim(mf));
+            if (sr.n_cv) {
+                fprintf(e, "                 chosen by %d-fold cross-validation, held-out %s:",
+                        RFX_SINKS_CV_FOLDS, o->sinks_classify ? "loss" : "MSE");
+                for (size_t g = 0; g < sr.n_cv; g++)
+                    fprintf(e, " %g (C = %g)%s", sr.cv_loss[g], sr.cv_C[g],
+                            g + 1 < sr.n_cv ? "," : "\n");
             }
             fprintf(e, "solver           %zu accelerated gradient iterations, %zu Newton "
                        "steps, KKT residual %.3g (%s)\n", sr.iterations, sr.newton_steps,
                     sr.kkt, sr.converged ? "converged" : "not converged within the budget");
-            fprintf(e, "objective        %g (half the training MSE)\n", sr.objective);
+            if (o->sinks_classify)
+                fprintf(e, "objective        %g (the mean training loss%s)\n", sr.objective,
+                        cols > 1 ? " of a column" : "");
+            else
+                fprintf(e, "objective        %g (half the training MSE)\n", sr.objective);
         }
         fprintf(e, "time             %.3f s\n", seconds);
         print_model_line(e, path);
@@ -1809,6 +1749,7 @@ static int cmd_fit(const command *c, int argc, char **argv)
     o.autop = rfx_auto_params_default();
     o.box = 0; /* chosen */
     o.draws = rfx_greedy_params_default().n_candidates;
+    o.update = rfx_greedy_params_default().update;
     o.refine_steps = rfx_greedy_params_default().refine_steps;
     rp.target = "-1";
     {
@@ -1911,6 +1852,11 @@ static int cmd_fit(const command *c, int argc, char **argv)
             break;
         case O_DRAWS: bad = cli_parse_size(&it, v, 1, &o.draws); break;
         case O_REFINE_STEPS: bad = cli_parse_size(&it, v, 0, &o.refine_steps); break;
+        case O_UPDATE:
+            if (strcmp(v, "orthogonal") == 0) o.update = RFX_GREEDY_ORTHOGONAL;
+            else if (strcmp(v, "relaxed") == 0) o.update = RFX_GREEDY_RELAXED;
+            else bad = cli_value_error(&it, "unknown update '%s' (orthogonal or relaxed)", v);
+            break;
         default: return cli_usage_error(c, "internal: unhandled option %s", it.name);
         }
         if (bad) return RC_USAGE;
@@ -1923,12 +1869,25 @@ static int cmd_fit(const command *c, int argc, char **argv)
         return cli_usage_error(c, "--progress and --quiet contradict each other: give one");
     if (!data_path) return cli_usage_error(c, "missing DATA, the CSV or .npy file to fit");
     if (!model_path) return cli_usage_error(c, "missing -o MODEL, where to write the model");
-    if (task_classify && o.given[O_METHOD] && o.method != FM_CLASSIFY)
-        return cli_usage_error(c, "--task classify fits --method classify, not %s",
+    if (task_classify && o.given[O_METHOD] && o.method != FM_CLASSIFY && o.method != FM_SINKS)
+        return cli_usage_error(c, "--task classify fits --method classify or sinks, not %s",
                                FIT_METHODS[o.method]);
     if (o.given[O_TASK] && !task_classify && o.method == FM_CLASSIFY)
         return cli_usage_error(c, "--method classify is not a regression (--task regression)");
-    if (task_classify) o.method = FM_CLASSIFY;
+    if (task_classify && o.method == FM_SINKS) {
+        o.sinks_classify = 1;
+        if (!o.given[O_LOSS]) o.cls.loss = RFX_LOSS_LOGISTIC;
+        if (o.cls.loss != RFX_LOSS_LOGISTIC && o.cls.loss != RFX_LOSS_SQUARED_HINGE)
+            return cli_usage_error(c, "--method sinks --task classify takes --loss logistic or "
+                                      "squared-hinge, not %s", rfx_loss_name(o.cls.loss));
+        if (o.given[O_TRANSFORM])
+            return cli_usage_error(c, "--transform applies to regression, not --task classify");
+    } else if (task_classify) {
+        o.method = FM_CLASSIFY;
+    } else if (o.method == FM_SINKS && o.given[O_LOSS]) {
+        return cli_usage_error(c, "--loss applies to --method sinks with --task classify (a "
+                                  "regression takes the squared loss)");
+    }
     if (fit_check_methods(c, &o)) return RC_USAGE;
     if (o.given[O_LEARN_ITERATIONS] && !o.fit.learn_length_scales)
         return cli_usage_error(c, "--learn-iterations needs --length-scales learn");
