@@ -530,6 +530,113 @@ static void test_greedy(void)
     free(y);
 }
 
+/* Phase-free sin models: the exact Sobol indices take them (b = 0): under
+ * inputs uniform on [-1, 1]^2 the mean is the intercept (the features are
+ * odd) and the variance and first-order indices match Simpson's rule on a
+ * 401 x 401 grid of the model's predictions. SRFE fits them, with b = 0
+ * and odd predictions about the intercept, and refuses cos-sin. */
+static void test_surrogates(void)
+{
+    const size_t n = 150, d = 2, D = 40, G = 401;
+    rfx_test_rng r = {77};
+    double *X = rfx_test_matrix(&r, n, d, -1, 1), *y = malloc(n * sizeof *y);
+    double *Xn = malloc(n * d * sizeof *Xn);
+    for (size_t i = 0; i < n; i++)
+        y[i] = sin(2 * X[i * d]) + 0.3 * X[i * d + 1] + 0.5 * X[i * d] * X[i * d + 1] + 1.0;
+    for (size_t i = 0; i < n * d; i++) Xn[i] = -X[i];
+    rfx_features_params p = rfx_features_params_default();
+    p.form = RFX_FORM_PHASE_FREE;
+    p.activation = RFX_ACTIVATION_SIN;
+    p.weights = RFX_WEIGHTS_NORMAL;
+    p.weight_scale = 1.5;
+    p.n_features = D;
+    p.seed = 6;
+    p.n_threads = 1;
+    rfx_features *f = NULL;
+    rfx_model *m = NULL;
+    CHECK_OK(rfx_features_create(&p, d, &f));
+    rfx_ridge_params rp = rfx_ridge_params_default();
+    rp.n_threads = 1;
+    CHECK_OK(rfx_ridge_fit(f, rfx_cmat_of(X, n, d), rfx_cmat_of(y, n, 1), &rp, &m));
+    if (m) {
+        const rfx_marginal mg[2] = {rfx_marginal_uniform(-1, 1), rfx_marginal_uniform(-1, 1)};
+        double mean = NAN, var = NAN, first[2], total[2];
+        CHECK_OK(rfx_sobol_model_exact(m, mg, d, &mean, &var, first, total, NULL));
+        double *grid = malloc(G * G * d * sizeof *grid), *fv = malloc(G * G * sizeof *fv);
+        double *wt = malloc(G * sizeof *wt), h = 2.0 / (double)(G - 1);
+        for (size_t i = 0; i < G; i++) {
+            wt[i] = (i == 0 || i == G - 1 ? 1.0 : i % 2 ? 4.0 : 2.0) * h / 3.0 / 2.0;
+            for (size_t k = 0; k < G; k++) {
+                grid[(i * G + k) * d] = -1 + (double)i * h;
+                grid[(i * G + k) * d + 1] = -1 + (double)k * h;
+            }
+        }
+        CHECK_OK(rfx_model_predict(m, rfx_cmat_of(grid, G * G, d), rfx_mat_of(fv, G * G, 1),
+                                   rfx_mat_none()));
+        double qm = 0, qv = 0, v1 = 0, v2 = 0;
+        for (size_t i = 0; i < G; i++)
+            for (size_t k = 0; k < G; k++) qm += wt[i] * wt[k] * fv[i * G + k];
+        for (size_t i = 0; i < G; i++) {
+            double c1 = 0, c2 = 0; /* E[f | x1 = t_i], E[f | x2 = t_i] */
+            for (size_t k = 0; k < G; k++) {
+                double e = fv[i * G + k] - qm;
+                qv += wt[i] * wt[k] * e * e;
+                c1 += wt[k] * fv[i * G + k];
+                c2 += wt[k] * fv[k * G + i];
+            }
+            v1 += wt[i] * (c1 - qm) * (c1 - qm);
+            v2 += wt[i] * (c2 - qm) * (c2 - qm);
+        }
+        printf("  exact sobol: mean %.15g (intercept %.15g, Simpson %.15g), variance %.12g "
+               "(Simpson %.12g), S = (%.9f, %.9f) (Simpson %.9f, %.9f)\n", mean,
+               m->intercept[0], qm, var, qv, first[0], first[1], v1 / qv, v2 / qv);
+        CHECK_NEAR(mean, m->intercept[0], 1e-12 * fabs(m->intercept[0]));
+        CHECK_NEAR(qm, mean, 1e-9);
+        CHECK_NEAR(var, qv, 1e-8 * qv);
+        CHECK_NEAR(first[0], v1 / qv, 1e-8);
+        CHECK_NEAR(first[1], v2 / qv, 1e-8);
+        free(grid);
+        free(fv);
+        free(wt);
+    }
+    rfx_model_free(m);
+    rfx_features_free(f);
+    m = NULL;
+
+    rfx_srfe_params sp = rfx_srfe_params_default();
+    sp.features.form = RFX_FORM_PHASE_FREE;
+    sp.features.n_features = 300;
+    sp.features.weight_scale = 1.0;
+    sp.features.sparsity = 2;
+    sp.features.seed = 3;
+    sp.features.n_threads = 1;
+    sp.standardize = 0;
+    CHECK_OK(rfx_srfe_params_check(&sp));
+    CHECK_OK(rfx_srfe_fit(&sp, rfx_cmat_of(X, n, d), rfx_cmat_of(y, n, 1), &m, NULL));
+    if (m) {
+        CHECK(m->features->params.form == RFX_FORM_PHASE_FREE);
+        size_t zero = 0;
+        for (size_t j = 0; j < m->features->F; j++) zero += m->features->b[j] == 0.0;
+        CHECK(zero == m->features->F);
+        double p1[150], p2[150], odd = 0;
+        CHECK_OK(rfx_model_predict(m, rfx_cmat_of(X, n, d), rfx_mat_of(p1, n, 1),
+                                   rfx_mat_none()));
+        CHECK_OK(rfx_model_predict(m, rfx_cmat_of(Xn, n, d), rfx_mat_of(p2, n, 1),
+                                   rfx_mat_none()));
+        for (size_t i = 0; i < n; i++)
+            odd = fmax(odd, fabs(p1[i] + p2[i] - 2 * m->intercept[0]));
+        CHECK_MSG(odd < 1e-12, "srfe: f(x) + f(-x) - 2 c = %.3g", odd);
+        rfx_model_free(m);
+    }
+    sp.features.form = RFX_FORM_COS_SIN;
+    sp.features.activation = RFX_ACTIVATION_COS;
+    CHECK_STATUS(rfx_srfe_params_check(&sp), RFX_EINVAL);
+    CHECK(strstr(rfx_last_error(), "srfe.features.form") != NULL);
+    free(X);
+    free(Xn);
+    free(y);
+}
+
 int main(void)
 {
     RFX_TEST_RUN(test_refusals);
@@ -539,5 +646,6 @@ int main(void)
     RFX_TEST_RUN(test_tanh_quadrature);
     RFX_TEST_RUN(test_model_file);
     RFX_TEST_RUN(test_greedy);
+    RFX_TEST_RUN(test_surrogates);
     return rfx_test_finish("test_phase_free");
 }
