@@ -66,12 +66,15 @@ typedef enum rfx_kernel {
  *              y)) / 2. The frequencies are those of the COS_BIAS map of the
  *              same parameters and seed, bit for bit (the phase is drawn and
  *              dropped); only b differs. With sin, tanh and sign the
- *              features are odd, z(-x) = -z(x) exactly. With N(0, s^2 I)
- *              weights the relu features have the arc-cosine kernel of order
- *              1 and bias 0 (rfx_kern_arccos(1, s, 0)) up to the factor
- *              2 / D: k_1(x, y) = (2 / D) E[z(x).z(y)]; the sign features
- *              have E[z(x).z(y)] = D (1 - 2 theta / pi), theta the angle of
- *              x and y. */
+ *              features are odd, z(-x) = -z(x) exactly. With weights
+ *              N(0, s^2 I) (RFX_WEIGHTS_NORMAL, weight_scale s, length
+ *              scale 1; s / l for a length scale l) the relu features have
+ *              the arc-cosine kernel of order 1 and bias 0
+ *              (rfx_kern_arccos(1, s, 0)) up to the factor 2 / D: k_1(x, y)
+ *              = (2 / D) E[z(x).z(y)], while the sqrt(2/D) scaling of
+ *              rfx_kern_arccos's features is not applied (the scale is 1);
+ *              the sign features have E[z(x).z(y)] = D (1 - 2 theta / pi),
+ *              theta the angle of x and y. */
 typedef enum rfx_form {
     RFX_FORM_COS_BIAS = 0,
     RFX_FORM_COS_SIN = 1,

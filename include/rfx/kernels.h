@@ -111,7 +111,9 @@ RFX_API rfx_status rfx_kern_delta(rfx_kern **out);
  *   J_0 = pi - theta,  J_1 = sin theta + (pi - theta) cos theta,
  *   J_2 = 3 sin theta cos theta + (pi - theta) (1 + 2 cos^2 theta).
  * order 0, 1 or 2; sigma > 0; bias >= 0 (0: no bias). Positive definite.
- * Any d. RFX_EINVAL naming a bad argument. */
+ * Any d. RFX_EINVAL naming a bad argument. For order 1 and bias 0 these are
+ * the phase-free relu features (rfx_form) with weights N(0, sigma^2 I)
+ * times sqrt(2/D): that map's scale is 1. */
 RFX_API rfx_status rfx_kern_arccos(unsigned order, double sigma, double bias, rfx_kern **out);
 
 /* The bilinear kernel x^T A y of a symmetric positive semi-definite d x d A

@@ -45,9 +45,16 @@ class RandomFourierFeatures(TagsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
     length_scale : float, array-like of shape (n_features_in_,) or None, default=None
         The length scale instead of gamma; an array gives one per input
         feature (ARD). Give gamma or length_scale, not both.
-    form : {"cos_bias", "cos_sin"}, default="cos_bias"
+    form : {"cos_bias", "cos_sin", "phase_free"}, default="cos_bias"
         ``sqrt(2/D) cos(W x + b)`` (RBFSampler's) or ``sqrt(2/D) [cos W x,
-        sin W x]`` with D/2 frequencies (lower variance at equal D).
+        sin W x]`` with D/2 frequencies (lower variance at equal D); or, for
+        the activations other than cos, "phase_free": ``phi(W x)`` with
+        b = 0 (the kitchen-sink feature tanh(w.x)), the frequencies of the
+        "cos_bias" map of the same seed. With sin, tanh and sign these
+        features are odd; relu features with ``weights="normal"``,
+        weight_scale s and ``length_scale=1`` have ``2/D z(x).z(y)`` close
+        to ``rfx.Kernel.arccos(1, s)`` (the weights are divided by the
+        length scale: s / l in general).
     structure : {"iid", "orthogonal", "sorf", "fastfood", "halton"}, default="iid"
         How the frequencies are drawn: independently; orthogonal random
         features (blocks of orthogonal directions, gaussian and matern);
@@ -60,8 +67,9 @@ class RandomFourierFeatures(TagsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
     activation : {"cos", "sin", "tanh", "sigmoid", "relu", "sign"}, default="cos"
         The nonlinearity phi of the features phi(w.x + b). "cos" gives the
         random Fourier features of the kernel; the others are random kitchen
-        sinks (Rahimi & Recht 2008): phase b ~ U(0, 2 pi), the cos-bias
-        layout, unit scale, and no kernel to compare with.
+        sinks (Rahimi & Recht 2008): phase b ~ U(0, 2 pi) (b = 0 with
+        ``form="phase_free"``), the cos-bias layout, unit scale, and no
+        shift-invariant kernel to compare with.
     sparsity : int or None, default=None
         q, the number of nonzero coordinates of each frequency; None uses
         all inputs. With q < d every feature is a function of q inputs only
@@ -102,9 +110,9 @@ class RandomFourierFeatures(TagsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
         The seed used, as a C ``uint64``.
     random_weights_ : ndarray of shape (n_features_in_, F)
         The frequencies W, transposed like RBFSampler's (F = D for
-        cos-bias, D / 2 for cos-sin), length scales included.
+        cos-bias and phase-free, D / 2 for cos-sin), length scales included.
     random_offset_ : ndarray of shape (F,)
-        The phases b (zeros for cos-sin).
+        The phases b (zeros for cos-sin and phase-free).
     length_scale_ : float or ndarray of shape (n_features_in_,)
         The length scale used (gamma converted).
 

@@ -38,8 +38,9 @@ _COMMON_PARAMS_DOC = """\
         scikit-learn's gamma instead of a length scale (gaussian and
         laplacian; "scale" is ``1 / (d X.var())``, of the standardised X
         when ``standardize``). Give gamma or a length scale, not both.
-    form : {"cos_bias", "cos_sin"}, default="cos_bias"
-        The feature form; see :class:`rfx.RandomFourierFeatures`.
+    form : {"cos_bias", "cos_sin", "phase_free"}, default="cos_bias"
+        The feature form; see :class:`rfx.RandomFourierFeatures`
+        ("phase_free": phi(w.x), b = 0, for the activations other than cos).
     structure : {"iid", "orthogonal", "sorf", "fastfood", "halton"}, default="iid"
         How the frequencies are drawn: independently; orthogonal random
         features (blocks of orthogonal directions, gaussian and matern);
@@ -51,8 +52,9 @@ _COMMON_PARAMS_DOC = """\
     activation : {"cos", "sin", "tanh", "sigmoid", "relu", "sign"}, default="cos"
         The nonlinearity phi of the features phi(w.x + b). "cos" gives the
         random Fourier features of the kernel; the others are random kitchen
-        sinks (Rahimi & Recht 2008): phase b ~ U(0, 2 pi), the cos-bias
-        layout, unit scale, and no kernel to compare with.
+        sinks (Rahimi & Recht 2008): phase b ~ U(0, 2 pi) (b = 0 with
+        ``form="phase_free"``), the cos-bias layout, unit scale, and no
+        kernel to compare with.
     sparsity : int or None, default=None
         q, the number of nonzero coordinates of each frequency; None uses
         all inputs. With q < d every feature is a function of q inputs only

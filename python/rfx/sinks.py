@@ -33,7 +33,8 @@ _MAP_PARAMS_DOC = """\
     gamma : float, "scale" or None, default=None
         scikit-learn's gamma instead of a length scale (gaussian, laplacian).
     activation : {"cos", "sin", "tanh", "sigmoid", "relu", "sign"}, default="cos"
-        The nonlinearity phi of the terms phi(w.x + b), b ~ U(0, 2 pi).
+        The nonlinearity phi of the terms phi(w.x + b), b ~ U(0, 2 pi) (b = 0
+        with ``form="phase_free"``).
     sparsity : int or None, default=None
         q, the number of nonzero coordinates of each w; None uses all inputs.
     weights : {"kernel", "normal", "uniform"}, default="kernel"
@@ -186,8 +187,10 @@ class KitchenSinksRegressor(_SeedModel):
     n_components : int, default=256
         K, the number of random nonlinearities.
 %(map)s
-    form : {"cos_bias", "cos_sin"}, default="cos_bias"
-        The layout of cos features; see :class:`rfx.RandomFourierFeatures`.
+    form : {"cos_bias", "cos_sin", "phase_free"}, default="cos_bias"
+        The layout of cos features; or "phase_free", the terms phi(w.x)
+        without a phase (b = 0) for the activations other than cos; see
+        :class:`rfx.RandomFourierFeatures`.
     structure : {"iid", "orthogonal", "sorf", "fastfood", "halton"}, default="iid"
         How the frequencies are drawn; see :class:`rfx.RFFRegressor`.
     C : float > 0, inf or "cv", default="cv"
@@ -317,8 +320,10 @@ class KitchenSinksClassifier(TagsMixin, ClassifierMixin, _SeedBase):
     n_components : int, default=256
         K, the number of random nonlinearities.
 %(map)s
-    form : {"cos_bias", "cos_sin"}, default="cos_bias"
-        The layout of cos features; see :class:`rfx.RandomFourierFeatures`.
+    form : {"cos_bias", "cos_sin", "phase_free"}, default="cos_bias"
+        The layout of cos features; or "phase_free", the terms phi(w.x)
+        without a phase (b = 0) for the activations other than cos; see
+        :class:`rfx.RandomFourierFeatures`.
     structure : {"iid", "orthogonal", "sorf", "fastfood", "halton"}, default="iid"
         How the frequencies are drawn; see :class:`rfx.RFFRegressor`.
     loss : {"logistic", "squared_hinge"}, default="logistic"
@@ -490,6 +495,9 @@ class GreedyRegressor(_SeedModel):
     n_terms : int >= 1, default=32
         K, the number of terms.
 %(map)s
+    form : {"cos_bias", "phase_free"}, default="cos_bias"
+        The candidates phi(w.x + b), b ~ U(0, 2 pi), or phi(w.x) with b = 0
+        (activations other than cos; the refinement then keeps b = 0).
     n_candidates : int >= 1, default=64
         M, the random candidates scored at each step.
     refine_steps : int >= 0, default=5
@@ -537,14 +545,15 @@ class GreedyRegressor(_SeedModel):
 
     def __init__(self, n_terms=32, *, kernel="gaussian", nu=1.5, length_scale=None, gamma=None,
                  activation="cos", sparsity=None, weights="kernel", weight_scale=1.0,
-                 n_candidates=64, refine_steps=5, update="orthogonal", fit_intercept=True,
-                 random_state=None, n_jobs=None):
+                 form="cos_bias", n_candidates=64, refine_steps=5, update="orthogonal",
+                 fit_intercept=True, random_state=None, n_jobs=None):
         self.n_terms = n_terms
         self.kernel = kernel
         self.nu = nu
         self.length_scale = length_scale
         self.gamma = gamma
         self.activation = activation
+        self.form = form
         self.sparsity = sparsity
         self.weights = weights
         self.weight_scale = weight_scale
@@ -593,7 +602,6 @@ class GreedyRegressor(_SeedModel):
     @classmethod
     def _from_model_info(cls, model, info, params):
         params.pop("standardize", None)
-        params.pop("form", None)  # always cos-bias
         params.pop("structure", None)
         params["n_terms"] = params.pop("n_components")
         return cls(**params)
