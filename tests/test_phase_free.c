@@ -369,7 +369,8 @@ static void reseal(unsigned char *file, size_t len)
 
 /* A ridge model on phase-free tanh features: written as format version 4,
  * read back with the form and zero phases, predicting bit for bit; the
- * form in a version 3 file and a nonzero phase are corrupt. */
+ * form in a version 3 file and a nonzero phase are corrupt. Structured
+ * phase-free maps read back too. */
 static void test_model_file(void)
 {
     const size_t n = 200, d = 3, D = 60;
@@ -432,6 +433,37 @@ static void test_model_file(void)
     CHECK(back == NULL);
     free(v3);
     rfx_buffer_free(buf);
+    buf = NULL;
+    /* structured maps: SORF is rebuilt from its seed when read */
+    const rfx_structure structures[] = {RFX_STRUCTURE_ORTHOGONAL, RFX_STRUCTURE_SORF,
+                                        RFX_STRUCTURE_FASTFOOD, RFX_STRUCTURE_HALTON};
+    for (size_t k = 0; k < 4; k++) {
+        rfx_features_params q = p;
+        q.weights = RFX_WEIGHTS_KERNEL;
+        q.structure = structures[k];
+        rfx_features *g = NULL;
+        rfx_model *a = NULL, *c = NULL;
+        CHECK_OK(rfx_features_create(&q, d, &g));
+        CHECK_OK(rfx_ridge_fit(g, rfx_cmat_of(X, n, d), rfx_cmat_of(y, n, 1), &rp, &a));
+        if (a) CHECK_OK(rfx_model_save_buffer(a, &buf, &len));
+        if (buf) CHECK_OK(rfx_model_load_buffer(buf, len, &c));
+        if (c) {
+            double p1[200], p2[200];
+            CHECK_OK(rfx_model_predict(a, rfx_cmat_of(X, n, d), rfx_mat_of(p1, n, 1),
+                                       rfx_mat_none()));
+            CHECK_OK(rfx_model_predict(c, rfx_cmat_of(X, n, d), rfx_mat_of(p2, n, 1),
+                                       rfx_mat_none()));
+            CHECK_MSG(memcmp(p1, p2, sizeof p1) == 0, "%s: predictions differ after reading",
+                      rfx_structure_name(structures[k]));
+            CHECK(c->features->params.structure == structures[k]);
+            CHECK(c->features->params.form == RFX_FORM_PHASE_FREE);
+        }
+        rfx_buffer_free(buf);
+        buf = NULL;
+        rfx_model_free(a);
+        rfx_model_free(c);
+        rfx_features_free(g);
+    }
 done:
     rfx_model_free(m);
     rfx_features_free(f);
