@@ -540,6 +540,70 @@ expect 1 "sinks regression with --loss" "$RFX" fit "$T/train.csv" --method sinks
     --loss logistic -o "$T/x.rfx"
 stderr_has "sinks regression with --loss" "--loss applies to --method sinks with --task classify"
 
+# ---- sums and products of kernels, and frequencies from a file ---------------
+# a product of one term draws that term's frequencies: the map of --kernel gaussian
+expect 0 "fit --kernel 'gaussian*'" "$RFX" fit "$T/train.csv" --method ridge -D 64 \
+    --kernel 'gaussian*' --length-scale 1 --lambda 0.01 --threads 1 -q -o "$T/kprod1.rfx"
+expect 0 "fit --kernel gaussian" "$RFX" fit "$T/train.csv" --method ridge -D 64 \
+    --kernel gaussian --length-scale 1 --lambda 0.01 --threads 1 -q -o "$T/kgauss.rfx"
+expect 0 "predict, product of one term" "$RFX" predict "$T/kprod1.rfx" "$T/test.csv" \
+    -o "$T/pred/kprod1.csv"
+expect 0 "predict, gaussian" "$RFX" predict "$T/kgauss.rfx" "$T/test.csv" -o "$T/pred/kgauss.csv"
+check "a one-term product predicts as its kernel, byte for byte" \
+    cmp -s "$T/pred/kprod1.csv" "$T/pred/kgauss.csv"
+expect 0 "fit --kernel gaussian:1+laplacian:0.5:2" "$RFX" fit "$T/train.csv" -D 256 \
+    --kernel gaussian:1+laplacian:0.5:2 --threads 1 -o "$T/ksum.rfx"
+stderr_has "a sum of kernels is a custom kernel" "^kernel +custom, cos-bias features, D = 256"
+expect 0 "eval the sum of kernels" "$RFX" eval "$T/ksum.rfx" "$T/test.csv" --target y
+check "sum of kernels: test relative L2 error below 0.05" \
+    awk '$1 == "rel_L2" { exit !($2 < 0.05) }' "$T/stdout"
+expect 0 "fit sinks on a product of kernels" "$RFX" fit "$T/train.csv" --method sinks -D 64 \
+    --kernel 'gaussian*matern:2' --nu 2.5 --box 8 --threads 1 -q -o "$T/ksinks.rfx"
+expect 1 "--kernel mixing + and *" "$RFX" fit "$T/train.csv" --kernel 'gaussian+laplacian*cauchy' \
+    -o "$T/x.rfx"
+stderr_has "--kernel mixing + and *" "mixes \\+ and \\*"
+expect 1 "--kernel with a weight in a product" "$RFX" fit "$T/train.csv" \
+    --kernel 'gaussian*cauchy:1:3' -o "$T/x.rfx"
+expect 1 "--kernel with a length scale 0" "$RFX" fit "$T/train.csv" --kernel 'gaussian:0+cauchy' \
+    -o "$T/x.rfx"
+stderr_has "--kernel with a length scale 0" "length scale '0' of term 1"
+expect 1 "--kernel with an unknown term" "$RFX" fit "$T/train.csv" --kernel 'gaussian+nope' \
+    -o "$T/x.rfx"
+expect 1 "--nu with no matern term" "$RFX" fit "$T/train.csv" --kernel 'gaussian+cauchy' --nu 2.5 \
+    -o "$T/x.rfx"
+# --frequencies: rows at unit length scale, divided by the map's length scale,
+# so rows doubled at length scale 2 give the same map
+awk 'BEGIN { s = 12345; for (i = 0; i < 80; i++) { line = ""
+        for (j = 0; j < 3; j++) { s = (s * 1103515245 + 12345) % 2147483648
+            line = line (j ? "," : "") sprintf("%.6f", 4 * s / 2147483648 - 2) }
+        print line } }' >"$T/freq.csv"
+awk -F, '{ printf "%.6f,%.6f,%.6f\n", 2 * $1, 2 * $2, 2 * $3 }' "$T/freq.csv" >"$T/freq2.csv"
+expect 0 "fit --frequencies" "$RFX" fit "$T/train.csv" --method ridge -D 64 \
+    --frequencies "$T/freq.csv" --length-scale 1 --lambda 0.01 --threads 1 -o "$T/kf1.rfx"
+stderr_has "--frequencies: a custom kernel" "^kernel +custom"
+expect 0 "fit --frequencies, doubled, length scale 2" "$RFX" fit "$T/train.csv" --method ridge \
+    -D 64 --frequencies "$T/freq2.csv" --length-scale 2 --lambda 0.01 --threads 1 -q \
+    -o "$T/kf2.rfx"
+expect 0 "predict, --frequencies" "$RFX" predict "$T/kf1.rfx" "$T/test.csv" -o "$T/pred/kf1.csv"
+expect 0 "predict, doubled --frequencies" "$RFX" predict "$T/kf2.rfx" "$T/test.csv" \
+    -o "$T/pred/kf2.csv"
+check "frequencies doubled at length scale 2: the same predictions, byte for byte" \
+    cmp -s "$T/pred/kf1.csv" "$T/pred/kf2.csv"
+expect 0 "fit bayes on --frequencies" "$RFX" fit "$T/train.csv" -D 80 --frequencies "$T/freq.csv" \
+    --threads 1 -q -o "$T/kf3.rfx"
+expect 2 "--frequencies with too few rows" "$RFX" fit "$T/train.csv" -D 81 \
+    --frequencies "$T/freq.csv" -o "$T/x.rfx"
+stderr_has "--frequencies with too few rows" "has 80 rows, too few for frequency 81"
+expect 2 "--frequencies with the wrong columns" "$RFX" fit "$T/train.csv" -D 8 \
+    --frequencies "$T/train.csv" -o "$T/x.rfx"
+stderr_has "--frequencies with the wrong columns" "has 4 columns, the data 3 inputs"
+expect 5 "--frequencies of a missing file" "$RFX" fit "$T/train.csv" \
+    --frequencies "$T/no_such_freq.csv" -o "$T/x.rfx"
+expect 1 "--frequencies and --kernel" "$RFX" fit "$T/train.csv" --frequencies "$T/freq.csv" \
+    --kernel laplacian -o "$T/x.rfx"
+expect 1 "--frequencies with greedy" "$RFX" fit "$T/train.csv" --method greedy \
+    --frequencies "$T/freq.csv" -o "$T/x.rfx"
+
 # options of another method, and bad values: usage errors, no model written
 expect 1 "fit --method nope" "$RFX" fit "$T/ish3.csv" --method nope -o "$T/x.rfx"
 stderr_has "fit --method nope lists the methods" "harfe, pce, projected, auto, sinks, greedy or classify"

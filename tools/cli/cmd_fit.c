@@ -60,7 +60,17 @@ static const opt_spec FIT_OPTS[] = {
     { O_CLASS_WEIGHT, 0, "class-weight", "W",
       "classify: balanced (class k weighs n / (C n_k)) or LABEL:W,... (W >= 0, other classes 1)" },
     { O_KERNEL, 0, "kernel", "K",
-      "ridge, bayes, classify, sinks, greedy: gaussian (default), laplacian, cauchy or matern" },
+      "ridge, bayes, classify, sinks, greedy: gaussian (default), laplacian, cauchy or "
+      "matern; or a sum A+B+.. or a product A*B*.. of them, each term NAME[:L[:W]] with its "
+      "length scale L relative to the map's (default 1) and, in a sum, its weight W >= 0 "
+      "(default 1): the features of the weighted mean of the terms (frequencies from the "
+      "mixture of their spectral densities) or of their product (the sum of one draw of "
+      "each); matern terms take --nu" },
+    { O_FREQUENCIES, 0, "frequencies", "FILE",
+      "ridge, bayes, classify, sinks: the frequencies drawn from your own spectral density, "
+      "one per row of FILE (CSV or .npy, one column per input, at unit length scale: the "
+      "map divides them by its length scale; at least D rows, D / 2 with --form cos-sin); "
+      "the kernel is then E cos(w.(x - y)) of that density" },
     { O_NU, 0, "nu", "NU",
       "ridge, bayes, classify, sinks, greedy: Matern smoothness 0.5, 1.5 (default) or 2.5" },
     { O_FORM, 0, "form", "F",
@@ -326,7 +336,7 @@ static const struct fit_opt_methods {
     { O_SPARSITY, FM_SPARSE | FM_SINKS_GREEDY }, { O_ACTIVATION, FM_SPARSE | FM_SINKS_GREEDY },
     { O_WEIGHTS, FM_SPARSE | FM_SINKS_GREEDY }, { O_WEIGHT_SCALE, FM_SPARSE | FM_SINKS_GREEDY },
     { O_BOX, FM(FM_SINKS) }, { O_DRAWS, FM(FM_GREEDY) }, { O_REFINE_STEPS, FM(FM_GREEDY) },
-    { O_UPDATE, FM(FM_GREEDY) },
+    { O_UPDATE, FM(FM_GREEDY) }, { O_FREQUENCIES, FM_KERNEL | FM(FM_SINKS) },
     { O_FOLDS, FM_SPARSE | FM(FM_PROJECTED) | FM(FM_CLASSIFY) | FM(FM_AUTO) },
     { O_TRANSFORM, ~FM(FM_CLASSIFY) }, { O_BUDGET, FM(FM_AUTO) }, { O_CANDIDATES, FM(FM_AUTO) },
     { O_SAMPLE_WEIGHT, FM(FM_RIDGE) | FM(FM_BAYES) | FM(FM_CLASSIFY) },
@@ -577,6 +587,9 @@ typedef struct fit_opts {
     double weight_scale, eta;
     /* sinks, greedy */
     double box;                   /* --box C (0: chosen)                       */
+    /* --kernel A+B.. or A*B..: the combination's terms */
+    rfx_spectral_term kterms[16];
+    rfx_spectral_combination combo;
     int sinks_classify;           /* sinks with --task classify               */
     size_t draws, refine_steps;   /* greedy                                   */
     rfx_greedy_update update;
@@ -1729,7 +1742,93 @@ static int fit_sinks_greedy(const fit_opts *o, const rfx_data *data, const char 
     return rc;
 }
 
+/* --frequencies FILE: the rows, read once; row j is frequency j. */
+static rfx_data *freq_table;
+static char freq_path[1100];
+
+static rfx_status table_sampler(void *user, rfx_rng *rng, size_t j, size_t d, double *w)
+{
+    (void)user;
+    (void)rng;
+    const rfx_cmat W = rfx_data_x(freq_table);
+    char msg[1200];
+    if (W.cols != d) {
+        snprintf(msg, sizeof msg, "%s has %zu columns, the data %zu inputs", freq_path, W.cols, d);
+        return rfx_set_error(RFX_EDIM, msg);
+    }
+    if (j >= W.rows) {
+        snprintf(msg, sizeof msg, "%s has %zu rows, too few for frequency %zu (one row per "
+                                  "frequency: give a smaller -D)", freq_path, W.rows, j + 1);
+        return rfx_set_error(RFX_EDIM, msg);
+    }
+    memcpy(w, W.data + j * W.stride, d * sizeof *w);
+    return RFX_OK;
+}
+
+/* --kernel TERM+TERM.. or TERM*TERM..: TERM = NAME[:L[:W]] (W in sums only). */
+static int parse_combination(const opt_iter *it, const char *s, fit_opts *o)
+{
+    const size_t cap = sizeof o->kterms / sizeof *o->kterms;
+    const int plus = strchr(s, '+') != NULL, times = strchr(s, '*') != NULL;
+    if (plus && times)
+        return cli_value_error(it, "'%s' mixes + and *: a kernel is a sum or a product of terms",
+                               s);
+    char buf[512];
+    if (strlen(s) >= sizeof buf) return cli_value_error(it, "the kernel '%.40s..' is too long", s);
+    memcpy(buf, s, strlen(s) + 1);
+    size_t k = 0;
+    char *save = NULL;
+    for (char *t = strtok_r(buf, "+*", &save); t; t = strtok_r(NULL, "+*", &save)) {
+        if (k == cap) return cli_value_error(it, "at most %zu terms in a kernel", cap);
+        rfx_spectral_term *term = &o->kterms[k++];
+        memset(term, 0, sizeof *term);
+        term->length_scale = 1.0;
+        term->weight = 1.0;
+        char *ls = strchr(t, ':'), *wt = NULL;
+        if (ls) {
+            *ls++ = 0;
+            if ((wt = strchr(ls, ':'))) *wt++ = 0;
+        }
+        if (rfx_kernel_from_name(t, &term->kernel) != RFX_OK ||
+            term->kernel == RFX_KERNEL_CUSTOM) {
+            rfx_clear_error();
+            return cli_value_error(it, "unknown kernel '%s' in '%s' (a term is gaussian, "
+                                   "laplacian, cauchy or matern)", t, s);
+        }
+        char *end;
+        if (ls && (term->length_scale = strtod(ls, &end), *end || !*ls ||
+                   !(term->length_scale > 0) || !isfinite(term->length_scale)))
+            return cli_value_error(it, "the length scale '%s' of term %zu in '%s' is not a "
+                                   "number > 0", ls, k, s);
+        if (wt && times)
+            return cli_value_error(it, "term %zu of '%s' has a weight; a product's terms take "
+                                   "none", k, s);
+        if (wt && (term->weight = strtod(wt, &end), *end || !*wt || !(term->weight >= 0) ||
+                   !isfinite(term->weight)))
+            return cli_value_error(it, "the weight '%s' of term %zu in '%s' is not a number "
+                                   ">= 0", wt, k, s);
+    }
+    if (k == 0) return cli_value_error(it, "no kernel in '%s'", s);
+    o->combo.product = times;
+    o->combo.n_terms = k;
+    o->combo.terms = o->kterms;
+    o->fit.features.kernel = RFX_KERNEL_CUSTOM;
+    o->fit.features.spectral = rfx_spectral_combined;
+    o->fit.features.spectral_user = &o->combo;
+    return 0;
+}
+
+static int cmd_fit_main(const command *c, int argc, char **argv);
+
 static int cmd_fit(const command *c, int argc, char **argv)
+{
+    int rc = cmd_fit_main(c, argc, argv);
+    rfx_data_free(freq_table);
+    freq_table = NULL;
+    return rc;
+}
+
+static int cmd_fit_main(const command *c, int argc, char **argv)
 {
     fit_opts o;
     rfx_read_params rp = rfx_read_params_default();
@@ -1784,7 +1883,25 @@ static int cmd_fit(const command *c, int argc, char **argv)
             o.class_weight = v;
             break;
         }
-        case O_KERNEL: bad = cli_parse_kernel(&it, v, &o.fit.features.kernel); break;
+        case O_KERNEL:
+            bad = strpbrk(v, "+*:") ? parse_combination(&it, v, &o)
+                                    : cli_parse_kernel(&it, v, &o.fit.features.kernel);
+            break;
+        case O_FREQUENCIES: {
+            char q[1024];
+            cli_escape(v, q, sizeof q);
+            snprintf(freq_path, sizeof freq_path, "--frequencies %s", q);
+            rfx_read_params fr = rfx_read_params_default();
+            fr.target = NULL;
+            rfx_data_free(freq_table);
+            freq_table = NULL;
+            rfx_status fst = rfx_data_read(v, &fr, &freq_table);
+            if (fst != RFX_OK) return cli_fail(fst);
+            o.fit.features.kernel = RFX_KERNEL_CUSTOM;
+            o.fit.features.spectral = table_sampler;
+            o.fit.features.spectral_user = NULL;
+            break;
+        }
         case O_NU: bad = cli_parse_nu(&it, v, &o.fit.features.nu); o.ko.have_nu = 1; break;
         case O_FORM: bad = cli_parse_form(&it, v, &o.fit.features.form); break;
         case O_STRUCTURE: bad = cli_parse_structure(&it, v, &o.fit.features.structure); break;
@@ -1892,6 +2009,20 @@ static int cmd_fit(const command *c, int argc, char **argv)
     if (o.given[O_LEARN_ITERATIONS] && !o.fit.learn_length_scales)
         return cli_usage_error(c, "--learn-iterations needs --length-scales learn");
     const int sparse = (FM(o.method) & FM_SPARSE) != 0;
+    if (o.given[O_FREQUENCIES] && o.given[O_KERNEL])
+        return cli_usage_error(c, "--frequencies replaces the kernel: give it or --kernel, not "
+                                  "both");
+    if (o.combo.n_terms) { /* --nu goes to the matern terms */
+        int matern = 0;
+        for (size_t i = 0; i < o.combo.n_terms; i++)
+            if (o.kterms[i].kernel == RFX_KERNEL_MATERN) {
+                o.kterms[i].nu = o.fit.features.nu;
+                matern = 1;
+            }
+        if (o.ko.have_nu && !matern)
+            return cli_usage_error(c, "--nu applies to a kernel with a matern term");
+        o.ko.have_nu = 0;
+    }
     if (o.method == FM_BAYES || o.method == FM_RIDGE || o.method == FM_CLASSIFY ||
         o.method == FM_SINKS || o.method == FM_GREEDY) {
         if (cli_kernel_opts_apply(c, &o.ko, &o.fit.features)) return RC_USAGE;
