@@ -604,6 +604,36 @@ expect 1 "--frequencies and --kernel" "$RFX" fit "$T/train.csv" --frequencies "$
 expect 1 "--frequencies with greedy" "$RFX" fit "$T/train.csv" --method greedy \
     --frequencies "$T/freq.csv" -o "$T/x.rfx"
 
+# ---- rfx blr: Bayesian linear regression on a basis ----------------------------
+expect 0 "blr --basis poly:2" "$RFX" blr "$T/train.csv" --basis poly:2 --threads 1
+stderr_has "blr names its monomials" "^ +x0\\^2 "
+stderr_has "blr reports the evidence" "^log evidence "
+expect 0 "blr --predict" "$RFX" blr "$T/train.csv" --basis poly:4 --threads 1 -q \
+    --predict "$T/test.csv" -o "$T/pred/blr.csv"
+check "blr --predict writes mean and std for every row" \
+    awk -F, 'NR == 1 { ok = $1 == "mean" && $2 == "std"; next } { n++; if (!($2 > 0)) ok = 0 }
+             END { exit !(ok && n == 200) }' "$T/pred/blr.csv"
+expect 0 "blr --predict --latent" "$RFX" blr "$T/train.csv" --basis poly:4 --threads 1 -q \
+    --predict "$T/test.csv" --latent -o "$T/pred/blr_latent.csv"
+check "blr: the latent std is below the std of y, the means are equal" \
+    sh -c "paste -d, '$T/pred/blr.csv' '$T/pred/blr_latent.csv' | awk -F, 'NR > 1 {
+        if (\$1 != \$3 || !(\$4 < \$2)) bad = 1 } END { exit bad }'"
+expect 0 "blr --format json" "$RFX" blr "$T/train.csv" --format json --threads 1
+check "blr json: the columns basis has one weight per input" \
+    sh -c "grep -c '\"term\"' '$T/stdout' | grep -qx 3"
+expect 1 "blr --basis nope" "$RFX" blr "$T/train.csv" --basis nope
+stderr_has "blr --basis nope" "unknown basis 'nope' \\(columns, or poly:K"
+expect 1 "blr --basis poly:0" "$RFX" blr "$T/train.csv" --basis poly:0
+expect 1 "blr -o without --predict" "$RFX" blr "$T/train.csv" -o "$T/pred/x.csv"
+expect 1 "blr --noise-var 0" "$RFX" blr "$T/train.csv" --noise-var 0
+awk '{ print $0 ",1,2" }' "$T/test.csv" >"$T/wide.csv"
+expect 2 "blr --predict with other columns" "$RFX" blr "$T/train.csv" --predict "$T/wide.csv" \
+    -o "$T/pred/x.csv"
+stderr_has "blr --predict with other columns" "has 6 input columns, DATA has 3"
+expect 2 "blr on one row" "$RFX" blr "$T/one_row.csv"
+expect 2 "blr --basis poly:64 of 5 inputs" "$RFX" blr "$T/wide.csv" --basis poly:64
+stderr_has "blr with too many monomials" "too many monomials"
+
 # options of another method, and bad values: usage errors, no model written
 expect 1 "fit --method nope" "$RFX" fit "$T/ish3.csv" --method nope -o "$T/x.rfx"
 stderr_has "fit --method nope lists the methods" "harfe, pce, projected, auto, sinks, greedy or classify"

@@ -119,3 +119,48 @@ def test_pickle_and_errors():
         rfx.BayesianLinearRegression(noise_var=-1.0).fit(P, y)
     with pytest.raises(ValueError):
         m.predict(P[:, :4])
+
+
+def test_command_line_blr_equals_the_estimator(cli, tmp_path):
+    """rfx blr --basis poly:3 fits the monomials in PolynomialFeatures'
+    order: its variances, weights, predictive mean and std equal
+    BayesianLinearRegression's on that basis, and each weight's std is the
+    square root of the diagonal of the posterior covariance (closed form:
+    (beta Phic^T Phic + alpha I)^-1 on the centred design)."""
+    import json
+    import subprocess
+    rng = np.random.RandomState(7)
+    X = rng.uniform(-1, 1, size=(70, 2))
+    y = 1 + 2 * X[:, 0] - X[:, 1] ** 2 + 0.5 * X[:, 0] * X[:, 1] + 0.1 * rng.normal(size=70)
+    Xt = rng.uniform(-1, 1, size=(9, 2))
+    np.savetxt(tmp_path / "train.csv", np.column_stack([X, y]), delimiter=",",
+               header="a,b,y", comments="", fmt="%.17g")
+    np.savetxt(tmp_path / "test.csv", Xt, delimiter=",", header="a,b", comments="", fmt="%.17g")
+    r = subprocess.run([cli, "blr", str(tmp_path / "train.csv"), "--basis", "poly:3",
+                        "--format", "json", "--threads", "1"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(r.stdout)
+    pf = PolynomialFeatures(3, include_bias=False).fit(X)
+    terms = [t.replace(" ", "*") for t in pf.get_feature_names_out(["a", "b"])]
+    assert [w["term"] for w in rep["weights"]] == terms
+    P, Pt = pf.transform(X), pf.transform(Xt)
+    est = rfx.BayesianLinearRegression().fit(P, y)
+    assert rep["noise_var"] == pytest.approx(est.noise_var_, rel=1e-10)
+    assert rep["prior_var"] == pytest.approx(est.prior_var_, rel=1e-10)
+    assert np.allclose([w["mean"] for w in rep["weights"]], est.coef_, rtol=0, atol=1e-10)
+    assert rep["intercept"] == pytest.approx(est.intercept_, abs=1e-10)
+    Pc = P - P.mean(axis=0)
+    cov = np.linalg.inv(Pc.T @ Pc / est.noise_var_ + np.eye(P.shape[1]) / est.prior_var_)
+    assert np.allclose([w["std"] for w in rep["weights"]], np.sqrt(np.diag(cov)), rtol=1e-7,
+                       atol=0)
+    for latent in (False, True):
+        out = tmp_path / ("p%d.csv" % latent)
+        args = [cli, "blr", str(tmp_path / "train.csv"), "--basis", "poly:3", "-q",
+                "--predict", str(tmp_path / "test.csv"), "-o", str(out)]
+        r = subprocess.run(args + (["--latent"] if latent else []), capture_output=True,
+                           text=True)
+        assert r.returncode == 0, r.stderr
+        got = np.loadtxt(out, delimiter=",", skiprows=1)
+        mean, std = est.predict(Pt, return_std=True, latent=latent)
+        assert np.allclose(got[:, 0], mean, rtol=0, atol=1e-10)
+        assert np.allclose(got[:, 1], std, rtol=1e-9, atol=0)
