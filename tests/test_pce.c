@@ -1329,9 +1329,68 @@ static void test_weights(void)
     free(wp);
 }
 
+/* Beyond a uniform marginal's support the expansion continues linearly
+ * (rfx_pce_predict): f(c) + sum_i (x_i - c_i) df/dx_i(c) with c clamped,
+ * against the closed forms of the Legendre and Hermite polynomials and
+ * their derivatives; inside, and along a normal marginal, the polynomial. */
+static double legendre_on_02(unsigned n, double x, double *slope)
+{
+    const double t = x - 1.0; /* U(0, 2): t = (2x - 0 - 2) / 2, dt/dx = 1 */
+    double p, dp;
+    switch (n) {
+    case 0: p = 1; dp = 0; break;
+    case 1: p = t; dp = 1; break;
+    case 2: p = (3 * t * t - 1) / 2; dp = 3 * t; break;
+    default: p = (5 * t * t * t - 3 * t) / 2; dp = (15 * t * t - 3) / 2; break;
+    }
+    *slope = sqrt(2.0 * n + 1.0) * dp;
+    return sqrt(2.0 * n + 1.0) * p;
+}
+
+static double hermite_n105(unsigned n, double x)
+{
+    const double u = (x - 1.0) / 0.5; /* N(1, 0.5^2), orthonormal He_n / sqrt(n!) */
+    return n == 0 ? 1.0 : n == 1 ? u : (u * u - 1.0) / sqrt(2.0);
+}
+
+static void test_linear_continuation(void)
+{
+    const rfx_marginal mg[2] = {rfx_marginal_uniform(0.0, 2.0), rfx_marginal_normal(1.0, 0.5)};
+    const unsigned a[5 * 2] = {0, 0, 3, 0, 1, 1, 2, 0, 0, 2};
+    const double c[5] = {0.7, -1.3, 0.8, 0.45, -0.6};
+    rfx_pce *pce = NULL;
+    CHECK_OK(rfx_pce_create(2, mg, 5, a, c, &pce));
+    if (!pce) return;
+    const double X[6 * 2] = {0.3, 1.2, 1.9, -0.4, 2.7, 0.9, -0.4, 1.6, 3.5, 5.0, -1.0, -2.0};
+    double y[6], worst = 0;
+    CHECK_OK(rfx_pce_predict(pce, rfx_cmat_of(X, 6, 2), y));
+    for (size_t r = 0; r < 6; r++) {
+        const double x0 = X[2 * r], x1 = X[2 * r + 1];
+        const double c0 = x0 < 0 ? 0 : x0 > 2 ? 2 : x0;
+        double f = 0, g = 0;
+        for (size_t k = 0; k < 5; k++) {
+            double s, p = legendre_on_02(a[2 * k], c0, &s), h = hermite_n105(a[2 * k + 1], x1);
+            f += c[k] * p * h;
+            g += c[k] * s * h;
+        }
+        const double want = f + (x0 - c0) * g;
+        worst = fmax(worst, fabs(y[r] - want) / fmax(1.0, fabs(want)));
+    }
+    printf("  linear continuation against the closed forms: max relative diff %.2e\n", worst);
+    CHECK(worst < 1e-13);
+    /* the continuation is C^1 at the end: one step inside and outside agree
+     * with the slope to second order */
+    const double h = 1e-6, at[3 * 2] = {2.0 - h, 0.4, 2.0, 0.4, 2.0 + h, 0.4};
+    double v[3];
+    CHECK_OK(rfx_pce_predict(pce, rfx_cmat_of(at, 3, 2), v));
+    CHECK(fabs((v[2] - v[1]) - (v[1] - v[0])) < 1e-9);
+    rfx_pce_free(pce);
+}
+
 int main(void)
 {
     test_weights();
+    test_linear_continuation();
     test_auto_basis();
     test_orthonormality();
     test_exact_polynomial();

@@ -204,9 +204,14 @@ RFX_API rfx_status rfx_pce_create(size_t d, const rfx_marginal *marginals, size_
 
 RFX_API void rfx_pce_free(rfx_pce *pce);
 
-/* y[i] = f(X_i) for the n rows of X (n x d; any stride). Points outside a
- * uniform marginal's support are evaluated by the same polynomials
- * (extrapolation). Cost n (d p + sum of the terms' active variables). */
+/* y[i] = f(X_i) for the n rows of X (n x d; any stride). Cost n (d p +
+ * sum of the terms' active variables). Beyond the support [a, b] of a
+ * uniform marginal the expansion continues linearly: a point x with
+ * coordinates outside is given f(c) + sum_i (x_i - c_i) df/dx_i(c), c the
+ * point clamped to the supports (the tangent plane at the nearest point of
+ * the box), instead of the polynomials' own growth there, which for a
+ * degree-p basis is of order |t|^p in the standard variable t and turns a
+ * sample's extreme rows into large errors. Normal marginals need none. */
 RFX_API rfx_status rfx_pce_predict(const rfx_pce *pce, rfx_cmat X, double *y);
 
 /* ------------------------------------------------------------------------ */

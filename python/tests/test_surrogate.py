@@ -211,17 +211,27 @@ def test_sobol_indices_of_models():
 
 def _legendre_pce(X, margs, coef, alpha):
     """sum_k c_k prod_i sqrt(2 a_ki + 1) P_{a_ki}(t_i), t the inputs mapped
-    from [a, b] to [-1, 1]: the orthonormal Legendre expansion, by numpy."""
+    from [a, b] to [-1, 1]: the orthonormal Legendre expansion, by numpy;
+    beyond [a, b] continued linearly, f(c) + sum_i (x_i - c_i) df/dx_i(c)
+    with c the inputs clamped (as rfx_pce_predict documents)."""
     lo = np.array([m[1] for m in margs])
     hi = np.array([m[2] for m in margs])
-    T = (2 * X - lo - hi) / (hi - lo)
+    C = np.clip(X, lo, hi)
+    T = (2 * C - lo - hi) / (hi - lo)
     out = np.zeros(len(X))
     for c, a in zip(coef, alpha):
-        term = np.full(len(X), c)
+        vals, slopes = [], []
         for i, n in enumerate(a):
             e = np.zeros(n + 1)
             e[n] = 1.0
-            term *= np.sqrt(2 * n + 1) * np.polynomial.legendre.legval(T[:, i], e)
+            vals.append(np.sqrt(2 * n + 1) * np.polynomial.legendre.legval(T[:, i], e))
+            de = np.polynomial.legendre.legder(e) if n else np.zeros(1)
+            slopes.append(np.sqrt(2 * n + 1) * np.polynomial.legendre.legval(T[:, i], de)
+                          * 2 / (hi[i] - lo[i]))
+        term = c * np.prod(vals, axis=0)
+        for i in range(len(a)):
+            rest = np.prod([v for j, v in enumerate(vals) if j != i], axis=0)
+            term = term + c * slopes[i] * rest * (X[:, i] - C[:, i])
         out += term
     return out
 

@@ -1243,6 +1243,65 @@ void rfx_pce_free(rfx_pce *pce)
     free(pce);
 }
 
+/* Whether row x leaves the support of a uniform marginal. */
+static int outside_support(const rfx_pce *pce, const double *x)
+{
+    for (size_t i = 0; i < pce->d; i++) {
+        const rfx_marginal *m = &pce->marginals[i];
+        if (m->kind == RFX_MARGINAL_UNIFORM && (x[i] < m->a || x[i] > m->b)) return 1;
+    }
+    return 0;
+}
+
+/* The expansion continued linearly beyond the support of its uniform
+ * marginals (rfx_pce_predict): with c the point x clamped to the supports,
+ *     f(c) + sum_i (x_i - c_i) df/dx_i(c)
+ * over the coordinates outside. At an end t = +-1 of the standard variable
+ * the orthonormal Legendre polynomial psi_n = sqrt(2n + 1) P_n has the
+ * value sqrt(2n + 1) (+-1)^n and the slope sqrt(2n + 1) (+-1)^(n+1)
+ * n (n + 1) / 2 (Abramowitz & Stegun 22.2.10, 22.5.37), times
+ * dt/dx = 2 / (b - a). ws: 2 d (pmax + 2) values. */
+static double continued(const rfx_pce *pce, const pce_rec *rec, const double *x, double *ws)
+{
+    const size_t d = pce->d, P = (size_t)pce->pmax + 1;
+    double *psi = ws, *dpsi = psi + d * P, *delta = dpsi + d * P, *side = delta + d;
+    for (size_t i = 0; i < d; i++) {
+        const rfx_marginal *m = &pce->marginals[i];
+        double t;
+        side[i] = 0.0;
+        delta[i] = 0.0;
+        if (m->kind == RFX_MARGINAL_UNIFORM && (x[i] < m->a || x[i] > m->b)) {
+            side[i] = x[i] < m->a ? -1.0 : 1.0;
+            delta[i] = x[i] - (x[i] < m->a ? m->a : m->b);
+            t = side[i];
+            double sign = side[i]; /* (+-1)^(n+1), from n = 0 */
+            for (size_t n = 0; n < P; n++) {
+                double nn = (double)n;
+                dpsi[i * P + n] = sqrt(2.0 * nn + 1.0) * sign * nn * (nn + 1.0) / (m->b - m->a);
+                sign *= side[i];
+            }
+        } else {
+            t = standardize(m, x[i]);
+        }
+        eval_1d(rec->c[m->kind == RFX_MARGINAL_NORMAL], t, P - 1, psi + i * P, 1);
+    }
+    double f = 0.0;
+    for (size_t k = 0; k < pce->n_terms; k++) {
+        const unsigned *a = pce->alpha + k * d;
+        double v = pce->coef[k];
+        for (size_t i = 0; i < d; i++) v *= psi[i * P + a[i]];
+        f += v;
+        for (size_t i = 0; i < d; i++) {
+            if (side[i] == 0.0 || a[i] == 0) continue;
+            double g = pce->coef[k] * dpsi[i * P + a[i]];
+            for (size_t j = 0; j < d; j++)
+                if (j != i) g *= psi[j * P + a[j]];
+            f += g * delta[i];
+        }
+    }
+    return f;
+}
+
 rfx_status rfx_pce_predict(const rfx_pce *pce, rfx_cmat X, double *y)
 {
     if (!pce) return rfx__error(RFX_EINVAL, "pce_predict: pce is NULL");
@@ -1260,6 +1319,9 @@ rfx_status rfx_pce_predict(const rfx_pce *pce, rfx_cmat X, double *y)
     pce_rec rec;
     RFX__TRY(rfx__mul3(pce->d, (size_t)pce->pmax + 1, TILE, &per, "pce_predict: workspace"));
     RFX__TRY(rfx__add(per, 2 * TILE, &per, "pce_predict: workspace"));
+    size_t extra = 0; /* the linear continuation's, before col and acc */
+    RFX__TRY(rfx__mul(2 * pce->d, (size_t)pce->pmax + 2, &extra, "pce_predict: workspace"));
+    RFX__TRY(rfx__add(per, extra, &per, "pce_predict: workspace"));
     RFX__TRY(rfx__mul(per, (size_t)nt, &total, "pce_predict: workspace"));
     RFX__TRY(rec_init(&rec, pce->pmax));
     double *ws = NULL;
@@ -1275,7 +1337,7 @@ rfx_status rfx_pce_predict(const rfx_pce *pce, rfx_cmat X, double *y)
 #else
         double *Vt = ws;
 #endif
-        double *col = Vt + per - 2 * TILE, *acc = col + TILE;
+        double *col = Vt + per - 2 * TILE, *acc = col + TILE, *cw = col - extra;
 #pragma omp for schedule(static)
         for (size_t tile = 0; tile < ntiles; tile++) {
             size_t r0 = tile * TILE, rows = X.rows - r0 < TILE ? X.rows - r0 : TILE;
@@ -1287,7 +1349,10 @@ rfx_status rfx_pce_predict(const rfx_pce *pce, rfx_cmat X, double *y)
                 term_values(&pce->sp, k, Vt, pce->pmax, TILE, rows, col);
                 for (size_t r = 0; r < rows; r++) acc[r] += ck * col[r];
             }
-            for (size_t r = 0; r < rows; r++) y[r0 + r] = acc[r];
+            for (size_t r = 0; r < rows; r++) {
+                const double *x = X.data + (r0 + r) * X.stride;
+                y[r0 + r] = outside_support(pce, x) ? continued(pce, &rec, x, cw) : acc[r];
+            }
         }
     }
     free(ws);
