@@ -540,6 +540,22 @@ expect 1 "sinks regression with --loss" "$RFX" fit "$T/train.csv" --method sinks
     --loss logistic -o "$T/x.rfx"
 stderr_has "sinks regression with --loss" "--loss applies to --method sinks with --task classify"
 
+# the phase-free form: tanh(w.x), no phase
+expect 0 "fit sinks --form phase-free" "$RFX" fit "$T/train.csv" --method sinks -D 64 \
+    --activation tanh --weights normal --form phase-free --box 8 --threads 1 -o "$T/spf.rfx"
+stderr_has "sinks phase-free features" "K = 64, tanh \\(phase-free\\) of normal frequencies"
+expect 0 "info of a phase-free model" "$RFX" info "$T/spf.rfx"
+check "info: the phase-free form" grep -Eq '^form +phase-free' "$T/stdout"
+expect 0 "fit greedy --form phase-free" "$RFX" fit "$T/train.csv" --method greedy --terms 8 \
+    --activation tanh --weights normal --form phase-free --threads 1 -q -o "$T/gpf.rfx"
+expect 0 "fit srfe --form phase-free" "$RFX" fit "$T/train.csv" --method srfe -D 200 \
+    --activation sin --form phase-free --threads 1 -q -o "$T/srfepf.rfx"
+expect 1 "cos with --form phase-free" "$RFX" fit "$T/train.csv" --method sinks --form phase-free \
+    -o "$T/x.rfx"
+stderr_has "cos with --form phase-free" "phase-free form is for the activations other than cos"
+expect 1 "--form nope" "$RFX" fit "$T/train.csv" --form nope -o "$T/x.rfx"
+stderr_has "--form nope" "cos-bias, cos-sin or phase-free"
+
 # ---- sums and products of kernels, and frequencies from a file ---------------
 # a product of one term draws that term's frequencies: the map of --kernel gaussian
 expect 0 "fit --kernel 'gaussian*'" "$RFX" fit "$T/train.csv" --method ridge -D 64 \

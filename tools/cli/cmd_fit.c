@@ -74,7 +74,9 @@ static const opt_spec FIT_OPTS[] = {
     { O_NU, 0, "nu", "NU",
       "ridge, bayes, classify, sinks, greedy: Matern smoothness 0.5, 1.5 (default) or 2.5" },
     { O_FORM, 0, "form", "F",
-      "ridge, bayes, classify, sinks: feature form cos-bias (default) or cos-sin (D even)" },
+      "ridge, bayes, classify, sinks: feature form cos-bias (default) or cos-sin (D even); "
+      "sinks, greedy, srfe, lasso, harfe with an --activation other than cos: phase-free, "
+      "phi(w.x) with no phase (default: phi(w.x + b), b ~ U(0, 2 pi))" },
     { O_STRUCTURE, 0, "structure", "S",
       "ridge, bayes, classify, sinks: how the frequencies are drawn: iid (default), "
       "orthogonal, sorf, fastfood or halton (rfx_structure in rfx.h)" },
@@ -323,7 +325,7 @@ static const struct fit_opt_methods {
     unsigned methods;
 } FIT_OPT_METHODS[] = {
     { O_KERNEL, FM_KERNEL | FM_SINKS_GREEDY }, { O_NU, FM_KERNEL | FM_SINKS_GREEDY },
-    { O_FORM, FM_KERNEL | FM(FM_SINKS) }, { O_STRUCTURE, FM_KERNEL | FM(FM_SINKS) },
+    { O_FORM, FM_KERNEL | FM_SPARSE | FM_SINKS_GREEDY }, { O_STRUCTURE, FM_KERNEL | FM(FM_SINKS) },
     { O_LENGTH_SCALE, FM_KERNEL | FM_SINKS_GREEDY },
     { O_GAMMA, FM_KERNEL | FM(FM_PROJECTED) | FM_SINKS_GREEDY },
     { O_NO_INTERCEPT, FM_KERNEL | FM_SINKS_GREEDY },
@@ -989,6 +991,7 @@ static rfx_srfe_params sparse_params(const fit_opts *o)
     if (o->given[O_SEED]) sp.features.seed = o->fit.features.seed;
     if (o->given[O_THREADS]) sp.features.n_threads = o->fit.features.n_threads;
     if (o->given[O_ACTIVATION]) sp.features.activation = o->activation;
+    if (o->given[O_FORM]) sp.features.form = o->fit.features.form;
     if (o->given[O_WEIGHTS]) sp.features.weights = o->weights;
     if (o->given[O_WEIGHT_SCALE]) sp.features.weight_scale = o->weight_scale;
     if (o->given[O_SPARSITY]) sp.features.sparsity = o->sparsity;
@@ -1647,7 +1650,7 @@ static int fit_sinks_greedy(const fit_opts *o, const rfx_data *data, const char 
     if (greedy) {
         rfx_greedy_params gp = rfx_greedy_params_default();
         gp.features = fp;
-        gp.features.form = RFX_FORM_COS_BIAS;
+        gp.features.form = o->given[O_FORM] ? o->fit.features.form : RFX_FORM_COS_BIAS;
         if (o->given[O_TERMS]) gp.n_terms = o->terms;
         gp.n_candidates = o->draws;
         gp.refine_steps = o->refine_steps;
@@ -1688,15 +1691,16 @@ static int fit_sinks_greedy(const fit_opts *o, const rfx_data *data, const char 
                 : o->sinks_classify ? "sinks (random kitchen sinks classifier)"
                                     : "sinks (random kitchen sinks)");
         print_data_line(e, X, data);
+        const char *phase = used.form == RFX_FORM_PHASE_FREE ? " (phase-free)" : "";
         if (o->given[O_WEIGHTS])
-            fprintf(e, "features         K = %zu, %s of %s frequencies, scale %g, seed %llu\n",
-                    rfx_features_output_dim(mf), rfx_activation_name(used.activation),
+            fprintf(e, "features         K = %zu, %s%s of %s frequencies, scale %g, seed %llu\n",
+                    rfx_features_output_dim(mf), rfx_activation_name(used.activation), phase,
                     rfx_weights_name(used.weights), used.weight_scale,
                     (unsigned long long)used.seed);
         else
-            fprintf(e, "features         K = %zu, %s of the %s kernel's frequencies, length "
+            fprintf(e, "features         K = %zu, %s%s of the %s kernel's frequencies, length "
                        "scale %g, seed %llu\n", rfx_features_output_dim(mf),
-                    rfx_activation_name(used.activation), rfx_kernel_name(used.kernel),
+                    rfx_activation_name(used.activation), phase, rfx_kernel_name(used.kernel),
                     fp.length_scale, (unsigned long long)used.seed);
         fprintf(e, "inputs           %s\n", standardize ? "standardised" : "as they are");
         if (greedy) {

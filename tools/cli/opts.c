@@ -375,7 +375,7 @@ int cli_parse_form(const opt_iter *it, const char *s, rfx_form *out)
 {
     if (rfx_form_from_name(s, out) == RFX_OK) return 0;
     rfx_clear_error();
-    return cli_value_error(it, "unknown feature form '%s' (cos-bias or cos-sin)", s);
+    return cli_value_error(it, "unknown feature form '%s' (cos-bias, cos-sin or phase-free)", s);
 }
 
 int cli_parse_structure(const opt_iter *it, const char *s, rfx_structure *out)
