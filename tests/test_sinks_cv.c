@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* X ~ U(-1, 1)^d and v = sin(2 x0) + 0.5 x1 x2 + 0.1 noise. */
+/* X ~ U(-1, 1)^d and v = sin(2 x0) + 0.5 x1 x2 (d > 2) + 0.1 noise. */
 static void make_data(unsigned long long seed, size_t n, size_t d, double **X, double **v)
 {
     rfx_test_rng r = {seed};
@@ -28,7 +28,7 @@ static void make_data(unsigned long long seed, size_t n, size_t d, double **X, d
     *v = malloc(n * sizeof(double));
     for (size_t i = 0; i < n; i++) {
         const double *x = *X + i * d;
-        (*v)[i] = sin(2.0 * x[0]) + 0.5 * x[1] * x[2] + 0.1 * rfx_test_normal(&r);
+        (*v)[i] = sin(2.0 * x[0]) + (d > 2 ? 0.5 * x[1] * x[2] : 0.0) + 0.1 * rfx_test_normal(&r);
     }
 }
 
