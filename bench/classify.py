@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""classify.py BUILD_DIR [--seeds N] [--out DIR] [--only NAME] - rfx fit's default classifier
-against scikit-learn on the same splits, in one run; writes a markdown table
-(classify.md) and an accuracy-against-time plot (classify.png, classify.svg).
+"""classify.py BUILD_DIR [--seeds N] [--out DIR] [--only NAME] [--methods LIST] - rfx fit's
+default classifier against scikit-learn on the same splits, in one run; writes a markdown
+table (classify.md) and an accuracy-against-time plot (classify.png, classify.svg).
+--methods runs only the listed methods (comma-separated labels, e.g. "rfx default").
+classify_panel.py reuses run() and report() on other sets.
 
     /usr/bin/python3 bench/classify.py build
 
@@ -109,9 +111,11 @@ def sk_fit(make, Xtr, ytr, Xte, yte):
     return float(np.mean(m.predict(Xte) == yte)), secs
 
 
-def run(build, seeds, cache, only):
+def run(build, seeds, cache, only, sets=None, methods=None):
+    """Fit every method on every split of the sets (name, X, y) (default:
+    datasets(cache)); methods: the labels to run (default all)."""
     rows = []
-    for name, X, y in datasets(cache):
+    for name, X, y in (datasets(cache) if sets is None else sets):
         if only and only not in name:
             continue
         n_seeds = 1 if len(y) > 50000 else seeds
@@ -149,6 +153,8 @@ def run(build, seeds, cache, only):
                 runs.append(("SVC", lambda: sk_fit(lambda: make_pipeline(
                     StandardScaler(), SVC(gamma=g)), Xtr, ytr, Xte, yte)))
             for label, fn in runs:
+                if methods and label not in methods:
+                    continue
                 acc, secs = fn()
                 res.setdefault(label, []).append((acc, secs))
                 print("%-26s seed %d %-12s acc %.4f  %.3f s" % (name, seed, label, acc, secs),
@@ -157,16 +163,20 @@ def run(build, seeds, cache, only):
     return rows
 
 
-def report(rows, out, seeds):
+def report(rows, out, seeds, stem="classify", head=None):
+    """Write OUT/STEM.md (head: its title and first paragraph, default
+    classify.py's) and, for classify, the plot."""
     os.makedirs(out, exist_ok=True)
     order = ["rfx default", "rfx fixed", "sk fixed", "sk search", "LinearSVC", "SVC"]
-    lines = ["# Classification: rfx fit's default against scikit-learn", "",
-             "`/usr/bin/python3 bench/classify.py build` (bench/classify.py; %d split seeds, "
-             "1 on the 10^5-row set; D = %d; 2 threads; a shared 2-core machine, so times "
-             "vary by some 10-30 %%). Accuracy on held-out 25 %% (10^5-row set: 25000 rows): "
-             "median / worst over the seeds; time: median fit seconds. Goals: rfx default "
-             ">= sk search in accuracy, time <= 1/3 of sk search and <= 3x sk fixed." % (seeds, D),
-             "", "| set (n, d, classes) | method | accuracy median | accuracy worst | "
+    if head is None:
+        head = ["# Classification: rfx fit's default against scikit-learn", "",
+                "`/usr/bin/python3 bench/classify.py build --seeds %d` (bench/classify.py; %d "
+                "split seeds, 1 on the 10^5-row set; D = %d; 2 threads; a shared 2-core machine "
+                "where other jobs ran too, so times are noisy, by some 10-30 %%). Accuracy on "
+                "held-out 25 %% (10^5-row set: 25000 rows): median / worst over the seeds; time: "
+                "median fit seconds. Goals: rfx default >= sk search in accuracy, time <= 1/3 of "
+                "sk search and <= 3x sk fixed." % (seeds, seeds, D)]
+    lines = head + ["", "| set (n, d, classes) | method | accuracy median | accuracy worst | "
              "time (s) |", "|---|---|---|---|---|"]
     for name, n, d, C, ns, res in rows:
         for label in order:
@@ -178,6 +188,8 @@ def report(rows, out, seeds):
                 name, n, d, C, label, np.median(acc), acc.min(), t))
     lines += ["", "Goals per set (median; worst accuracy in brackets):", ""]
     for name, n, d, C, ns, res in rows:
+        if "rfx default" not in res or "sk fixed" not in res:
+            continue
         de = res["rfx default"]
         acc = np.median([a for a, _ in de])
         worst = min(a for a, _ in de)
@@ -191,8 +203,11 @@ def report(rows, out, seeds):
             txt += "; accuracy %.4f vs sk search %.4f (worst %.4f vs %.4f); time / sk search " \
                    "= %.2f (goal <= 0.33)" % (acc, sa, worst, sw, t / st)
         lines.append(txt)
-    with open(os.path.join(out, "classify.md"), "w") as fh:
+    with open(os.path.join(out, stem + ".md"), "w") as fh:
         fh.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    if stem != "classify":
+        return
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -212,7 +227,6 @@ def report(rows, out, seeds):
     fig.tight_layout()
     for ext in ("png", "svg"):
         fig.savefig(os.path.join(out, "classify." + ext), dpi=90)
-    print("\n".join(lines))
 
 
 def from_log(path):
@@ -234,9 +248,11 @@ def main():
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     ap.add_argument("--only", default="", help="run the sets whose name contains this")
+    ap.add_argument("--methods", default="", help="comma-separated methods to run (default all)")
     a = ap.parse_args()
     cache = os.path.join(HERE, "out", "cache")
-    rows = run(os.path.abspath(a.build), a.seeds, cache, a.only)
+    methods = [m.strip() for m in a.methods.split(",") if m.strip()]
+    rows = run(os.path.abspath(a.build), a.seeds, cache, a.only, methods=methods)
     report(rows, a.out, a.seeds)
 
 
