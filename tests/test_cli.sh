@@ -989,6 +989,34 @@ expect 0 "predict with the classifier fitted from stdin" "$RFX" predict "$T/c_st
     "$T/ctest.csv" --proba -o "$T/pred/c_stdin.csv"
 check "classify from stdin: the same probabilities, byte for byte" \
     cmp -s "$T/pred/c_file.csv" "$T/pred/c_stdin.csv"
+# ---- rfx kernel-sgd: the four strategies of the kernel trick --------------------
+expect 0 "kernel-sgd, all four strategies" "$RFX" kernel-sgd "$T/btrain.csv" --test "$T/btest.csv" \
+    --length-scale 1 --step 0.5 --iterations 4000 -D 512 --threads 1
+check "kernel-sgd: one row per strategy" \
+    sh -c "grep -cE '^(features-on-the-fly|features-cached|kernel-on-the-fly|gram-cached) ' \
+        '$T/stdout' | grep -qx 4"
+# the u-space strategies are one iteration: the same accuracies; the Gram
+# strategy's flops are d n (n + 1) + 2 n T (n = 450, d = 3, T = 4000)
+check "kernel-sgd: kernel-on-the-fly and gram-cached classify alike" \
+    awk '$1 == "kernel-on-the-fly" { a = $7 " " $8 } $1 == "gram-cached" { b = $7 " " $8 }
+         END { exit !(a != "" && a == b) }' "$T/stdout"
+check "kernel-sgd: the Gram strategy's flops" \
+    awk '$1 == "gram-cached" { f = $3 } END { want = 3 * 450 * 451 + 2 * 450 * 4000
+         exit !(f != "" && (f - want) ^ 2 < (1e-3 * want) ^ 2) }' "$T/stdout"
+check "kernel-sgd: test accuracy above 0.8 for every strategy" \
+    awk '$1 ~ /-/ && NR > 2 { n++; if (!($8 > 0.8)) bad = 1 } END { exit !(n == 4 && !bad) }' \
+    "$T/stdout"
+expect 0 "kernel-sgd --strategy gram-cached --format json" "$RFX" kernel-sgd "$T/btrain.csv" \
+    --strategy gram-cached --format json --threads 1
+check "kernel-sgd json: one strategy" sh -c "grep -c '\"strategy\"' '$T/stdout' | grep -qx 1"
+expect 2 "kernel-sgd on three classes" "$RFX" kernel-sgd "$T/ctrain.csv"
+stderr_has "kernel-sgd on three classes" "more than two values"
+expect 1 "kernel-sgd --strategy nope" "$RFX" kernel-sgd "$T/btrain.csv" --strategy nope
+expect 1 "kernel-sgd --loss squared" "$RFX" kernel-sgd "$T/btrain.csv" --loss squared
+expect 2 "kernel-sgd --test of other classes" "$RFX" kernel-sgd "$T/btrain.csv" \
+    --test "$T/ctest.csv" --strategy gram-cached
+stderr_has "kernel-sgd --test of other classes" "neither class of DATA"
+
 # kitchen sinks as a classifier: logistic one-vs-rest, the box cross-validated
 expect 0 "fit --task classify --method sinks" "$RFX" fit "$T/ctrain.csv" --task classify \
     --method sinks -D 128 --threads 1 -o "$T/csk.rfx"
