@@ -650,6 +650,43 @@ expect 2 "blr on one row" "$RFX" blr "$T/one_row.csv"
 expect 2 "blr --basis poly:64 of 5 inputs" "$RFX" blr "$T/wide.csv" --basis poly:64
 stderr_has "blr with too many monomials" "too many monomials"
 
+# ---- rfx pso: a swarm over a model or a program -------------------------------
+printf '#!/bin/sh\nawk -v a="$1" -v b="$2" "BEGIN { printf \\"%%.17g\\\\n\\", (a - 0.3) ^ 2 + 2 * (b + 0.2) ^ 2 }"\n' \
+    >"$T/obj.sh"
+chmod +x "$T/obj.sh"
+expect 0 "pso of a program" "$RFX" pso --lower -1,-1 --upper 1,1 --iterations 60 --seed 3 \
+    --format json -- "$T/obj.sh"
+check "pso: the program's minimiser (0.3, -0.2) to 1e-3" \
+    sh -c "tr -d ' \n' <'$T/stdout' | sed 's/.*\"x\":\\[\\([^]]*\\)\\].*/\\1/' |
+        awk -F, '{ exit !((\$1 - 0.3) ^ 2 + (\$2 + 0.2) ^ 2 < 1e-6) }'"
+check "pso: the best value never rises" \
+    sh -c "tr -d ' \n' <'$T/stdout' | sed 's/.*\"history\":\\[\\([^]]*\\)\\].*/\\1/' |
+        awk -F, '{ for (i = 2; i <= NF; i++) if (\$i > \$(i - 1)) exit 1 }'"
+awk 'BEGIN { s = 7; print "u,v,y"; for (i = 0; i < 300; i++) {
+        s = (s * 1103515245 + 12345) % 2147483648; u = 2 * s / 2147483648 - 1
+        s = (s * 1103515245 + 12345) % 2147483648; v = 2 * s / 2147483648 - 1
+        printf "%.9f,%.9f,%.9f\n", u, v, (u - 0.3) ^ 2 + (v + 0.2) ^ 2 } }' >"$T/quad.csv"
+expect 0 "fit the quadratic" "$RFX" fit "$T/quad.csv" --threads 1 -q -o "$T/quad.rfx"
+expect 0 "pso --model" "$RFX" pso --model "$T/quad.rfx" --seed 1 --threads 1
+check "pso --model: the surrogate's minimiser near (0.3, -0.2)" \
+    awk '$1 == "u" { u = $2 } $1 == "v" { v = $2 }
+         END { exit !(u != "" && (u - 0.3) ^ 2 + (v + 0.2) ^ 2 < 0.05 ^ 2) }' "$T/stdout"
+expect 0 "pso --model --maximize" "$RFX" pso --model "$T/quad.rfx" --maximize --seed 1 -q
+check "pso --maximize: a corner near (-1, 1)" \
+    awk '$1 == "u" { u = $2 } $1 == "v" { v = $2 } END { exit !(u < -0.9 && v > 0.9) }' \
+    "$T/stdout"
+expect 1 "pso with nothing to minimise" "$RFX" pso --lower 0 --upper 1
+expect 1 "pso: --lower and --upper of other lengths" "$RFX" pso --lower 0,0 --upper 1 -- \
+    "$T/obj.sh"
+expect 1 "pso: --lower above --upper" "$RFX" pso --lower 2 --upper 1 -- "$T/obj.sh"
+expect 1 "pso: a program without a box" "$RFX" pso -- "$T/obj.sh"
+expect 1 "pso --model with a box of other inputs" "$RFX" pso --model "$T/quad.rfx" --lower 0 \
+    --upper 1
+expect 5 "pso: a failing program" "$RFX" pso --lower 0 --upper 1 -- false
+stderr_has "pso: a failing program" "exited with status 1"
+expect 2 "pso: a program that prints no number" "$RFX" pso --lower 0 --upper 1 -- echo abc
+stderr_has "pso: a program that prints no number" "printed no number"
+
 # options of another method, and bad values: usage errors, no model written
 expect 1 "fit --method nope" "$RFX" fit "$T/ish3.csv" --method nope -o "$T/x.rfx"
 stderr_has "fit --method nope lists the methods" "harfe, pce, projected, auto, sinks, greedy or classify"

@@ -53,7 +53,7 @@ enum opt_id {
     O_PROBA, O_STRUCTURE, O_DESIGN, O_NO_SCRAMBLE, O_TRANSFORM, O_BUDGET, O_CANDIDATES,
     O_FORMAT, O_PROGRESS, O_QUIET, O_SECOND_ORDER, O_SAMPLE_WEIGHT, O_MEMORY_LIMIT, O_DISTRIBUTED, O_DETERMINISTIC, O_CHUNK_ROWS,
     O_BOX, O_DRAWS, O_REFINE_STEPS, O_UPDATE, O_FREQUENCIES, O_BASIS, O_PREDICT_DATA, O_LATENT,
-    O_TEST_DATA, O_STRATEGY, O_STEP,
+    O_TEST_DATA, O_STRATEGY, O_STEP, O_MODEL_FILE, O_MAXIMIZE, O_LOWER, O_UPPER,
     O_COUNT
 };
 
@@ -101,7 +101,7 @@ struct command {
  * order of rfx --help, NULL-terminated). */
 extern const command cli_fit_command, cli_predict_command, cli_eval_command, cli_info_command,
     cli_kernel_approx_command, cli_sobol_command, cli_sample_command, cli_blr_command,
-    cli_kernel_sgd_command;
+    cli_kernel_sgd_command, cli_pso_command;
 extern const command *const cli_commands[];
 
 /* ------------------------------------------------------------------------ */

@@ -42,7 +42,7 @@
 const command *const cli_commands[] = {
     &cli_fit_command, &cli_predict_command, &cli_eval_command, &cli_info_command,
     &cli_kernel_approx_command, &cli_sobol_command, &cli_sample_command, &cli_blr_command,
-    &cli_kernel_sgd_command, NULL
+    &cli_kernel_sgd_command, &cli_pso_command, NULL
 };
 
 static const command *command_find(const char *name)
