@@ -385,6 +385,39 @@ static void test_default_candidates(void)
         CHECK(proj == (d >= 9));
         CHECK(r1.chosen == r2.chosen);
     }
+    /* projected is tried only when the others' best first-fold relative
+     * error exceeds 0.1: not for a smooth target they fit, yes for one
+     * that is noise to them */
+    double yl[N9], yn[N9];
+    uint64_t s = 99;
+    for (size_t i = 0; i < N9; i++) {
+        yl[i] = 0.0;
+        for (size_t j = 0; j < 9; j++) yl[i] += (double)(j + 1) * X9[i * 9 + j];
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        yn[i] = (double)(s >> 11) / 9007199254740992.0;
+    }
+    for (int noise = 0; noise < 2; noise++) {
+        rfx_auto_params p = rfx_auto_params_default();
+        p.transforms = RFX_AUTO_TRANSFORM(RFX_TARGET_NONE);
+        p.n_folds = 2;
+        p.race_factor = INFINITY;
+        p.n_threads = 1;
+        rfx_auto_report r;
+        CHECK_OK(rfx_auto_fit(&p, (rfx_cmat){X9, N9, 9, 9}, noise ? yn : yl, NULL, &r));
+        double best0 = INFINITY;
+        const rfx_auto_candidate *pj = NULL;
+        for (size_t j = 0; j < r.n_candidates; j++) {
+            if (r.candidates[j].method == RFX_METHOD_PROJECTED) pj = &r.candidates[j];
+            else best0 = fmin(best0, r.candidates[j].cv_error);
+        }
+        CHECK(pj != NULL);
+        if (!pj) continue;
+        printf("  %s target: the others' best CV error %.3g; projected %s (%zu folds)\n",
+               noise ? "noise" : "linear", best0,
+               pj->outcome == RFX_AUTO_NOT_NEEDED ? "not needed" : "tried", pj->folds);
+        if (noise) CHECK(best0 > 0.1 && pj->folds == 2 && pj->outcome == RFX_AUTO_RAN_ALL);
+        else CHECK(best0 < 0.1 && pj->folds == 0 && pj->outcome == RFX_AUTO_NOT_NEEDED);
+    }
 }
 
 int main(void)

@@ -71,7 +71,9 @@ extern "C" {
  * is bayes' point estimate); and with d >= 9 inputs also projected on the
  * target as it is (a projection onto its largest default dimension, 8,
  * reduces only more inputs; it costs tens of fits, so it is not tried
- * under the transforms: ask for them in methods). */
+ * under the transforms, ask for them in methods; and its first fold is fitted
+ * after the others', only when their best relative error there exceeds 0.1,
+ * else its outcome is RFX_AUTO_NOT_NEEDED). */
 #define RFX_AUTO_DEFAULT_METHODS                                                              \
     (RFX_AUTO_METHOD(RFX_METHOD_BAYES) | RFX_AUTO_METHOD(RFX_METHOD_SRFE) |                   \
      RFX_AUTO_METHOD(RFX_METHOD_HARFE) | RFX_AUTO_METHOD(RFX_METHOD_PCE))
@@ -115,8 +117,11 @@ typedef enum rfx_auto_outcome {
     RFX_AUTO_RACED = 1,    /* stopped: far behind the best                 */
     RFX_AUTO_BUDGET = 2,   /* stopped: the time budget                     */
     RFX_AUTO_FAILED = 3,   /* a fit or prediction failed (status)          */
-    RFX_AUTO_ALONE = 4     /* the last one left by racing: chosen, its
+    RFX_AUTO_ALONE = 4,    /* the last one left by racing: chosen, its
                               other folds not run                         */
+    RFX_AUTO_NOT_NEEDED = 5 /* the default projected candidate, not tried:
+                              the others' best first-fold relative error
+                              was at most 0.1                             */
 } rfx_auto_outcome;
 
 typedef struct rfx_auto_candidate {

@@ -1094,7 +1094,8 @@ typedef enum rfx_auto_outcome {
     RFX_AUTO_RACED = 1,
     RFX_AUTO_BUDGET = 2,
     RFX_AUTO_FAILED = 3,
-    RFX_AUTO_ALONE = 4
+    RFX_AUTO_ALONE = 4,
+    RFX_AUTO_NOT_NEEDED = 5
 } rfx_auto_outcome;
 
 typedef struct rfx_auto_candidate {

@@ -29,6 +29,7 @@ _OUTCOMES = {
     lib.RFX_AUTO_BUDGET: "budget",
     lib.RFX_AUTO_FAILED: "failed",
     lib.RFX_AUTO_ALONE: "alone",
+    lib.RFX_AUTO_NOT_NEEDED: "not_needed",
 }
 
 

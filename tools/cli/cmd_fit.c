@@ -1483,7 +1483,7 @@ static int fit_auto(fit_opts *o, const rfx_data *data, const char *path)
     rfx_model_free(model);
     if (rc != RC_OK || quiet(o)) return rc;
     static const char *const OUTCOME[] = {"all folds", "raced out", "budget", "failed",
-                                           "alone after racing"};
+                                           "alone after racing", "not needed"};
     FILE *e = stderr;
     fprintf(e, "%-16s auto (%zu candidates, %zu-fold cross-validation, rows in a random order "
                "of seed %llu)\n",
