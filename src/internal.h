@@ -691,11 +691,15 @@ double rfx__dot(const double *a, const double *b, size_t n);
 /* A deep copy of a feature map (structure and fast transform included). */
 rfx_status rfx__features_copy(const rfx_features *f, rfx_features **out);
 
-/* rfx_sinks_fit with params->C = 0: the box chosen by cross-validation
- * (src/solvers/sinks_cv.c); arguments already checked. */
-rfx_status rfx__sinks_fit_cv(const rfx_features *f, rfx_cmat X, const double *y,
-                             const rfx_sinks_params *params, rfx_model **out,
-                             rfx_sinks_report *report);
+/* Kitchen sinks (src/solvers/sinks.c): the checks of rfx_sinks_fit's
+ * arguments (params->C may be 0), and the fit of a given box (C > 0 or
+ * INFINITY), which rfx_sinks_fit (src/solvers/sinks_cv.c, where a box of 0
+ * is chosen by cross-validation) calls. */
+rfx_status rfx__sinks_check(const rfx_features *f, rfx_cmat X, const double *y,
+                            const rfx_sinks_params *p, rfx_model **out);
+rfx_status rfx__sinks_fit_box(const rfx_features *f, rfx_cmat X, const double *y,
+                              const rfx_sinks_params *params, rfx_model **out,
+                              rfx_sinks_report *report);
 
 /* int-sized LAPACK dimension check. */
 rfx_status rfx__lapack_int(size_t n, int *out, const char *what);

@@ -386,8 +386,8 @@ done:
     return st;
 }
 
-static rfx_status sinks_check(const rfx_features *f, rfx_cmat X, const double *y,
-                              const rfx_sinks_params *p, rfx_model **out)
+rfx_status rfx__sinks_check(const rfx_features *f, rfx_cmat X, const double *y,
+                            const rfx_sinks_params *p, rfx_model **out)
 {
     if (!f) return rfx__error(RFX_EINVAL, "sinks: f is NULL");
     if (!p) return rfx__error(RFX_EINVAL, "sinks: params is NULL");
@@ -488,12 +488,13 @@ static rfx_status sinks_gram(sinks *s, rfx_features *fc, int n_threads, rfx_cmat
     return r;
 }
 
-rfx_status rfx_sinks_fit(const rfx_features *f, rfx_cmat X, const double *y,
-                         const rfx_sinks_params *params, rfx_model **out,
-                         rfx_sinks_report *report)
+rfx_status rfx__sinks_fit_box(const rfx_features *f, rfx_cmat X, const double *y,
+                              const rfx_sinks_params *params, rfx_model **out,
+                              rfx_sinks_report *report)
 {
-    RFX__TRY(sinks_check(f, X, y, params, out));
-    if (params->C == 0) return rfx__sinks_fit_cv(f, X, y, params, out, report);
+    RFX__TRY(rfx__sinks_check(f, X, y, params, out));
+    if (params->C == 0)
+        return rfx__error(RFX_EINTERNAL, "sinks: a fit of a given box was asked for box 0");
     const rfx_sinks_params *p = params;
     const size_t n = X.rows, K = f->D;
     const int icpt = p->fit_intercept != 0;

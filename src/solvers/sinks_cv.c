@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Kitchen sinks with the box chosen by cross-validation, and the kitchen
- * sinks classifier of any number of classes (rfx/sinks.h). Both call
- * rfx_sinks_fit (sinks.c) once per fold, box and column; the classifier's
+ * rfx_sinks_fit, with the box given or chosen by cross-validation, and the
+ * kitchen sinks classifier of any number of classes (rfx/sinks.h). Both
+ * call the fit of a given box (sinks.c) once per fold, box and column; the
+ * classifier's
  * model is an rfx classifier (RFX_METHOD_CLASSIFY, one-vs-rest), so its
  * decision values, probabilities and files are those of rfx/classify.h.
  */
@@ -60,7 +61,7 @@ static rfx_status fit_columns(const rfx_features *f, rfx_cmat X, const double *Y
     for (size_t k = 0; k < K; k++) {
         rfx_model *m = NULL;
         rfx_sinks_report r;
-        RFX__TRY(rfx_sinks_fit(f, X, Y + k * n, p, &m, &r));
+        RFX__TRY(rfx__sinks_fit_box(f, X, Y + k * n, p, &m, &r));
         for (size_t j = 0; j < D; j++) W[j * K + k] = m->W[j];
         c[k] = m->intercept[0];
         rfx_model_free(m);
@@ -181,16 +182,18 @@ static double best_box(const rfx_sinks_report *r)
     return r->cv_C[b];
 }
 
-rfx_status rfx__sinks_fit_cv(const rfx_features *f, rfx_cmat X, const double *y,
-                             const rfx_sinks_params *params, rfx_model **out,
-                             rfx_sinks_report *report)
+rfx_status rfx_sinks_fit(const rfx_features *f, rfx_cmat X, const double *y,
+                         const rfx_sinks_params *params, rfx_model **out,
+                         rfx_sinks_report *report)
 {
+    RFX__TRY(rfx__sinks_check(f, X, y, params, out));
+    if (params->C != 0) return rfx__sinks_fit_box(f, X, y, params, out, report);
     rfx_sinks_report cv;
     memset(&cv, 0, sizeof cv);
     RFX__TRY(choose_box(f, X, y, 1, params, &cv));
     rfx_sinks_params p = *params;
     p.C = best_box(&cv);
-    RFX__TRY(rfx_sinks_fit(f, X, y, &p, out, report));
+    RFX__TRY(rfx__sinks_fit_box(f, X, y, &p, out, report));
     if (report) {
         report->n_cv = cv.n_cv;
         memcpy(report->cv_C, cv.cv_C, sizeof cv.cv_C);
