@@ -106,6 +106,11 @@ class SparseRFERegressor(RegressorMixin, _RFXModel):
         most n_features_in_ are used. None chooses q from {1, 2, 3} by the
         selection score (see ``selection``).
     activation : {"sin", "cos", "tanh", "sigmoid", "relu", "sign"}, default="sin"
+    form : {"cos_bias", "phase_free"}, default="cos_bias"
+        The features phi(w.x + b) with a random phase b (the default), or
+        phi(w.x) with none ("phase_free", for the activations other than
+        cos: sin features are then odd, and so is the expansion about c_0
+        on inputs used as they are).
     weight_scale : float > 0 or None, default=None
         s; None chooses it (see ``selection``).
     method : {"lasso", "bpdn", "htp"}, default="lasso"
@@ -150,12 +155,14 @@ class SparseRFERegressor(RegressorMixin, _RFXModel):
         q used (chosen or given).
     """
 
-    def __init__(self, n_components=None, *, sparsity=None, activation="sin", weight_scale=None,
-                 method="lasso", alpha=None, eta=None, n_nonzero=None, standardize=True,
-                 selection="gcv", n_folds=5, random_state=None, n_jobs=None, verbose=0):
+    def __init__(self, n_components=None, *, sparsity=None, activation="sin", form="cos_bias",
+                 weight_scale=None, method="lasso", alpha=None, eta=None, n_nonzero=None,
+                 standardize=True, selection="gcv", n_folds=5, random_state=None, n_jobs=None,
+                 verbose=0):
         self.n_components = n_components
         self.sparsity = sparsity
         self.activation = activation
+        self.form = form
         self.weight_scale = weight_scale
         self.method = method
         self.alpha = alpha
@@ -174,6 +181,7 @@ class SparseRFERegressor(RegressorMixin, _RFXModel):
         q = _opt_int(self.sparsity, "sparsity", 1)
         p.features.sparsity = min(q, d) if q else 0
         p.features.activation = _common.activation_enum(self.activation)
+        p.features.form = _common.form_enum(self.form)
         p.features.weight_scale = _opt_real(self.weight_scale, "weight_scale")
         seed = _common.resolve_seed(self.random_state)
         p.features.seed = seed
@@ -241,7 +249,8 @@ class SparseRFERegressor(RegressorMixin, _RFXModel):
     @classmethod
     def _from_model_info(cls, model, info, params):
         return cls(n_components=params["n_components"], sparsity=params["sparsity"],
-                   activation=params["activation"], weight_scale=params["weight_scale"],
+                   activation=params["activation"], form=params["form"],
+                   weight_scale=params["weight_scale"],
                    method="htp" if info.method == lib.RFX_METHOD_HARFE else "lasso",
                    standardize=bool(info.standardized), random_state=params["random_state"],
                    n_jobs=params["n_jobs"])

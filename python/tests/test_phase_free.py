@@ -87,3 +87,30 @@ def test_greedy_recovers_one_term(tmp_path):
     assert np.max(np.abs(g.predict(X) + g.predict(Xn) - 2 * g.intercept_)) < 1e-12
     with pytest.raises(ValueError, match="features.form"):
         rfx.GreedyRegressor(4, form="cos_sin").fit(X, y)
+
+
+def test_sparse_rfe_phase_free_is_odd_and_round_trips(tmp_path):
+    """SparseRFERegressor(form="phase_free") with sin features on inputs
+    used as they are: the expansion minus c_0 is odd, f(-x) - c_0 =
+    -(f(x) - c_0), to rounding (an odd target plus a constant is fitted; an
+    even one could not be); the form survives a model file."""
+    rng = np.random.RandomState(5)
+    X = rng.uniform(-1, 1, size=(120, 3))
+    y = np.sin(2 * X[:, 0]) + 0.5 * X[:, 1] * X[:, 2] * X[:, 0] + 0.3  # odd, plus a constant
+    est = rfx.SparseRFERegressor(600, sparsity=2, activation="sin", form="phase_free",
+                                 weight_scale=1.0, standardize=False,
+                                 random_state=4).fit(X, y)
+    Xt = rng.uniform(-1, 1, size=(40, 3))
+    c0 = est.intercept_
+    gap = np.abs((est.predict(-Xt) - c0) + (est.predict(Xt) - c0)).max()
+    assert gap <= 1e-12 * np.abs(est.predict(Xt) - c0).max(), gap
+    assert est.score(X, y) > 0.9
+    path = str(tmp_path / "s.rfx")
+    est.save(path)
+    back = rfx.load_model(path)
+    assert back.get_params()["form"] == "phase_free"
+    assert np.array_equal(back.predict(Xt), est.predict(Xt))
+    default = rfx.SparseRFERegressor(600, sparsity=2, weight_scale=1.0, standardize=False,
+                                     random_state=4).fit(X, y)
+    assert np.abs((default.predict(-Xt) - default.intercept_)
+                  + (default.predict(Xt) - default.intercept_)).max() > 1e-3
