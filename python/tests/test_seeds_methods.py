@@ -214,7 +214,7 @@ def test_sinks_classifier_errors_and_pickle():
     assert list(back.classes_) == ["a", "b"]
 
 
-def test_sinks_classifier_of_three_classes_is_one_vs_rest_of_the_c_library():
+def test_sinks_classifier_of_three_classes_is_one_vs_rest_of_the_c_library(tmp_path):
     """Three classes: rfx_sinks_classify's decision values bitwise, each
     column equal to rfx_sinks_fit on that class's +-1 targets at the box
     cross-validation chose, labels the argmax, probabilities the OvR
@@ -247,6 +247,14 @@ def test_sinks_classifier_of_three_classes_is_one_vs_rest_of_the_c_library():
     assert est.score(X, y) > 0.8
     back = pickle.loads(pickle.dumps(est))
     assert np.array_equal(back.predict_proba(Xt), P)
+    path = str(tmp_path / "ks3.rfx")
+    est.save(path)
+    # an rfx classifier, read back as RFFClassifier; the file holds the
+    # labels' indices 0, 1, 2 (the C library's labels are numbers)
+    loaded = rfx.load_model(path)
+    assert isinstance(loaded, rfx.RFFClassifier) and list(loaded.classes_) == [0, 1, 2]
+    assert np.array_equal(loaded.decision_function(Xt), S)
+    assert np.array_equal(est.classes_[loaded.predict(Xt).astype(int)], est.predict(Xt))
 
 
 # ---------------------------------------------------------------------------
