@@ -1329,10 +1329,12 @@ static void test_weights(void)
     free(wp);
 }
 
-/* Beyond a uniform marginal's support the expansion continues linearly
- * (rfx_pce_predict): f(c) + sum_i (x_i - c_i) df/dx_i(c) with c clamped,
- * against the closed forms of the Legendre and Hermite polynomials and
- * their derivatives; inside, and along a normal marginal, the polynomial. */
+/* Beyond a uniform marginal's support plus the margin 1 / (2 p^2) in t (p
+ * the input's largest degree) the expansion continues linearly
+ * (rfx_pce_predict): f(c) + sum_i (x_i - c_i) df/dx_i(c) with c clamped to
+ * that edge, against the closed forms of the Legendre and Hermite
+ * polynomials and their derivatives; inside the edge, and along a normal
+ * marginal, the polynomial. */
 static double legendre_on_02(unsigned n, double x, double *slope)
 {
     const double t = x - 1.0; /* U(0, 2): t = (2x - 0 - 2) / 2, dt/dx = 1 */
@@ -1361,12 +1363,16 @@ static void test_linear_continuation(void)
     rfx_pce *pce = NULL;
     CHECK_OK(rfx_pce_create(2, mg, 5, a, c, &pce));
     if (!pce) return;
-    const double X[6 * 2] = {0.3, 1.2, 1.9, -0.4, 2.7, 0.9, -0.4, 1.6, 3.5, 5.0, -1.0, -2.0};
-    double y[6], worst = 0;
-    CHECK_OK(rfx_pce_predict(pce, rfx_cmat_of(X, 6, 2), y));
-    for (size_t r = 0; r < 6; r++) {
+    /* input 0 has degree 3 at most: the edge is t = +-(1 + 1/18), x = 2 + 1/18
+     * and -1/18 (t = x - 1) */
+    const double lo = -1.0 / 18.0, hi = 2.0 + 1.0 / 18.0;
+    const double X[8 * 2] = {0.3,  1.2, 1.9, -0.4, 2.7,  0.9,  -0.4, 1.6,
+                             3.5,  5.0, -1.0, -2.0, 2.03, 0.7, -0.05, 0.2};
+    double y[8], worst = 0;
+    CHECK_OK(rfx_pce_predict(pce, rfx_cmat_of(X, 8, 2), y));
+    for (size_t r = 0; r < 8; r++) {
         const double x0 = X[2 * r], x1 = X[2 * r + 1];
-        const double c0 = x0 < 0 ? 0 : x0 > 2 ? 2 : x0;
+        const double c0 = x0 < lo ? lo : x0 > hi ? hi : x0;
         double f = 0, g = 0;
         for (size_t k = 0; k < 5; k++) {
             double s, p = legendre_on_02(a[2 * k], c0, &s), h = hermite_n105(a[2 * k + 1], x1);
@@ -1378,9 +1384,9 @@ static void test_linear_continuation(void)
     }
     printf("  linear continuation against the closed forms: max relative diff %.2e\n", worst);
     CHECK(worst < 1e-13);
-    /* the continuation is C^1 at the end: one step inside and outside agree
+    /* the continuation is C^1 at the edge: one step inside and outside agree
      * with the slope to second order */
-    const double h = 1e-6, at[3 * 2] = {2.0 - h, 0.4, 2.0, 0.4, 2.0 + h, 0.4};
+    const double h = 1e-6, at[3 * 2] = {hi - h, 0.4, hi, 0.4, hi + h, 0.4};
     double v[3];
     CHECK_OK(rfx_pce_predict(pce, rfx_cmat_of(at, 3, 2), v));
     CHECK(fabs((v[2] - v[1]) - (v[1] - v[0])) < 1e-9);

@@ -206,12 +206,15 @@ RFX_API void rfx_pce_free(rfx_pce *pce);
 
 /* y[i] = f(X_i) for the n rows of X (n x d; any stride). Cost n (d p +
  * sum of the terms' active variables). Beyond the support [a, b] of a
- * uniform marginal the expansion continues linearly: a point x with
- * coordinates outside is given f(c) + sum_i (x_i - c_i) df/dx_i(c), c the
- * point clamped to the supports (the tangent plane at the nearest point of
- * the box), instead of the polynomials' own growth there, which for a
- * degree-p basis is of order |t|^p in the standard variable t and turns a
- * sample's extreme rows into large errors. Normal marginals need none. */
+ * uniform marginal the polynomials are trusted only a little way: up to
+ * |t| = 1 + 1 / (2 p_i^2) in the standard variable t, p_i the input's
+ * largest degree in the expansion, where a polynomial of degree p_i is at
+ * most cosh(1) ~ 1.54 times its largest value on [-1, 1] (the Chebyshev
+ * bound |P(t)| <= |T_p(t)| max |P|). Farther out the expansion continues
+ * linearly: a point x is given f(c) + sum_i (x_i - c_i) df/dx_i(c), c the
+ * point clamped to those edges (the tangent plane there), instead of the
+ * polynomials' own growth, of order |t|^p, which turns a sample's extreme
+ * rows into large errors. Normal marginals need none. */
 RFX_API rfx_status rfx_pce_predict(const rfx_pce *pce, rfx_cmat X, double *y);
 
 /* ------------------------------------------------------------------------ */

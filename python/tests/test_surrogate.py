@@ -212,11 +212,14 @@ def test_sobol_indices_of_models():
 def _legendre_pce(X, margs, coef, alpha):
     """sum_k c_k prod_i sqrt(2 a_ki + 1) P_{a_ki}(t_i), t the inputs mapped
     from [a, b] to [-1, 1]: the orthonormal Legendre expansion, by numpy;
-    beyond [a, b] continued linearly, f(c) + sum_i (x_i - c_i) df/dx_i(c)
-    with c the inputs clamped (as rfx_pce_predict documents)."""
-    lo = np.array([m[1] for m in margs])
-    hi = np.array([m[2] for m in margs])
-    C = np.clip(X, lo, hi)
+    beyond [a, b] widened by (b - a) / (4 p_i^2) (p_i the input's largest
+    degree) continued linearly, f(c) + sum_i (x_i - c_i) df/dx_i(c) with c
+    the inputs clamped there (as rfx_pce_predict documents)."""
+    lo = np.array([m[1] for m in margs], dtype=float)
+    hi = np.array([m[2] for m in margs], dtype=float)
+    p = np.asarray(alpha).max(axis=0).astype(float)
+    margin = np.where(p > 0, (hi - lo) / 2 * 0.5 / np.maximum(p, 1) ** 2, np.inf)
+    C = np.clip(X, lo - margin, hi + margin)
     T = (2 * C - lo - hi) / (hi - lo)
     out = np.zeros(len(X))
     for c, a in zip(coef, alpha):

@@ -1243,47 +1243,75 @@ void rfx_pce_free(rfx_pce *pce)
     free(pce);
 }
 
-/* Whether row x leaves the support of a uniform marginal. */
-static int outside_support(const rfx_pce *pce, const double *x)
+/* The edges, in the standard variable t, beyond which the expansion is
+ * continued linearly: 1 + 1 / (2 p_i^2) for a uniform input whose largest
+ * degree in the expansion is p_i >= 1, where a polynomial of degree p_i
+ * is still at most cosh(1) ~ 1.54 times its largest value on [-1, 1]
+ * (the Chebyshev bound |P(t)| <= |T_p(t)| max |P|, T_p(1 + 1/(2 p^2)) ~
+ * cosh 1); INFINITY for the other inputs. */
+static void trust_edges(const rfx_pce *pce, double *edge)
 {
-    for (size_t i = 0; i < pce->d; i++) {
-        const rfx_marginal *m = &pce->marginals[i];
-        if (m->kind == RFX_MARGINAL_UNIFORM && (x[i] < m->a || x[i] > m->b)) return 1;
-    }
+    for (size_t i = 0; i < pce->d; i++) edge[i] = 0.0;
+    for (size_t k = 0; k < pce->n_terms; k++)
+        for (size_t i = 0; i < pce->d; i++)
+            edge[i] = fmax(edge[i], (double)pce->alpha[k * pce->d + i]);
+    for (size_t i = 0; i < pce->d; i++)
+        edge[i] = pce->marginals[i].kind == RFX_MARGINAL_UNIFORM && edge[i] > 0
+                      ? 1.0 + 0.5 / (edge[i] * edge[i])
+                      : INFINITY;
+}
+
+/* Whether row x leaves the trusted range of an input. */
+static int outside_support(const rfx_pce *pce, const double *edge, const double *x)
+{
+    for (size_t i = 0; i < pce->d; i++)
+        if (isfinite(edge[i]) && fabs(standardize(&pce->marginals[i], x[i])) > edge[i]) return 1;
     return 0;
 }
 
-/* The expansion continued linearly beyond the support of its uniform
- * marginals (rfx_pce_predict): with c the point x clamped to the supports,
+/* psi_k(t) and psi_k'(t), k = 0..p: the recurrence of eval_1d and its
+ * derivative, psi'_{k+1} = (psi_k + t psi'_k - b_k psi'_{k-1}) / b_{k+1}. */
+static void eval_1d_slope(const double *c, double t, size_t p, double *out, double *dout)
+{
+    double prev = 0.0, cur = 1.0, dprev = 0.0, dcur = 0.0;
+    out[0] = 1.0;
+    dout[0] = 0.0;
+    for (size_t k = 0; k < p; k++) {
+        double next = (t * cur - c[2 * k] * prev) * c[2 * k + 1];
+        double dnext = (cur + t * dcur - c[2 * k] * dprev) * c[2 * k + 1];
+        prev = cur;
+        cur = next;
+        dprev = dcur;
+        dcur = dnext;
+        out[k + 1] = cur;
+        dout[k + 1] = dcur;
+    }
+}
+
+/* The expansion continued linearly beyond the trusted range of its uniform
+ * inputs (rfx_pce_predict): with c the point x clamped to it,
  *     f(c) + sum_i (x_i - c_i) df/dx_i(c)
- * over the coordinates outside. At an end t = +-1 of the standard variable
- * the orthonormal Legendre polynomial psi_n = sqrt(2n + 1) P_n has the
- * value sqrt(2n + 1) (+-1)^n and the slope sqrt(2n + 1) (+-1)^(n+1)
- * n (n + 1) / 2 (Abramowitz & Stegun 22.2.10, 22.5.37), times
- * dt/dx = 2 / (b - a). ws: 2 d (pmax + 2) values. */
-static double continued(const rfx_pce *pce, const pce_rec *rec, const double *x, double *ws)
+ * over the coordinates outside. ws: 2 d (pmax + 2) values. */
+static double continued(const rfx_pce *pce, const pce_rec *rec, const double *edge,
+                        const double *x, double *ws)
 {
     const size_t d = pce->d, P = (size_t)pce->pmax + 1;
     double *psi = ws, *dpsi = psi + d * P, *delta = dpsi + d * P, *side = delta + d;
     for (size_t i = 0; i < d; i++) {
         const rfx_marginal *m = &pce->marginals[i];
-        double t;
+        const double *c = rec->c[m->kind == RFX_MARGINAL_NORMAL];
+        double t = standardize(m, x[i]);
         side[i] = 0.0;
         delta[i] = 0.0;
-        if (m->kind == RFX_MARGINAL_UNIFORM && (x[i] < m->a || x[i] > m->b)) {
-            side[i] = x[i] < m->a ? -1.0 : 1.0;
-            delta[i] = x[i] - (x[i] < m->a ? m->a : m->b);
-            t = side[i];
-            double sign = side[i]; /* (+-1)^(n+1), from n = 0 */
-            for (size_t n = 0; n < P; n++) {
-                double nn = (double)n;
-                dpsi[i * P + n] = sqrt(2.0 * nn + 1.0) * sign * nn * (nn + 1.0) / (m->b - m->a);
-                sign *= side[i];
-            }
+        if (isfinite(edge[i]) && fabs(t) > edge[i]) {
+            side[i] = t < 0 ? -1.0 : 1.0;
+            const double te = side[i] * edge[i];
+            delta[i] = x[i] - (0.5 * (m->a + m->b) + 0.5 * (m->b - m->a) * te);
+            eval_1d_slope(c, te, P - 1, psi + i * P, dpsi + i * P);
+            for (size_t n = 0; n < P; n++) dpsi[i * P + n] *= 2.0 / (m->b - m->a);
         } else {
-            t = standardize(m, x[i]);
+            eval_1d(c, t, P - 1, psi + i * P, 1);
         }
-        eval_1d(rec->c[m->kind == RFX_MARGINAL_NORMAL], t, P - 1, psi + i * P, 1);
     }
     double f = 0.0;
     for (size_t k = 0; k < pce->n_terms; k++) {
@@ -1323,11 +1351,19 @@ rfx_status rfx_pce_predict(const rfx_pce *pce, rfx_cmat X, double *y)
     RFX__TRY(rfx__mul(2 * pce->d, (size_t)pce->pmax + 2, &extra, "pce_predict: workspace"));
     RFX__TRY(rfx__add(per, extra, &per, "pce_predict: workspace"));
     RFX__TRY(rfx__mul(per, (size_t)nt, &total, "pce_predict: workspace"));
-    RFX__TRY(rec_init(&rec, pce->pmax));
+    double *edge = NULL;
+    RFX__TRY(rfx__alloc(pce->d, sizeof *edge, (void **)&edge, "pce_predict: workspace"));
+    trust_edges(pce, edge);
+    rfx_status st = rec_init(&rec, pce->pmax);
+    if (st) {
+        free(edge);
+        return st;
+    }
     double *ws = NULL;
-    rfx_status st = rfx__alloc(total, sizeof *ws, (void **)&ws, "pce_predict: workspace");
+    st = rfx__alloc(total, sizeof *ws, (void **)&ws, "pce_predict: workspace");
     if (st) {
         rec_free(&rec);
+        free(edge);
         return st;
     }
 #pragma omp parallel num_threads(nt) if (nt > 1)
@@ -1351,11 +1387,13 @@ rfx_status rfx_pce_predict(const rfx_pce *pce, rfx_cmat X, double *y)
             }
             for (size_t r = 0; r < rows; r++) {
                 const double *x = X.data + (r0 + r) * X.stride;
-                y[r0 + r] = outside_support(pce, x) ? continued(pce, &rec, x, cw) : acc[r];
+                y[r0 + r] = outside_support(pce, edge, x) ? continued(pce, &rec, edge, x, cw)
+                                                          : acc[r];
             }
         }
     }
     free(ws);
+    free(edge);
     rec_free(&rec);
     return RFX_OK;
 }
