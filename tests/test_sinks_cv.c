@@ -2,8 +2,9 @@
 /* Kitchen sinks with the box chosen by cross-validation, and the kitchen
  * sinks classifier (rfx/sinks.h):
  *  - the held-out losses of the grid equal those of explicit fold fits
- *    made here by the documented rule (folds of a splitmix64 Fisher-Yates
- *    shuffle, boxes 4^g times the targets' range and no box), the chosen
+ *    made here by the documented rule (folds by position in the seeded
+ *    order of the rows' contents, boxes 4^g times the targets' range and
+ *    no box), the chosen
  *    box is their least, and the fit equals rfx_sinks_fit at that box;
  *  - the classifier's decision values equal rfx_sinks_fit on the +-1
  *    targets of each column (two classes: one column; three: one-vs-rest),
@@ -44,14 +45,6 @@ static rfx_features *make_map(size_t d, size_t K, uint64_t seed)
     return f;
 }
 
-static uint64_t splitmix64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
 /* The mean held-out loss of box C over the documented folds, for K target
  * columns Y (column k at Y + k n), summed over the columns. */
 static double cv_reference(const rfx_features *f, const double *X, size_t n, size_t d,
@@ -59,13 +52,8 @@ static double cv_reference(const rfx_features *f, const double *X, size_t n, siz
 {
     size_t *perm = malloc(n * sizeof *perm);
     double *Xt = malloc(n * d * sizeof *Xt), *yt = malloc(n * sizeof *yt);
-    uint64_t state = rfx_features_get_params(f).seed ^ 0x5EEDB0C5ULL;
-    for (size_t i = 0; i < n; i++) perm[i] = i;
-    for (size_t i = n; i > 1; i--) {
-        size_t j = (size_t)(splitmix64(&state) % i), t = perm[i - 1];
-        perm[i - 1] = perm[j];
-        perm[j] = t;
-    }
+    CHECK_OK(rfx__rows_order(rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1), NULL,
+                             rfx_features_get_params(f).seed, 0x73696e6bULL, perm));
     double sum = 0;
     for (size_t fold = 0; fold < RFX_SINKS_CV_FOLDS; fold++)
         for (size_t k = 0; k < K; k++) {
@@ -146,6 +134,20 @@ static void test_regression_cv(void)
     CHECK_OK(rfx_model_predict(m, rfx_cmat_of(X, n, d), rfx_mat_of(a, n, 1), rfx_mat_none()));
     CHECK_OK(rfx_model_predict(m2, rfx_cmat_of(X, n, d), rfx_mat_of(b, n, 1), rfx_mat_none()));
     CHECK(memcmp(a, b, sizeof a) == 0);
+    /* the folds follow the rows' contents: the rows reversed give the same
+     * table, bit for bit */
+    double *Xr = malloc(n * d * sizeof *Xr), *yr = malloc(n * sizeof *yr);
+    for (size_t i = 0; i < n; i++) {
+        memcpy(Xr + i * d, X + (n - 1 - i) * d, d * sizeof *Xr);
+        yr[i] = y[n - 1 - i];
+    }
+    rfx_sinks_report rep3;
+    rfx_model *m3 = NULL;
+    CHECK_OK(rfx_sinks_fit(f, rfx_cmat_of(Xr, n, d), yr, &p, &m3, &rep3));
+    CHECK(memcmp(rep3.cv_loss, rep.cv_loss, sizeof rep.cv_loss) == 0 && rep3.C == rep.C);
+    rfx_model_free(m3);
+    free(Xr);
+    free(yr);
     /* too few rows to cross-validate */
     rfx_model_free(m);
     m = NULL;

@@ -49,8 +49,9 @@ typedef enum rfx_sinks_loss {
 } rfx_sinks_loss;
 
 /* The box chosen by cross-validation (params.C = 0): RFX_SINKS_CV_FOLDS
- * folds (row i of a Fisher-Yates shuffle of the map's seed in fold
- * i mod 5), and RFX_SINKS_CV_GRID boxes: r, 4 r, 16 r, 64 r, 256 r and
+ * folds (row i of a seeded order of the rows' contents, the map's seed, in
+ * fold i mod 5, so the folds do not depend on the rows' order), and
+ * RFX_SINKS_CV_GRID boxes: r, 4 r, 16 r, 64 r, 256 r and
  * INFINITY (no box), r the range max(y) - min(y) of the targets (2 for
  * labels +-1). The box of least mean held-out loss is kept (the squared
  * error for the squared loss, else the fit's loss; a tie keeps the smaller

@@ -17,14 +17,8 @@
  * (2 for labels +-1), then no box. */
 #define RANGE_STEPS (RFX_SINKS_CV_GRID - 1)
 
-/* splitmix64 (Steele, Lea & Flood, OOPSLA 2014): the fold order. */
-static uint64_t splitmix64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
+/* The stream of the folds' row order (rfx__rows_order): "sink". */
+#define FOLD_STREAM 0x73696e6bULL
 
 /* The held-out loss of the decision value p for the target y, as the fit
  * measures it (the squared loss without its factor 1/2: the squared error). */
@@ -94,7 +88,8 @@ static rfx_status decide(const rfx_features *f, rfx_cmat X, const double *W, con
 /* The box of least cross-validated loss over RFX_SINKS_CV_GRID boxes and
  * RFX_SINKS_CV_FOLDS folds for the K target columns Y (summed over the
  * columns); report gets the grid and the losses. Row perm[i] is in fold
- * i mod folds, perm a Fisher-Yates shuffle of the map's seed. */
+ * i mod folds, perm the rows in the seeded order of their contents
+ * (rfx__rows_order of X and the first column of Y, the map's seed). */
 static rfx_status choose_box(const rfx_features *f, rfx_cmat X, const double *Y, size_t K,
                              const rfx_sinks_params *base, rfx_sinks_report *report)
 {
@@ -126,13 +121,8 @@ static rfx_status choose_box(const rfx_features *f, rfx_cmat X, const double *Y,
     if (!st) st = rfx__alloc(nd, sizeof *Z, (void **)&Z, "sinks: the held-out features");
     if (!st) st = rfx__alloc(n * K, sizeof *S, (void **)&S, "sinks: the held-out scores");
     if (st) goto done;
-    uint64_t state = f->params.seed ^ 0x5EEDB0C5ULL;
-    for (size_t i = 0; i < n; i++) perm[i] = i;
-    for (size_t i = n; i > 1; i--) {
-        size_t j = (size_t)(splitmix64(&state) % i), t = perm[i - 1];
-        perm[i - 1] = perm[j];
-        perm[j] = t;
-    }
+    if ((st = rfx__rows_order(X, rfx_cmat_of(Y, n, 1), NULL, f->params.seed, FOLD_STREAM, perm)))
+        goto done;
     for (size_t g = 0; g < RFX_SINKS_CV_GRID && !st; g++) {
         double sum = 0;
         for (size_t fold = 0; fold < folds && !st; fold++) {
