@@ -15,7 +15,9 @@
  *                 accumulate Z^T Z in row blocks, solve; n x D never exists.
  *                 Also the RMSE of the fit on the training rows, and the
  *                 same fit split into its public halves (rfx_stats_add,
- *                 rfx_ridge_solve) to show where the time goes.
+ *                 rfx_ridge_solve) to show where the time goes, and the
+ *                 floor: one threaded DSYRK of the whole n x D Z with the
+ *                 BLAS and environment rfx runs with.
  *   fit32         the single-precision fit (rfx_stats_add_f32 + rfx_ridge_solve).
  *   memory        rfx_ridge_fit_source over a source that generates rows in
  *                 blocks, so X is never in memory either; --rows-fit rows.
@@ -40,6 +42,8 @@
 
 #include "rfx.h"
 #include "helpers.h"
+
+#include <cblas.h>
 
 #include <omp.h>
 
@@ -467,6 +471,24 @@ static int bench_fit(const options *o)
     }
     printf("fit_f64_accumulate_seconds %.6f\n", best_acc);
     printf("fit_f64_solve_seconds %.6f\n", best_solve);
+
+    /* the floor in this process, with rfx's own BLAS and environment: one
+     * threaded DSYRK Z^T Z of the whole n x D feature matrix (which the
+     * fit never holds); the peer measures the same with numpy's BLAS */
+    double *Z = xmalloc(n * o->D, sizeof *Z), *C = xmalloc(o->D * o->D, sizeof *C);
+    check(rfx_features_transform(f, rfx_cmat_of(X, n, d), rfx_mat_of(Z, n, o->D)),
+          "rfx_features_transform");
+    double best_syrk = INFINITY;
+    for (int r = 0; r < o->repeats; r++) {
+        double t0 = rfx_helper_seconds();
+        cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)o->D, (int)n, 1.0, Z, (int)o->D,
+                    0.0, C, (int)o->D);
+        double t = rfx_helper_seconds() - t0;
+        if (t < best_syrk) best_syrk = t;
+    }
+    printf("fit_f64_dsyrk_floor_seconds %.6f\n", best_syrk);
+    free(Z);
+    free(C);
     rfx_model_free(m);
     rfx_features_free(f);
     free(X);

@@ -257,24 +257,53 @@ static rfx_status check_rows(const rfx_stats *s, const rfx_features *f, rfx_cmat
     return RFX_OK;
 }
 
+/* The feature block of rfx_stats_add: rows of D features, grown to the
+ * largest chunk asked for (at most rfx__chunk_rows(D) rows), so that a
+ * source's blocks reuse one buffer rather than each allocating (and
+ * faulting in) its own. */
+typedef struct block_buf {
+    double *Z;
+    size_t rows;
+} block_buf;
+
+static rfx_status block_buf_reserve(block_buf *b, size_t rows, size_t D)
+{
+    if (rows <= b->rows) return RFX_OK;
+    free(b->Z);
+    b->Z = NULL;
+    b->rows = 0;
+    RFX__TRY(rfx__alloc(rows * D, sizeof(double), (void **)&b->Z, "stats: feature block"));
+    b->rows = rows;
+    return RFX_OK;
+}
+
+/* rfx_stats_add_weighted after its checks, in chunks of rfx__chunk_rows(D)
+ * rows featurised into buf */
+static rfx_status add_rows(rfx_stats *s, const rfx_features *f, rfx_cmat X, rfx_cmat Y,
+                           const double *w, block_buf *buf)
+{
+    const size_t n = X.rows, D = s->D, B = rfx__chunk_rows(D);
+    RFX__TRY(block_buf_reserve(buf, n < B ? n : B, D));
+    rfx_status st = RFX_OK;
+    for (size_t r0 = 0; r0 < n && !st; r0 += B) {
+        size_t rows = n - r0 < B ? n - r0 : B;
+        st = rfx_features_transform(f, (rfx_cmat){X.data + r0 * X.stride, rows, X.cols, X.stride},
+                                    rfx_mat_of(buf->Z, rows, D));
+        if (!st)
+            st = rfx__stats_add_zw(s, buf->Z, D, rows, s->ny ? Y.data + r0 * Y.stride : NULL,
+                                   Y.stride, w ? w + r0 : NULL, 1, f->params.n_threads);
+    }
+    return st;
+}
+
 rfx_status rfx_stats_add_weighted(rfx_stats *s, const rfx_features *f, rfx_cmat X, rfx_cmat Y,
                                   const double *w)
 {
     RFX__TRY(check_rows(s, f, X, Y));
     if (w) RFX__TRY(rfx__check_weights(w, X.rows, "stats: w"));
-    const size_t n = X.rows, D = s->D, B = rfx__chunk_rows(D);
-    double *Z;
-    RFX__TRY(rfx__alloc((n < B ? n : B) * D, sizeof(double), (void **)&Z, "stats: feature block"));
-    rfx_status st = RFX_OK;
-    for (size_t r0 = 0; r0 < n && !st; r0 += B) {
-        size_t rows = n - r0 < B ? n - r0 : B;
-        st = rfx_features_transform(f, (rfx_cmat){X.data + r0 * X.stride, rows, X.cols, X.stride},
-                                    rfx_mat_of(Z, rows, D));
-        if (!st)
-            st = rfx__stats_add_zw(s, Z, D, rows, s->ny ? Y.data + r0 * Y.stride : NULL, Y.stride,
-                                   w ? w + r0 : NULL, 1, f->params.n_threads);
-    }
-    free(Z);
+    block_buf buf = {NULL, 0};
+    rfx_status st = add_rows(s, f, X, Y, w, &buf);
+    free(buf.Z);
     return st;
 }
 
@@ -361,27 +390,34 @@ rfx_status rfx_stats_add_source(rfx_stats *s, const rfx_features *f, rfx_source 
     if (!src || !src->next || !src->rewind) return rfx__error(RFX_EINVAL, "stats: invalid source");
     RFX__TRY(src->rewind(src));
     size_t blocks = 0;
+    block_buf buf = {NULL, 0};
+    rfx_status st = RFX_OK;
     for (;;) {
         rfx_block b;
         int done = 0;
         memset(&b, 0, sizeof b);
-        RFX__TRY(src->next(src, &b, &done));
-        if (done) break;
-        if (b.ny != s->ny)
-            return rfx__error(RFX_EDIM, "source block has %zu targets, the statistics %zu", b.ny,
-                              s->ny);
+        if ((st = src->next(src, &b, &done)) || done) break;
+        if (b.ny != s->ny) {
+            st = rfx__error(RFX_EDIM, "source block has %zu targets, the statistics %zu", b.ny,
+                            s->ny);
+            break;
+        }
         rfx_cmat X = {b.x, b.rows, b.cols, b.stride};
         rfx_cmat Y = {b.y, b.rows, b.ny, b.y_stride};
-        rfx_status st = rfx_stats_add(s, f, X, Y);
+        st = check_rows(s, f, X, Y);
+        if (!st) st = add_rows(s, f, X, Y, NULL, &buf);
         if (st) {
             rfx__error_prefix("source block %zu (rows from %zu)", blocks, s->n);
-            return st;
+            break;
         }
         blocks++;
-        if (progress && progress(user, "accumulate", -1.0))
-            return rfx__error(RFX_ECANCELLED, "stats: cancelled by the progress callback");
+        if (progress && progress(user, "accumulate", -1.0)) {
+            st = rfx__error(RFX_ECANCELLED, "stats: cancelled by the progress callback");
+            break;
+        }
     }
-    return RFX_OK;
+    free(buf.Z);
+    return st;
 }
 
 static rfx_status check_pair(const rfx_stats *a, const rfx_stats *b)
