@@ -312,8 +312,10 @@ def test_surrogate_ones_zeros_scale_and_row_order():
     bit; scaled weights and the rows in another order make the same folds
     and the same choice. The scores then agree to rounding, amplified by
     the ridge candidates' choices of length scale (a golden-section search
-    on a flat GCV): measured 1.5e-7 relative for the rows in another order,
-    and 9e-4 for weights times 3 (the PCE candidates': 1e-15)."""
+    on a flat GCV): measured 1.5e-7 relative for the rows in another order
+    on an AVX2 machine and 1.5e-4 on an AVX-512 one (whose BLAS and kernels
+    round differently), and 9e-4 for weights times 3 (the PCE candidates':
+    1e-15). Both get the bound 2e-3."""
     X, y = data(90, seed=33)
     y = np.exp(y)  # positive: the log and Box-Cox are candidates
     a = rfx.SurrogateRegressor(**AUTO).fit(X, y)
@@ -329,7 +331,7 @@ def test_surrogate_ones_zeros_scale_and_row_order():
     e = rfx.SurrogateRegressor(**AUTO).fit(X, y, sample_weight=3 * w)
     perm = np.random.RandomState(35).permutation(len(y))
     f = rfx.SurrogateRegressor(**AUTO).fit(X[perm], y[perm], sample_weight=w[perm])
-    for other, tol in ((e, 2e-3), (f, 1e-6)):
+    for other, tol in ((e, 2e-3), (f, 2e-3)):
         assert (other.best_method_, other.best_transform_) == (c.best_method_,
                                                                c.best_transform_)
         np.testing.assert_allclose(other.cv_results_["cv_error"], c.cv_results_["cv_error"],
