@@ -115,7 +115,8 @@ def main():
             "`/usr/bin/python3 bench/classify_panel.py build --seeds %d` (bench/classify_panel.py; "
             "mlbench's sets, factors as integer codes, rows with a missing value dropped; the "
             "protocol of classify.py: %d stratified 75/25 split seeds, D = %d, 2 threads on a "
-            "shared 2-core machine where other jobs ran too, so times are noisy). The default's "
+            "shared 2-core machine, so times are noisy; a run beside other jobs favours the "
+            "slower side). The default's "
             "selection rule was not tuned on these sets. Accuracy on the held-out 25 %%: median "
             "/ worst over the seeds; time: median fit seconds." % (a.seeds, a.seeds, classify.D)]
     classify.report(rows, a.out, a.seeds, stem="classify_panel", head=head)
