@@ -83,7 +83,7 @@ rfx_status rfx__add(size_t a, size_t b, size_t *out, const char *what);
 
 /* Allocate n elements of size bytes, 64-byte aligned, with overflow check;
  * RFX_ENOMEM / RFX_EOVERFLOW with a message naming what. Free with free().
- * On Linux a buffer of 16 MiB or more is 2 MiB aligned and advised for
+ * On Linux a buffer of 4 MiB or more is 2 MiB aligned and advised for
  * transparent huge pages (first-touch faults per 2 MiB, not per 4 KiB). */
 rfx_status rfx__alloc(size_t n, size_t size, void **out, const char *what);
 rfx_status rfx__calloc(size_t n, size_t size, void **out, const char *what);

@@ -119,41 +119,57 @@ static rfx_status cls_score(cls_select *cs, const rfx_features_params *fp, doubl
  * leave-one-out error (rfx__classify_lsq: one eigendecomposition per
  * length scale), so a candidate length scale costs about one fit. The
  * length scale is searched on the selection rows with at most 256
- * features: the scales sqrt(d) 2^k, k = -1..1, extended by doublings
- * (k = -8..5) while the best is on an edge, then golden-section steps on
- * log l in the bracket of the best's neighbours; a scale is better when
- * its best lambda makes fewer LOO errors, then a smaller LOO squared
- * error. The final fit chooses lambda again, by LOO on all rows at the
- * full D, and calibrates the probabilities' temperature. */
+ * features, on log2 l - log2 sqrt(d) = t:
+ *   - t = -1, 0, 1;
+ *   - while the best is the lowest (highest) t tried, the next two
+ *     doublings beyond it, within LSQ_K_LO .. LSQ_K_HI;
+ *   - then LSQ_REFINE rounds of bisection: the best t +- 1/2, then the
+ *     best +- 1/4, +- 1/8 (a final step of 9 % in l).
+ * A scale is better when its best lambda makes fewer LOO errors, then a
+ * smaller LOO squared error; on a full tie the one tried first stays. The
+ * scales of a step are independent, so they are fitted side by side, one
+ * thread each: each fit gives the same bits on one thread as on many, so
+ * the choice does not depend on the thread count. The final fit chooses
+ * lambda again, by LOO on all rows at the full D, and calibrates the
+ * probabilities' temperature. */
 #define LSQ_SELECT_FEATURES 256
 #define LSQ_K_LO (-8)
 #define LSQ_K_HI 5
-#define LSQ_GOLDEN_STEPS 4
-#define LN2 0.6931471805599453
+#define LSQ_REFINE 3
+#define LSQ_THREADED_ROWS 1024
+/* at most 3 + 2 (K_HI - K_LO) + 2 LSQ_REFINE scales are tried */
+#define LSQ_MAX_TRIED (3 + 2 * (LSQ_K_HI - LSQ_K_LO) + 2 * LSQ_REFINE)
 
 typedef struct lsq_select {
     const rfx_fit_params *p;
     rfx_cmat X;
     const uint32_t *y;
     const double *classes;
-    size_t C, evals, candidates;
+    size_t C, candidates;
     rfx_features_params fp;
     const double *lambdas; /* the given lambda, or NULL to choose */
+    /* the scales tried, in order: t, LOO error rate, LOO squared error */
+    double t[LSQ_MAX_TRIED], e[LSQ_MAX_TRIED], q[LSQ_MAX_TRIED];
+    size_t n_tried;
 } lsq_select;
 
-/* The LOO error rate and squared error of the best lambda at scale l. */
-static rfx_status lsq_at(lsq_select *ls, double l, double *err, double *mse)
+/* One scale's fit on nt threads: the LOO error rate and squared error of
+ * its best lambda into *err, *mse, and the lambdas scored into *scored. */
+static rfx_status lsq_at(const lsq_select *ls, double l, int nt, double *err, double *mse,
+                         size_t *scored)
 {
     rfx_features_params sp = ls->fp;
     sp.length_scale = l;
     sp.gamma = 0;
     sp.length_scales = NULL;
+    sp.n_threads = nt;
     rfx_features *f = NULL;
     RFX__TRY(rfx_features_create(&sp, ls->X.cols, &f));
     rfx__lsq_result r;
     rfx_status st = rfx__classify_lsq(f, ls->X, ls->y, ls->classes, ls->C, ls->p->fit_intercept,
-                                      ls->lambdas, ls->lambdas ? 1 : 0, sp.n_threads, &r, NULL);
+                                      ls->lambdas, ls->lambdas ? 1 : 0, nt, &r, NULL);
     rfx_features_free(f);
+    *scored = 0;
     if (st == RFX_ENUMERIC) { /* an ill-posed candidate; others decide */
         rfx_clear_error();
         *err = *mse = INFINITY;
@@ -161,12 +177,8 @@ static rfx_status lsq_at(lsq_select *ls, double l, double *err, double *mse)
     } else if (!st) {
         *err = r.error;
         *mse = r.mse;
-        ls->candidates += r.n_lambdas;
+        *scored = r.n_lambdas;
     }
-    ls->evals++;
-    if (!st && rfx__fit_progress(ls->p, "choose length scale",
-                               (double)ls->evals / (double)(ls->evals + LSQ_GOLDEN_STEPS)))
-        st = rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
     return st;
 }
 
@@ -175,57 +187,88 @@ static int lsq_less(double e1, double s1, double e2, double s2)
     return e1 < e2 || (e1 == e2 && s1 < s2);
 }
 
+/* Try the scales t[0..count-1] (count <= 2) side by side; append them to
+ * the tried ones. */
+static rfx_status lsq_try(lsq_select *ls, const double *t, size_t count)
+{
+    const double root = sqrt((double)ls->X.cols);
+    rfx_status sts[2] = {RFX_OK, RFX_OK};
+    size_t scored[2] = {0, 0};
+    char msg[2][512];
+    double *e = ls->e + ls->n_tried, *q = ls->q + ls->n_tried;
+    if (count == 1 || rfx__threads(ls->fp.n_threads) == 1) {
+        /* a scale alone: on the threads when its rows are enough to pay
+         * for them (on fewer, one thread is faster) */
+        const int nt = ls->X.rows >= LSQ_THREADED_ROWS ? ls->fp.n_threads : 1;
+        for (size_t j = 0; j < count; j++)
+            RFX__TRY(lsq_at(ls, root * exp2(t[j]), nt, &e[j], &q[j], &scored[j]));
+    } else {
+#pragma omp parallel for num_threads(2) schedule(static, 1)
+        for (size_t j = 0; j < count; j++) {
+            RFX__SERIAL_BLAS();
+            sts[j] = lsq_at(ls, root * exp2(t[j]), 1, &e[j], &q[j], &scored[j]);
+            msg[j][0] = '\0';
+            if (sts[j]) {
+                snprintf(msg[j], sizeof msg[j], "%s", rfx_last_error());
+                rfx_clear_error();
+            }
+        }
+    }
+    for (size_t j = 0; j < count; j++) {
+        if (sts[j]) return rfx__error(sts[j], "%s", msg[j]);
+        ls->t[ls->n_tried++] = t[j];
+        ls->candidates += scored[j];
+    }
+    /* the tried scales against a typical search of about 11 */
+    const double tried = (double)ls->n_tried;
+    if (rfx__fit_progress(ls->p, "choose length scale", tried / (tried < 11 ? 11 : tried + 1)))
+        return rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
+    return RFX_OK;
+}
+
+/* The index of the best scale tried (the first on a full tie). */
+static size_t lsq_best(const lsq_select *ls)
+{
+    size_t b = 0;
+    for (size_t i = 1; i < ls->n_tried; i++)
+        if (lsq_less(ls->e[i], ls->q[i], ls->e[b], ls->q[b])) b = i;
+    return b;
+}
+
 /* Choose the length scale (see above) into *best_l. */
 static rfx_status lsq_length_scale(lsq_select *ls, double *best_l)
 {
-    const double root = sqrt((double)ls->X.cols);
-    double e[LSQ_K_HI - LSQ_K_LO + 1], q[LSQ_K_HI - LSQ_K_LO + 1];
-    int lo = -1, hi = 1; /* evaluated: k = lo .. hi */
-    for (int k = lo; k <= hi; k++)
-        RFX__TRY(lsq_at(ls, root * ldexp(1.0, k), &e[k - LSQ_K_LO], &q[k - LSQ_K_LO]));
-    int best;
+    const double start[3] = {-1, 0, 1};
+    double lo = -1, hi = 1; /* the range of t tried */
+    ls->n_tried = 0;
+    RFX__TRY(lsq_try(ls, start, 2));
+    RFX__TRY(lsq_try(ls, start + 2, 1));
     for (;;) {
-        best = lo;
-        for (int k = lo + 1; k <= hi; k++)
-            if (lsq_less(e[k - LSQ_K_LO], q[k - LSQ_K_LO], e[best - LSQ_K_LO], q[best - LSQ_K_LO]))
-                best = k;
-        if (best == lo && lo > LSQ_K_LO) {
-            lo--;
-            RFX__TRY(lsq_at(ls, root * ldexp(1.0, lo), &e[lo - LSQ_K_LO], &q[lo - LSQ_K_LO]));
-        } else if (best == hi && hi < LSQ_K_HI) {
-            hi++;
-            RFX__TRY(lsq_at(ls, root * ldexp(1.0, hi), &e[hi - LSQ_K_LO], &q[hi - LSQ_K_LO]));
+        const double bt = ls->t[lsq_best(ls)];
+        double next[2];
+        size_t count = 0;
+        if (bt == lo && lo > LSQ_K_LO) {
+            for (; count < 2 && lo > LSQ_K_LO; count++) next[count] = --lo;
+        } else if (bt == hi && hi < LSQ_K_HI) {
+            for (; count < 2 && hi < LSQ_K_HI; count++) next[count] = ++hi;
         } else {
             break;
         }
+        RFX__TRY(lsq_try(ls, next, count));
     }
-    double be = e[best - LSQ_K_LO], bq = q[best - LSQ_K_LO];
-    if (!isfinite(be)) return rfx__error(RFX_ENUMERIC, "fit: no length scale gave a usable "
-                                                       "classifier");
-    /* golden section on log l over the best's neighbours */
-    double a = log(root) + (best > lo ? best - 1 : best) * LN2;
-    double b = log(root) + (best < hi ? best + 1 : best) * LN2;
-    double bl = log(root) + best * LN2;
-    const double g = 0.6180339887498949;
-    double x1 = b - g * (b - a), x2 = a + g * (b - a), e1, q1, e2, q2;
-    RFX__TRY(lsq_at(ls, exp(x1), &e1, &q1));
-    RFX__TRY(lsq_at(ls, exp(x2), &e2, &q2));
-    for (int it = 0; it < LSQ_GOLDEN_STEPS; it++) {
-        if (lsq_less(e1, q1, be, bq)) { be = e1; bq = q1; bl = x1; }
-        if (lsq_less(e2, q2, be, bq)) { be = e2; bq = q2; bl = x2; }
-        if (lsq_less(e1, q1, e2, q2)) {
-            b = x2; x2 = x1; e2 = e1; q2 = q1;
-            x1 = b - g * (b - a);
-            RFX__TRY(lsq_at(ls, exp(x1), &e1, &q1));
-        } else {
-            a = x1; x1 = x2; e1 = e2; q1 = q2;
-            x2 = a + g * (b - a);
-            RFX__TRY(lsq_at(ls, exp(x2), &e2, &q2));
-        }
+    size_t b = lsq_best(ls);
+    if (!isfinite(ls->e[b]))
+        return rfx__error(RFX_ENUMERIC, "fit: no length scale gave a usable classifier");
+    for (int r = 1; r <= LSQ_REFINE; r++) {
+        const double h = ldexp(1.0, -r), bt = ls->t[b];
+        double next[2];
+        size_t count = 0;
+        if (bt - h >= lo) next[count++] = bt - h;
+        if (bt + h <= hi) next[count++] = bt + h;
+        RFX__TRY(lsq_try(ls, next, count));
+        b = lsq_best(ls);
     }
-    if (lsq_less(e1, q1, be, bq)) { be = e1; bq = q1; bl = x1; }
-    if (lsq_less(e2, q2, be, bq)) { be = e2; bq = q2; bl = x2; }
-    *best_l = exp(bl);
+    *best_l = sqrt((double)ls->X.cols) * exp2(ls->t[b]);
     return RFX_OK;
 }
 
