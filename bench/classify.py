@@ -17,7 +17,8 @@ median and the worst held-out accuracy and the median fit time.
 Methods, all with D = 1024 features (inputs standardised on the training rows;
 gamma = 1/d is scikit-learn's gamma='scale' on standardised data):
   rfx default   rfx fit TRAIN --task classify -D D (the squared loss, lambda
-                by exact leave-one-out, the length scale by golden section)
+                by exact leave-one-out, the length scale by doublings and
+                bisection)
   rfx fixed     the same at gamma = 1/d and lambda = 2/n (alpha = 1)
   sk fixed      RBFSampler(gamma=1/d) + RidgeClassifier(alpha=1)
   sk search     the same by GridSearchCV(cv=3) over gamma in {0.1, 0.3, 1, 3}/d

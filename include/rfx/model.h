@@ -385,11 +385,12 @@ typedef struct rfx_fit_report {
  * settings. Inputs are standardised (unless standardize = 0); when the
  * length scale is not given (length_scale <= 0, no gamma or ARD scales)
  * and / or lambda < 0, they are chosen on the selection rows (select_rows,
- * a seeded subset as above) by the validation score over a small grid:
- * scales sqrt(d) x 0.05 x 2^i, i = 0..8, and penalties 1e-1, 1e-2, ..,
- * 1e-5, each candidate fitted with at most 256 features (tolerance at least
- * 1e-4, at most 100 iterations) on the training part and scored on the
- * rest - one holdout (rows i mod 4 == 3 of the selection rows) or
+ * a seeded subset as above) by the validation score over a grid: scales
+ * sqrt(d) x 0.05 x 2^i, i = 0..8, and penalties 1e-1, 1e-2, .., 1e-5, each
+ * scale's penalties fitted as one path from the largest down, each fit
+ * starting from the one before (L-BFGS), with at most 256 features
+ * (tolerance at least 1e-4, at most 100 iterations) on the training part
+ * and scored on the rest - one holdout (rows i mod 4 == 3 of the selection rows) or
  * classify_folds folds (row i in fold i mod k), the selection rows taken
  * in a seeded random order of their contents (all rows when n <=
  * select_rows, so that rows sorted by class still give folds of every
@@ -399,11 +400,16 @@ typedef struct rfx_fit_report {
  * log-loss -log p(true class) for the logistic loss and the error rate
  * for the hinge losses (ties broken by the mean validation hinge or
  * squared hinge loss); candidates run from the largest scale and penalty
- * down and a full tie keeps the earlier one. The model is then fitted on all
- * rows with all features. The report has the length scale, lambda, the
- * best validation score (NaN when nothing was chosen) and the number of
- * candidates; the variances are 0. Cost: up to 45 x (1 or k) fits on the
- * selection rows, then one on all rows. Errors as rfx_classify_fit, and
+ * down and a full tie keeps the earlier one. While the best penalty is the
+ * largest or the smallest of its scale's path, that path is fitted again
+ * extended by a decade beyond it (at most twice per side: 1e-7 to 10). The
+ * scales are fitted two at a time, one thread each, with the same bits as
+ * one after another. The model is then fitted on all rows with all
+ * features. The report has the length scale, lambda, the best validation
+ * score (NaN when nothing was chosen) and the number of candidates; the
+ * variances are 0. Cost: 9 paths of 5 fits, and at most four longer
+ * paths of the best scale (6 to 9 fits), each x (1 or k) on the selection
+ * rows, then one fit on all rows. Errors as rfx_classify_fit, and
  * RFX_EDIM when Y has more than one column, RFX_EINVAL for lambda = 0 or
  * classify_folds = 1.
  *

@@ -469,7 +469,9 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
     alpha))`` on the same features. With ``alpha=None`` the length scale (when
     "auto") and alpha are chosen together on a holdout of the training rows
     (a seeded subset of at most 4000), by the log-loss for the logistic loss
-    and the error rate for the hinge losses. The subset and the holdout are
+    and the error rate for the hinge losses: nine length scales, each one's
+    penalties fitted as one warm-started path, extended by a decade while
+    the best penalty is on its edge. The subset and the holdout are
     drawn by a seeded hash of each row's values and label, not by
     position: the same rows in another order give the same choice.
 

@@ -18,100 +18,162 @@
 #include "solvers/classify_internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
-/* The selection of a classifier's length scale and lambda: with standardised
- * inputs, the candidate scales are sqrt(d) x 0.05 x 2^i, i = 0..8 (0.05 to
- * 12.8 times sqrt(d)), and the candidate penalties 1e-1, 1e-2, .., 1e-5.
- * Each pair is fitted with at most 256 features on the training part of the
- * selection rows (shuffled by the seed before the folds are made) (tolerance at least 1e-4, at most 100 iterations) and
- * scored on the rest: the mean log-loss -log p(true class) for the
- * logistic loss, the error rate for the hinge losses, ties of the error
- * rate broken by the mean loss of the validation rows (the margins' hinge
- * or squared hinge, summed over one-vs-rest columns). Candidates run from
- * the largest scale and penalty down; a full tie keeps the earlier
- * (smoother) one. */
+/* The selection of a classifier's length scale and lambda for the losses
+ * other than the closed-form squared one: with standardised inputs, the
+ * candidate scales are sqrt(d) x 0.05 x 2^i, i = 0..8 (0.05 to 12.8 times
+ * sqrt(d)), and the candidate penalties 1e-1, 1e-2, .., 1e-5. Each scale's
+ * penalties are one path, fitted with at most 256 features on the
+ * training part of the selection rows (shuffled by the seed before the
+ * folds are made) from the largest penalty down, each fit starting from
+ * the one before (L-BFGS; tolerance at least 1e-4, at most 100
+ * iterations), and scored on the rest: the mean log-loss -log p(true
+ * class) for the logistic loss, the error rate for the hinge losses, ties
+ * of the error rate broken by the mean loss of the validation rows (the
+ * margins' hinge or squared hinge, summed over one-vs-rest columns). The
+ * scales are independent, so they are fitted side by side, one thread
+ * each (the same bits as one after another). The best is the first in the
+ * order largest scale, then largest penalty, first (smoother first); when
+ * its penalty is on the edge of the grid, the best scale's path is
+ * extended by a decade beyond it, up to CLS_EXTEND times per side. */
 #define CLS_SELECT_FEATURES 256
 #define CLS_GRID 9
+#define CLS_EXTEND 2
 static const double CLS_LAMBDAS[] = {1e-1, 1e-2, 1e-3, 1e-4, 1e-5};
 #define CLS_N_LAMBDAS (sizeof CLS_LAMBDAS / sizeof *CLS_LAMBDAS)
+#define CLS_MAX_LAMBDAS (CLS_N_LAMBDAS + 2 * CLS_EXTEND)
+
+/* One thread's workspaces. */
+typedef struct cls_work {
+    double *wtr, *wva;  /* ns each (with weights)                      */
+    double *Xtr, *Xva;  /* ns x d each                                 */
+    uint32_t *ytr, *yva; /* ns each                                    */
+    double *P;          /* ns x C (probabilities or scores)            */
+    double *L;          /* ns predicted labels                         */
+} cls_work;
 
 typedef struct cls_select {
     rfx_cmat X;              /* selection rows (standardised)              */
     const uint32_t *y;       /* their classes                              */
     const double *w;         /* their weights, or NULL                     */
-    double *wtr, *wva;       /* workspaces: ns each (with w)               */
     const double *classes;
     size_t C, folds;
     rfx_classify_params cp;  /* the selection fits' settings               */
-    double *Xtr, *Xva;       /* workspaces: ns x d each                    */
-    uint32_t *ytr, *yva;     /* ns each                                    */
-    double *P;               /* ns x C (probabilities or scores)           */
-    double *L;               /* ns predicted labels                        */
 } cls_select;
 
-/* The validation score of one candidate (lower is better), and for the
- * hinge losses a second score for ties (else 0). */
-static rfx_status cls_score(cls_select *cs, const rfx_features_params *fp, double lambda,
-                            double *score, double *second)
+/* The validation scores of the path lambdas[0..nl-1] at the features fp
+ * (lower is better): score[l], and for the hinge losses a second score
+ * for ties in second[l] (else 0). */
+static rfx_status cls_score_path(const cls_select *cs, cls_work *wk,
+                                 const rfx_features_params *fp, const double *lambdas, size_t nl,
+                                 double *score, double *second)
 {
     const size_t ns = cs->X.rows, d = cs->X.cols, C = cs->C;
     const size_t k = cs->folds >= 2 ? cs->folds : 1;
     rfx_features *f = NULL;
-    double total = 0, total2 = 0, counted = 0; /* counted: the validation rows' weight */
+    rfx_model *models[CLS_MAX_LAMBDAS] = {NULL};
+    double total[CLS_MAX_LAMBDAS] = {0}, total2[CLS_MAX_LAMBDAS] = {0};
+    double counted = 0; /* the validation rows' weight */
     RFX__TRY(rfx_features_create(fp, d, &f));
     rfx_classify_params cp = cs->cp;
-    cp.lambda = lambda;
     rfx_status st = RFX_OK;
     for (size_t fold = 0; fold < k && !st; fold++) {
         size_t ntr = 0, nva = 0;
         for (size_t i = 0; i < ns; i++) {
             int val = cs->folds >= 2 ? i % cs->folds == fold : i % 4 == 3;
-            double *dst = val ? cs->Xva + nva * d : cs->Xtr + ntr * d;
+            double *dst = val ? wk->Xva + nva * d : wk->Xtr + ntr * d;
             memcpy(dst, cs->X.data + i * cs->X.stride, d * sizeof(double));
             if (val) {
-                if (cs->w) cs->wva[nva] = cs->w[i];
-                cs->yva[nva++] = cs->y[i];
+                if (cs->w) wk->wva[nva] = cs->w[i];
+                wk->yva[nva++] = cs->y[i];
             } else {
-                if (cs->w) cs->wtr[ntr] = cs->w[i];
-                cs->ytr[ntr++] = cs->y[i];
+                if (cs->w) wk->wtr[ntr] = cs->w[i];
+                wk->ytr[ntr++] = cs->y[i];
             }
         }
         if (nva == 0 || ntr < 2) continue;
-        rfx_model *m = NULL;
-        cp.sample_weight = cs->w ? cs->wtr : NULL;
-        st = rfx__classify_fit_indexed(f, rfx_cmat_of(cs->Xtr, ntr, d), cs->ytr, cs->classes, C,
-                                       &cp, &m, NULL);
+        cp.sample_weight = cs->w ? wk->wtr : NULL;
+        st = rfx__classify_fit_path(f, rfx_cmat_of(wk->Xtr, ntr, d), wk->ytr, cs->classes, C, &cp,
+                                    lambdas, nl, models, NULL);
         if (st) break;
-        rfx_cmat V = rfx_cmat_of(cs->Xva, nva, d);
-        if (cp.loss == RFX_LOSS_LOGISTIC) {
-            st = rfx_model_predict_proba(m, V, rfx_mat_of(cs->P, nva, C));
-            for (size_t i = 0; i < nva && !st; i++) {
-                double pt = cs->P[i * C + cs->yva[i]];
-                total += (cs->w ? cs->wva[i] : 1.0) * -log(pt > 1e-300 ? pt : 1e-300);
-            }
-        } else {
-            const size_t K = C == 2 ? 1 : C;
-            st = rfx_model_predict(m, V, rfx_mat_of(cs->L, nva, 1), rfx_mat_none());
-            if (!st) st = rfx_model_decision(m, V, rfx_mat_of(cs->P, nva, K));
-            for (size_t i = 0; i < nva && !st; i++) {
-                const double wi = cs->w ? cs->wva[i] : 1.0;
-                total += wi * (cs->L[i] != cs->classes[cs->yva[i]]);
-                for (size_t j = 0; j < K; j++) {
-                    int pos = K == 1 ? cs->yva[i] == 1 : cs->yva[i] == j;
-                    double h = 1.0 - (pos ? 1.0 : -1.0) * cs->P[i * K + j];
-                    if (h > 0) total2 += wi * (cp.loss == RFX_LOSS_HINGE ? h : h * h);
+        rfx_cmat V = rfx_cmat_of(wk->Xva, nva, d);
+        for (size_t l = 0; l < nl && !st; l++) {
+            const rfx_model *m = models[l];
+            if (cp.loss == RFX_LOSS_LOGISTIC) {
+                st = rfx_model_predict_proba(m, V, rfx_mat_of(wk->P, nva, C));
+                for (size_t i = 0; i < nva && !st; i++) {
+                    double pt = wk->P[i * C + wk->yva[i]];
+                    total[l] += (cs->w ? wk->wva[i] : 1.0) * -log(pt > 1e-300 ? pt : 1e-300);
+                }
+            } else {
+                const size_t K = C == 2 ? 1 : C;
+                st = rfx_model_predict(m, V, rfx_mat_of(wk->L, nva, 1), rfx_mat_none());
+                if (!st) st = rfx_model_decision(m, V, rfx_mat_of(wk->P, nva, K));
+                for (size_t i = 0; i < nva && !st; i++) {
+                    const double wi = cs->w ? wk->wva[i] : 1.0;
+                    total[l] += wi * (wk->L[i] != cs->classes[wk->yva[i]]);
+                    for (size_t j = 0; j < K; j++) {
+                        int pos = K == 1 ? wk->yva[i] == 1 : wk->yva[i] == j;
+                        double h = 1.0 - (pos ? 1.0 : -1.0) * wk->P[i * K + j];
+                        if (h > 0) total2[l] += wi * (cp.loss == RFX_LOSS_HINGE ? h : h * h);
+                    }
                 }
             }
         }
-        for (size_t i = 0; i < nva; i++) counted += cs->w ? cs->wva[i] : 1.0;
-        rfx_model_free(m);
+        for (size_t i = 0; i < nva; i++) counted += cs->w ? wk->wva[i] : 1.0;
+        for (size_t l = 0; l < nl; l++) {
+            rfx_model_free(models[l]);
+            models[l] = NULL;
+        }
     }
     rfx_features_free(f);
     if (st) return st;
-    *score = counted > 0 ? total / counted : INFINITY;
-    *second = counted > 0 ? total2 / counted : INFINITY;
+    for (size_t l = 0; l < nl; l++) {
+        score[l] = counted > 0 ? total[l] / counted : INFINITY;
+        second[l] = counted > 0 ? total2[l] / counted : INFINITY;
+    }
     return RFX_OK;
+}
+
+/* cls_score_path, an ill-posed candidate (RFX_ENUMERIC) scoring INFINITY:
+ * the others decide. */
+static rfx_status cls_path(const cls_select *cs, cls_work *wk, const rfx_features_params *fp,
+                           const double *lambdas, size_t nl, double *score, double *second)
+{
+    rfx_status st = cls_score_path(cs, wk, fp, lambdas, nl, score, second);
+    if (st == RFX_ENUMERIC) {
+        rfx_clear_error();
+        for (size_t l = 0; l < nl; l++) score[l] = second[l] = INFINITY;
+        st = RFX_OK;
+    }
+    return st;
+}
+
+static rfx_status cls_work_alloc(cls_work *wk, size_t ns, size_t d, size_t C, int weighted)
+{
+    memset(wk, 0, sizeof *wk);
+    double *ws = NULL;
+    RFX__TRY(rfx__alloc(ns * (2 * d + C + 1), sizeof *ws, (void **)&ws, "fit: selection"));
+    wk->Xtr = ws;
+    wk->Xva = ws + ns * d;
+    wk->P = ws + 2 * ns * d;
+    wk->L = ws + ns * (2 * d + C);
+    rfx_status st = rfx__alloc(2 * ns, sizeof *wk->ytr, (void **)&wk->ytr, "fit: selection");
+    if (!st) wk->yva = wk->ytr + ns;
+    if (!st && weighted) {
+        st = rfx__alloc(2 * ns, sizeof *wk->wtr, (void **)&wk->wtr, "fit: selection");
+        if (!st) wk->wva = wk->wtr + ns;
+    }
+    return st;
+}
+
+static void cls_work_free(cls_work *wk)
+{
+    free(wk->Xtr);
+    free(wk->ytr);
+    free(wk->wtr);
 }
 
 /* The least-squares classifier (loss RFX_LOSS_SQUARED, no class weights):
@@ -322,71 +384,124 @@ rfx_status rfx__fit_classify_choose(const rfx_fit_params *params, rfx_cmat X, co
     if (!choose && !choose_lambda) return RFX_OK;
     cls_select cs;
     memset(&cs, 0, sizeof cs);
-    double *ws = NULL, *wfold = NULL;
-    uint32_t *yws = NULL;
     cs.X = X;
     cs.y = y;
+    cs.w = w;
     cs.classes = classes;
     cs.C = C;
     cs.folds = params->classify_folds;
     cs.cp = cp;
     if (cs.cp.tol < 1e-4) cs.cp.tol = 1e-4;
     if (cs.cp.max_iter > 100) cs.cp.max_iter = 100;
-    rfx_status st = rfx__alloc(ns * (2 * d + C + 1), sizeof *ws, (void **)&ws, "fit: selection");
-    if (!st) st = rfx__alloc(2 * ns, sizeof *yws, (void **)&yws, "fit: selection");
-    if (!st && w) st = rfx__alloc(2 * ns, sizeof *wfold, (void **)&wfold, "fit: selection");
-    if (st) goto done;
-    if (w) {
-        cs.w = w;
-        cs.wtr = wfold;
-        cs.wva = wfold + ns;
-    }
-    cs.Xtr = ws;
-    cs.Xva = ws + ns * d;
-    cs.P = ws + 2 * ns * d;
-    cs.L = ws + ns * (2 * d + C);
-    cs.ytr = yws;
-    cs.yva = yws + ns;
-    rfx_features_params sp = *fp;
-    sp.n_features = fp->n_features < CLS_SELECT_FEATURES ? fp->n_features : CLS_SELECT_FEATURES;
-    if (sp.form == RFX_FORM_COS_SIN) sp.n_features &= ~(size_t)1;
-    const size_t nl = choose ? CLS_GRID : 1, nlam = choose_lambda ? CLS_N_LAMBDAS : 1;
+    const size_t nl = choose ? CLS_GRID : 1;
+    const int conc = nl > 1 && rfx__threads(fp->n_threads) > 1 ? 2 : 1;
+    cls_work wk[2];
+    memset(wk, 0, sizeof wk);
+    rfx_status st = RFX_OK;
+    for (int t = 0; t < conc && !st; t++) st = cls_work_alloc(&wk[t], ns, d, C, w != NULL);
+    rfx_features_params sp[CLS_GRID];
     const double root = sqrt((double)d);
-    double best = INFINITY, best2 = INFINITY;
-    for (size_t a = nl; a-- > 0 && !st;) {
+    for (size_t a = 0; a < nl; a++) {
+        sp[a] = *fp;
+        sp[a].n_features = fp->n_features < CLS_SELECT_FEATURES ? fp->n_features
+                                                                : CLS_SELECT_FEATURES;
+        if (sp[a].form == RFX_FORM_COS_SIN) sp[a].n_features &= ~(size_t)1;
         if (choose) {
-            sp.length_scale = root * 0.05 * ldexp(1.0, (int)a);
-            sp.gamma = 0;
-            sp.length_scales = NULL;
+            sp[a].length_scale = root * 0.05 * ldexp(1.0, (int)a);
+            sp[a].gamma = 0;
+            sp[a].length_scales = NULL;
         }
-        for (size_t b = 0; b < nlam && !st; b++) {
-            double lam = choose_lambda ? CLS_LAMBDAS[b] : cp.lambda, sc = 0, sc2 = 0;
-            st = cls_score(&cs, &sp, lam, &sc, &sc2);
-            if (st == RFX_ENUMERIC) { /* an ill-posed candidate; others decide */
-                rfx_clear_error();
-                st = RFX_OK;
-                sc = sc2 = INFINITY;
+    }
+    /* the grid: each scale's path, CLS_GRID scales two at a time */
+    double grid[CLS_N_LAMBDAS];
+    const size_t nlam = choose_lambda ? CLS_N_LAMBDAS : 1;
+    for (size_t b = 0; b < nlam; b++) grid[b] = choose_lambda ? CLS_LAMBDAS[b] : cp.lambda;
+    double sc[CLS_GRID][CLS_MAX_LAMBDAS], sc2[CLS_GRID][CLS_MAX_LAMBDAS];
+    for (size_t a0 = 0; a0 < nl && !st; a0 += (size_t)conc) {
+        const size_t a1 = a0 + (size_t)conc < nl ? a0 + (size_t)conc : nl;
+        rfx_status sts[2] = {RFX_OK, RFX_OK};
+        char msg[2][512];
+        if (a1 - a0 == 1) {
+            st = cls_path(&cs, &wk[0], &sp[a0], grid, nlam, sc[a0], sc2[a0]);
+        } else {
+#pragma omp parallel for num_threads(2) schedule(static, 1)
+            for (size_t a = a0; a < a1; a++) {
+                RFX__SERIAL_BLAS();
+                cls_select one = cs;
+                one.cp.n_threads = 1;
+                rfx_features_params p1 = sp[a];
+                p1.n_threads = 1;
+                sts[a - a0] = cls_path(&one, &wk[a - a0], &p1, grid, nlam, sc[a], sc2[a]);
+                msg[a - a0][0] = '\0';
+                if (sts[a - a0]) {
+                    snprintf(msg[a - a0], sizeof msg[a - a0], "%s", rfx_last_error());
+                    rfx_clear_error();
+                }
             }
+            for (size_t j = 0; j < a1 - a0 && !st; j++)
+                if (sts[j]) st = rfx__error(sts[j], "%s", msg[j]);
+        }
+        out->evals += (a1 - a0) * nlam;
+        if (!st && rfx__fit_progress(params, "choose length scale", (double)a1 / (double)nl))
+            st = rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
+    }
+    /* the best (see above); then the best scale's path extended while its
+     * penalty is on an edge */
+    double ext[CLS_MAX_LAMBDAS];
+    size_t ba = 0, bb = 0, below = 0, above = 0;
+    memcpy(ext, grid, nlam * sizeof *grid);
+    double best = INFINITY, best2 = INFINITY;
+    for (size_t a = nl; a-- > 0 && !st;)
+        for (size_t b = 0; b < nlam; b++)
+            if (sc[a][b] < best || (sc[a][b] == best && sc2[a][b] < best2)) {
+                best = sc[a][b];
+                best2 = sc2[a][b];
+                ba = a;
+                bb = b;
+            }
+    if (!st && isfinite(best) && choose_lambda) {
+        /* the best scale's own path, extended */
+        double esc[CLS_MAX_LAMBDAS], esc2[CLS_MAX_LAMBDAS];
+        size_t en = nlam, eb = bb;
+        memcpy(esc, sc[ba], nlam * sizeof *esc);
+        memcpy(esc2, sc2[ba], nlam * sizeof *esc2);
+        for (;;) {
+            int down = eb == en - 1 && below < CLS_EXTEND;
+            int up = eb == 0 && above < CLS_EXTEND && !down;
+            if (!down && !up) break;
+            if (down) {
+                ext[en] = ext[en - 1] / 10;
+                below++;
+            } else {
+                memmove(ext + 1, ext, en * sizeof *ext);
+                ext[0] *= 10;
+                above++;
+            }
+            en++;
+            st = cls_path(&cs, &wk[0], &sp[ba], ext, en, esc, esc2);
             if (st) break;
-            out->evals++;
-            if (sc < best || (sc == best && sc2 < best2)) {
-                best = sc;
-                best2 = sc2;
-                out->length_scale = sp.length_scale;
-                out->lambda = lam;
-            }
-            if (rfx__fit_progress(params, "choose length scale",
-                                  (double)out->evals / (double)(nl * nlam)))
-                st = rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
+            out->evals += en;
+            double eb1 = INFINITY, eb2 = INFINITY;
+            for (size_t b = 0; b < en; b++)
+                if (esc[b] < eb1 || (esc[b] == eb1 && esc2[b] < eb2)) {
+                    eb1 = esc[b];
+                    eb2 = esc2[b];
+                    eb = b;
+                }
+            best = eb1;
         }
+        if (!st) {
+            out->lambda = ext[eb];
+            if (choose) out->length_scale = sp[ba].length_scale;
+        }
+    } else if (!st && isfinite(best)) {
+        out->lambda = grid[bb];
+        if (choose) out->length_scale = sp[ba].length_scale;
     }
     if (!st && !isfinite(best))
         st = rfx__error(RFX_ENUMERIC, "fit: no length scale and lambda gave a usable classifier");
     out->score = best;
-done:
-    free(ws);
-    free(wfold);
-    free(yws);
+    for (int t = 0; t < 2; t++) cls_work_free(&wk[t]);
     return st;
 }
 

@@ -225,6 +225,9 @@ typedef struct problem {
     double *S;            /* chunk x K: scores, then residuals               */
     double *tl;           /* the loss of each tile of a chunk                */
     size_t passes;
+    /* L-BFGS's gradient scale max(1, |g(0)|_inf), of the first fit from 0
+     * (0 until then): a fit started elsewhere stops at the same gradient */
+    double g0;
     /* a shard of a fit over workers (rfx_classify_fit_shard), or NULL */
     const rfx_classify_shard *shard;
     double *sumbuf;       /* 1 + N values: the loss and gradient to sum      */
@@ -705,7 +708,8 @@ static rfx_status lbfgs(problem *pb, const rfx_classify_params *p, double *x,
     size_t head = 0, count = 0, it = 0;
     int converged = 0;
     rfx_status st = evaluate(pb, x, &f, g);
-    const double g0 = st ? 1.0 : (norm_inf(g, N) > 1.0 ? norm_inf(g, N) : 1.0);
+    if (!st && !(pb->g0 > 0)) pb->g0 = norm_inf(g, N) > 1.0 ? norm_inf(g, N) : 1.0;
+    const double g0 = st ? 1.0 : pb->g0;
     while (!st) {
         if (norm_inf(g, N) <= p->tol * g0) {
             converged = 1;
@@ -1309,19 +1313,27 @@ static rfx_status problem_workspace(problem *pb)
 }
 
 /* Run the optimizer and build the model. */
-static rfx_status run(problem *pb, const rfx_classify_params *p, rfx_optimizer opt,
-                      rfx_model **out, rfx_classify_report *report)
+/* The number of unknowns: the weights and the intercepts. */
+static size_t n_unknowns(const problem *pb)
 {
-    const size_t D = pb->D, K = pb->K, N = D * K + (pb->intercept ? K : 0);
+    return pb->D * pb->K + (pb->intercept ? pb->K : 0);
+}
+
+/* Fit from the start x (n_unknowns values; L-BFGS starts there, dual CD
+ * and SGD from 0 whatever x holds), which receives the solution; the
+ * model into *out. */
+static rfx_status run_from(problem *pb, const rfx_classify_params *p, rfx_optimizer opt,
+                           double *x, rfx_model **out, rfx_classify_report *report)
+{
+    const size_t D = pb->D, K = pb->K, N = n_unknowns(pb);
     rfx_classify_report rep;
-    double *x = NULL;
     rfx_model *m = NULL;
     memset(&rep, 0, sizeof rep);
     rep.optimizer = opt;
     rep.n_classes = pb->C;
     rep.cached = pb->Z != NULL;
     if (!pb->S) RFX__TRY(problem_workspace(pb)); /* a shard makes it before its first sum */
-    RFX__TRY(rfx__calloc(N, sizeof *x, (void **)&x, "classify: weights"));
+    if (opt != RFX_OPTIMIZER_LBFGS) memset(x, 0, N * sizeof *x);
     rfx_status st = RFX_OK;
     if (cancelled(p, 0.0))
         st = rfx__error(RFX_ECANCELLED, "classify: cancelled by the progress callback");
@@ -1338,10 +1350,7 @@ static rfx_status run(problem *pb, const rfx_classify_params *p, rfx_optimizer o
         free(g);
     }
     if (!st) st = rfx__classify_model_new(pb->f, pb->classes, pb->C, &m);
-    if (st) {
-        free(x);
-        return st;
-    }
+    if (st) return st;
     memcpy(m->W, x, D * K * sizeof(double));
     if (pb->intercept) memcpy(m->intercept, x + D * K, K * sizeof(double));
     m->loss = (int)pb->loss;
@@ -1349,11 +1358,21 @@ static rfx_status run(problem *pb, const rfx_classify_params *p, rfx_optimizer o
     m->lambda = pb->lambda;
     m->n_train = (size_t)pb->n_loss;
     m->fit_intercept = pb->intercept;
-    free(x);
     rep.passes = pb->passes;
     if (report) *report = rep;
     *out = m;
     return RFX_OK;
+}
+
+/* Fit from 0. */
+static rfx_status run(problem *pb, const rfx_classify_params *p, rfx_optimizer opt,
+                      rfx_model **out, rfx_classify_report *report)
+{
+    double *x = NULL;
+    RFX__TRY(rfx__calloc(n_unknowns(pb), sizeof *x, (void **)&x, "classify: weights"));
+    rfx_status st = run_from(pb, p, opt, x, out, report);
+    free(x);
+    return st;
 }
 
 rfx_status rfx__classify_model_new(const rfx_features *f, const double *classes, size_t C,
@@ -1400,9 +1419,23 @@ rfx_status rfx__classify_fit_indexed(const rfx_features *f, rfx_cmat X, const ui
                                      const rfx_classify_params *params, rfx_model **out,
                                      rfx_classify_report *report)
 {
-    if (!f) return rfx__error(RFX_EINVAL, "classify: f is NULL");
     if (!out) return rfx__error(RFX_EINVAL, "classify: out is NULL");
+    return rfx__classify_fit_path(f, X, y, classes, C, params, &params->lambda, 1, out, report);
+}
+
+rfx_status rfx__classify_fit_path(const rfx_features *f, rfx_cmat X, const uint32_t *y,
+                                  const double *classes, size_t C,
+                                  const rfx_classify_params *params, const double *lambdas,
+                                  size_t n_lambdas, rfx_model **out, rfx_classify_report *report)
+{
+    if (!f) return rfx__error(RFX_EINVAL, "classify: f is NULL");
+    if (!out || !lambdas || n_lambdas == 0)
+        return rfx__error(RFX_EINVAL, "classify: no lambdas or no models to fit");
     RFX__TRY(rfx_classify_params_check(params));
+    for (size_t l = 0; l < n_lambdas; l++)
+        if (!(lambdas[l] > 0) || isinf(lambdas[l]))
+            return rfx__error(RFX_EINVAL, "classify: lambda %zu is %g, must be finite and > 0", l,
+                              lambdas[l]);
     RFX__TRY(rfx__check_cmat(X, "classify: X"));
     if (X.cols != f->d)
         return rfx__error(RFX_EDIM, "classify: X has %zu columns, the features take %zu", X.cols,
@@ -1451,7 +1484,22 @@ rfx_status rfx__classify_fit_indexed(const rfx_features *f, rfx_cmat X, const ui
             goto done;
         featurise(&pb, X.data, X.stride, X.rows, pb.Z);
     }
-    st = run(&pb, params, opt, out, report);
+    {
+        double *x = NULL;
+        size_t made = 0;
+        st = rfx__calloc(n_unknowns(&pb), sizeof *x, (void **)&x, "classify: weights");
+        for (; made < n_lambdas && !st; made++) {
+            pb.lambda = lambdas[made];
+            st = run_from(&pb, params, opt, x, &out[made], report ? &report[made] : NULL);
+            if (st) break;
+        }
+        if (st)
+            for (size_t l = 0; l < made; l++) {
+                rfx_model_free(out[l]);
+                out[l] = NULL;
+            }
+        free(x);
+    }
 done:
     free(counts);
     problem_free(&pb);

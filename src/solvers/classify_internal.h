@@ -29,6 +29,17 @@ rfx_status rfx__classify_fit_indexed(const rfx_features *f, rfx_cmat X, const ui
                                      const rfx_classify_params *params, rfx_model **out,
                                      rfx_classify_report *report);
 
+/* The same fit for each of n_lambdas penalties in turn (lambdas[l] > 0;
+ * params->lambda is not read), out[l] (and report[l] when report is not
+ * NULL) the model of lambdas[l]. The rows are featurised once (cached
+ * when they fit) and L-BFGS starts each penalty from the solution of the
+ * one before (a warm start: order the lambdas from the largest down); dual
+ * CD and SGD start each from 0. On error no model is left. */
+rfx_status rfx__classify_fit_path(const rfx_features *f, rfx_cmat X, const uint32_t *y,
+                                  const double *classes, size_t C,
+                                  const rfx_classify_params *params, const double *lambdas,
+                                  size_t n_lambdas, rfx_model **out, rfx_classify_report *report);
+
 /* An empty classifier: a copy of f, K = 1 (C = 2) or C score columns
  * (zeroed), the C classes copied; the caller sets the weights, loss and
  * the rest. */
