@@ -172,8 +172,8 @@ def report(rows, out, seeds, stem="classify", head=None):
     if head is None:
         head = ["# Classification: rfx fit's default against scikit-learn", "",
                 "`/usr/bin/python3 bench/classify.py build --seeds %d` (bench/classify.py; %d "
-                "split seeds, 1 on the 10^5-row set; D = %d; 2 threads; a shared 2-core machine "
-                "where other jobs ran too, so times are noisy, by some 10-30 %%). Accuracy on "
+                "split seeds, 1 on the 10^5-row set; D = %d; 2 threads; a shared 2-core machine, "
+                "so times are noisy, by some 10-30 %%). Accuracy on "
                 "held-out 25 %% (10^5-row set: 25000 rows): median / worst over the seeds; time: "
                 "median fit seconds. Goals: rfx default >= sk search in accuracy, time <= 1/3 of "
                 "sk search and <= 3x sk fixed." % (seeds, seeds, D)]
