@@ -148,8 +148,14 @@ typedef struct rfx_pce_params {
     int auto_basis;         /* 1: choose the candidate basis (degree is then
                                not read), as rfx fit --method pce does: the
                                largest total degree P <= 10 whose C(d + P, P)
-                               terms are at most 10000 (at least degree_min);
-                               and for d >= 3, q_norm 1 and no
+                               terms are at most 10000 (at least degree_min),
+                               or beyond 10 up to 20 while they are at most
+                               min(2 n, 10000) (d <= 3 at n = 500); a degree
+                               above 10 is kept only when its corrected LOO
+                               error is below half the best of the lower
+                               ones, and the sweep stops after two that are
+                               not (noisy data then stop where the sweep to
+                               10 does); and for d >= 3, q_norm 1 and no
                                max_interaction, also the pairwise basis
                                (terms of at most two inputs) of the largest
                                degree P2 <= 10 with 1 + d P2 + C(d, 2)

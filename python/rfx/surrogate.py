@@ -284,7 +284,9 @@ class PCERegressor(RegressorMixin, _ModelFile):
     degree : int or "auto", default="auto"
         The maximal total degree p; "auto" (the default) chooses the basis as
         ``rfx fit --method pce`` does (rfx_pce_params.auto_basis): the
-        largest degree <= 10 with at most 10000 terms, and for three or more
+        largest degree <= 10 with at most 10000 terms (up to 20 while at
+        most 2 n terms, a degree above 10 kept only when it halves the
+        corrected leave-one-out error), and for three or more
         inputs also a pairwise basis of higher degree, keeping the fit of
         lower corrected leave-one-out error.
     degree_min : int or None, default=None

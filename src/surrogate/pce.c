@@ -1020,8 +1020,14 @@ static rfx_status pce_alloc(size_t d, const rfx_marginal *marginals, size_t P,
 }
 
 /* One fit on the candidate basis params describes (marginals set). */
+/* Fit params' basis (the degree sweep, or the given basis). Degrees above
+ * sure_degree are taken only when their corrected LOO error is below half
+ * the best so far, and the sweep stops after two of them in a row are not:
+ * data without noise from a smooth function keep gaining by orders of
+ * magnitude there, noisy data gain nothing, and the argmin of a flat
+ * curve over many degrees would pick noise. */
 static rfx_status fit_basis(const rfx_pce_params *params, rfx_cmat X, const double *y,
-                            rfx_pce **out)
+                            size_t sure_degree, rfx_pce **out)
 {
     if (!out) return rfx__error(RFX_EINVAL, "pce_fit: out is NULL");
     if (!y && X.rows > 0) return rfx__error(RFX_EINVAL, "pce_fit: y is NULL");
@@ -1120,6 +1126,7 @@ static rfx_status fit_basis(const rfx_pce_params *params, rfx_cmat X, const doub
     }
     yvar /= (double)(n - 1);
 
+    size_t misses = 0; /* degrees above sure_degree in a row not taken */
     for (size_t deg = deg_lo; deg <= deg_hi; deg++) {
         /* the candidates of this degree: |a|_q <= deg */
         size_t m = 0, mc0 = M;
@@ -1168,11 +1175,15 @@ static rfx_status fit_basis(const rfx_pce_params *params, rfx_cmat X, const doub
         if (st) goto done;
         sol.degree = deg;
         sol.n_candidates = m;
-        if (bestsol.cols == NULL || sol.loo.corrected < bestsol.loo.corrected) {
+        const int high = bestsol.cols != NULL && deg > sure_degree;
+        if (bestsol.cols == NULL ||
+            sol.loo.corrected < (high ? 0.5 * bestsol.loo.corrected : bestsol.loo.corrected)) {
             sol_free(&bestsol);
             bestsol = sol;
+            misses = 0;
         } else {
             sol_free(&sol);
+            if (high && ++misses == 2) break;
         }
     }
 
@@ -1554,17 +1565,22 @@ void rfx__pce_arrays(const rfx_pce *pce, const unsigned **alpha, const double **
 
 /* ---- the automatic basis and marginals ---------------------------------- */
 
-enum { AUTO_MAX_DEGREE = 10, AUTO_MAX_TERMS = 10000 };
+enum { AUTO_MAX_DEGREE = 10, AUTO_MAX_TERMS = 10000, AUTO_HIGH_DEGREE = 20 };
 
-/* The largest p <= AUTO_MAX_DEGREE whose total-degree basis, C(d + p, p)
- * terms, has at most AUTO_MAX_TERMS of them (1 when even p = 1 has more). */
-static size_t auto_degree(size_t d)
+/* The largest p whose total-degree basis, C(d + p, p) terms, has at most
+ * AUTO_MAX_TERMS of them, up to AUTO_MAX_DEGREE, and beyond that up to
+ * AUTO_HIGH_DEGREE while it has at most 2 n terms (1 when even p = 1 has
+ * more than AUTO_MAX_TERMS). Only a few inputs reach past degree 10: with
+ * n = 500 rows, d = 3 goes to 16 (969 terms) and d = 4 stays at 10. A
+ * smooth function of few inputs, such as Ishigami's (three sines), needs
+ * the high degrees, and the corrected LOO error decides between them. */
+static size_t auto_degree(size_t d, size_t n)
 {
     size_t p = 1;
     double terms = (double)d + 1.0; /* C(d + 1, 1) */
-    for (size_t k = 2; k <= AUTO_MAX_DEGREE; k++) {
+    for (size_t k = 2; k <= AUTO_HIGH_DEGREE; k++) {
         terms = terms * (double)(d + k) / (double)k; /* C(d + k, k), exact below 2^53 */
-        if (terms > AUTO_MAX_TERMS) break;
+        if (terms > AUTO_MAX_TERMS || (k > AUTO_MAX_DEGREE && terms > 2.0 * (double)n)) break;
         p = k;
     }
     return p;
@@ -1683,17 +1699,17 @@ rfx_status rfx_pce_fit(const rfx_pce_params *params, rfx_cmat X, const double *y
     }
     const int automatic = p.auto_basis && !p.basis;
     if (automatic) {
-        p.degree = auto_degree(X.cols);
+        p.degree = auto_degree(X.cols, X.rows);
         if (p.degree < p.degree_min) p.degree = p.degree_min;
     }
-    rfx_status st = fit_basis(&p, X, y, &pce);
+    rfx_status st = fit_basis(&p, X, y, automatic ? AUTO_MAX_DEGREE : SIZE_MAX, &pce);
     if (!st) note_basis(pce, &p);
     const size_t d = X.cols, p2 = automatic && d >= 3 ? auto_pairwise_degree(d, X.rows) : 0;
     if (!st && p.q_norm == 1.0 && p.max_interaction == 0 && p2 > p.degree) {
         rfx_pce_params q = p;
         q.max_interaction = 2;
         q.degree = p2;
-        st = fit_basis(&q, X, y, &pce2);
+        st = fit_basis(&q, X, y, SIZE_MAX, &pce2);
         if (!st) note_basis(pce2, &q);
         if (!st && pce2->loo_corrected < pce->loo_corrected) {
             rfx_pce *t = pce;

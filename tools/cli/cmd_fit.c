@@ -168,7 +168,9 @@ static const opt_spec FIT_OPTS[] = {
       "projected: also plot the best loss against the iteration (needs gnuplot)" },
     { O_DEGREE, 0, "degree", "P",
       "pce: the largest total degree P >= 1 (default: the largest P <= 10 whose total-degree "
-      "basis C(d + P, P) has at most 10000 terms; with d >= 3 also terms of at most two inputs "
+      "basis C(d + P, P) has at most 10000 terms, or up to 20 while it has at most 2 n terms, "
+      "a degree above 10 kept only when it halves the corrected leave-one-out error of the "
+      "best below it; with d >= 3 also terms of at most two inputs "
       "to a higher degree, within 4 n terms, and the fit of lower corrected leave-one-out "
       "error is kept)" },
     { O_DEGREE_MIN, 0, "degree-min", "M",
