@@ -401,7 +401,7 @@ def stats(cells):
 def fmt_err(v, why="failed"):
     if v is None:
         return "n/a"
-    return why if math.isinf(v) else "%.4f" % v
+    return why if math.isinf(v) else ("%.4f" % v if v >= 1e-3 else "%.3g" % v)
 
 
 def fmt_sec(v, why="failed"):
