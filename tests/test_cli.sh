@@ -810,7 +810,8 @@ stderr_has "pce max-interaction 1: 10 of 10" "^terms +10 of 10 candidates"
 expect 0 "fit pce with the defaults" "$RFX" fit "$T/ish3.csv" --method pce --threads 1 \
     -o "$T/pce_default.rfx"
 stderr_has "pce default marginals" "uniform on each column's training \[min, max\]"
-stderr_has "pce default degrees 1..10 for 3 inputs" "from 1\.\.10\)"
+# degrees past 10 while C(3 + P, P) <= 2 n = 600 terms: 1..13 (560 terms)
+stderr_has "pce default degrees 1..13 for 3 inputs and 300 rows" "from 1\.\.13\)"
 expect 0 "info of the default pce model" "$RFX" info "$T/pce_default.rfx"
 check "info lists one marginal per input" \
     test "$(grep -Ec '^ .*uniform \[.*\], x[0-9] \(Legendre\)$|^marginals +uniform \[.*\], x0 ' "$T/stdout")" -eq 3

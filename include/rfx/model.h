@@ -414,7 +414,8 @@ typedef struct rfx_fit_report {
  * classify_folds = 1.
  *
  * Row weights (sample_weight): the rows of weight 0 are dropped first, so
- * a row of weight 0 is exactly a row left out. The standardisation uses
+ * a row of weight 0 is exactly a row left out; when the others are all 1,
+ * the fit is the unweighted one (the same objective). The standardisation uses
  * weighted means and standard deviations; the selection subset, the
  * selection fits and the final fit carry the weights of their rows (ridge
  * and Bayes as rfx_ridge_fit and rfx_bayes_fit with sample_weight; the

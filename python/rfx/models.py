@@ -452,7 +452,7 @@ class BayesianRFFRegressor(RegressorMixin, _RFXModel):
         return Yhat[:, 0]
 
 
-_LOSSES = ("logistic", "hinge", "squared_hinge", "least_squares")
+_LOSSES = ("logistic", "hinge", "squared_hinge", "squared", "least_squares")
 
 
 @_doc
@@ -461,7 +461,8 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
     (rfx/classify.h): logistic regression (binary, one-vs-rest or softmax)
     or a linear SVM (hinge or squared hinge) on the features, with class
     weights; or the kernel least-squares classifier (``RidgeClassifier`` on
-    the features, ``loss="least_squares"``).
+    the features): ``loss="squared"``, as ``rfx fit --task classify``, or
+    ``loss="least_squares"``, a ridge regression that partial_fit grows.
 
     The objective is ``sum_i c_i loss_i / n + alpha / 2 |W|^2`` with an
     unpenalised intercept (c_i the class weights): scikit-learn's
@@ -478,7 +479,15 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
     Parameters
     ----------
 %(params)s
-    loss : {"logistic", "hinge", "squared_hinge", "least_squares"}, default="logistic"
+    loss : {"logistic", "hinge", "squared_hinge", "squared", "least_squares"}, default="logistic"
+        "squared" is the least-squares classifier of ``rfx fit --task
+        classify`` (its default, bit for bit): one-vs-rest +-1 targets,
+        alpha and the length scale chosen by the exact leave-one-out error
+        of every alpha at once, probabilities a softmax of the scores over
+        a temperature fitted on their leave-one-out values; usually the
+        most accurate per second. "least_squares" is ridge regression on
+        the +-1 targets (alpha by generalised cross-validation), which
+        partial_fit can grow.
     multi_class : {"ovr", "softmax"}, default="ovr"
         One-vs-rest, or the multinomial (softmax) logistic model.
     alpha : float > 0 or None, default=None
@@ -769,14 +778,17 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
         return self.classes_[idx]
 
     def _has_proba(self):
-        if self.loss != "logistic":
-            raise AttributeError("predict_proba is available for loss='logistic' only")
+        if self.loss not in ("logistic", "squared"):
+            raise AttributeError("predict_proba is available for loss='logistic' or 'squared' "
+                                 "only")
         return True
 
     @available_if(_has_proba)
     def predict_proba(self, X):
         """Class probabilities (n_samples, n_classes), columns in classes_
-        order: the logistic or softmax model's, one-vs-rest normalised."""
+        order: the logistic or softmax model's, one-vs-rest normalised; for
+        loss="squared", the softmax (sigmoid for two classes) of the scores
+        over the temperature fitted on their leave-one-out values."""
         check_is_fitted(self)
         X = as_rows(validate_data(self, X, dtype=np.float64, reset=False))
         P = np.empty((X.shape[0], len(self.classes_)))

@@ -587,3 +587,35 @@ def test_greedy_relaxed_update():
     np.testing.assert_allclose(one_r.predict(X), one_o.predict(X), rtol=1e-9, atol=1e-11)
     with pytest.raises(ValueError, match="update"):
         rfx.GreedyRegressor(update="convex").fit(X, y)
+
+
+def test_squared_classifier_is_the_cli_default(cli, tmp_path):
+    """RFFClassifier(loss="squared") is `rfx fit --task classify` with no
+    options (the least-squares classifier, lambda and the length scale by
+    exact leave-one-out errors, the probabilities' temperature on the LOO
+    scores): the same lambda, labels and probabilities, bit for bit."""
+    from sklearn.datasets import load_digits
+    X, y = load_digits(return_X_y=True)
+    Xtr, ytr, Xte = X[:400], y[:400], X[400:600]
+    clf = rfx.RFFClassifier(256, loss="squared", random_state=3).fit(Xtr, ytr)
+    head = ",".join(["x%d" % i for i in range(64)])
+    tr, te = str(tmp_path / "tr.csv"), str(tmp_path / "te.csv")
+    np.savetxt(tr, np.column_stack([Xtr, ytr]), delimiter=",", fmt="%.17g", header=head + ",y",
+               comments="")
+    np.savetxt(te, Xte, delimiter=",", fmt="%.17g", header=head, comments="")
+    model, pred = str(tmp_path / "m.rfx"), str(tmp_path / "p.csv")
+    r = subprocess.run([cli, "fit", tr, "--target", "y", "--task", "classify", "-D", "256",
+                        "--seed", "3", "-o", model], capture_output=True, text=True, check=True)
+    lam = float(re.search(r"^lambda +(\S+)", r.stderr, re.M).group(1))
+    subprocess.run([cli, "predict", model, te, "--proba", "-o", pred], check=True,
+                   capture_output=True)
+    q = np.genfromtxt(pred, delimiter=",", skip_header=1)
+    assert clf.alpha_ == pytest.approx(lam, rel=1e-5)  # the CLI prints 6 digits
+    assert np.array_equal(q[:, 0], clf.predict(Xte))
+    assert np.array_equal(q[:, 1:], clf.predict_proba(Xte))
+    # the probabilities: a softmax of the scores over one temperature
+    S = clf.decision_function(Xte)
+    P = clf.predict_proba(Xte)
+    T = np.median((S[:, 0] - S[:, 1]) / (np.log(P[:, 0]) - np.log(P[:, 1])))
+    E = np.exp((S - S.max(axis=1, keepdims=True)) / T)
+    assert np.allclose(P, E / E.sum(axis=1, keepdims=True), rtol=1e-9, atol=1e-12)

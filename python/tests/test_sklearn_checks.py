@@ -24,6 +24,8 @@ ESTIMATORS = [
     rfx.RFFClassifier(n_components=64, alpha=1e-3, length_scale=1.0),
     # the least-squares classifier, which has partial_fit
     rfx.RFFClassifier(n_components=64, loss="least_squares"),
+    # the least-squares classifier of rfx fit --task classify
+    rfx.RFFClassifier(n_components=64, loss="squared"),
     # one length scale per input, learned by a short particle swarm search
     rfx.RFFRegressor(n_components=32, length_scale="learn", learn_iterations=2),
     rfx.BayesianRFFRegressor(n_components=32, length_scale="learn", learn_iterations=2,

@@ -22,9 +22,9 @@
  * results independent of the thread count.
  *
  * Row weights: rows of weight 0 are dropped first (so that they are rows
- * left out, also for the subsets and holdouts, which count rows); the
- * others go with their rows into the standardisation (weighted moments),
- * the selection subset and every fit.
+ * left out, also for the subsets and holdouts, which count rows); weights
+ * then all 1 are no weights; other weights go with their rows into the
+ * standardisation (weighted moments), the selection subset and every fit.
  */
 #include "internal.h"
 #include "fit/fit_internal.h"
@@ -478,10 +478,21 @@ rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y, r
     if (X.rows < 2) return rfx__error(RFX_EDIM, "fit: at least 2 rows are needed, got %zu", X.rows);
     if (params->method == RFX_METHOD_SRFE || params->method == RFX_METHOD_HARFE)
         return fit_srfe(params, X, Y, out, report);
+    rfx_fit_params unit;
     if (params->sample_weight) {
         int done = 0;
         rfx_status st = fit_positive_rows(params, X, Y, out, report, &done);
         if (st || done) return st;
+        /* weights all 1 (those of weight 0 dropped above) are no weights:
+         * the objective is the same, and the least-squares classifier keeps
+         * its closed form */
+        size_t i = 0;
+        while (i < X.rows && params->sample_weight[i] == 1.0) i++;
+        if (i == X.rows) {
+            unit = *params;
+            unit.sample_weight = NULL;
+            params = &unit;
+        }
     }
     if (params->method == RFX_METHOD_CLASSIFY) return rfx__fit_classify(params, X, Y, out, report);
     RFX__TRY(rfx__check_cmat(X, "fit: X"));
