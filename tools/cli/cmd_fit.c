@@ -281,12 +281,11 @@ const command cli_fit_command = {
     "a grid (each scale's lambdas one warm-started path, extended by a decade\n"
     "while the best lambda is on its edge) by the held-out log-loss (logistic)\n"
     "or error rate (hinge losses) on a quarter of the rows (k-fold with\n"
-    "--folds). pce: the degree\n"
-    "(1..P) by the corrected leave-one-out error, the terms by least-angle\n"
-    "regression. What was chosen is printed on stderr; a progress line is shown\n"
-    "when stderr is a terminal (--progress: also in a log; --quiet: neither the\n"
-    "summary nor progress). An option that does not apply to the method is a\n"
-    "usage error.\n",
+    "--folds). pce: the degree (1..P) by the corrected leave-one-out error, the\n"
+    "terms by least-angle regression. What was chosen is printed on stderr; a\n"
+    "progress line is shown when stderr is a terminal (--progress: also in a log;\n"
+    "--quiet: neither the summary nor progress). An option that does not apply to\n"
+    "the method is a usage error.\n",
     FIT_OPTS, cmd_fit,
     "\n"
     "DATA may be '-' (standard input) and gzip-compressed (told by its content).\n"
