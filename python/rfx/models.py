@@ -467,8 +467,9 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
     The objective is ``sum_i c_i loss_i / n + alpha / 2 |W|^2`` with an
     unpenalised intercept (c_i the class weights): scikit-learn's
     ``LogisticRegression(C=1 / (n alpha))`` and ``LinearSVC(C=1 / (n
-    alpha))`` on the same features. With ``alpha=None`` the length scale (when
-    "auto") and alpha are chosen together on a holdout of the training rows
+    alpha))`` on the same features. With ``alpha=None`` and the logistic or
+    hinge losses, the length scale (when "auto") and alpha are chosen
+    together on a holdout of the training rows
     (a seeded subset of at most 4000), by the log-loss for the logistic loss
     and the error rate for the hinge losses: nine length scales, each one's
     penalties fitted as one warm-started path, extended by a decade while
