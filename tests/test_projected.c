@@ -109,7 +109,8 @@ static int in_gamma_grid(double g)
 
 /* (1) theta_2 = 0: input 2 replaced by noise changes nothing, bit for bit;
  * what the model reports about itself; the loss at a given theta is the
- * ridge surrogate's GCV score. */
+ * ridge surrogate's 5-fold CV error at the length scale and penalty its
+ * fit on all rows chose. */
 static void test_zero_weight(void)
 {
     const size_t m = 60, d = 4, n = 25;
@@ -159,15 +160,46 @@ static void test_zero_weight(void)
     CHECK_OK(rfx_method_from_name("projected", &meth));
     CHECK(meth == RFX_METHOD_PROJECTED);
 
-    /* the loss: the GCV score (relative to var y) of the default ridge
-     * surrogate (1000 features, chosen length scale) on the same scores */
+    /* the surrogate: the default ridge (1000 features, chosen length scale
+     * and lambda) on the same scores; the loss: its 5-fold CV error
+     * (relative to var y; row i in fold i mod 5) at that length scale and
+     * lambda, not its GCV score */
     E = scores_of(X, m, d, theta, 2, info.gamma);
     rfx_fit_params fp = rfx_fit_params_default();
     fp.method = RFX_METHOD_RIDGE;
     fp.features.n_features = 1000;
     rfx_fit_report fr;
     CHECK_OK(rfx_model_fit(&fp, rfx_cmat_of(E, m, 2), rfx_cmat_of(y, m, 1), &ref, &fr));
-    CHECK_NEAR(rep.loss, fr.score / variance(y, m), 1e-12);
+    if (ref) {
+        rfx_fit_params ff = fp;
+        ff.features.length_scale = fr.length_scale;
+        ff.lambda = fr.lambda;
+        double Etr[60 * 2], ytr[60], Eva[12 * 2], yva[12], yh[12], sse = 0;
+        for (size_t f = 0; f < 5; f++) {
+            size_t ntr = 0, nva = 0;
+            for (size_t i = 0; i < m; i++) {
+                if (i % 5 == f) {
+                    memcpy(Eva + 2 * nva, E + 2 * i, 2 * sizeof *E);
+                    yva[nva++] = y[i];
+                } else {
+                    memcpy(Etr + 2 * ntr, E + 2 * i, 2 * sizeof *E);
+                    ytr[ntr++] = y[i];
+                }
+            }
+            rfx_model *fm = NULL;
+            CHECK_OK(rfx_model_fit(&ff, rfx_cmat_of(Etr, ntr, 2), rfx_cmat_of(ytr, ntr, 1), &fm,
+                                   NULL));
+            if (fm)
+                CHECK_OK(rfx_model_predict(fm, rfx_cmat_of(Eva, nva, 2), rfx_mat_of(yh, nva, 1),
+                                           rfx_mat_none()));
+            rfx_model_free(fm);
+            for (size_t i = 0; i < nva; i++) sse += (yh[i] - yva[i]) * (yh[i] - yva[i]);
+        }
+        const double cv = sse / (double)m / variance(y, m);
+        CHECK_NEAR(rep.loss, cv, 1e-10 * cv);
+        printf("  ridge surrogate: 5-fold CV %.4g, GCV %.4g (relative MSE)\n", cv,
+               fr.score / variance(y, m));
+    }
     /* the surrogate inside is that model: the same predictions on the scores */
     double yr[60], yi[60];
     if (ref) {
@@ -1033,6 +1065,91 @@ static void test_auto_surrogate(void)
     free(V);
 }
 
+/* The default surrogate after a search: SRFE's GCV ranks the finalists
+ * (the same choice as the SRFE surrogate's fit), then ridge, srfe and pce
+ * are fitted on that projection and on the swarm's own (the ridge
+ * surrogate's fit, which has no finalists); the least own estimate of the
+ * six wins, ties to the swarm's projection. Each of the six, refitted with
+ * its theta, gamma and k given, has that estimate as its loss, and the
+ * winner predicts as the automatic fit, bit for bit. */
+static void test_auto_finalists(void)
+{
+    const size_t m = 60, d = 4, n = 25;
+    rfx_test_rng r = {29};
+    double *X, *y;
+    g_data(&r, m, d, &X, &y);
+    double *V = rfx_test_matrix(&r, n, d, -1, 1);
+    rfx_projected_params p = rfx_projected_params_default();
+    p.n_particles = 4;
+    p.iterations = 3;
+    p.seed = 5;
+    double th_a[4], th_f[4], th_s[4];
+    rfx_projected_report ra, rf, rs;
+    memset(&ra, 0, sizeof ra);
+    memset(&rf, 0, sizeof rf);
+    memset(&rs, 0, sizeof rs);
+    ra.theta = th_a;
+    rf.theta = th_f;
+    rs.theta = th_s;
+    rfx_model *a = fit_or_null(&p, X, y, m, d, &ra);
+    rfx_projected_params q = p;
+    q.surrogate = RFX_METHOD_SRFE;
+    rfx_model *f = fit_or_null(&q, X, y, m, d, &rf);
+    q.surrogate = RFX_METHOD_RIDGE;
+    rfx_model *sw = fit_or_null(&q, X, y, m, d, &rs);
+    if (!a || !f || !sw) goto out;
+    CHECK(ra.finalists > 0 && ra.finalists == rf.finalists && rs.finalists == 0);
+    rfx_projected_info ia, iff, is;
+    CHECK_OK(rfx_model_projected_info(a, &ia));
+    CHECK_OK(rfx_model_projected_info(f, &iff));
+    CHECK_OK(rfx_model_projected_info(sw, &is));
+    /* the six candidates: the swarm's projection first */
+    const rfx_method cand[3] = {RFX_METHOD_RIDGE, RFX_METHOD_SRFE, RFX_METHOD_PCE};
+    const double *thetas[2] = {th_s, th_f};
+    const double gammas[2] = {is.gamma, iff.gamma};
+    const size_t ks[2] = {is.n_components, iff.n_components};
+    double best = INFINITY, yb[25], ya[25], lb = NAN;
+    size_t bj = 0, bi = 0;
+    for (size_t j = 0; j < 2; j++) {
+        for (size_t i = 0; i < 3; i++) {
+            rfx_projected_params g = p;
+            g.surrogate = cand[i];
+            g.theta = thetas[j];
+            g.gamma = gammas[j];
+            g.n_components = ks[j];
+            rfx_projected_report rg;
+            memset(&rg, 0, sizeof rg);
+            rfx_model *b = fit_or_null(&g, X, y, m, d, &rg);
+            if (b && rg.loss < best) {
+                best = rg.loss;
+                bj = j;
+                bi = i;
+                lb = rg.loss;
+                CHECK_OK(rfx_model_predict(b, rfx_cmat_of(V, n, d), rfx_mat_of(yb, n, 1),
+                                           rfx_mat_none()));
+            }
+            rfx_model_free(b);
+        }
+    }
+    CHECK_MSG(ra.loss == lb, "the automatic fit's loss %.17g, the least of the six %.17g",
+              ra.loss, lb);
+    CHECK(ia.gamma == gammas[bj] && ia.n_components == ks[bj]);
+    CHECK(memcmp(ia.theta, thetas[bj], d * sizeof(double)) == 0);
+    CHECK(memcmp(th_a, thetas[bj], d * sizeof(double)) == 0);
+    CHECK_OK(rfx_model_predict(a, rfx_cmat_of(V, n, d), rfx_mat_of(ya, n, 1), rfx_mat_none()));
+    CHECK(memcmp(ya, yb, sizeof ya) == 0);
+    printf("  the swarm's projection (gamma %g, k %zu) and the finalists' (gamma %g, k %zu): "
+           "%s on the %s one, own estimate %.4g\n", is.gamma, is.n_components, iff.gamma,
+           iff.n_components, rfx_method_name(cand[bi]), bj ? "finalists'" : "swarm's", best);
+out:
+    rfx_model_free(a);
+    rfx_model_free(f);
+    rfx_model_free(sw);
+    free(X);
+    free(y);
+    free(V);
+}
+
 /* Row weights (rfx/projection.h): a row of weight 0 is the row left out,
  * bit for bit, through screening, the shape, the swarm and the finalists
  * (PCE surrogate, 2-fold CV loss too); equal weights are no weights. */
@@ -1128,6 +1245,7 @@ int main(void)
     RFX_TEST_RUN(test_errors);
     RFX_TEST_RUN(test_params_check);
     RFX_TEST_RUN(test_finalists);
+    RFX_TEST_RUN(test_auto_finalists);
     RFX_TEST_RUN(test_auto_surrogate);
     return rfx_test_finish("test_projected");
 }

@@ -207,10 +207,13 @@ class ProjectedRegressor(RegressorMixin, _ModelFile):
     surrogate : {"auto", "ridge", "bayes", "srfe", "pce"}, default="auto"
         The model on the scores (1000 random features for ridge / bayes,
         4000 for srfe, degree 3 with LARS for pce; see
-        ``surrogate_components``). "auto": ridge, srfe and pce are each
-        fitted to the final scores and the one of least own error estimate
-        (GCV, GCV, corrected leave-one-out) is kept (``surrogate_``,
-        ``surrogate_scores_``).
+        ``surrogate_components``). "auto": after a search, srfe's GCV
+        ranks the finalists (see ``n_finalists_``); ridge, srfe and pce are
+        each fitted to the scores of the finalists' projection and of the
+        swarm's own, and the one of least own error estimate (5-fold CV at
+        ridge's chosen length scale and penalty, GCV, corrected
+        leave-one-out) of the six is kept (``surrogate_``,
+        ``surrogate_scores_``; ties go to the swarm's projection).
     n_particles : int, default=10
         Swarm size.
     iterations : int, default=20
@@ -254,8 +257,9 @@ class ProjectedRegressor(RegressorMixin, _ModelFile):
     loss_ : float
         The loss of the fitted model (a relative mean squared error, 1 = the
         constant predictor): the swarm's best; or, after the finalists
-        (surrogate "srfe" or "pce") and with a given theta, the surrogate's
-        own estimate (GCV, corrected leave-one-out, k-fold).
+        (surrogate "auto", "srfe" or "pce") and with a given theta, the
+        surrogate's own estimate (GCV, corrected leave-one-out, k-fold; for
+        ridge 5-fold CV at its chosen length scale and penalty).
     search_loss_ : float
         The swarm's best loss, ``loss_history_[-1]`` (NaN with a given
         theta).
@@ -263,9 +267,11 @@ class ProjectedRegressor(RegressorMixin, _ModelFile):
         The surrogate the model holds.
     surrogate_scores_ : dict or None
         With surrogate="auto": the own relative error estimate of each
-        candidate on the final scores (NaN when it could not be fitted).
+        candidate on the scores of the chosen projection (NaN when it could
+        not be fitted).
     n_finalists_ : int
         Candidates (theta, gamma, k) the srfe or pce surrogate's own score
+        (srfe's for "auto")
         chose among after the swarm: the swarm's theta, the screened
         theta_0 and a second screening's (of the weak inputs against the
         residual), each with the chosen and three other kernel scales and

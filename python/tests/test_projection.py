@@ -135,7 +135,7 @@ def test_learns_the_active_inputs(sparse_data):
     # candidate of least own score, and that score is the model's loss
     h = reg.loss_history_
     assert len(h) == reg.n_iterations_ + 1 and np.all(np.diff(h) <= 0)
-    assert h[-1] == reg.search_loss_ and reg.n_finalists_ == 0
+    assert h[-1] == reg.search_loss_ and 4 <= reg.n_finalists_ <= 24
     scores = reg.surrogate_scores_
     assert set(scores) == {"ridge", "srfe", "pce"}
     assert reg.loss_ == min(scores.values()) == scores[reg.surrogate_]

@@ -223,8 +223,9 @@ typedef struct ctx {
     double *sv;             /* m: sqrt(v), or NULL                           */
     double *Wf, *bf;        /* SCORE_FEATURES x kmax frequencies, phases     */
     rfx_method surrogate;   /* the surrogate fitted now: the caller's, or
-                            (RFX_PROJECTED_AUTO) ridge while searching and
-                            each candidate in turn at the end            */
+                            (RFX_PROJECTED_AUTO) ridge while searching,
+                            srfe for the finalists and each candidate in
+                            turn at the end                              */
     rfx_fit_params fit;     /* the surrogates' parameters (setup_surrogate)  */
     rfx_srfe_params srfe;
     rfx_pce_params pce;
@@ -1014,6 +1015,70 @@ static rfx_status finalists(ctx *c, double *theta, const double *theta0,
     return RFX_OK;
 }
 
+/* The ridge candidate's own estimate for the automatic surrogate: K-fold CV
+ * (FALLBACK_FOLDS) at the length scale and penalty its fit chose. Its GCV
+ * is no estimate near interpolation, where the automatic fit's ridge
+ * usually is: on a noise-free Ishigami sample (m = 500, 1000 features of
+ * the standardised inputs at the length scale ridge chose, lambda 1e-10
+ * near its choice) GCV was 7e-8 of the variance of y, the exact
+ * leave-one-out error 3.7e-4 and the validation error 1.4e-4; on the
+ * scores of one projection of that sample GCV said 6e-7 and the
+ * validation error was 0.04. */
+static rfx_status ridge_kfold(ctx *c, worker *wk, const rfx_kpca *kp, const rfx_model *fitted,
+                              double *score)
+{
+    rfx_model_info mi;
+    RFX__TRY(rfx_model_get_info(fitted, &mi));
+    const rfx_fit_params keep = c->fit;
+    c->fit.features.length_scale = mi.features.length_scale;
+    c->fit.features.gamma = 0;
+    c->fit.lambda = mi.lambda;
+    const size_t folds = FALLBACK_FOLDS < c->m ? FALLBACK_FOLDS : c->m;
+    rfx_status st = kfold_loss(c, wk, rfx_kpca_embedding(kp).data, folds, score);
+    c->fit = keep;
+    return st;
+}
+
+/* The automatic surrogate on the scores of kp (c->k columns): ridge, srfe
+ * and pce fitted in turn, each scored by its own estimate of the relative
+ * error (ridge K-fold CV, SRFE GCV, PCE corrected leave-one-out) into scores[]
+ * (NaN: could not be fitted); the least into *best and *own (*best NULL
+ * and *own infinite when none could be fitted). */
+static rfx_status auto_surrogate(ctx *c, worker *wk, const rfx_kpca *kp, rfx_model **best,
+                                 double *own, double scores[3])
+{
+    static const rfx_method CAND[3] = {RFX_METHOD_RIDGE, RFX_METHOD_SRFE, RFX_METHOD_PCE};
+    *best = NULL;
+    *own = INFINITY;
+    for (size_t i = 0; i < 3; i++) {
+        rfx_model *cand = NULL;
+        double s = NAN;
+        c->surrogate = CAND[i];
+        setup_surrogate(c);
+        rfx_status st = fit_surrogate(c, wk, rfx_kpca_embedding(kp).data, c->y, c->v, c->m,
+                                      c->p->n_threads, &cand, &s);
+        if (!st && CAND[i] == RFX_METHOD_RIDGE) st = ridge_kfold(c, wk, kp, cand, &s);
+        if (st == RFX_ENOMEM || st == RFX_ECANCELLED) {
+            rfx_model_free(*best);
+            *best = NULL;
+            return st;
+        }
+        scores[i] = st ? NAN : s;
+        if (st) { /* a candidate that cannot fit these scores */
+            rfx_clear_error();
+            continue;
+        }
+        if (!*best || s < *own) {
+            rfx_model_free(*best);
+            *best = cand;
+            *own = s;
+        } else {
+            rfx_model_free(cand);
+        }
+    }
+    return RFX_OK;
+}
+
 /* The model around the fitted projection (copied into a transform-only
  * kernel PCA) and the surrogate (owned on success). */
 static rfx_status make_model(const ctx *c, rfx_kpca *fitted, rfx_model *inner, double loss,
@@ -1028,11 +1093,15 @@ static rfx_status make_model(const ctx *c, rfx_kpca *fitted, rfx_model *inner, d
     return st;
 }
 
-/* The loss at a given theta (no search): the surrogate's own score (ridge
- * GCV, SRFE GCV, PCE corrected leave-one-out) from the final fit, else
- * k-fold CV (n_folds, or FALLBACK_FOLDS for the Bayesian surrogate). */
-static rfx_status given_theta_loss(const ctx *c, worker *wk, double own, double *loss)
+/* The loss at a given theta (no search): the surrogate's own estimate
+ * (ridge: K-fold CV at its chosen length scale and penalty, see
+ * ridge_kfold; SRFE GCV, PCE corrected leave-one-out) from the final fit,
+ * else k-fold CV (n_folds, or FALLBACK_FOLDS for the Bayesian surrogate). */
+static rfx_status given_theta_loss(ctx *c, worker *wk, const rfx_model *fitted, double own,
+                                   double *loss)
 {
+    if (c->p->n_folds < 2 && c->surrogate == RFX_METHOD_RIDGE)
+        return ridge_kfold(c, wk, wk->kp, fitted, loss);
     if (c->p->n_folds < 2 && !isnan(own)) {
         *loss = own;
         return RFX_OK;
@@ -1095,8 +1164,10 @@ rfx_status rfx_projected_fit(const rfx_projected_params *params, rfx_cmat X, rfx
     RFX__TRY(check_params(params, X.rows, X.cols));
     const size_t m = X.rows, d = X.cols;
     ctx c;
-    double *y = NULL, *theta = NULL, *theta0 = NULL, *theta0x = NULL, *hist = NULL, *v = NULL;
+    double *y = NULL, *theta = NULL, *theta0 = NULL, *theta0x = NULL, *theta_s = NULL;
+    double *hist = NULL, *v = NULL;
     rfx_model *inner = NULL;
+    rfx_kpca *kp_s = NULL; /* the automatic surrogate: see below */
     rfx_pso_report rep;
     memset(&rep, 0, sizeof rep);
     memset(&c, 0, sizeof c);
@@ -1104,6 +1175,7 @@ rfx_status rfx_projected_fit(const rfx_projected_params *params, rfx_cmat X, rfx
     if (!st) st = rfx__alloc(d, sizeof(double), (void **)&theta, "projected: theta");
     if (!st) st = rfx__alloc(d, sizeof(double), (void **)&theta0, "projected: theta");
     if (!st) st = rfx__alloc(d, sizeof(double), (void **)&theta0x, "projected: theta");
+    if (!st) st = rfx__alloc(d, sizeof(double), (void **)&theta_s, "projected: theta");
     if (!st) st = rfx__alloc(params->iterations + 1, sizeof(double), (void **)&hist,
                              "projected: history");
     if (!st && params->sample_weight) { /* positive here; equal ones are no weights */
@@ -1134,20 +1206,38 @@ rfx_status rfx_projected_fit(const rfx_projected_params *params, rfx_cmat X, rfx
 
     double loss = NAN, search_loss = NAN, own;
     size_t evals = 1, n_final = 0;
+    /* the automatic surrogate: the swarm's own projection (theta_s, g_s,
+     * k_s), kept when the finalists moved away from it (kp_s fitted) */
+    const int automatic = params->surrogate == RFX_PROJECTED_AUTO;
+    size_t k_s = c.k;
+    double g_s = c.gamma;
     if (!params->theta) {
         if ((st = search(&c, theta, theta0, hist, &rep))) goto done;
         loss = search_loss = rep.value;
         evals = rep.evaluations;
         /* the finalists, for the surrogates whose own score ranked them
          * as the validation error did (not ridge's GCV: on the G-function
-         * it preferred a candidate 30% worse on validation) */
-        const size_t k_old = c.k;
-        const double g_old = c.gamma;
+         * it preferred a candidate 30% worse on validation); the automatic
+         * surrogate ranks them by SRFE's GCV, and compares its candidates
+         * on the swarm's projection and on theirs */
+        k_s = c.k;
+        g_s = c.gamma;
         if (params->n_folds < 2 &&
-            (params->surrogate == RFX_METHOD_SRFE || params->surrogate == RFX_METHOD_PCE)) {
+            (params->surrogate == RFX_METHOD_SRFE || params->surrogate == RFX_METHOD_PCE ||
+             automatic)) {
+            if (automatic) {
+                c.surrogate = RFX_METHOD_SRFE;
+                memcpy(theta_s, theta, d * sizeof(double));
+            }
             if ((st = finalists(&c, theta, theta0, theta0x, &n_final))) goto done;
             setup_surrogate(&c);
-            if (c.k != k_old || c.gamma != g_old) {
+            const int moved = c.k != k_s || c.gamma != g_s ||
+                              memcmp(theta, theta_s, d * sizeof(double)) != 0;
+            if (automatic && moved) {
+                if ((st = kpca_make(&c, g_s, k_s, &kp_s))) goto done;
+                if ((st = rfx_kpca_fit(kp_s, theta_s))) goto done;
+            }
+            if (c.k != k_s || c.gamma != g_s) {
                 rfx_kpca_free(c.w[0].kp);
                 c.w[0].kp = NULL;
                 if ((st = kpca_make(&c, c.gamma, c.k, &c.w[0].kp))) goto done;
@@ -1160,33 +1250,30 @@ rfx_status rfx_projected_fit(const rfx_projected_params *params, rfx_cmat X, rfx
     if (st == RFX_ENUMERIC && params->theta)
         rfx__error_prefix("projected: the given theta");
     if (st) goto done;
-    if (params->surrogate == RFX_PROJECTED_AUTO) {
-        /* each candidate's own estimate of its relative error (ridge GCV,
-         * SRFE GCV, PCE corrected leave-one-out) on the same scores */
-        static const rfx_method CAND[3] = {RFX_METHOD_RIDGE, RFX_METHOD_SRFE, RFX_METHOD_PCE};
-        own = INFINITY;
-        for (size_t i = 0; i < 3; i++) {
-            rfx_model *cand = NULL;
-            double s = NAN;
-            c.surrogate = CAND[i];
-            setup_surrogate(&c);
-            st = fit_surrogate(&c, w0, rfx_kpca_embedding(w0->kp).data, c.y, c.v, m,
-                               params->n_threads, &cand, &s);
-            if (st == RFX_ENOMEM || st == RFX_ECANCELLED) goto done;
-            if (report) report->surrogate_scores[i] = st ? NAN : s;
-            if (st) { /* a candidate that cannot fit these scores */
-                rfx_clear_error();
-                st = RFX_OK;
-                continue;
-            }
-            if (!inner || s < own) {
+    if (automatic) {
+        double scores[3];
+        if ((st = auto_surrogate(&c, w0, w0->kp, &inner, &own, scores))) goto done;
+        if (kp_s) { /* the swarm's projection wins ties */
+            const size_t k_f = c.k;
+            rfx_model *other = NULL;
+            double own_s, scores_s[3];
+            c.k = k_s;
+            if ((st = auto_surrogate(&c, w0, kp_s, &other, &own_s, scores_s))) goto done;
+            if (other && own_s <= own) {
                 rfx_model_free(inner);
-                inner = cand;
-                own = s;
+                inner = other;
+                own = own_s;
+                memcpy(scores, scores_s, sizeof scores);
+                memcpy(theta, theta_s, d * sizeof(double));
+                rfx_kpca *t = w0->kp;
+                w0->kp = kp_s;
+                kp_s = t;
             } else {
-                rfx_model_free(cand);
+                rfx_model_free(other);
+                c.k = k_f;
             }
         }
+        if (report) memcpy(report->surrogate_scores, scores, sizeof scores);
         if (!inner) {
             st = rfx__error(RFX_ENUMERIC, "projected: no surrogate (ridge, srfe, pce) could be "
                                           "fitted to the scores");
@@ -1198,7 +1285,7 @@ rfx_status rfx_projected_fit(const rfx_projected_params *params, rfx_cmat X, rfx
         goto done;
     }
     if (params->theta && params->surrogate != RFX_PROJECTED_AUTO &&
-        (st = given_theta_loss(&c, w0, own, &loss)))
+        (st = given_theta_loss(&c, w0, inner, own, &loss)))
         goto done;
     if (n_final > 0) loss = own; /* the surrogate's own estimate decided */
     if ((st = make_model(&c, w0->kp, inner, loss, out))) goto done;
@@ -1223,6 +1310,8 @@ done:
     free(theta);
     free(theta0);
     free(theta0x);
+    free(theta_s);
+    rfx_kpca_free(kp_s);
     free(hist);
     return st;
 }

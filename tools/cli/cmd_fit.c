@@ -156,7 +156,8 @@ static const opt_spec FIT_OPTS[] = {
       "--gamma from 1 .. 8 by the fast score)" },
     { O_SURROGATE, 0, "surrogate", "S",
       "projected: the model on the k scores, auto (default: ridge, srfe or pce, the one of "
-      "least own error estimate on the final scores), ridge, bayes, srfe or pce" },
+      "least own error estimate on the scores of the finalists (ranked by srfe) or of the "
+      "swarm's choice), ridge, bayes, srfe or pce" },
     { O_ITERATIONS, 0, "iterations", "N",
       "projected: particle swarm iterations >= 1 (default 20)" },
     { O_PARTICLES, 0, "particles", "P", "projected: swarm size >= 1 (default 10)" },
@@ -1200,7 +1201,8 @@ static const char *projected_loss_name(const rfx_projected_params *p, char *buf,
     else if (p->surrogate == RFX_PROJECTED_AUTO)
         snprintf(buf, size, "the chosen surrogate's own estimate");
     else if (p->surrogate == RFX_METHOD_RIDGE)
-        snprintf(buf, size, "the ridge surrogate's GCV score");
+        snprintf(buf, size, "5-fold cross-validation of the ridge surrogate at its chosen "
+                            "length scale and penalty");
     else if (p->surrogate == RFX_METHOD_SRFE)
         snprintf(buf, size, "the srfe surrogate's GCV score");
     else if (p->surrogate == RFX_METHOD_PCE)
@@ -1246,11 +1248,12 @@ static void print_projected_report(const rfx_projected_params *p, const rfx_proj
     if (!p->theta) fprintf(e, "%-16s %.6g\n", "search loss", r->search_loss);
     if (r->finalists > 0)
         fprintf(e, "%-16s %zu candidates (theta, gamma, k) by the %s surrogate's own %s\n",
-                "finalists", r->finalists, rfx_method_name(p->surrogate),
+                "finalists", r->finalists,
+                rfx_method_name(p->surrogate == RFX_PROJECTED_AUTO ? RFX_METHOD_SRFE : p->surrogate),
                 p->surrogate == RFX_METHOD_PCE ? "corrected leave-one-out error" : "GCV score");
     if (p->surrogate == RFX_PROJECTED_AUTO)
         fprintf(e, "%-16s ridge %.6g, srfe %.6g, pce %.6g (own relative error estimates on the "
-                   "final scores; the least chosen)\n",
+                   "chosen projection's scores; the least chosen)\n",
                 "surrogates", r->surrogate_scores[0], r->surrogate_scores[1],
                 r->surrogate_scores[2]);
     fprintf(e, "%-16s %.6g\n", "final loss", r->loss);
