@@ -107,10 +107,40 @@ static int in_gamma_grid(double g)
     return 0;
 }
 
+/* 5-fold CV (row i in fold i mod 5) of ridge (fp) or SRFE (sp) on the
+ * scores E (m x k, m <= 60, k <= 2): the relative mean squared error of
+ * the held-out rows. */
+static double kfold5(const double *E, size_t m, size_t k, const double *y,
+                     const rfx_fit_params *fp, const rfx_srfe_params *sp)
+{
+    double Etr[60 * 2], ytr[60], Eva[12 * 2], yva[12], yh[12], sse = 0;
+    for (size_t f = 0; f < 5; f++) {
+        size_t ntr = 0, nva = 0;
+        for (size_t i = 0; i < m; i++) {
+            if (i % 5 == f) {
+                memcpy(Eva + k * nva, E + k * i, k * sizeof *E);
+                yva[nva++] = y[i];
+            } else {
+                memcpy(Etr + k * ntr, E + k * i, k * sizeof *E);
+                ytr[ntr++] = y[i];
+            }
+        }
+        rfx_model *fm = NULL;
+        rfx_cmat Xf = rfx_cmat_of(Etr, ntr, k), Yf = rfx_cmat_of(ytr, ntr, 1);
+        CHECK_OK(fp ? rfx_model_fit(fp, Xf, Yf, &fm, NULL) : rfx_srfe_fit(sp, Xf, Yf, &fm, NULL));
+        if (!fm) return NAN;
+        CHECK_OK(rfx_model_predict(fm, rfx_cmat_of(Eva, nva, k), rfx_mat_of(yh, nva, 1),
+                                   rfx_mat_none()));
+        rfx_model_free(fm);
+        for (size_t i = 0; i < nva; i++) sse += (yh[i] - yva[i]) * (yh[i] - yva[i]);
+    }
+    return sse / (double)m / variance(y, m);
+}
+
 /* (1) theta_2 = 0: input 2 replaced by noise changes nothing, bit for bit;
  * what the model reports about itself; the loss at a given theta is the
  * ridge surrogate's 5-fold CV error at the length scale and penalty its
- * fit on all rows chose. */
+ * fit on all rows chose (SRFE's: at its weight scale, q, N and lambda). */
 static void test_zero_weight(void)
 {
     const size_t m = 60, d = 4, n = 25;
@@ -174,31 +204,35 @@ static void test_zero_weight(void)
         rfx_fit_params ff = fp;
         ff.features.length_scale = fr.length_scale;
         ff.lambda = fr.lambda;
-        double Etr[60 * 2], ytr[60], Eva[12 * 2], yva[12], yh[12], sse = 0;
-        for (size_t f = 0; f < 5; f++) {
-            size_t ntr = 0, nva = 0;
-            for (size_t i = 0; i < m; i++) {
-                if (i % 5 == f) {
-                    memcpy(Eva + 2 * nva, E + 2 * i, 2 * sizeof *E);
-                    yva[nva++] = y[i];
-                } else {
-                    memcpy(Etr + 2 * ntr, E + 2 * i, 2 * sizeof *E);
-                    ytr[ntr++] = y[i];
-                }
-            }
-            rfx_model *fm = NULL;
-            CHECK_OK(rfx_model_fit(&ff, rfx_cmat_of(Etr, ntr, 2), rfx_cmat_of(ytr, ntr, 1), &fm,
-                                   NULL));
-            if (fm)
-                CHECK_OK(rfx_model_predict(fm, rfx_cmat_of(Eva, nva, 2), rfx_mat_of(yh, nva, 1),
-                                           rfx_mat_none()));
-            rfx_model_free(fm);
-            for (size_t i = 0; i < nva; i++) sse += (yh[i] - yva[i]) * (yh[i] - yva[i]);
-        }
-        const double cv = sse / (double)m / variance(y, m);
+        const double cv = kfold5(E, m, 2, y, &ff, NULL);
         CHECK_NEAR(rep.loss, cv, 1e-10 * cv);
         printf("  ridge surrogate: 5-fold CV %.4g, GCV %.4g (relative MSE)\n", cv,
                fr.score / variance(y, m));
+    }
+    /* the SRFE surrogate (4000 features, its choices) at the same theta:
+     * its 5-fold CV error at the weight scale, q, N and lambda it chose */
+    {
+        rfx_projected_params ps = p;
+        ps.surrogate = RFX_METHOD_SRFE;
+        rfx_projected_report rs;
+        memset(&rs, 0, sizeof rs);
+        rfx_model *ms = fit_or_null(&ps, X, y, m, d, &rs), *sm = NULL;
+        rfx_srfe_params sp = rfx_srfe_params_default();
+        sp.features.n_features = 4000;
+        rfx_srfe_report sr;
+        CHECK_OK(rfx_srfe_fit(&sp, rfx_cmat_of(E, m, 2), rfx_cmat_of(y, m, 1), &sm, &sr));
+        if (ms && sm) {
+            sp.features.weight_scale = sr.weight_scale;
+            sp.features.sparsity = sr.sparsity;
+            sp.features.n_features = sr.n_features;
+            sp.lambda = sr.lambda;
+            const double cv = kfold5(E, m, 2, y, NULL, &sp);
+            CHECK_NEAR(rs.loss, cv, 1e-10 * cv);
+            printf("  srfe surrogate: 5-fold CV %.4g, GCV %.4g (relative MSE)\n", cv,
+                   sr.cv_mse / variance(y, m));
+        }
+        rfx_model_free(ms);
+        rfx_model_free(sm);
     }
     /* the surrogate inside is that model: the same predictions on the scores */
     double yr[60], yi[60];
@@ -1067,11 +1101,11 @@ static void test_auto_surrogate(void)
 
 /* The default surrogate after a search: SRFE's GCV ranks the finalists
  * (the same choice as the SRFE surrogate's fit), then ridge, srfe and pce
- * are fitted on that projection and on the swarm's own (the ridge
- * surrogate's fit, which has no finalists); the least own estimate of the
- * six wins, ties to the swarm's projection. Each of the six, refitted with
- * its theta, gamma and k given, has that estimate as its loss, and the
- * winner predicts as the automatic fit, bit for bit. */
+ * are fitted on that projection, and ridge and pce on the swarm's own (the
+ * ridge surrogate's fit, which has no finalists); the least own estimate
+ * of the five wins, ties to the swarm's projection. Each of the five,
+ * refitted with its theta, gamma and k given, has that estimate as its
+ * loss, and the winner predicts as the automatic fit, bit for bit. */
 static void test_auto_finalists(void)
 {
     const size_t m = 60, d = 4, n = 25;
@@ -1103,7 +1137,7 @@ static void test_auto_finalists(void)
     CHECK_OK(rfx_model_projected_info(a, &ia));
     CHECK_OK(rfx_model_projected_info(f, &iff));
     CHECK_OK(rfx_model_projected_info(sw, &is));
-    /* the six candidates: the swarm's projection first */
+    /* the five candidates: the swarm's projection first, without srfe */
     const rfx_method cand[3] = {RFX_METHOD_RIDGE, RFX_METHOD_SRFE, RFX_METHOD_PCE};
     const double *thetas[2] = {th_s, th_f};
     const double gammas[2] = {is.gamma, iff.gamma};
@@ -1111,7 +1145,7 @@ static void test_auto_finalists(void)
     double best = INFINITY, yb[25], ya[25], lb = NAN;
     size_t bj = 0, bi = 0;
     for (size_t j = 0; j < 2; j++) {
-        for (size_t i = 0; i < 3; i++) {
+        for (size_t i = 0; i < 3; i += 1 + (j == 0)) {
             rfx_projected_params g = p;
             g.surrogate = cand[i];
             g.theta = thetas[j];
@@ -1131,7 +1165,7 @@ static void test_auto_finalists(void)
             rfx_model_free(b);
         }
     }
-    CHECK_MSG(ra.loss == lb, "the automatic fit's loss %.17g, the least of the six %.17g",
+    CHECK_MSG(ra.loss == lb, "the automatic fit's loss %.17g, the least of the five %.17g",
               ra.loss, lb);
     CHECK(ia.gamma == gammas[bj] && ia.n_components == ks[bj]);
     CHECK(memcmp(ia.theta, thetas[bj], d * sizeof(double)) == 0);
@@ -1148,6 +1182,68 @@ out:
     free(X);
     free(y);
     free(V);
+}
+
+/* Screening's second round on a target the inputs barely explain: a weak
+ * input's share of the residual can pass the strongest input's share of
+ * y, and theta_0x (a finalist) must still lie in [0, 1]^d. The data of
+ * scikit-learn's estimator check of sample weights (numpy's
+ * RandomState(0).uniform(size=(30, 3)), y = i mod 3): with seeds 4, 17 and
+ * 25 of these 30, theta_0x once reached 1.57, 1.44 and 1.88 and the fit
+ * failed. */
+static void test_screening_bounds(void)
+{
+    const size_t m = 30, d = 3;
+    static const double X[90] = {
+    0.54881350392732475, 0.71518936637241948, 0.60276337607164387, 0.54488318299689686,
+    0.42365479933890471, 0.64589411306665612, 0.43758721126269251, 0.89177300078207977,
+    0.96366276050102928, 0.38344151882577771, 0.79172503808266459, 0.52889491975290448,
+    0.56804456109393231, 0.92559663829266103, 0.071036058197886942, 0.087129299701540708,
+    0.020218397440325719, 0.832619845547938, 0.77815675094985048, 0.87001214824681916,
+    0.978618342232764, 0.7991585642167236, 0.46147936225293185, 0.78052917628645546,
+    0.11827442586893322, 0.63992102132752382, 0.1433532874090464, 0.94466891704958389,
+    0.52184832175007168, 0.41466193999052359, 0.26455561210462697, 0.77423368943421667,
+    0.45615033221654855, 0.56843394886864851, 0.018789800436355142, 0.61763549707587706,
+    0.61209572272242141, 0.61693399687475692, 0.94374807851462417, 0.68182029910348341,
+    0.35950790057378601, 0.43703195379934145, 0.69763119592726486, 0.060225471629269833,
+    0.66676671544566768, 0.67063786961815941, 0.2103825610738409, 0.12892629765485331,
+    0.31542835092418386, 0.36371077094262261, 0.57019677041787964, 0.43860151346232035,
+    0.98837383805922618, 0.10204481074802807, 0.20887675609483469, 0.16130951788499626,
+    0.65310832546539843, 0.25329160253978211, 0.46631077285630629, 0.24442559200160274,
+    0.15896958364551972, 0.11037514116430513, 0.65632958946527342, 0.1381829513486138,
+    0.1965823616800535, 0.36872517066096411, 0.8209932298479351, 0.09710127579306127,
+    0.8379449074988039, 0.096098407893963067, 0.97645946501339576, 0.46865120164770158,
+    0.97676108819033713, 0.60484551974504597, 0.73926357939830167, 0.039187792254320675,
+    0.28280696257640958, 0.12019656121316891, 0.29614019752214493, 0.11872771895424405,
+    0.31798317939397602, 0.41426299451466997, 0.064147496348784361, 0.69247211937001985,
+    0.56660145420657515, 0.26538949093944542, 0.52324805346669967, 0.093940510758441675,
+    0.57594649555617927, 0.92929619757621407};
+    double y[30], th[3];
+    for (size_t i = 0; i < m; i++) y[i] = (double)(i % 3);
+    size_t ok = 0;
+    for (uint64_t seed = 1; seed <= 30; seed++) {
+        rfx_projected_params p = rfx_projected_params_default();
+        p.surrogate = RFX_METHOD_PCE;
+        p.n_components = 2;
+        p.gamma = 0.1;
+        p.n_particles = 2;
+        p.iterations = 1;
+        p.seed = seed;
+        rfx_projected_report rep;
+        memset(&rep, 0, sizeof rep);
+        rep.theta = th;
+        rfx_model *mod = NULL;
+        rfx_status st = rfx_projected_fit(&p, rfx_cmat_of(X, m, d), rfx_cmat_of(y, m, 1), &mod,
+                                          &rep);
+        CHECK_MSG(st == RFX_OK, "seed %llu: %s", (unsigned long long)seed, rfx_last_error());
+        if (st == RFX_OK) {
+            ok++;
+            CHECK(rep.finalists > 0);
+            for (size_t j = 0; j < d; j++) CHECK(th[j] >= 0 && th[j] <= 1);
+        }
+        rfx_model_free(mod);
+    }
+    printf("  %zu of 30 seeds fitted\n", ok);
 }
 
 /* Row weights (rfx/projection.h): a row of weight 0 is the row left out,
@@ -1246,6 +1342,7 @@ int main(void)
     RFX_TEST_RUN(test_params_check);
     RFX_TEST_RUN(test_finalists);
     RFX_TEST_RUN(test_auto_finalists);
+    RFX_TEST_RUN(test_screening_bounds);
     RFX_TEST_RUN(test_auto_surrogate);
     return rfx_test_finish("test_projected");
 }

@@ -345,7 +345,8 @@ RFX_API rfx_status rfx_kpca_theta(const rfx_kpca *kp, double *theta);
  *     which the swarm can still raise. A second round scores each input
  *     with r_i = 0 against the residual of a joint fast fit of the (up to
  *     8) strongest, where a weak effect is a larger share: r_i = max(0,
- *     1 - S'_i) var(residual) / var(y). The result, theta_0x, is only a
+ *     1 - S'_i) var(residual) / var(y), and theta_0x,i = sqrt(r_i /
+ *     max_j r_j) over both rounds' r. The result, theta_0x, is only a
  *     finalist (step 4): it finds weak inputs (x4 of the G-function, 0.6%
  *     of the variance, below the one-input score's resolution), but also
  *     admits some inputs that do nothing.
@@ -406,13 +407,15 @@ RFX_API rfx_status rfx_kpca_theta(const rfx_kpca *kp, double *theta);
  * finalists the final surrogate's own estimate (as for a given theta, next);
  * with a given theta there is no search
  * and the loss is the surrogate's own estimate of its prediction error:
- * for ridge 5-fold CV (row i in fold i mod 5) at the length scale and
- * penalty its fit on all rows chose (its GCV, rfx_model_fit's score, is
- * far too optimistic near interpolation: on the scores of one Ishigami
- * projection, m = 500, it said 6e-7 where the validation error was 0.04),
- * SRFE GCV (rfx_srfe_report.cv_mse), PCE corrected leave-one-out
- * (rfx_pce_info.loo_corrected), and 5-fold CV for the Bayesian surrogate,
- * or n_folds-fold CV when n_folds >= 2.
+ * for ridge and SRFE 5-fold CV (row i in fold i mod 5, the folds side by
+ * side on the threads) at the hyperparameters their fit on all rows chose
+ * (ridge: length scale and penalty; SRFE: weight scale, q, N and lambda),
+ * PCE corrected leave-one-out (rfx_pce_info.loo_corrected), and 5-fold CV
+ * for the Bayesian surrogate, or n_folds-fold CV when n_folds >= 2. The
+ * selection scores of ridge and SRFE (GCV) are far too optimistic near
+ * interpolation: on the scores of one Ishigami projection (m = 500) ridge's
+ * GCV said 6e-7 and SRFE's 2.3e-3 where their validation errors were 0.04
+ * and 0.008.
  *
  * Cost: one evaluation is one kernel PCA fit (about 4/3 m^3 flops for
  * LAPACK's tridiagonal reduction, the dominant term, see rfx_kpca_params)
@@ -464,18 +467,15 @@ RFX_API rfx_status rfx_kpca_theta(const rfx_kpca *kp, double *theta);
  * weight 0 is a row left out. */
 
 /* The surrogate of a projected fit chosen at the end among ridge, srfe and
- * pce by their own estimates of the relative error (ridge 5-fold CV at its
- * chosen length scale and penalty, SRFE GCV, PCE corrected leave-one-out); the swarm searches with the fast score,
- * SRFE's GCV ranks the finalists (step 4), and the three are fitted on the
- * scores of the finalists' projection and, when it differs, of the swarm's
- * own; the least of the six wins, ties to the swarm's projection. On
- * three fresh G-function samples (d = 20, m = 800) the validation error
- * went from 0.100, 0.177 and 0.135 (the three on the swarm's projection
- * only) to 0.061, 0.100 and 0.096, the fit from about 6 s to 11-14 s on 2
- * threads; on two Friedman #1 samples (d = 100, m = 500) from 0.015 and
- * 0.020 to 0.015 and 0.022, the fit from 2.5 s to 6.3 s. The default of
- * rfx_projected_params.surrogate (the value is RFX_METHOD_PROJECTED,
- * which is never a surrogate). */
+ * pce by their own estimates of the relative error (ridge and SRFE 5-fold
+ * CV at their chosen hyperparameters, PCE corrected leave-one-out; see the
+ * loss above): the swarm searches with the fast score, SRFE's GCV ranks
+ * the finalists (step 4), the three are fitted on the scores of the
+ * finalists' projection and, when it differs, ridge and pce on those of
+ * the swarm's own (srfe there is what the finalists ranked below theirs);
+ * the least of the five wins, ties to the swarm's projection. @BENCH@
+ * The default of rfx_projected_params.surrogate (the value is
+ * RFX_METHOD_PROJECTED, which is never a surrogate). */
 #define RFX_PROJECTED_AUTO RFX_METHOD_PROJECTED
 
 typedef struct rfx_projected_params {

@@ -210,9 +210,10 @@ class ProjectedRegressor(RegressorMixin, _ModelFile):
         ``surrogate_components``). "auto": after a search, srfe's GCV
         ranks the finalists (see ``n_finalists_``); ridge, srfe and pce are
         each fitted to the scores of the finalists' projection and of the
-        swarm's own, and the one of least own error estimate (5-fold CV at
-        ridge's chosen length scale and penalty, GCV, corrected
-        leave-one-out) of the six is kept (``surrogate_``,
+        swarm's own (srfe only on the finalists'), and the one of least own
+        error estimate (5-fold CV at ridge's and srfe's chosen
+        hyperparameters, corrected leave-one-out for pce) of the five is
+        kept (``surrogate_``,
         ``surrogate_scores_``; ties go to the swarm's projection).
     n_particles : int, default=10
         Swarm size.
@@ -258,8 +259,8 @@ class ProjectedRegressor(RegressorMixin, _ModelFile):
         The loss of the fitted model (a relative mean squared error, 1 = the
         constant predictor): the swarm's best; or, after the finalists
         (surrogate "auto", "srfe" or "pce") and with a given theta, the
-        surrogate's own estimate (GCV, corrected leave-one-out, k-fold; for
-        ridge 5-fold CV at its chosen length scale and penalty).
+        surrogate's own estimate (ridge and srfe: 5-fold CV at their chosen
+        hyperparameters; pce: corrected leave-one-out; bayes: 5-fold CV).
     search_loss_ : float
         The swarm's best loss, ``loss_history_[-1]`` (NaN with a given
         theta).

@@ -28,6 +28,15 @@ def _cli_path():
     return None
 
 
+@pytest.fixture(autouse=True)
+def _fixed_global_seed():
+    """Estimators with random_state=None draw their seed from numpy's global
+    RandomState, as scikit-learn's do (scikit-learn's estimator checks leave
+    it so in some checks): seeded before each test, so that a test runs the
+    same fits every time."""
+    np.random.seed(0)
+
+
 @pytest.fixture(scope="session")
 def cli():
     path = _cli_path()

@@ -18,7 +18,6 @@
 #include "solvers/classify_internal.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
 
 /* The selection of a classifier's length scale and lambda for the losses
@@ -254,9 +253,7 @@ static int lsq_less(double e1, double s1, double e2, double s2)
 static rfx_status lsq_try(lsq_select *ls, const double *t, size_t count)
 {
     const double root = sqrt((double)ls->X.cols);
-    rfx_status sts[2] = {RFX_OK, RFX_OK};
     size_t scored[2] = {0, 0};
-    char msg[2][512];
     double *e = ls->e + ls->n_tried, *q = ls->q + ls->n_tried;
     if (count == 1 || rfx__threads(ls->fp.n_threads) == 1) {
         /* a scale alone: on the threads when its rows are enough to pay
@@ -265,19 +262,16 @@ static rfx_status lsq_try(lsq_select *ls, const double *t, size_t count)
         for (size_t j = 0; j < count; j++)
             RFX__TRY(lsq_at(ls, root * exp2(t[j]), nt, &e[j], &q[j], &scored[j]));
     } else {
+        rfx__failure fail;
+        rfx__failure_init(&fail);
 #pragma omp parallel for num_threads(2) schedule(static, 1)
         for (size_t j = 0; j < count; j++) {
             RFX__SERIAL_BLAS();
-            sts[j] = lsq_at(ls, root * exp2(t[j]), 1, &e[j], &q[j], &scored[j]);
-            msg[j][0] = '\0';
-            if (sts[j]) {
-                snprintf(msg[j], sizeof msg[j], "%s", rfx_last_error());
-                rfx_clear_error();
-            }
+            rfx__failure_note(&fail, j, lsq_at(ls, root * exp2(t[j]), 1, &e[j], &q[j], &scored[j]));
         }
+        RFX__TRY(rfx__failure_raise(&fail));
     }
     for (size_t j = 0; j < count; j++) {
-        if (sts[j]) return rfx__error(sts[j], "%s", msg[j]);
         ls->t[ls->n_tried++] = t[j];
         ls->candidates += scored[j];
     }
@@ -419,11 +413,11 @@ rfx_status rfx__fit_classify_choose(const rfx_fit_params *params, rfx_cmat X, co
     double sc[CLS_GRID][CLS_MAX_LAMBDAS], sc2[CLS_GRID][CLS_MAX_LAMBDAS];
     for (size_t a0 = 0; a0 < nl && !st; a0 += (size_t)conc) {
         const size_t a1 = a0 + (size_t)conc < nl ? a0 + (size_t)conc : nl;
-        rfx_status sts[2] = {RFX_OK, RFX_OK};
-        char msg[2][512];
         if (a1 - a0 == 1) {
             st = cls_path(&cs, &wk[0], &sp[a0], grid, nlam, sc[a0], sc2[a0]);
         } else {
+            rfx__failure fail;
+            rfx__failure_init(&fail);
 #pragma omp parallel for num_threads(2) schedule(static, 1)
             for (size_t a = a0; a < a1; a++) {
                 RFX__SERIAL_BLAS();
@@ -431,15 +425,10 @@ rfx_status rfx__fit_classify_choose(const rfx_fit_params *params, rfx_cmat X, co
                 one.cp.n_threads = 1;
                 rfx_features_params p1 = sp[a];
                 p1.n_threads = 1;
-                sts[a - a0] = cls_path(&one, &wk[a - a0], &p1, grid, nlam, sc[a], sc2[a]);
-                msg[a - a0][0] = '\0';
-                if (sts[a - a0]) {
-                    snprintf(msg[a - a0], sizeof msg[a - a0], "%s", rfx_last_error());
-                    rfx_clear_error();
-                }
+                rfx__failure_note(&fail, a,
+                                  cls_path(&one, &wk[a - a0], &p1, grid, nlam, sc[a], sc2[a]));
             }
-            for (size_t j = 0; j < a1 - a0 && !st; j++)
-                if (sts[j]) st = rfx__error(sts[j], "%s", msg[j]);
+            st = rfx__failure_raise(&fail);
         }
         out->evals += (a1 - a0) * nlam;
         if (!st && rfx__fit_progress(params, "choose length scale", (double)a1 / (double)nl))

@@ -201,6 +201,7 @@ typedef struct worker {
     double *Ttr, *ytr, *Tva, *yva, *yhat; /* k-fold CV: m x kmax, m, m x kmax,
                                              m, m                            */
     double *wtr, *wva;      /* k-fold CV with weights: m each               */
+    rfx_srfe_report srfe_rep; /* the last SRFE surrogate fit's choices       */
 } worker;
 
 /* Everything the fit shares; read-only while the workers run. */
@@ -458,6 +459,7 @@ static rfx_status fit_surrogate_k(const ctx *c, worker *wk, const double *T, con
         sp.sample_weight = w;
         st = rfx_srfe_fit(&sp, Tm, Ym, out, &rep);
         if (!st) *score = rep.cv_mse / c->yvar;
+        if (!st) wk->srfe_rep = rep;
         break;
     }
     case RFX_METHOD_PCE: {
@@ -513,43 +515,67 @@ static rfx_status fit_surrogate(const ctx *c, worker *wk, const double *T, const
     return fit_surrogate_k(c, wk, T, y, w, rows, c->k, 0, n_threads, out, score);
 }
 
-/* k-fold CV of the surrogate on the scores E (m x k): row i in fold
- * i mod folds; the relative mean squared error of the held-out rows
- * (weighted by v with weights, each fold's fit on its rows' weights). */
-static rfx_status kfold_loss(const ctx *c, worker *wk, const double *E, size_t folds,
-                             double *loss)
+/* Fold f of k-fold CV of the surrogate on the scores E (m x k), row i in
+ * fold i mod folds: the squared error of its held-out rows (weighted by v
+ * with weights, the fit on its rows' weights) into *sse. */
+static rfx_status fold_sse(const ctx *c, worker *wk, const double *E, size_t folds, size_t f,
+                           double *sse)
 {
     const size_t m = c->m, k = c->k;
-    double sse = 0;
-    for (size_t f = 0; f < folds; f++) {
-        size_t ntr = 0, nva = 0;
-        for (size_t i = 0; i < m; i++) {
-            if (i % folds == f) {
-                memcpy(wk->Tva + nva * k, E + i * k, k * sizeof(double));
-                if (c->v) wk->wva[nva] = c->v[i];
-                wk->yva[nva++] = c->y[i];
-            } else {
-                memcpy(wk->Ttr + ntr * k, E + i * k, k * sizeof(double));
-                if (c->v) wk->wtr[ntr] = c->v[i];
-                wk->ytr[ntr++] = c->y[i];
-            }
+    size_t ntr = 0, nva = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (i % folds == f) {
+            memcpy(wk->Tva + nva * k, E + i * k, k * sizeof(double));
+            if (c->v) wk->wva[nva] = c->v[i];
+            wk->yva[nva++] = c->y[i];
+        } else {
+            memcpy(wk->Ttr + ntr * k, E + i * k, k * sizeof(double));
+            if (c->v) wk->wtr[ntr] = c->v[i];
+            wk->ytr[ntr++] = c->y[i];
         }
-        rfx_model *mod = NULL;
-        double own;
-        RFX__TRY(fit_surrogate(c, wk, wk->Ttr, wk->ytr, c->v ? wk->wtr : NULL, ntr,
-                               SURROGATE_THREADS, &mod, &own));
-        rfx_status st = rfx_model_predict(mod, rfx_cmat_of(wk->Tva, nva, k),
-                                          rfx_mat_of(wk->yhat, nva, 1), rfx_mat_none());
-        rfx_model_free(mod);
-        if (st) {
-            rfx__error_prefix("projected: fold %zu", f);
-            return st;
-        }
-        for (size_t i = 0; i < nva; i++)
-            sse += (c->v ? wk->wva[i] : 1.0) * (wk->yhat[i] - wk->yva[i]) *
-                   (wk->yhat[i] - wk->yva[i]);
     }
-    *loss = sse / (double)m / c->yvar;
+    rfx_model *mod = NULL;
+    double own;
+    RFX__TRY(fit_surrogate(c, wk, wk->Ttr, wk->ytr, c->v ? wk->wtr : NULL, ntr,
+                           SURROGATE_THREADS, &mod, &own));
+    rfx_status st = rfx_model_predict(mod, rfx_cmat_of(wk->Tva, nva, k),
+                                      rfx_mat_of(wk->yhat, nva, 1), rfx_mat_none());
+    rfx_model_free(mod);
+    if (st) {
+        rfx__error_prefix("projected: fold %zu", f);
+        return st;
+    }
+    double e = 0;
+    for (size_t i = 0; i < nva; i++)
+        e += (c->v ? wk->wva[i] : 1.0) * (wk->yhat[i] - wk->yva[i]) * (wk->yhat[i] - wk->yva[i]);
+    *sse = e;
+    return RFX_OK;
+}
+
+/* k-fold CV of the surrogate on the scores E (m x k): row i in fold
+ * i mod folds; the relative mean squared error of the held-out rows
+ * (weighted by v with weights, each fold's fit on its rows' weights).
+ * spread: the folds side by side on the workers, one thread each (outside
+ * any parallel region only); else one after another on wk. The folds' sums
+ * add in fold order either way, so the value is the same. */
+static rfx_status kfold_loss(const ctx *c, worker *wk, const double *E, size_t folds, int spread,
+                             double *loss)
+{
+    double *sse = NULL;
+    RFX__TRY(rfx__calloc(folds, sizeof *sse, (void **)&sse, "projected: folds"));
+    const int nt = spread && c->nw > 1 ? (int)c->nw : 1;
+    rfx__failure fail;
+    rfx__failure_init(&fail);
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+    for (size_t f = 0; f < folds; f++) {
+        if (nt > 1) RFX__SERIAL_BLAS();
+        rfx__failure_note(&fail, f, fold_sse(c, nt > 1 ? my_worker(c) : wk, E, folds, f, &sse[f]));
+    }
+    double total = 0;
+    for (size_t f = 0; f < folds; f++) total += sse[f];
+    free(sse);
+    RFX__TRY(rfx__failure_raise(&fail));
+    *loss = total / (double)c->m / c->yvar;
     return RFX_OK;
 }
 
@@ -558,7 +584,7 @@ static rfx_status kfold_loss(const ctx *c, worker *wk, const double *E, size_t f
 static rfx_status loss_of_fit(const ctx *c, worker *wk, double *loss)
 {
     const double *E = rfx_kpca_embedding(wk->kp).data;
-    if (c->p->n_folds >= 2) return kfold_loss(c, wk, E, c->p->n_folds, loss);
+    if (c->p->n_folds >= 2) return kfold_loss(c, wk, E, c->p->n_folds, 0, loss);
     return fast_score(c, wk, E, c->k, c->k, loss);
 }
 
@@ -848,9 +874,15 @@ static rfx_status screen(ctx *c, double *theta0, double *theta0x)
     free(order);
     if (st) return st;
     if (top > 0) {
+        /* theta0x by its own largest: a weak input's share of the residual
+         * can pass the strongest input's share of y (on targets that the
+         * inputs barely explain) */
+        double topx = top;
+        for (size_t i = 0; i < d; i++)
+            if (theta0x[i] > topx) topx = theta0x[i];
         for (size_t i = 0; i < d; i++) {
             theta0[i] = sqrt(theta0[i] / top);
-            theta0x[i] = sqrt(theta0x[i] / top);
+            theta0x[i] = sqrt(theta0x[i] / topx);
         }
     } else {
         rfx__rng r;
@@ -1015,37 +1047,51 @@ static rfx_status finalists(ctx *c, double *theta, const double *theta0,
     return RFX_OK;
 }
 
-/* The ridge candidate's own estimate for the automatic surrogate: K-fold CV
- * (FALLBACK_FOLDS) at the length scale and penalty its fit chose. Its GCV
- * is no estimate near interpolation, where the automatic fit's ridge
- * usually is: on a noise-free Ishigami sample (m = 500, 1000 features of
- * the standardised inputs at the length scale ridge chose, lambda 1e-10
- * near its choice) GCV was 7e-8 of the variance of y, the exact
+/* The own estimate of the ridge and SRFE surrogates just fitted on the
+ * scores of kp (fitted: the model; SRFE's choices in wk->srfe_rep):
+ * K-fold CV (FALLBACK_FOLDS, row i in fold i mod K) at the
+ * hyperparameters that fit chose (ridge: length scale and penalty; SRFE:
+ * weight scale, q, N and lambda). Their selection scores are no estimates
+ * where the fits come near interpolation, as they do on noise-free
+ * targets: on an Ishigami sample (m = 500, 1000 features of the
+ * standardised inputs at the length scale ridge chose, lambda 1e-10 near
+ * its choice) ridge's GCV was 7e-8 of the variance of y, the exact
  * leave-one-out error 3.7e-4 and the validation error 1.4e-4; on the
- * scores of one projection of that sample GCV said 6e-7 and the
- * validation error was 0.04. */
-static rfx_status ridge_kfold(ctx *c, worker *wk, const rfx_kpca *kp, const rfx_model *fitted,
-                              double *score)
+ * scores of one projection of that sample ridge's GCV said 6e-7 and SRFE's
+ * 2.3e-3 where their validation errors were 0.04 and 0.008. */
+static rfx_status own_kfold(ctx *c, worker *wk, const rfx_kpca *kp, const rfx_model *fitted,
+                            double *score)
 {
-    rfx_model_info mi;
-    RFX__TRY(rfx_model_get_info(fitted, &mi));
-    const rfx_fit_params keep = c->fit;
-    c->fit.features.length_scale = mi.features.length_scale;
-    c->fit.features.gamma = 0;
-    c->fit.lambda = mi.lambda;
+    const rfx_fit_params keep_fit = c->fit;
+    const rfx_srfe_params keep_srfe = c->srfe;
+    if (c->surrogate == RFX_METHOD_SRFE) {
+        const rfx_srfe_report r = wk->srfe_rep;
+        c->srfe.features.weight_scale = r.weight_scale;
+        c->srfe.features.sparsity = r.sparsity;
+        c->srfe.features.n_features = r.n_features;
+        c->srfe.lambda = r.lambda;
+    } else {
+        rfx_model_info mi;
+        RFX__TRY(rfx_model_get_info(fitted, &mi));
+        c->fit.features.length_scale = mi.features.length_scale;
+        c->fit.features.gamma = 0;
+        c->fit.lambda = mi.lambda;
+    }
     const size_t folds = FALLBACK_FOLDS < c->m ? FALLBACK_FOLDS : c->m;
-    rfx_status st = kfold_loss(c, wk, rfx_kpca_embedding(kp).data, folds, score);
-    c->fit = keep;
+    rfx_status st = kfold_loss(c, wk, rfx_kpca_embedding(kp).data, folds, 1, score);
+    c->fit = keep_fit;
+    c->srfe = keep_srfe;
     return st;
 }
 
 /* The automatic surrogate on the scores of kp (c->k columns): ridge, srfe
  * and pce fitted in turn, each scored by its own estimate of the relative
- * error (ridge K-fold CV, SRFE GCV, PCE corrected leave-one-out) into scores[]
- * (NaN: could not be fitted); the least into *best and *own (*best NULL
- * and *own infinite when none could be fitted). */
-static rfx_status auto_surrogate(ctx *c, worker *wk, const rfx_kpca *kp, rfx_model **best,
-                                 double *own, double scores[3])
+ * error (ridge and SRFE: K-fold CV at their chosen hyperparameters; PCE
+ * corrected leave-one-out) into scores[] (NaN: could not be fitted, or
+ * srfe without with_srfe); the least into *best and *own (*best NULL and
+ * *own infinite when none could be fitted). */
+static rfx_status auto_surrogate(ctx *c, worker *wk, const rfx_kpca *kp, int with_srfe,
+                                 rfx_model **best, double *own, double scores[3])
 {
     static const rfx_method CAND[3] = {RFX_METHOD_RIDGE, RFX_METHOD_SRFE, RFX_METHOD_PCE};
     *best = NULL;
@@ -1053,11 +1099,13 @@ static rfx_status auto_surrogate(ctx *c, worker *wk, const rfx_kpca *kp, rfx_mod
     for (size_t i = 0; i < 3; i++) {
         rfx_model *cand = NULL;
         double s = NAN;
+        scores[i] = NAN;
+        if (CAND[i] == RFX_METHOD_SRFE && !with_srfe) continue;
         c->surrogate = CAND[i];
         setup_surrogate(c);
         rfx_status st = fit_surrogate(c, wk, rfx_kpca_embedding(kp).data, c->y, c->v, c->m,
                                       c->p->n_threads, &cand, &s);
-        if (!st && CAND[i] == RFX_METHOD_RIDGE) st = ridge_kfold(c, wk, kp, cand, &s);
+        if (!st && CAND[i] != RFX_METHOD_PCE) st = own_kfold(c, wk, kp, cand, &s);
         if (st == RFX_ENOMEM || st == RFX_ECANCELLED) {
             rfx_model_free(*best);
             *best = NULL;
@@ -1094,21 +1142,22 @@ static rfx_status make_model(const ctx *c, rfx_kpca *fitted, rfx_model *inner, d
 }
 
 /* The loss at a given theta (no search): the surrogate's own estimate
- * (ridge: K-fold CV at its chosen length scale and penalty, see
- * ridge_kfold; SRFE GCV, PCE corrected leave-one-out) from the final fit,
- * else k-fold CV (n_folds, or FALLBACK_FOLDS for the Bayesian surrogate). */
+ * (ridge and SRFE: K-fold CV at their chosen hyperparameters, see
+ * own_kfold; PCE corrected leave-one-out) from the final fit, else k-fold
+ * CV (n_folds, or FALLBACK_FOLDS for the Bayesian surrogate). */
 static rfx_status given_theta_loss(ctx *c, worker *wk, const rfx_model *fitted, double own,
                                    double *loss)
 {
-    if (c->p->n_folds < 2 && c->surrogate == RFX_METHOD_RIDGE)
-        return ridge_kfold(c, wk, wk->kp, fitted, loss);
+    if (c->p->n_folds < 2 &&
+        (c->surrogate == RFX_METHOD_RIDGE || c->surrogate == RFX_METHOD_SRFE))
+        return own_kfold(c, wk, wk->kp, fitted, loss);
     if (c->p->n_folds < 2 && !isnan(own)) {
         *loss = own;
         return RFX_OK;
     }
     size_t folds = c->p->n_folds >= 2 ? c->p->n_folds : FALLBACK_FOLDS;
     if (folds > c->m) folds = c->m;
-    return kfold_loss(c, wk, rfx_kpca_embedding(wk->kp).data, folds, loss);
+    return kfold_loss(c, wk, rfx_kpca_embedding(wk->kp).data, folds, 1, loss);
 }
 
 /* With sample weights: check them and, when some are 0, fit the rows of
@@ -1218,8 +1267,9 @@ rfx_status rfx_projected_fit(const rfx_projected_params *params, rfx_cmat X, rfx
         /* the finalists, for the surrogates whose own score ranked them
          * as the validation error did (not ridge's GCV: on the G-function
          * it preferred a candidate 30% worse on validation); the automatic
-         * surrogate ranks them by SRFE's GCV, and compares its candidates
-         * on the swarm's projection and on theirs */
+         * surrogate ranks them by SRFE's GCV, then compares its three
+         * candidates on their projection with ridge and pce on the swarm's
+         * (srfe there is what the finalists ranked below theirs) */
         k_s = c.k;
         g_s = c.gamma;
         if (params->n_folds < 2 &&
@@ -1231,9 +1281,8 @@ rfx_status rfx_projected_fit(const rfx_projected_params *params, rfx_cmat X, rfx
             }
             if ((st = finalists(&c, theta, theta0, theta0x, &n_final))) goto done;
             setup_surrogate(&c);
-            const int moved = c.k != k_s || c.gamma != g_s ||
-                              memcmp(theta, theta_s, d * sizeof(double)) != 0;
-            if (automatic && moved) {
+            if (automatic && (c.k != k_s || c.gamma != g_s ||
+                              memcmp(theta, theta_s, d * sizeof(double)) != 0)) {
                 if ((st = kpca_make(&c, g_s, k_s, &kp_s))) goto done;
                 if ((st = rfx_kpca_fit(kp_s, theta_s))) goto done;
             }
@@ -1252,13 +1301,13 @@ rfx_status rfx_projected_fit(const rfx_projected_params *params, rfx_cmat X, rfx
     if (st) goto done;
     if (automatic) {
         double scores[3];
-        if ((st = auto_surrogate(&c, w0, w0->kp, &inner, &own, scores))) goto done;
+        if ((st = auto_surrogate(&c, w0, w0->kp, 1, &inner, &own, scores))) goto done;
         if (kp_s) { /* the swarm's projection wins ties */
             const size_t k_f = c.k;
             rfx_model *other = NULL;
             double own_s, scores_s[3];
             c.k = k_s;
-            if ((st = auto_surrogate(&c, w0, kp_s, &other, &own_s, scores_s))) goto done;
+            if ((st = auto_surrogate(&c, w0, kp_s, 0, &other, &own_s, scores_s))) goto done;
             if (other && own_s <= own) {
                 rfx_model_free(inner);
                 inner = other;
@@ -1287,7 +1336,12 @@ rfx_status rfx_projected_fit(const rfx_projected_params *params, rfx_cmat X, rfx
     if (params->theta && params->surrogate != RFX_PROJECTED_AUTO &&
         (st = given_theta_loss(&c, w0, inner, own, &loss)))
         goto done;
-    if (n_final > 0) loss = own; /* the surrogate's own estimate decided */
+    if (n_final > 0) { /* the surrogate's own estimate decided */
+        if (!automatic && c.surrogate == RFX_METHOD_SRFE &&
+            (st = own_kfold(&c, w0, w0->kp, inner, &own)))
+            goto done;
+        loss = own;
+    }
     if ((st = make_model(&c, w0->kp, inner, loss, out))) goto done;
     inner = NULL;
     if (report) {

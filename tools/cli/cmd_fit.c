@@ -1204,7 +1204,8 @@ static const char *projected_loss_name(const rfx_projected_params *p, char *buf,
         snprintf(buf, size, "5-fold cross-validation of the ridge surrogate at its chosen "
                             "length scale and penalty");
     else if (p->surrogate == RFX_METHOD_SRFE)
-        snprintf(buf, size, "the srfe surrogate's GCV score");
+        snprintf(buf, size, "5-fold cross-validation of the srfe surrogate at its chosen "
+                            "weight scale, q, N and lambda");
     else if (p->surrogate == RFX_METHOD_PCE)
         snprintf(buf, size, "the pce surrogate's corrected leave-one-out error");
     else
