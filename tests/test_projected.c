@@ -1246,6 +1246,36 @@ static void test_screening_bounds(void)
     printf("  %zu of 30 seeds fitted\n", ok);
 }
 
+/* The automatic surrogate on the fewest rows (m = 3 .. 6): the search, the
+ * finalists and the five candidates' 5-fold CV (at most m folds) fit; a
+ * candidate that cannot fit so few rows loses instead of failing the fit. */
+static void test_auto_few_rows(void)
+{
+    rfx_test_rng r = {43};
+    for (size_t m = 3; m <= 6; m++) {
+        double *X, *y;
+        g_data(&r, m, 3, &X, &y);
+        rfx_projected_params p = rfx_projected_params_default();
+        p.n_particles = 2;
+        p.iterations = 1;
+        rfx_projected_report rep;
+        memset(&rep, 0, sizeof rep);
+        rfx_model *mod = NULL;
+        CHECK_MSG(rfx_projected_fit(&p, rfx_cmat_of(X, m, 3), rfx_cmat_of(y, m, 1), &mod, &rep) ==
+                      RFX_OK,
+                  "m = %zu: %s", m, rfx_last_error());
+        if (mod) {
+            double lo = INFINITY;
+            for (size_t i = 0; i < 3; i++)
+                if (rep.surrogate_scores[i] < lo) lo = rep.surrogate_scores[i];
+            CHECK(rep.finalists > 0 && rep.loss == lo);
+        }
+        rfx_model_free(mod);
+        free(X);
+        free(y);
+    }
+}
+
 /* Row weights (rfx/projection.h): a row of weight 0 is the row left out,
  * bit for bit, through screening, the shape, the swarm and the finalists
  * (PCE surrogate, 2-fold CV loss too); equal weights are no weights. */
@@ -1343,6 +1373,7 @@ int main(void)
     RFX_TEST_RUN(test_finalists);
     RFX_TEST_RUN(test_auto_finalists);
     RFX_TEST_RUN(test_screening_bounds);
+    RFX_TEST_RUN(test_auto_few_rows);
     RFX_TEST_RUN(test_auto_surrogate);
     return rfx_test_finish("test_projected");
 }

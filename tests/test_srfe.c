@@ -361,12 +361,17 @@ static void test_params_check(void)
     p = rfx_srfe_params_default();
     p.features.sparsity = 50;
     p.n_folds = 1000;
+    p.select = RFX_SELECT_KFOLD;
     CHECK_OK(rfx_srfe_params_check(&p));
     const size_t m = 20, d = 3;
     double X[20 * 3] = {0}, y[20] = {0};
     rfx_model *mo = NULL;
     EXPECT_ERR(rfx_srfe_fit(&p, rfx_cmat_of(X, m, d), rfx_cmat_of(y, m, 1), &mo, NULL),
                RFX_EINVAL, "srfe.n_folds: must be in [2, 20 rows], got 1000");
+    /* with GCV the folds are unused, so not checked against the rows */
+    p.select = RFX_SELECT_GCV;
+    EXPECT_ERR(rfx_srfe_fit(&p, rfx_cmat_of(X, m, d), rfx_cmat_of(y, m, 1), &mo, NULL),
+               RFX_EINVAL, "features.sparsity");
     p.n_folds = 5;
     EXPECT_ERR(rfx_srfe_fit(&p, rfx_cmat_of(X, m, d), rfx_cmat_of(y, m, 1), &mo, NULL),
                RFX_EINVAL, "features.sparsity");
@@ -381,6 +386,17 @@ static void test_params_check(void)
                  RFX_EINVAL);
     CHECK_MSG(strcmp(rfx_last_error(), msg) == 0, "'%s' is not '%s'", rfx_last_error(), msg);
     CHECK(mo == NULL);
+    /* four rows, GCV selection: fitted (the default 5 folds are more than
+     * the rows, and unused), finite predictions */
+    double X4[4 * 2] = {0.1, 0.9, 0.4, 0.2, 0.8, 0.5, 0.3, 0.7}, y4[4] = {1.0, 0.2, 0.7, 0.4}, p4[4];
+    p = rfx_srfe_params_default();
+    p.features.n_features = 50;
+    CHECK_OK(rfx_srfe_fit(&p, rfx_cmat_of(X4, 4, 2), rfx_cmat_of(y4, 4, 1), &mo, NULL));
+    if (mo) {
+        CHECK_OK(rfx_model_predict(mo, rfx_cmat_of(X4, 4, 2), rfx_mat_of(p4, 4, 1), rfx_mat_none()));
+        for (size_t i = 0; i < 4; i++) CHECK(isfinite(p4[i]));
+    }
+    rfx_model_free(mo);
 }
 
 /* Row weights: a row of weight 0 is the row left out (bit for bit), and

@@ -109,9 +109,9 @@ RFX_API rfx_srfe_params rfx_srfe_params_default(void);
  * ..."; "features.activation: ..." for the feature map's fields, with
  * weight_scale <= 0 and n_features 0 standing for the chosen ones): the
  * check rfx_srfe_fit makes first, for use before any data is read. What
- * depends on the data is checked by the fit: n_folds at most m, and the
- * feature map against the d inputs (length_scales, sparsity q <= d, the
- * structure). RFX_EINVAL for NULL. */
+ * depends on the data is checked by the fit: n_folds at most m (with
+ * k-fold selection), and the feature map against the d inputs
+ * (length_scales, sparsity q <= d, the structure). RFX_EINVAL for NULL. */
 RFX_API rfx_status rfx_srfe_params_check(const rfx_srfe_params *p);
 
 /* What the fit chose and did. */

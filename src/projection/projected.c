@@ -1008,6 +1008,7 @@ static rfx_status finalists(ctx *c, double *theta, const double *theta0,
     ks[nk++] = c->k;
     if (c->p->n_components == 0 && c->kmax != c->k) ks[nk++] = c->kmax;
     const size_t kbig = nk > 1 ? c->kmax : c->k, pairs = nth * ng;
+    const int automatic = c->p->surrogate == RFX_PROJECTED_AUTO;
     double score[3 * (1 + N_FINAL_GAMMAS) * 2];
     rfx__failure fail;
     rfx__failure_init(&fail);
@@ -1032,7 +1033,12 @@ static rfx_status finalists(ctx *c, double *theta, const double *theta0,
             if (!s && !isnan(own)) score[q * nk + j] = own;
         }
         rfx_kpca_free(kp);
-        rfx__failure_note(&fail, q, s == RFX_ENUMERIC ? RFX_OK : s); /* a degenerate one loses */
+        /* a degenerate candidate loses; for the automatic surrogate, so
+         * does one SRFE cannot fit (too few rows: ridge or pce may still) */
+        const int loses = s == RFX_ENUMERIC ||
+                          (automatic && s != RFX_ENOMEM && s != RFX_ECANCELLED);
+        if (loses) rfx_clear_error();
+        rfx__failure_note(&fail, q, loses ? RFX_OK : s);
     }
     RFX__TRY(rfx__failure_raise(&fail));
     size_t best = 0;
@@ -1070,6 +1076,7 @@ static rfx_status own_kfold(ctx *c, worker *wk, const rfx_kpca *kp, const rfx_mo
         c->srfe.features.sparsity = r.sparsity;
         c->srfe.features.n_features = r.n_features;
         c->srfe.lambda = r.lambda;
+        c->srfe.n_folds = 2; /* unused with everything given; checked against the rows */
     } else {
         rfx_model_info mi;
         RFX__TRY(rfx_model_get_info(fitted, &mi));

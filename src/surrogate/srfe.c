@@ -119,7 +119,7 @@ rfx_status rfx_srfe_params_check(const rfx_srfe_params *p)
 /* What depends on the m x d data, after rfx_srfe_params_check. */
 static rfx_status check_params(const rfx_srfe_params *p, size_t m, size_t d)
 {
-    if (p->n_folds > m)
+    if (p->select == RFX_SELECT_KFOLD && p->n_folds > m)
         return rfx__error(RFX_EINVAL, "srfe.n_folds: must be in [2, %zu rows], got %zu", m,
                           p->n_folds);
     rfx_features_params fp = fit_features(p);
@@ -405,7 +405,7 @@ rfx_status rfx_srfe_fit(const rfx_srfe_params *params, rfx_cmat X, rfx_cmat Y, r
 
     rfx_l1_params lp = rfx_l1_params_default();
     lp.fit_intercept = 1;
-    lp.n_folds = p->n_folds;
+    lp.n_folds = p->n_folds <= m ? p->n_folds : m; /* used by k-fold selection only */
     lp.lambda_min_ratio = p->lambda_min_ratio;
     lp.cv_stop_factor = p->select == RFX_SELECT_KFOLD ? KFOLD_STOP_FACTOR : PATH_STOP_FACTOR;
     lp.sample_weight = w;
