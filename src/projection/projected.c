@@ -1265,8 +1265,8 @@ rfx_status rfx_projected_fit(const rfx_projected_params *params, rfx_cmat X, rfx
     /* the automatic surrogate: the swarm's own projection (theta_s, g_s,
      * k_s), kept when the finalists moved away from it (kp_s fitted) */
     const int automatic = params->surrogate == RFX_PROJECTED_AUTO;
-    size_t k_s = c.k;
-    double g_s = c.gamma;
+    const size_t k_s = c.k; /* the search keeps the shape */
+    const double g_s = c.gamma;
     if (!params->theta) {
         if ((st = search(&c, theta, theta0, hist, &rep))) goto done;
         loss = search_loss = rep.value;
@@ -1277,8 +1277,6 @@ rfx_status rfx_projected_fit(const rfx_projected_params *params, rfx_cmat X, rfx
          * surrogate ranks them by SRFE's GCV, then compares its three
          * candidates on their projection with ridge and pce on the swarm's
          * (srfe there is what the finalists ranked below theirs) */
-        k_s = c.k;
-        g_s = c.gamma;
         if (params->n_folds < 2 &&
             (params->surrogate == RFX_METHOD_SRFE || params->surrogate == RFX_METHOD_PCE ||
              automatic)) {
