@@ -107,11 +107,41 @@ static int in_gamma_grid(double g)
     return 0;
 }
 
-/* 5-fold CV (row i in fold i mod 5) of ridge (fp) or SRFE (sp) on the
- * scores E (m x k, m <= 60, k <= 2): the relative mean squared error of
- * the held-out rows. */
+/* The PCE surrogate of a projected fit on the scores E (n x k, k <= 2):
+ * degree 3 by LARS, on one thread, with normal marginals of the mean and
+ * the standard deviation (divisor n) of each column. */
+static rfx_status pce_on_scores(const double *E, size_t n, size_t k, const double *y,
+                                rfx_model **out)
+{
+    rfx_marginal marg[2];
+    for (size_t j = 0; j < k; j++) {
+        double mu = 0, v = 0;
+        for (size_t i = 0; i < n; i++) mu += E[i * k + j];
+        mu /= (double)n;
+        for (size_t i = 0; i < n; i++) v += (E[i * k + j] - mu) * (E[i * k + j] - mu);
+        v = sqrt(v / (double)n);
+        marg[j].kind = RFX_MARGINAL_NORMAL;
+        marg[j].a = mu;
+        marg[j].b = v > 0 ? v : 1.0;
+    }
+    rfx_pce_params pp = rfx_pce_params_default();
+    pp.degree = 3;
+    pp.method = RFX_PCE_METHOD_LARS;
+    pp.n_threads = 1;
+    pp.marginals = marg;
+    rfx_pce *pce = NULL;
+    rfx_status st = rfx_pce_fit(&pp, rfx_cmat_of(E, n, k), y, &pce);
+    if (!st) st = rfx_model_from_pce(pce, out);
+    rfx_pce_free(pce);
+    return st;
+}
+
+/* 5-fold CV (row i in fold i mod 5) of ridge (fp), SRFE (sp) or, with
+ * neither, PCE (pce_on_scores) on the scores E (m x k, m <= 60, k <= 2):
+ * the relative mean squared error of the held-out rows. With lg, each
+ * fold is fitted to log y and its predictions exponentiated. */
 static double kfold5(const double *E, size_t m, size_t k, const double *y,
-                     const rfx_fit_params *fp, const rfx_srfe_params *sp)
+                     const rfx_fit_params *fp, const rfx_srfe_params *sp, int lg)
 {
     double Etr[60 * 2], ytr[60], Eva[12 * 2], yva[12], yh[12], sse = 0;
     for (size_t f = 0; f < 5; f++) {
@@ -122,17 +152,22 @@ static double kfold5(const double *E, size_t m, size_t k, const double *y,
                 yva[nva++] = y[i];
             } else {
                 memcpy(Etr + k * ntr, E + k * i, k * sizeof *E);
-                ytr[ntr++] = y[i];
+                ytr[ntr++] = lg ? log(y[i]) : y[i];
             }
         }
         rfx_model *fm = NULL;
         rfx_cmat Xf = rfx_cmat_of(Etr, ntr, k), Yf = rfx_cmat_of(ytr, ntr, 1);
-        CHECK_OK(fp ? rfx_model_fit(fp, Xf, Yf, &fm, NULL) : rfx_srfe_fit(sp, Xf, Yf, &fm, NULL));
+        CHECK_OK(fp   ? rfx_model_fit(fp, Xf, Yf, &fm, NULL)
+                 : sp ? rfx_srfe_fit(sp, Xf, Yf, &fm, NULL)
+                      : pce_on_scores(Etr, ntr, k, ytr, &fm));
         if (!fm) return NAN;
         CHECK_OK(rfx_model_predict(fm, rfx_cmat_of(Eva, nva, k), rfx_mat_of(yh, nva, 1),
                                    rfx_mat_none()));
         rfx_model_free(fm);
-        for (size_t i = 0; i < nva; i++) sse += (yh[i] - yva[i]) * (yh[i] - yva[i]);
+        for (size_t i = 0; i < nva; i++) {
+            const double p = lg ? exp(yh[i]) : yh[i];
+            sse += (p - yva[i]) * (p - yva[i]);
+        }
     }
     return sse / (double)m / variance(y, m);
 }
@@ -204,7 +239,7 @@ static void test_zero_weight(void)
         rfx_fit_params ff = fp;
         ff.features.length_scale = fr.length_scale;
         ff.lambda = fr.lambda;
-        const double cv = kfold5(E, m, 2, y, &ff, NULL);
+        const double cv = kfold5(E, m, 2, y, &ff, NULL, 0);
         CHECK_NEAR(rep.loss, cv, 1e-10 * cv);
         printf("  ridge surrogate: 5-fold CV %.4g, GCV %.4g (relative MSE)\n", cv,
                fr.score / variance(y, m));
@@ -226,7 +261,7 @@ static void test_zero_weight(void)
             sp.features.sparsity = sr.sparsity;
             sp.features.n_features = sr.n_features;
             sp.lambda = sr.lambda;
-            const double cv = kfold5(E, m, 2, y, NULL, &sp);
+            const double cv = kfold5(E, m, 2, y, NULL, &sp, 0);
             CHECK_NEAR(rs.loss, cv, 1e-10 * cv);
             printf("  srfe surrogate: 5-fold CV %.4g, GCV %.4g (relative MSE)\n", cv,
                    sr.cv_mse / variance(y, m));
@@ -1266,14 +1301,150 @@ static void test_auto_few_rows(void)
                   "m = %zu: %s", m, rfx_last_error());
         if (mod) {
             double lo = INFINITY;
-            for (size_t i = 0; i < 3; i++)
+            for (size_t i = 0; i < 3; i++) {
                 if (rep.surrogate_scores[i] < lo) lo = rep.surrogate_scores[i];
+                if (rep.surrogate_log_scores[i] < lo) lo = rep.surrogate_log_scores[i];
+            }
             CHECK(rep.finalists > 0 && rep.loss == lo);
         }
         rfx_model_free(mod);
         free(X);
         free(y);
     }
+}
+
+/* The automatic surrogate's candidates fitted to log y (y > 0): each
+ * one's estimate is the 5-fold CV error of y with the predictions
+ * exponentiated (ridge and SRFE at the hyperparameters of their fit to log
+ * y on all rows, PCE refitted in each fold), the least of the six wins,
+ * and the model predicts exp of the chosen fit, also after a round trip
+ * through a model file. y = exp(x0 + x1 / 2) is linear in the inputs under
+ * the log. With one y <= 0 no log candidate is tried. */
+static void test_auto_log(void)
+{
+    const size_t m = 60, d = 4, n = 25;
+    rfx_test_rng r = {47};
+    double *X = rfx_test_matrix(&r, m, d, -1, 1), *V = rfx_test_matrix(&r, n, d, -1, 1);
+    double y[60], ly[60], ya[25], yb[25], yc[25];
+    for (size_t i = 0; i < m; i++) {
+        ly[i] = X[i * d] + 0.5 * X[i * d + 1];
+        y[i] = exp(ly[i]);
+    }
+    const double theta[4] = {0.9, 0.6, 0.1, 0.3};
+    rfx_projected_params p = rfx_projected_params_default();
+    p.theta = theta;
+    p.n_components = 2;
+    rfx_projected_report rep;
+    memset(&rep, 0, sizeof rep);
+    rfx_model *a = fit_or_null(&p, X, y, m, d, &rep), *ref = NULL, *b = NULL;
+    double *E = NULL;
+    void *buf = NULL;
+    if (!a) goto out;
+    rfx_projected_info info;
+    rfx_model_info si;
+    CHECK_OK(rfx_model_projected_info(a, &info));
+    CHECK_OK(rfx_model_get_info(info.surrogate, &si));
+    E = scores_of(X, m, d, theta, 2, info.gamma);
+    /* ridge on log y: 1000 features, its length scale and lambda */
+    rfx_fit_params fp = rfx_fit_params_default();
+    fp.method = RFX_METHOD_RIDGE;
+    fp.features.n_features = 1000;
+    rfx_fit_report fr;
+    CHECK_OK(rfx_model_fit(&fp, rfx_cmat_of(E, m, 2), rfx_cmat_of(ly, m, 1), &ref, &fr));
+    fp.features.length_scale = fr.length_scale;
+    fp.lambda = fr.lambda;
+    const double cv_ridge = kfold5(E, m, 2, y, &fp, NULL, 1);
+    CHECK_NEAR(rep.surrogate_log_scores[0], cv_ridge, 1e-10 * cv_ridge);
+    /* SRFE on log y: 4000 features, its weight scale, q, N and lambda */
+    rfx_srfe_params sp = rfx_srfe_params_default();
+    sp.features.n_features = 4000;
+    rfx_srfe_report sr;
+    rfx_model *sm = NULL;
+    CHECK_OK(rfx_srfe_fit(&sp, rfx_cmat_of(E, m, 2), rfx_cmat_of(ly, m, 1), &sm, &sr));
+    rfx_model_free(sm);
+    sp.features.weight_scale = sr.weight_scale;
+    sp.features.sparsity = sr.sparsity;
+    sp.features.n_features = sr.n_features;
+    sp.lambda = sr.lambda;
+    const double cv_srfe = kfold5(E, m, 2, y, NULL, &sp, 1);
+    CHECK_NEAR(rep.surrogate_log_scores[1], cv_srfe, 1e-10 * cv_srfe);
+    const double cv_pce = kfold5(E, m, 2, y, NULL, NULL, 1);
+    CHECK_NEAR(rep.surrogate_log_scores[2], cv_pce, 1e-10 * cv_pce);
+    /* the least of the six; here one fitted to log y */
+    double lo = INFINITY;
+    size_t li = 0;
+    for (size_t i = 0; i < 6; i++) {
+        const double s = i < 3 ? rep.surrogate_scores[i] : rep.surrogate_log_scores[i - 3];
+        if (s < lo) {
+            lo = s;
+            li = i;
+        }
+    }
+    CHECK(rep.loss == lo);
+    CHECK_MSG(li >= 3 && si.target_transform == RFX_TARGET_LOG,
+              "chose candidate %zu (transform %d)", li, si.target_transform);
+    const rfx_method cand[3] = {RFX_METHOD_RIDGE, RFX_METHOD_SRFE, RFX_METHOD_PCE};
+    CHECK(si.method == (li >= 3 ? cand[li - 3] : cand[li]));
+    /* the model predicts exp of its fit to log y on all rows (ridge, or
+     * PCE refitted here), on the scores of new points; the file keeps that */
+    CHECK_OK(rfx_model_predict(a, rfx_cmat_of(V, n, d), rfx_mat_of(ya, n, 1), rfx_mat_none()));
+    rfx_model *fit = NULL;
+    if (li == 5) CHECK_OK(pce_on_scores(E, m, 2, ly, &fit));
+    if (li == 3 || fit) {
+        rfx_kpca_params kq = rfx_kpca_params_default();
+        kq.n_components = 2;
+        kq.gamma = info.gamma;
+        kq.standardize = 1;
+        rfx_kpca *o = NULL;
+        double Ev[25 * 2];
+        CHECK_OK(rfx_kpca_create(&kq, rfx_cmat_of(X, m, d), &o));
+        if (o) CHECK_OK(rfx_kpca_fit(o, theta));
+        if (o) CHECK_OK(rfx_kpca_transform(o, rfx_cmat_of(V, n, d), rfx_mat_of(Ev, n, 2)));
+        rfx_kpca_free(o);
+        CHECK_OK(rfx_model_predict(li == 3 ? ref : fit, rfx_cmat_of(Ev, n, 2),
+                                   rfx_mat_of(yc, n, 1), rfx_mat_none()));
+        for (size_t i = 0; i < n; i++) CHECK_NEAR(ya[i], exp(yc[i]), 1e-12 * ya[i]);
+    }
+    rfx_model_free(fit);
+    size_t len = 0;
+    buf = bytes_of(a, &len);
+    if (buf) CHECK_OK(rfx_model_load_buffer(buf, len, &b));
+    if (b) {
+        CHECK_OK(rfx_model_predict(b, rfx_cmat_of(V, n, d), rfx_mat_of(yb, n, 1),
+                                   rfx_mat_none()));
+        CHECK(memcmp(ya, yb, sizeof ya) == 0);
+        rfx_projected_info ib;
+        rfx_model_info sb;
+        CHECK_OK(rfx_model_projected_info(b, &ib));
+        CHECK_OK(rfx_model_get_info(ib.surrogate, &sb));
+        CHECK(sb.target_transform == RFX_TARGET_LOG);
+    }
+    printf("  fitted to y: ridge %.3g, srfe %.3g, pce %.3g; to log y: %.3g, %.3g, %.3g; chose %s "
+           "of log y\n", rep.surrogate_scores[0], rep.surrogate_scores[1], rep.surrogate_scores[2],
+           cv_ridge, cv_srfe, cv_pce, rfx_method_name(si.method));
+    /* one y <= 0: no log candidate */
+    {
+        rfx_model *c = NULL;
+        rfx_projected_report r2;
+        memset(&r2, 0, sizeof r2);
+        y[7] = 0;
+        c = fit_or_null(&p, X, y, m, d, &r2);
+        if (c) {
+            CHECK_OK(rfx_model_projected_info(c, &info));
+            CHECK_OK(rfx_model_get_info(info.surrogate, &si));
+            CHECK(si.target_transform == RFX_TARGET_NONE);
+            for (size_t i = 0; i < 3; i++) CHECK(isnan(r2.surrogate_log_scores[i]));
+        }
+        rfx_model_free(c);
+    }
+out:
+    rfx_model_free(a);
+    rfx_model_free(b);
+    rfx_model_free(ref);
+    rfx_buffer_free(buf);
+    free(E);
+    free(X);
+    free(V);
 }
 
 /* Row weights (rfx/projection.h): a row of weight 0 is the row left out,
@@ -1375,5 +1546,6 @@ int main(void)
     RFX_TEST_RUN(test_screening_bounds);
     RFX_TEST_RUN(test_auto_few_rows);
     RFX_TEST_RUN(test_auto_surrogate);
+    RFX_TEST_RUN(test_auto_log);
     return rfx_test_finish("test_projected");
 }

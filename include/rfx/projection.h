@@ -368,7 +368,7 @@ RFX_API rfx_status rfx_kpca_theta(const rfx_kpca *kp, double *theta);
  *     chosen (gamma, k), with the other scales 10^-2.5, 10^-1.5, 10^-0.5
  *     (when gamma is not given) and with k = 8 (when k is not given): up
  *     to 3 x 4 x 2 = 24 candidates, each
- *     one kernel PCA and one surrogate fit (SRFE with 1000 features),
+ *     one kernel PCA and one surrogate fit (SRFE with 500 features),
  *     scored by the surrogate's own estimate of its prediction error (SRFE
  *     GCV, PCE corrected leave-one-out); the lowest wins. The fast score
  *     is a proxy for a dense random-feature ridge and misranks what the
@@ -425,9 +425,11 @@ RFX_API rfx_status rfx_kpca_theta(const rfx_kpca *kp, double *theta);
  * particles, at most 20 iterations, patience 5) whole fits with the ridge
  * surrogate took 6.8 s (9 iterations) to 10 s (20 iterations) of CPU time,
  * about 60% of it in LAPACK's tridiagonal reductions; the SRFE surrogate's
- * finalists (up to 24 SRFE fits of about 0.75 s) add 10 to 20 s of CPU
- * time, run in parallel over the threads (19.8 and 30.0 s of CPU time, 10.9
- * and 16.1 s on 2 threads, in all on two training samples).
+ * finalists (up to 24 SRFE fits of about 0.4 s with 500 features) add 6
+ * to 8 s of CPU time, run in parallel over the threads. The automatic
+ * surrogate's default fits (12.1 to 13.5 s on 2 threads on three G-function
+ * samples): screening and the shape 0.4 s, the swarm 4 s, the finalists
+ * 3.1 to 3.9 s, its candidates (below) 4 to 5 s.
  *
  * Thread-count independence: each evaluation depends only on theta (a
  * kernel PCA fit does not depend on the object's previous fit, and the fast
@@ -472,17 +474,28 @@ RFX_API rfx_status rfx_kpca_theta(const rfx_kpca *kp, double *theta);
  * loss above): the swarm searches with the fast score, SRFE's GCV ranks
  * the finalists (step 4), the three are fitted on the scores of the
  * finalists' projection and, when it differs, ridge and pce on those of
- * the swarm's own (srfe there is what the finalists ranked below theirs);
- * the least of the five wins, ties to the swarm's projection. Over the 10
- * training seeds of bench/surrogate_seeds.py the median / worst validation
- * errors went from (the three on the swarm's projection by GCV and
- * corrected LOO) G-function 0.133 / 0.157, borehole 0.010 / 0.042, OTL
- * 0.0078 / 0.162, wing weight 0.035 / 0.073 and Ishigami 0.039 / 0.104 to
- * 0.082 / 0.129, 0.009 / 0.014, 0.0064 / 0.0088, 0.022 / 0.038 and 0.043 /
- * 0.089, Friedman #1 unchanged (0.027 / 0.072), the fits about twice as
- * long (G-function 12.8 s, Friedman #1 7.2 s median on 2 threads). The
- * default of rfx_projected_params.surrogate (the value is
- * RFX_METHOD_PROJECTED, which is never a surrogate). */
+ * the swarm's own (srfe there is what the finalists ranked below theirs).
+ * Where every y > 0, each of these is also fitted to log y and predicts
+ * exp of its fit (rfx_model_set_target_transform on the surrogate), scored
+ * by 5-fold CV of y with the held-out predictions exponentiated (ridge and
+ * SRFE at the hyperparameters of their fit to log y, PCE refitted per
+ * fold: its leave-one-out error is of log y). The least estimate wins,
+ * ties to the swarm's projection, then to y before log y. The candidates
+ * are fitted side by side on the threads, one thread each.
+ *
+ * Over the 10 training seeds of bench/surrogate_seeds.py (AVX-512 machine,
+ * 2 threads) the median / worst validation errors and median times, with
+ * the candidates on y only and with log y added: G-function 0.082 / 0.129
+ * in 12.8 s and 0.072 / 0.129 in 14.1 s (8 of 10 seeds better, 2 the same),
+ * borehole 0.0090 / 0.014 and 0.0086 / 0.017, OTL 0.0064 / 0.0088 and
+ * 0.0058 / 0.0088, wing weight 0.022 / 0.038 and 0.021 / 0.038; Ishigami
+ * (y < 0 there) and Friedman #1 unchanged (0.043 / 0.089, 4.4 s instead of
+ * 5.3 s with the candidates side by side; 0.027 / 0.072 in 7.2 s). Before
+ * the candidates were scored by 5-fold CV (the three on the swarm's
+ * projection by GCV and corrected LOO): G-function 0.133 / 0.157, borehole
+ * 0.010 / 0.042, OTL 0.0078 / 0.162, wing weight 0.035 / 0.073, Ishigami
+ * 0.039 / 0.104. The default of rfx_projected_params.surrogate (the value
+ * is RFX_METHOD_PROJECTED, which is never a surrogate). */
 #define RFX_PROJECTED_AUTO RFX_METHOD_PROJECTED
 
 typedef struct rfx_projected_params {
@@ -565,6 +578,14 @@ typedef struct rfx_projected_report {
                                chosen projection's scores (NaN: could not
                                be fitted);
                                the chosen surrogate is the model's         */
+    double surrogate_log_scores[3]; /* RFX_PROJECTED_AUTO: the same three
+                               fitted to log y, by K-fold CV of y (NaN:
+                               not tried, some y <= 0, or could not be
+                               fitted); when one of them is chosen the
+                               surrogate predicts exp of its fit
+                               (rfx_model_get_info of
+                               rfx_projected_info.surrogate says
+                               target_transform RFX_TARGET_LOG)            */
 } rfx_projected_report;
 
 /* Fit X (m x d, m >= 3, finite) and Y (m x 1, finite). Every parameter is

@@ -655,6 +655,7 @@ typedef struct rfx_projected_report {
     double search_loss;
     size_t finalists;
     double surrogate_scores[3];
+    double surrogate_log_scores[3];
 } rfx_projected_report;
 
 rfx_status rfx_projected_fit(const rfx_projected_params *params, rfx_cmat X,

@@ -212,9 +212,11 @@ class ProjectedRegressor(RegressorMixin, _ModelFile):
         each fitted to the scores of the finalists' projection and of the
         swarm's own (srfe only on the finalists'), and the one of least own
         error estimate (5-fold CV at ridge's and srfe's chosen
-        hyperparameters, corrected leave-one-out for pce) of the five is
-        kept (``surrogate_``,
-        ``surrogate_scores_``; ties go to the swarm's projection).
+        hyperparameters, corrected leave-one-out for pce) is kept
+        (``surrogate_``, ``surrogate_scores_``; ties go to the swarm's
+        projection). Where every y > 0 the same candidates are also
+        fitted to log y, predicting exp of their fit, each scored by 5-fold
+        CV of y (``surrogate_log_scores_``, ``surrogate_transform_``).
     n_particles : int, default=10
         Swarm size.
     iterations : int, default=20
@@ -270,6 +272,12 @@ class ProjectedRegressor(RegressorMixin, _ModelFile):
         With surrogate="auto": the own relative error estimate of each
         candidate on the scores of the chosen projection (NaN when it could
         not be fitted).
+    surrogate_log_scores_ : dict or None
+        With surrogate="auto": the same for the candidates fitted to log y
+        (NaN when not tried: some y <= 0).
+    surrogate_transform_ : str
+        "log" when the surrogate is fitted to log y and predicts exp of its
+        fit, else "none".
     n_finalists_ : int
         Candidates (theta, gamma, k) the srfe or pce surrogate's own score
         (srfe's for "auto")
@@ -408,6 +416,10 @@ class ProjectedRegressor(RegressorMixin, _ModelFile):
         self.surrogate_scores_ = (
             {name: float(rep.surrogate_scores[i]) for i, name in enumerate(("ridge", "srfe", "pce"))}
             if self.surrogate == "auto" else None)
+        self.surrogate_log_scores_ = (
+            {name: float(rep.surrogate_log_scores[i])
+             for i, name in enumerate(("ridge", "srfe", "pce"))}
+            if self.surrogate == "auto" else None)
         self._read_info()
         return self
 
@@ -424,6 +436,7 @@ class ProjectedRegressor(RegressorMixin, _ModelFile):
         check(lib.rfx_model_get_info(info.surrogate, mi))
         self._has_std = bool(mi.has_std)
         self.surrogate_ = _SURROGATE_NAMES.get(int(mi.method), "ridge")
+        self.surrogate_transform_ = "log" if int(mi.target_transform) == 1 else "none"
         return info
 
     @classmethod
@@ -446,6 +459,7 @@ class ProjectedRegressor(RegressorMixin, _ModelFile):
         est.search_loss_ = float("nan")
         est.n_finalists_ = 0
         est.surrogate_scores_ = None
+        est.surrogate_log_scores_ = None
         est.n_iterations_ = 0
         est.n_evaluations_ = 0
         est._read_info()

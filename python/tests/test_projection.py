@@ -136,9 +136,10 @@ def test_learns_the_active_inputs(sparse_data):
     h = reg.loss_history_
     assert len(h) == reg.n_iterations_ + 1 and np.all(np.diff(h) <= 0)
     assert h[-1] == reg.search_loss_ and 4 <= reg.n_finalists_ <= 24
-    scores = reg.surrogate_scores_
-    assert set(scores) == {"ridge", "srfe", "pce"}
-    assert reg.loss_ == min(scores.values()) == scores[reg.surrogate_]
+    scores, logs = reg.surrogate_scores_, reg.surrogate_log_scores_
+    assert set(scores) == set(logs) == {"ridge", "srfe", "pce"}
+    chosen = (logs if reg.surrogate_transform_ == "log" else scores)[reg.surrogate_]
+    assert reg.loss_ == np.nanmin(list(scores.values()) + list(logs.values())) == chosen
     assert h[0] <= reg.theta0_loss_
     assert reg.n_evaluations_ == 10 * (reg.n_iterations_ + 1)
 
@@ -160,6 +161,30 @@ def test_finalists_choose_by_the_surrogates_own_score(sparse_data):
         other = ProjectedRegressor(reg.n_components_, surrogate="pce", theta=reg.theta_,
                                    gamma=gamma).fit(X, y)
         assert other.loss_ >= reg.loss_ * (1 - 1e-9)
+
+
+def test_auto_surrogate_of_log_y(tmp_path):
+    # y = exp(x0 + x1 / 2) > 0: the candidates fitted to log y compete; the
+    # least of the six estimates wins, a log one here, and the model
+    # predicts exp of its fit, also after pickling
+    rs = np.random.RandomState(3)
+    X = rs.uniform(-1, 1, size=(80, 4))
+    y = np.exp(X[:, 0] + 0.5 * X[:, 1])
+    Xt = rs.uniform(-1, 1, size=(200, 4))
+    yt = np.exp(Xt[:, 0] + 0.5 * Xt[:, 1])
+    reg = ProjectedRegressor(2, theta=[0.9, 0.6, 0.1, 0.3]).fit(X, y)
+    scores, logs = reg.surrogate_scores_, reg.surrogate_log_scores_
+    assert reg.surrogate_transform_ == "log"
+    assert reg.loss_ == min(logs.values()) == logs[reg.surrogate_] < min(scores.values())
+    p = reg.predict(Xt)
+    assert np.all(p > 0)
+    assert np.array_equal(pickle.loads(pickle.dumps(reg)).predict(Xt), p)
+    # one y <= 0: no log candidate
+    y0 = y.copy()
+    y0[5] = 0.0
+    reg0 = ProjectedRegressor(2, theta=[0.9, 0.6, 0.1, 0.3]).fit(X, y0)
+    assert reg0.surrogate_transform_ == "none"
+    assert all(np.isnan(v) for v in reg0.surrogate_log_scores_.values())
 
 
 def test_thread_count_and_pickles(sparse_data, tmp_path):

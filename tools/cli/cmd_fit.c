@@ -155,9 +155,9 @@ static const opt_spec FIT_OPTS[] = {
       "projected: kernel PCA components k >= 1, at most rows - 1 (default: chosen with "
       "--gamma from 1 .. 8 by the fast score)" },
     { O_SURROGATE, 0, "surrogate", "S",
-      "projected: the model on the k scores, auto (default: ridge, srfe or pce, the one of "
-      "least own error estimate on the scores of the finalists (ranked by srfe) or of the "
-      "swarm's choice), ridge, bayes, srfe or pce" },
+      "projected: the model on the k scores, auto (default: ridge, srfe or pce, fitted to y "
+      "and, when every y > 0, to log y, the one of least own error estimate on the scores of "
+      "the finalists (ranked by srfe) or of the swarm's choice), ridge, bayes, srfe or pce" },
     { O_ITERATIONS, 0, "iterations", "N",
       "projected: particle swarm iterations >= 1 (default 20)" },
     { O_PARTICLES, 0, "particles", "P", "projected: swarm size >= 1 (default 10)" },
@@ -243,8 +243,8 @@ const command cli_fit_command = {
     "  harfe  the same features, coefficients by hard thresholding pursuit\n"
     "  pce    a polynomial chaos expansion: polynomials orthonormal under the\n"
     "         input distribution (Legendre for uniform, Hermite for normal inputs)\n"
-    "  projected  a surrogate (ridge, srfe or pce by their own error estimates, or\n"
-    "         --surrogate ridge, bayes, srfe or pce) on the k\n"
+    "  projected  a surrogate (ridge, srfe or pce, of y or of log y when y > 0, by\n"
+    "         their own error estimates, or --surrogate ridge, bayes, srfe or pce) on the k\n"
     "         scores of a kernel PCA of the inputs whose per-input weights theta\n"
     "         in [0, 1] a particle swarm chooses to minimise a relative\n"
     "         validation error (GCV of a ridge on random features of the\n"
@@ -1225,8 +1225,9 @@ static void print_projected_report(const rfx_projected_params *p, const rfx_proj
     if (rfx_model_projected_info(model, &in) != RFX_OK) return;
     rfx_model_info si;
     const int have_si = rfx_model_get_info(in.surrogate, &si) == RFX_OK;
-    fprintf(e, "%-16s projected (a %s surrogate on k = %zu kernel PCA scores)\n", "method",
-            have_si ? rfx_method_name(si.method) : "?", in.n_components);
+    fprintf(e, "%-16s projected (a %s surrogate%s on k = %zu kernel PCA scores)\n", "method",
+            have_si ? rfx_method_name(si.method) : "?",
+            have_si && si.target_transform == RFX_TARGET_LOG ? " of log y" : "", in.n_components);
     print_data_line(e, X, data);
     fprintf(e, "%-16s gamma %.6g (%s), %s\n", "kernel PCA", in.gamma,
             p->gamma > 0 ? "given" : "chosen", in.standardized ? "standardised inputs"
@@ -1257,6 +1258,13 @@ static void print_projected_report(const rfx_projected_params *p, const rfx_proj
                    "chosen projection's scores; the least chosen)\n",
                 "surrogates", r->surrogate_scores[0], r->surrogate_scores[1],
                 r->surrogate_scores[2]);
+    if (p->surrogate == RFX_PROJECTED_AUTO &&
+        !(isnan(r->surrogate_log_scores[0]) && isnan(r->surrogate_log_scores[1]) &&
+          isnan(r->surrogate_log_scores[2])))
+        fprintf(e, "%-16s ridge %.6g, srfe %.6g, pce %.6g (the same fitted to log y, predicting "
+                   "exp of the fit: 5-fold CV of y)\n",
+                "of log y", r->surrogate_log_scores[0], r->surrogate_log_scores[1],
+                r->surrogate_log_scores[2]);
     fprintf(e, "%-16s %.6g\n", "final loss", r->loss);
     fprintf(e, "%-16s %zu in %zu iterations\n", "evaluations", r->evaluations, r->n_iterations);
     fprintf(e, "%-16s %.3f s\n", "time", seconds);
