@@ -939,6 +939,29 @@ check "pce: the final loss is the model's corrected LOO error" \
     awk 'FNR == NR { if ($1 == "final") f = $3; next }
         $1 == "LOO" && $2 == "corrected" { c = $3 } END { exit !(f != "" && f == c) }' \
     "$T/pjf_report" "$T/stdout"
+# the default surrogate on y > 0: its candidates fitted to log y as well;
+# y = exp(x0 + x1 / 2) is linear under the log, and a log one wins
+awk -v n=80 -v seed=29 "$MINSTD"'
+BEGIN {
+    useed(seed)
+    print "x0,x1,x2,y"
+    for (i = 0; i < n; i++) {
+        x0 = 2 * u() - 1; x1 = 2 * u() - 1; x2 = 2 * u() - 1
+        printf "%.10g,%.10g,%.10g,%.10g\n", x0, x1, x2, exp(x0 + 0.5 * x1)
+    }
+}' >"$T/pjl.csv"
+expect 0 "fit projected on y > 0" "$RFX" fit "$T/pjl.csv" --method projected --theta 1,0.5,0.1 \
+    --k 2 -o "$T/pjl.rfx"
+stderr_has "y > 0: the log candidates' line" "^of log y +ridge [0-9.e-]+, srfe [0-9.e-]+, pce [0-9.e-]+"
+stderr_has "y > 0: a surrogate of log y chosen" "^method +projected \(a [a-z]+ surrogate of log y on k = 2"
+expect 0 "info of a projected model of log y" "$RFX" info "$T/pjl.rfx"
+check "info: the surrogate of log(y)" grep -Eq '^surrogate +[a-z]+ of log\(y\), on the 2 scores \(predicts y\):$' "$T/stdout"
+expect 0 "predict with the log y surrogate" "$RFX" predict "$T/pjl.rfx" "$T/pjl.csv" -o "$T/pjl_pred.csv"
+check "its predictions are exp of a fit: all > 0" \
+    awk -F, 'NR > 1 && !($1 > 0) { bad = 1 } END { exit bad }' "$T/pjl_pred.csv"
+expect 0 "fit projected on y with a 0" sh -c "sed '5s/,[^,]*\$/,0/' '$T/pjl.csv' >'$T/pjl0.csv' &&
+    '$RFX' fit '$T/pjl0.csv' --method projected --theta 1,0.5,0.1 --k 2 -o '$T/pjl0.rfx'"
+check "a y <= 0: no log candidate" sh -c "! grep -q '^of log y' '$T/stderr'"
 # --plot
 expect 5 "fit projected --plot without gnuplot" env PATH=/nonexistent "$RFX" fit "$T/pj.csv" \
     --method projected --iterations 1 --particles 2 --plot "$T/pj.png" -o "$T/pjn.rfx"

@@ -282,8 +282,14 @@ static int print_projected_info(FILE *out, const char *path, const rfx_model *m,
     for (size_t j = 0; j < in.n_inputs; j++) fprintf(out, " %.6g", in.theta[j]);
     fputc('\n', out);
     fprintf(out, "%-16s %.6g\n", "loss", in.loss);
-    fprintf(out, "%-16s %s, on the %zu scores:\n", "surrogate", rfx_method_name(sin.method),
-           in.n_components);
+    char tr[64] = "";
+    if (sin.target_transform == RFX_TARGET_BOXCOX)
+        snprintf(tr, sizeof tr, " of boxcox(y), lambda %.6g", sin.target_lambda);
+    else if (sin.target_transform != RFX_TARGET_NONE)
+        snprintf(tr, sizeof tr, " of %s(y)",
+                 rfx_target_transform_name((rfx_target_transform)sin.target_transform));
+    fprintf(out, "%-16s %s%s, on the %zu scores%s:\n", "surrogate", rfx_method_name(sin.method),
+            tr, in.n_components, tr[0] ? " (predicts y)" : "");
     if (rfx_model_pce(in.surrogate)) return print_pce_info(out, NULL, in.surrogate, file_size);
     print_model_info(out, NULL, &sin, file_size);
     return RC_OK;
