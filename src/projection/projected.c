@@ -750,6 +750,22 @@ static size_t useful_workers(const rfx_projected_params *p, size_t d)
     return nt < most ? nt : most;
 }
 
+/* The variance of c->y (weighted by v, divisor m; 1 when it is 0) and the
+ * fast score's centred target yc (scaled by sv). */
+static void target_moments(ctx *c)
+{
+    const size_t m = c->m;
+    const double *y = c->y, *v = c->v;
+    double mu = 0, var = 0;
+    for (size_t i = 0; i < m; i++) mu += v ? v[i] * y[i] : y[i];
+    mu /= (double)m;
+    for (size_t i = 0; i < m; i++) var += (v ? v[i] : 1.0) * (y[i] - mu) * (y[i] - mu);
+    var /= (double)m;
+    c->yvar = var > 0 ? var : 1.0;
+    for (size_t i = 0; i < m; i++)
+        c->yc[i] = var > 0 ? (y[i] - mu) * (c->sv ? c->sv[i] : 1.0) : 0.0;
+}
+
 static rfx_status ctx_init(ctx *c, const rfx_projected_params *p, rfx_cmat X, rfx_cmat Y,
                            double *y, const double *v)
 {
@@ -771,15 +787,8 @@ static rfx_status ctx_init(ctx *c, const rfx_projected_params *p, rfx_cmat X, rf
         RFX__TRY(rfx__alloc(m, sizeof(double), (void **)&c->sv, "projected: weights"));
         for (size_t i = 0; i < m; i++) c->sv[i] = sqrt(v[i]);
     }
-    double mu = 0, var = 0;
-    for (size_t i = 0; i < m; i++) mu += v ? v[i] * y[i] : y[i];
-    mu /= (double)m;
-    for (size_t i = 0; i < m; i++) var += (v ? v[i] : 1.0) * (y[i] - mu) * (y[i] - mu);
-    var /= (double)m;
-    c->yvar = var > 0 ? var : 1.0;
     RFX__TRY(rfx__alloc(m, sizeof(double), (void **)&c->yc, "projected: targets"));
-    for (size_t i = 0; i < m; i++)
-        c->yc[i] = var > 0 ? (y[i] - mu) * (c->sv ? c->sv[i] : 1.0) : 0.0;
+    target_moments(c);
     size_t Dk;
     RFX__TRY(rfx__mul(D, c->kmax, &Dk, "projected: score frequencies"));
     RFX__TRY(rfx__alloc(Dk, sizeof(double), (void **)&c->Wf, "projected: score frequencies"));
