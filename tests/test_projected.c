@@ -1422,6 +1422,40 @@ static void test_auto_log(void)
     printf("  fitted to y: ridge %.3g, srfe %.3g, pce %.3g; to log y: %.3g, %.3g, %.3g; chose %s "
            "of log y\n", rep.surrogate_scores[0], rep.surrogate_scores[1], rep.surrogate_scores[2],
            cv_ridge, cv_srfe, cv_pce, rfx_method_name(si.method));
+    /* with row weights: a row of weight 0 is the row left out, bit for bit,
+     * log candidates included */
+    {
+        double w[60], Xp[60 * 4], yp[60], wp[60], pa[25], pb[25];
+        size_t mp = 0;
+        for (size_t i = 0; i < m; i++) {
+            w[i] = i % 7 == 3 ? 0.0 : 0.5 + (double)(i % 3);
+            if (w[i] > 0) {
+                memcpy(Xp + mp * d, X + i * d, d * sizeof *X);
+                yp[mp] = y[i];
+                wp[mp++] = w[i];
+            }
+        }
+        rfx_projected_params pw = p;
+        rfx_projected_report r1, r2;
+        memset(&r1, 0, sizeof r1);
+        memset(&r2, 0, sizeof r2);
+        pw.sample_weight = w;
+        rfx_model *c1 = fit_or_null(&pw, X, y, m, d, &r1);
+        pw.sample_weight = wp;
+        rfx_model *c2 = fit_or_null(&pw, Xp, yp, mp, d, &r2);
+        if (c1 && c2) {
+            CHECK_OK(rfx_model_predict(c1, rfx_cmat_of(V, n, d), rfx_mat_of(pa, n, 1),
+                                       rfx_mat_none()));
+            CHECK_OK(rfx_model_predict(c2, rfx_cmat_of(V, n, d), rfx_mat_of(pb, n, 1),
+                                       rfx_mat_none()));
+            CHECK(memcmp(pa, pb, sizeof pa) == 0);
+            CHECK(memcmp(r1.surrogate_log_scores, r2.surrogate_log_scores,
+                         sizeof r1.surrogate_log_scores) == 0);
+            CHECK(!isnan(r1.surrogate_log_scores[0]) && r1.loss == r2.loss);
+        }
+        rfx_model_free(c1);
+        rfx_model_free(c2);
+    }
     /* one y <= 0: no log candidate */
     {
         rfx_model *c = NULL;
