@@ -368,7 +368,7 @@ RFX_API rfx_status rfx_kpca_theta(const rfx_kpca *kp, double *theta);
  *     chosen (gamma, k), with the other scales 10^-2.5, 10^-1.5, 10^-0.5
  *     (when gamma is not given) and with k = 8 (when k is not given): up
  *     to 3 x 4 x 2 = 24 candidates, each
- *     one kernel PCA and one surrogate fit (SRFE with 500 features),
+ *     one kernel PCA and one surrogate fit (SRFE with 1000 features),
  *     scored by the surrogate's own estimate of its prediction error (SRFE
  *     GCV, PCE corrected leave-one-out); the lowest wins. The fast score
  *     is a proxy for a dense random-feature ridge and misranks what the
@@ -425,11 +425,11 @@ RFX_API rfx_status rfx_kpca_theta(const rfx_kpca *kp, double *theta);
  * particles, at most 20 iterations, patience 5) whole fits with the ridge
  * surrogate took 6.8 s (9 iterations) to 10 s (20 iterations) of CPU time,
  * about 60% of it in LAPACK's tridiagonal reductions; the SRFE surrogate's
- * finalists (up to 24 SRFE fits of about 0.4 s with 500 features) add 6
- * to 8 s of CPU time, run in parallel over the threads. The automatic
- * surrogate's default fits (12.1 to 13.5 s on 2 threads on three G-function
- * samples): screening and the shape 0.4 s, the swarm 4 s, the finalists
- * 3.1 to 3.9 s, its candidates (below) 4 to 5 s.
+ * finalists (up to 24 SRFE fits of about 0.65 s) add 10 to 13 s of CPU
+ * time, run in parallel over the threads. The automatic surrogate's
+ * default fits of one G-function sample (seed 1004, 2 threads, 15.8 s):
+ * screening and the shape 0.4 s, the swarm 4.5 s, the finalists 6.1 s, its
+ * candidates (below) 4.8 s.
  *
  * Thread-count independence: each evaluation depends only on theta (a
  * kernel PCA fit does not depend on the object's previous fit, and the fast
