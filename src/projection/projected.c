@@ -1106,6 +1106,12 @@ static rfx_status finalists(ctx *c, double *theta, const double *theta0,
  * leave-one-out error 3.7e-4 and the validation error 1.4e-4; on the
  * scores of one projection of that sample ridge's GCV said 6e-7 and SRFE's
  * 2.3e-3 where their validation errors were 0.04 and 0.008. */
+/* The folds of an own estimate: FALLBACK_FOLDS, at most the rows. */
+static size_t own_folds(const ctx *c)
+{
+    return FALLBACK_FOLDS < c->m ? FALLBACK_FOLDS : c->m;
+}
+
 static rfx_status own_kfold(const ctx *c, const sur *su, worker *wk, const rfx_kpca *kp,
                             const rfx_model *fitted, int spread, double *score)
 {
@@ -1124,8 +1130,7 @@ static rfx_status own_kfold(const ctx *c, const sur *su, worker *wk, const rfx_k
         t.fit.features.gamma = 0;
         t.fit.lambda = mi.lambda;
     }
-    const size_t folds = FALLBACK_FOLDS < c->m ? FALLBACK_FOLDS : c->m;
-    return kfold_loss(c, &t, wk, rfx_kpca_embedding(kp).data, folds, spread, score);
+    return kfold_loss(c, &t, wk, rfx_kpca_embedding(kp).data, own_folds(c), spread, score);
 }
 
 /* A candidate of the automatic surrogate: a surrogate on the scores of a
@@ -1139,21 +1144,20 @@ typedef struct auto_cand {
     double score;           /* NaN: could not be fitted                      */
 } auto_cand;
 
-/* Fit a candidate on all rows (n_threads) and estimate its error: ridge
- * and SRFE K-fold CV at their chosen hyperparameters (own_kfold), PCE
- * corrected leave-one-out, or K-fold CV when fitted to log y (its LOO is
- * of log y); the K folds spread over the workers with spread. A candidate
- * that cannot be fitted keeps a NaN score; only RFX_ENOMEM and
- * RFX_ECANCELLED are errors. */
-static rfx_status auto_cand_run(const ctx *c, auto_cand *a, worker *wk, int n_threads, int spread)
+/* Fit a candidate on all rows and estimate its error, on the calling
+ * thread and its worker wk: ridge and SRFE K-fold CV at their chosen
+ * hyperparameters (own_kfold), PCE corrected leave-one-out, or K-fold CV
+ * when fitted to log y (its LOO is of log y). A candidate that cannot be
+ * fitted keeps a NaN score; only RFX_ENOMEM and RFX_ECANCELLED are
+ * errors. */
+static rfx_status auto_cand_run(const ctx *c, auto_cand *a, worker *wk)
 {
     const double *E = rfx_kpca_embedding(a->kp).data;
-    const size_t folds = FALLBACK_FOLDS < c->m ? FALLBACK_FOLDS : c->m;
     rfx_model *mod = NULL;
     double s = NAN;
-    rfx_status st = fit_surrogate(c, &a->s, wk, E, c->v, c->m, n_threads, &mod, &s);
-    if (!st && a->s.method != RFX_METHOD_PCE) st = own_kfold(c, &a->s, wk, a->kp, mod, spread, &s);
-    else if (!st && a->s.log) st = kfold_loss(c, &a->s, wk, E, folds, spread, &s);
+    rfx_status st = fit_surrogate(c, &a->s, wk, E, c->v, c->m, SURROGATE_THREADS, &mod, &s);
+    if (!st && a->s.method != RFX_METHOD_PCE) st = own_kfold(c, &a->s, wk, a->kp, mod, 0, &s);
+    else if (!st && a->s.log) st = kfold_loss(c, &a->s, wk, E, own_folds(c), 0, &s);
     if (!st && a->s.log) st = rfx_model_set_target_transform(mod, RFX_TARGET_LOG, 0);
     if (st || !(s >= 0)) {
         rfx_model_free(mod);
@@ -1173,8 +1177,9 @@ static rfx_status auto_cand_run(const ctx *c, auto_cand *a, worker *wk, int n_th
  * candidates side by side on the workers, one thread each (each fit is
  * the same on any number: on one G-function sample, d = 20, m = 800, this
  * took 4.8 s on 2 threads where ridge and pce side by side, then srfe on
- * both threads with its folds side by side, took 5.5 s). The least error estimate of each projection, ties to the earlier (y
- * before log y; ridge, srfe, pce); the swarm's projection wins ties.
+ * both threads with its folds side by side, took 5.5 s). The least error
+ * estimate of each projection, ties to the earlier (y before log y;
+ * ridge, srfe, pce); the swarm's projection wins ties.
  * *best (NULL when nothing could be fitted), its estimate *own (or
  * infinity), *swarm whether it is on kp_s, scores[6] the estimates on its
  * projection (ridge, srfe, pce fitted to y, then to log y; NaN: not fitted). */
@@ -1214,8 +1219,7 @@ static rfx_status auto_surrogate(const ctx *c, const rfx_kpca *kp_f, size_t k_f,
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
     for (size_t j = 0; j < n; j++) {
         if (nt > 1) RFX__SERIAL_BLAS();
-        rfx__failure_note(&fail, order[j],
-                          auto_cand_run(c, &a[order[j]], my_worker(c), SURROGATE_THREADS, 0));
+        rfx__failure_note(&fail, order[j], auto_cand_run(c, &a[order[j]], my_worker(c)));
     }
     rfx_status st = rfx__failure_raise(&fail);
     size_t bf = n, bs = n; /* the least of each projection */
@@ -1269,8 +1273,7 @@ static rfx_status given_theta_loss(ctx *c, worker *wk, const rfx_model *fitted, 
         *loss = own;
         return RFX_OK;
     }
-    size_t folds = c->p->n_folds >= 2 ? c->p->n_folds : FALLBACK_FOLDS;
-    if (folds > c->m) folds = c->m;
+    const size_t folds = c->p->n_folds >= 2 ? c->p->n_folds : own_folds(c);
     return kfold_loss(c, &c->s, wk, rfx_kpca_embedding(wk->kp).data, folds, 1, loss);
 }
 
