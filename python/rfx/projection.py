@@ -276,8 +276,8 @@ class ProjectedRegressor(RegressorMixin, _ModelFile):
         With surrogate="auto": the same for the candidates fitted to log y
         (NaN when not tried: some y <= 0).
     surrogate_transform_ : str
-        "log" when the surrogate is fitted to log y and predicts exp of its
-        fit, else "none".
+        The transform the surrogate is fitted through ("log": fitted to log
+        y, it predicts exp of its fit; "none").
     n_finalists_ : int
         Candidates (theta, gamma, k) the srfe or pce surrogate's own score
         (srfe's for "auto")
@@ -436,7 +436,8 @@ class ProjectedRegressor(RegressorMixin, _ModelFile):
         check(lib.rfx_model_get_info(info.surrogate, mi))
         self._has_std = bool(mi.has_std)
         self.surrogate_ = _SURROGATE_NAMES.get(int(mi.method), "ridge")
-        self.surrogate_transform_ = "log" if int(mi.target_transform) == 1 else "none"
+        self.surrogate_transform_ = ffi.string(
+            lib.rfx_target_transform_name(mi.target_transform)).decode()
         return info
 
     @classmethod
