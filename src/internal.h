@@ -606,9 +606,23 @@ rfx_status rfx__model_box_check(const double *lo, const double *hi, size_t d);
  * constant column x gets [x - 1/2, x + 1/2]): what marginals_from_data
  * gives (src/surrogate/pce.c). */
 void rfx__range_marginals(rfx_cmat X, rfx_marginal *mg);
+/* Each column's marginal of greatest likelihood (n >= 1 finite rows): uniform
+ * on its range as above, normal at its mean and standard deviation, or,
+ * when every value is > 0, lognormal at those of its log, in this order, a
+ * later one kept only when its log-likelihood exceeds the one before by
+ * more than log n; a constant column, or fewer than 3 rows, stays uniform.
+ * What marginals_from_data proposes besides the uniform ranges. */
+void rfx__data_marginals(rfx_cmat X, rfx_marginal *mg);
 rfx_status rfx__pce_copy(const rfx_pce *pce, rfx_pce **out);
 void rfx__pce_set_report(rfx_pce *pce, const rfx_pce_info *info);
 void rfx__pce_arrays(const rfx_pce *pce, const unsigned **alpha, const double **coef);
+/* The span of a PCE (2d values: each input's training range, lo then hi),
+ * beyond which its normal and lognormal inputs are continued linearly as
+ * rfx_pce_predict continues uniform ones: NULL when it has none (given
+ * marginals); _set_span copies 2d values (finite, lo <= hi: the caller's
+ * check). */
+const double *rfx__pce_span(const rfx_pce *pce);
+rfx_status rfx__pce_set_span(rfx_pce *pce, const double *span);
 
 /* Kernel PCA internals for projected models (src/projection/kpca.c): the
  * arrays an exact fit's transform needs, and a transform-only object built

@@ -890,8 +890,10 @@ static void test_errors(void)
     p.marginals = bad;
     bad[1].kind = (rfx_marginal_kind)7;
     CHECK_ERR(rfx_pce_fit(&p, Xv, y, &out), RFX_EINVAL, "pce.marginals[1].kind");
-    bad[1].kind = (rfx_marginal_kind)2; /* lognormal (rfx/surrogate.h): no PCE family */
-    CHECK_ERR(rfx_pce_fit(&p, Xv, y, &out), RFX_EINVAL, "pce.marginals[1].kind");
+    bad[1] = rfx_marginal_lognormal(0, 1); /* valid, but column 1 has values <= 0 */
+    CHECK_ERR(rfx_pce_fit(&p, Xv, y, &out), RFX_EINVAL, "lognormal marginal (x > 0)");
+    bad[1] = rfx_marginal_lognormal(0, 0);
+    CHECK_ERR(rfx_pce_fit(&p, Xv, y, &out), RFX_EINVAL, "pce.marginals[1]: a lognormal");
     bad[1] = nrm(0, 0);
     CHECK_ERR(rfx_pce_fit(&p, Xv, y, &out), RFX_EINVAL, "pce.marginals[1]");
     bad[1] = nrm(NAN, 1);
@@ -1476,8 +1478,189 @@ static void test_linear_continuation(void)
     rfx_pce_free(pce);
 }
 
+/* Lognormal inputs and marginals from the data.
+ * - A lognormal input is the normal one of log x: the same fit, term by
+ *   term, and the same predictions (Hermite polynomials in (log x - mu) /
+ *   sigma); x <= 0 is outside its support, at the fit and at predict.
+ * - rfx__data_marginals keeps uniform columns uniform and gives a normal
+ *   column its mean and standard deviation, a lognormal one those of its
+ *   log (the maximum-likelihood estimates, recomputed here).
+ * - marginals_from_data keeps the fit of lower corrected LOO error of the
+ *   two explicit fits (uniform on the ranges; the fitted families), and a
+ *   kept family fit is continued linearly in t beyond its rows' range:
+ *   three points past the edge lie on one line in t through the edge's
+ *   value. The model file keeps the span and the lognormal kind. */
+static void test_lognormal_inputs(void)
+{
+    const size_t n = 240, d = 3;
+    rfx_test_rng r = {91};
+    double *X = malloc(n * d * sizeof *X), *L = malloc(n * d * sizeof *L);
+    double *y = malloc(n * sizeof *y);
+    for (size_t i = 0; i < n; i++) {
+        double u = rfx_test_uniform(&r), z = rfx_test_normal(&r), w = rfx_test_normal(&r);
+        X[i * d + 0] = 2 + 3 * u;              /* uniform on [2, 5]        */
+        X[i * d + 1] = 1.5 + 0.4 * z;          /* normal N(1.5, 0.4^2)     */
+        X[i * d + 2] = exp(7.0 + 1.0 * w);     /* lognormal (7, 1)         */
+        double lx = log(X[i * d + 2] / 0.1);
+        y[i] = X[i * d + 0] * X[i * d + 1] + lx * (1 + 0.2 * X[i * d + 0]) + 0.05 * lx * lx;
+        for (size_t j = 0; j < d; j++) L[i * d + j] = X[i * d + j];
+        L[i * d + 2] = log(X[i * d + 2]);
+    }
+    /* the lognormal input is the normal one of log x */
+    const rfx_marginal ml[3] = {uni(2, 5), nrm(1.5, 0.4), rfx_marginal_lognormal(7.0, 1.0)};
+    const rfx_marginal mn[3] = {uni(2, 5), nrm(1.5, 0.4), nrm(7.0, 1.0)};
+    rfx_pce_params p = rfx_pce_params_default();
+    p.method = RFX_PCE_METHOD_LARS;
+    p.degree = 3;
+    rfx_pce *a = NULL, *b = NULL;
+    p.marginals = ml;
+    CHECK_OK(rfx_pce_fit(&p, rfx_cmat_of(X, n, d), y, &a));
+    p.marginals = mn;
+    CHECK_OK(rfx_pce_fit(&p, rfx_cmat_of(L, n, d), y, &b));
+    if (a && b) {
+        CHECK(rfx_pce_n_terms(a) == rfx_pce_n_terms(b));
+        double worst = 0;
+        for (size_t k = 0; k < rfx_pce_n_terms(a) && k < rfx_pce_n_terms(b); k++) {
+            double c1, c2;
+            unsigned a1[3], a2[3];
+            CHECK_OK(rfx_pce_term(a, k, &c1, a1));
+            CHECK_OK(rfx_pce_term(b, k, &c2, a2));
+            CHECK(memcmp(a1, a2, sizeof a1) == 0);
+            worst = fmax(worst, fabs(c1 - c2) / (1 + fabs(c2)));
+        }
+        CHECK(worst < 1e-10);
+        double pa[8], pb[8];
+        CHECK_OK(rfx_pce_predict(a, rfx_cmat_of(X, 8, d), pa));
+        CHECK_OK(rfx_pce_predict(b, rfx_cmat_of(L, 8, d), pb));
+        for (int i = 0; i < 8; i++) CHECK_NEAR(pa[i], pb[i], 1e-10 * (1 + fabs(pb[i])));
+        double bad[3] = {3, 1.5, 0.0}, v;
+        CHECK_STATUS(rfx_pce_predict(a, rfx_cmat_of(bad, 1, d), &v), RFX_EINVAL);
+        CHECK(strstr(rfx_last_error(), "lognormal") != NULL);
+        double psi[4], psn[4];
+        CHECK_OK(rfx_pce_basis_1d(&ml[2], 3, 500.0, psi));
+        CHECK_OK(rfx_pce_basis_1d(&mn[2], 3, log(500.0), psn));
+        for (int k = 0; k < 4; k++) CHECK_NEAR(psi[k], psn[k], 1e-12 * (1 + fabs(psn[k])));
+        CHECK_STATUS(rfx_pce_basis_1d(&ml[2], 3, -1.0, psi), RFX_EINVAL);
+    }
+    rfx_pce_free(a);
+    rfx_pce_free(b);
+    a = b = NULL;
+    {
+        double keep = X[7 * d + 2];
+        X[7 * d + 2] = -1.0;
+        p.marginals = ml;
+        CHECK_STATUS(rfx_pce_fit(&p, rfx_cmat_of(X, n, d), y, &a), RFX_EINVAL);
+        CHECK(a == NULL);
+        X[7 * d + 2] = keep;
+    }
+
+    /* the families fitted to the columns */
+    rfx_marginal fam[3], box[3];
+    rfx__data_marginals(rfx_cmat_of(X, n, d), fam);
+    rfx__range_marginals(rfx_cmat_of(X, n, d), box);
+    CHECK(fam[0].kind == RFX_MARGINAL_UNIFORM && fam[0].a == box[0].a && fam[0].b == box[0].b);
+    CHECK(fam[1].kind == RFX_MARGINAL_NORMAL && fam[2].kind == RFX_MARGINAL_LOGNORMAL);
+    double m1 = 0, s1 = 0, m2 = 0, s2 = 0;
+    for (size_t i = 0; i < n; i++) {
+        m1 += X[i * d + 1] / (double)n;
+        m2 += L[i * d + 2] / (double)n;
+    }
+    for (size_t i = 0; i < n; i++) {
+        s1 += (X[i * d + 1] - m1) * (X[i * d + 1] - m1) / (double)n;
+        s2 += (L[i * d + 2] - m2) * (L[i * d + 2] - m2) / (double)n;
+    }
+    CHECK_NEAR(fam[1].a, m1, 1e-12);
+    CHECK_NEAR(fam[1].b, sqrt(s1), 1e-12);
+    CHECK_NEAR(fam[2].a, m2, 1e-12);
+    CHECK_NEAR(fam[2].b, sqrt(s2), 1e-12);
+
+    /* marginals_from_data: the explicit fit of lower corrected LOO error */
+    rfx_pce *u = NULL, *f = NULL, *c = NULL;
+    p.method = RFX_PCE_METHOD_LARS;
+    p.degree_min = 1;
+    p.auto_basis = 1;
+    p.marginals = box;
+    CHECK_OK(rfx_pce_fit(&p, rfx_cmat_of(X, n, d), y, &u));
+    p.marginals = fam;
+    CHECK_OK(rfx_pce_fit(&p, rfx_cmat_of(X, n, d), y, &f));
+    p.marginals = NULL;
+    p.marginals_from_data = 1;
+    CHECK_OK(rfx_pce_fit(&p, rfx_cmat_of(X, n, d), y, &c));
+    if (u && f && c) {
+        rfx_pce_info iu, iff, ic;
+        CHECK_OK(rfx_pce_get_info(u, &iu));
+        CHECK_OK(rfx_pce_get_info(f, &iff));
+        CHECK_OK(rfx_pce_get_info(c, &ic));
+        printf("marginals from data: uniform LOO %.3g, fitted families LOO %.3g\n",
+               iu.loo_corrected, iff.loo_corrected);
+        const int fams = iff.loo_corrected < iu.loo_corrected;
+        CHECK(fams); /* the lognormal input is far from uniform here */
+        const rfx_pce *best = fams ? f : u;
+        CHECK(ic.loo_corrected == (fams ? iff : iu).loo_corrected);
+        CHECK(rfx_pce_marginals(c)[2].kind == (fams ? RFX_MARGINAL_LOGNORMAL
+                                                    : RFX_MARGINAL_UNIFORM));
+        double pc[8], pbst[8];
+        CHECK_OK(rfx_pce_predict(c, rfx_cmat_of(X, 8, d), pc));
+        CHECK_OK(rfx_pce_predict(best, rfx_cmat_of(X, 8, d), pbst));
+        for (int i = 0; i < 8; i++) CHECK(pc[i] == pbst[i]); /* inside the rows' range */
+        CHECK(rfx__pce_span(c) != NULL && rfx__pce_span(f) == NULL);
+        /* past the largest x2: linear in t = (log x2 - mu) / sigma */
+        const double *span = rfx__pce_span(c);
+        double hi = span[d + 2], pt[4 * 3], v[4], t[4];
+        for (int q = 0; q < 4; q++) {
+            pt[q * 3 + 0] = 3.0;
+            pt[q * 3 + 1] = 1.2;
+            pt[q * 3 + 2] = hi * exp(0.5 * q); /* q = 0: the edge itself */
+            t[q] = (log(pt[q * 3 + 2]) - fam[2].a) / fam[2].b;
+        }
+        CHECK_OK(rfx_pce_predict(c, rfx_cmat_of(pt, 4, d), v));
+        double v0;
+        CHECK_OK(rfx_pce_predict(f, rfx_cmat_of(pt, 1, d), &v0)); /* the polynomial at the edge */
+        CHECK_NEAR(v[0], v0, 1e-12 * (1 + fabs(v0)));
+        double slope = (v[1] - v[0]) / (t[1] - t[0]);
+        for (int q = 2; q < 4; q++)
+            CHECK_NEAR(v[q], v[0] + slope * (t[q] - t[0]), 1e-9 * (1 + fabs(v[q])));
+        double vf[4];
+        CHECK_OK(rfx_pce_predict(f, rfx_cmat_of(pt, 4, d), vf));
+        CHECK(fabs(vf[3] - v[3]) > 1e-6); /* the polynomial itself goes on curving */
+        /* the model file keeps the span and the kind (version 5) */
+        rfx_model *mod = NULL, *back = NULL;
+        void *buf = NULL;
+        size_t len = 0;
+        CHECK_OK(rfx_model_from_pce(c, &mod));
+        if (mod) CHECK_OK(rfx_model_save_buffer(mod, &buf, &len));
+        if (buf) {
+            CHECK(((unsigned char *)buf)[8] == 5);
+            CHECK_OK(rfx_model_load_buffer(buf, len, &back));
+        }
+        if (back) {
+            double w[4];
+            CHECK_OK(rfx_model_predict(back, rfx_cmat_of(pt, 4, d), rfx_mat_of(w, 4, 1), rfx_mat_of(NULL, 0, 0)));
+            for (int q = 0; q < 4; q++) CHECK(w[q] == v[q]);
+        }
+        rfx_buffer_free(buf);
+        rfx_model_free(mod);
+        rfx_model_free(back);
+    }
+    rfx_pce_free(u);
+    rfx_pce_free(f);
+    rfx_pce_free(c);
+    /* uniform columns alone: one fit, no span, as before */
+    for (size_t i = 0; i < n; i++) X[i * d + 1] = 1 + rfx_test_uniform(&r), X[i * d + 2] = 2 + rfx_test_uniform(&r);
+    rfx__data_marginals(rfx_cmat_of(X, n, d), fam);
+    for (size_t j = 0; j < d; j++) CHECK(fam[j].kind == RFX_MARGINAL_UNIFORM);
+    c = NULL;
+    CHECK_OK(rfx_pce_fit(&p, rfx_cmat_of(X, n, d), y, &c));
+    if (c) CHECK(rfx__pce_span(c) == NULL);
+    rfx_pce_free(c);
+    free(X);
+    free(L);
+    free(y);
+}
+
 int main(void)
 {
+    test_lognormal_inputs();
     test_weights();
     test_linear_continuation();
     test_auto_basis();

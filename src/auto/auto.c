@@ -94,6 +94,19 @@ typedef struct fit_ctx {
     const rfx_marginal *marginals; /* d: uniform on the range of all rows */
 } fit_ctx;
 
+/* The PCE of the candidates, as rfx fit --method pce: LARS, the automatic
+ * basis, degrees from 1 (the marginals are the caller's). */
+static rfx_pce_params pce_params(const rfx_auto_params *p, const double *w)
+{
+    rfx_pce_params pp = rfx_pce_params_default();
+    pp.method = RFX_PCE_METHOD_LARS;
+    pp.auto_basis = 1;
+    pp.degree_min = 1;
+    pp.n_threads = p->n_threads;
+    pp.sample_weight = w;
+    return pp;
+}
+
 /* Fit method to X (m x d) and z (m), with the rows' weights w (m values, or
  * NULL): each method with its own defaults. */
 static rfx_status fit_method(const fit_ctx *c, rfx_method method, rfx_cmat X, const double *z,
@@ -121,14 +134,8 @@ static rfx_status fit_method(const fit_ctx *c, rfx_method method, rfx_cmat X, co
         return rfx_srfe_fit(&sp, X, Z, out, NULL);
     }
     case RFX_METHOD_PCE: {
-        /* as rfx fit --method pce: LARS, the automatic basis, degrees from 1 */
-        rfx_pce_params pp = rfx_pce_params_default();
+        rfx_pce_params pp = pce_params(p, w);
         pp.marginals = c->marginals;
-        pp.method = RFX_PCE_METHOD_LARS;
-        pp.auto_basis = 1;
-        pp.degree_min = 1;
-        pp.n_threads = p->n_threads;
-        pp.sample_weight = w;
         rfx_pce *pce = NULL;
         RFX__TRY(rfx_pce_fit(&pp, X, z, &pce));
         rfx_status st = rfx_model_from_pce(pce, out);
@@ -474,9 +481,27 @@ rfx_status rfx_auto_fit(const rfx_auto_params *params, rfx_cmat X, const double 
     ybar /= wsum;
     for (size_t i = 0; i < n; i++)
         sst[fold[i]] += (w ? w[i] : 1.0) * (y[i] - ybar) * (y[i] - ybar);
-    /* PCE's marginals: uniform on each input's range over all rows (the
-     * inputs' distribution, which the held-out rows belong to) */
-    rfx__range_marginals(X, marg);
+    /* PCE's marginals, from all rows (the inputs' distribution, which the
+     * held-out rows belong to): those rfx_pce_fit keeps from the data on
+     * the untransformed target (uniform on each input's range unless a
+     * normal or lognormal family fits an input better and the fit with
+     * the families has the lower corrected LOO error) */
+    rfx__data_marginals(X, marg);
+    {
+        int other = 0, pce = 0;
+        for (size_t j = 0; j < d; j++) other |= marg[j].kind != RFX_MARGINAL_UNIFORM;
+        for (size_t j = 0; j < nc; j++) pce |= cs[j].pub.method == RFX_METHOD_PCE;
+        rfx__range_marginals(X, marg);
+        if (other && pce) {
+            rfx_pce_params pp = pce_params(p, w);
+            pp.marginals_from_data = 1;
+            rfx_pce *pc = NULL;
+            st = rfx_pce_fit(&pp, X, y, &pc);
+            if (st) goto done;
+            memcpy(marg, rfx_pce_marginals(pc), d * sizeof *marg);
+            rfx_pce_free(pc);
+        }
+    }
     const fit_ctx ctx = {p, marg};
 
     rfx_status first_failure = RFX_OK;

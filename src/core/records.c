@@ -78,6 +78,7 @@ const rfx__field_spec rfx__field_specs[RFX__TAG_END] = {
     [RFX__TAG_INPUT_BOX] = {"input_box", RFX__ELEM_F64, RFX__F_COMMON},
     [RFX__TAG_WEIGHT_SUM] = {"weight_sum", RFX__ELEM_F64, RFX__F_SCALAR | RFX__F_COMMON},
     [RFX__TAG_STRUCTURE_VERSION] = {"structure_version", RFX__ELEM_U64, RFX__F_SCALAR},
+    [RFX__TAG_PCE_SPAN] = {"pce_span", RFX__ELEM_F64, RFX__F_PCE_OPT},
 };
 
 /* zlib's crc32 takes a uInt length: feed large buffers in pieces. */

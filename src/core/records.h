@@ -128,6 +128,11 @@ enum rfx__tag {
     RFX__TAG_STRUCTURE_VERSION = 59, /* u64: the construction of a SORF map, 2
                                (absent: 1, the only one of rfx 0.2 and
                                earlier); only with structure sorf           */
+    /* polynomial chaos models, optional, format version 5 and later:      */
+    RFX__TAG_PCE_SPAN = 60,     /* f64 x 2d: the training range of each input,
+                               lo (d) then hi (d), finite, lo <= hi; beyond
+                               it a normal or lognormal input is continued
+                               linearly (fits with marginals from the data) */
     RFX__TAG_END            /* one past the last tag                         */
 };
 
@@ -138,6 +143,7 @@ enum rfx__tag {
 #define RFX__F_PROJ 16u    /* a projected model's, required there; never elsewhere */
 #define RFX__F_PROJ_OPT 32u /* optional in a projected model (the input scaler)  */
 #define RFX__F_CLS 64u     /* a classifier's, required there; never elsewhere     */
+#define RFX__F_PCE_OPT 128u /* optional in a PCE model; never elsewhere          */
 /* The field table: every tag's name (in messages), element type and flags
  * (which kinds of model hold it). */
 typedef struct rfx__field_spec {

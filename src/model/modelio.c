@@ -31,7 +31,7 @@
 #include <unistd.h>
 
 #define HEADER_SIZE 32
-#define FORMAT_VERSION 4 /* the newest this library reads and writes */
+#define FORMAT_VERSION 5 /* the newest this library reads and writes */
 #define PATH_SHOWN 160   /* bytes of a path quoted in messages */
 
 static const unsigned char MAGIC[8] = {'R', 'F', 'X', 'M', 'O', 'D', 'L', 0x1a};
@@ -67,11 +67,25 @@ static int needs_v4(const rfx_model *m)
     return m->features && m->features->params.form == RFX_FORM_PHASE_FREE;
 }
 
-/* The oldest version that holds m: 4 for a map of needs_v4, 3 for one of
- * needs_v3, 2 for a model with names, a box or a weight sum (tags 55..58),
- * else 1, so that a file without them is read by older versions too. */
+/* Whether m is a polynomial chaos model of version 5: a lognormal input or
+ * a span (tag 60), which a version 4 reader would call corrupt. */
+static int needs_v5(const rfx_model *m)
+{
+    if (!m->pce) return 0;
+    if (rfx__pce_span(m->pce)) return 1;
+    const rfx_marginal *mg = rfx_pce_marginals(m->pce);
+    for (size_t j = 0; j < m->d; j++)
+        if (mg[j].kind == RFX_MARGINAL_LOGNORMAL) return 1;
+    return 0;
+}
+
+/* The oldest version that holds m: 5 for a model of needs_v5, 4 for a map
+ * of needs_v4, 3 for one of needs_v3, 2 for a model with names, a box or a
+ * weight sum (tags 55..58), else 1, so that a file without them is read by
+ * older versions too. */
 static uint32_t version_of(const rfx_model *m)
 {
+    if (needs_v5(m)) return 5;
     if (needs_v4(m)) return 4;
     if (needs_v3(m)) return 3;
     return m->input_names || m->input_box || m->weight_sum > 0 ? 2 : 1;
@@ -447,6 +461,9 @@ static rfx_status build_model(const rfx__record *rec, const char *name, uint32_t
         return rfx__corrupt(name, "a %s model as the surrogate of a projected model, which takes "
                             "ridge, bayes, srfe, harfe or pce (corrupt file)",
                             rfx_method_name((rfx_method)method));
+    if (rec[RFX__TAG_PCE_SPAN].present && version < 5)
+        return rfx__corrupt(name, "field 'pce_span' in a version %lu file (corrupt file)",
+                            (unsigned long)version);
     if (rec[RFX__TAG_STRUCTURE_VERSION].present && version < 3)
         return rfx__corrupt(name, "field 'structure_version' in a version %lu file (corrupt file)",
                             (unsigned long)version);

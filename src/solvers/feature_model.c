@@ -120,10 +120,12 @@ static rfx_status feature_load(const rfx__record *rec, const char *name, rfx__lo
         if ((rfx__field_specs[t].flags & RFX__F_REQUIRED) && !rec[t].present)
             return rfx__corrupt(name, "missing field '%s' (corrupt file)",
                                 rfx__field_specs[t].name);
-        if ((rfx__field_specs[t].flags & (RFX__F_PCE | RFX__F_PROJ)) && rec[t].present)
+        if ((rfx__field_specs[t].flags & (RFX__F_PCE | RFX__F_PCE_OPT | RFX__F_PROJ)) &&
+            rec[t].present)
             return rfx__corrupt(name, "a %s model with field '%s' of a %s model (corrupt file)",
                                 rfx_method_name((rfx_method)method), rfx__field_specs[t].name,
-                                (rfx__field_specs[t].flags & RFX__F_PCE) ? "pce" : "projected");
+                                (rfx__field_specs[t].flags & (RFX__F_PCE | RFX__F_PCE_OPT)) ? "pce"
+                                                                              : "projected");
         if ((rfx__field_specs[t].flags & RFX__F_CLS) &&
             rec[t].present != (method == RFX_METHOD_CLASSIFY))
             return rfx__corrupt(name, "a %s model %s field '%s' (corrupt file)",

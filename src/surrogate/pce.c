@@ -51,6 +51,8 @@ struct rfx_pce {
     size_t degree_min, degree_max, max_interaction; /* the fit's basis     */
     double q_norm;
     int n_threads;
+    double *span; /* 2d: the training range, lo (d) then hi (d), beyond which
+                     a normal or lognormal input is continued; or NULL     */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -95,11 +97,19 @@ static rfx_status check_marginals(const rfx_marginal *m, size_t d, const char *w
                                   "standard deviation b > 0, got N(%g, %g^2)",
                                   what, i, a, b);
             break;
+        case RFX_MARGINAL_LOGNORMAL:
+            if (!isfinite(a) || !isfinite(b) || !(b > 0))
+                return rfx__error(RFX_EINVAL,
+                                  "%s[%zu]: a lognormal marginal needs a finite mu and a finite "
+                                  "sigma b > 0 (log x ~ N(mu, sigma^2)), got (%g, %g)",
+                                  what, i, a, b);
+            break;
         default:
             return rfx__error(RFX_EINVAL,
                               "%s[%zu].kind: %d is not a marginal PCE supports (uniform %d, "
-                              "normal %d)",
-                              what, i, (int)m[i].kind, RFX_MARGINAL_UNIFORM, RFX_MARGINAL_NORMAL);
+                              "normal %d, lognormal %d)",
+                              what, i, (int)m[i].kind, RFX_MARGINAL_UNIFORM, RFX_MARGINAL_NORMAL,
+                              RFX_MARGINAL_LOGNORMAL);
         }
     }
     return RFX_OK;
@@ -179,17 +189,39 @@ static rfx_status check_params(const rfx_pce_params *p, size_t d)
  * (Gautschi, "Orthogonal Polynomials", 2004, table 1.1 normalised). The
  * orthonormal recurrence never forms factorials, so it neither overflows
  * nor loses accuracy at high degree. */
-static double jacobi_b(rfx_marginal_kind kind, size_t k)
+static double jacobi_b(int hermite, size_t k)
 {
     double x = (double)k;
-    return kind == RFX_MARGINAL_NORMAL ? sqrt(x) : x / sqrt(4.0 * x * x - 1.0);
+    return hermite ? sqrt(x) : x / sqrt(4.0 * x * x - 1.0);
+}
+
+/* Whether marginal kind k has the Hermite family: normal inputs, and
+ * lognormal ones through t = (log x - mu) / sigma. */
+static int hermite(rfx_marginal_kind k)
+{
+    return k != RFX_MARGINAL_UNIFORM;
 }
 
 /* The standard variable t of x under marginal m. */
 static double standardize(const rfx_marginal *m, double x)
 {
     if (m->kind == RFX_MARGINAL_NORMAL) return (x - m->a) / m->b;
+    if (m->kind == RFX_MARGINAL_LOGNORMAL) return (log(x) - m->a) / m->b;
     return (2.0 * x - m->a - m->b) / (m->b - m->a);
+}
+
+/* Every value of a lognormal input in X is > 0 (its support). */
+static rfx_status check_support(const rfx_marginal *mg, rfx_cmat X, const char *what)
+{
+    for (size_t j = 0; j < X.cols; j++)
+        if (mg[j].kind == RFX_MARGINAL_LOGNORMAL)
+            for (size_t i = 0; i < X.rows; i++)
+                if (!(X.data[i * X.stride + j] > 0))
+                    return rfx__error(RFX_EINVAL,
+                                      "%s: X row %zu, column %zu: %g is outside the support of "
+                                      "the input's lognormal marginal (x > 0)",
+                                      what, i, j, X.data[i * X.stride + j]);
+    return RFX_OK;
 }
 
 /* Recurrence coefficients 1 / b_k and b_k for k = 1..p of both families:
@@ -210,8 +242,8 @@ static rfx_status rec_init(pce_rec *r, size_t p)
             return st;
         }
         for (size_t k = 0; k <= p; k++) {
-            r->c[kind][2 * k] = k == 0 ? 0.0 : jacobi_b((rfx_marginal_kind)kind, k);
-            r->c[kind][2 * k + 1] = 1.0 / jacobi_b((rfx_marginal_kind)kind, k + 1);
+            r->c[kind][2 * k] = k == 0 ? 0.0 : jacobi_b(kind, k);
+            r->c[kind][2 * k + 1] = 1.0 / jacobi_b(kind, k + 1);
         }
     }
     return RFX_OK;
@@ -243,11 +275,14 @@ rfx_status rfx_pce_basis_1d(const rfx_marginal *m, size_t degree, double x, doub
     if (degree > RFX_PCE_MAX_DEGREE)
         return rfx__error(RFX_EINVAL, "pce_basis_1d: degree %zu exceeds RFX_PCE_MAX_DEGREE = %u",
                           degree, RFX_PCE_MAX_DEGREE);
+    if (m->kind == RFX_MARGINAL_LOGNORMAL && !(x > 0))
+        return rfx__error(RFX_EINVAL, "pce_basis_1d: x = %g is outside the support of the "
+                          "lognormal marginal (x > 0)", x);
     double t = standardize(m, x), prev = 0.0, cur = 1.0;
     psi[0] = 1.0;
     for (size_t k = 0; k < degree; k++) {
-        double bk = k == 0 ? 0.0 : jacobi_b(m->kind, k);
-        double next = (t * cur - bk * prev) / jacobi_b(m->kind, k + 1);
+        double bk = k == 0 ? 0.0 : jacobi_b(hermite(m->kind), k);
+        double next = (t * cur - bk * prev) / jacobi_b(hermite(m->kind), k + 1);
         prev = cur;
         cur = next;
         psi[k + 1] = cur;
@@ -264,7 +299,7 @@ static void univariate_table(const rfx_marginal *mg, size_t d, const pce_rec *re
 {
     size_t p = rec->p;
     for (size_t v = 0; v < d; v++) {
-        const double *c = rec->c[mg[v].kind == RFX_MARGINAL_NORMAL];
+        const double *c = rec->c[hermite(mg[v].kind)];
         double *base = Vt + v * (p + 1) * ld;
         for (size_t r = 0; r < rows; r++)
             eval_1d(c, standardize(&mg[v], X[r * ldx + v]), p, base + r, ld);
@@ -1040,6 +1075,7 @@ static rfx_status fit_basis(const rfx_pce_params *params, rfx_cmat X, const doub
     size_t bi = 0, bj = 0;
     if (!rfx__all_finite(X, &bi, &bj))
         return rfx__error(RFX_EPARSE, "pce_fit: X row %zu, column %zu: value is not finite", bi, bj);
+    RFX__TRY(check_support(params->marginals, X, "pce_fit"));
     for (size_t i = 0; i < n; i++)
         if (!isfinite(y[i]))
             return rfx__error(RFX_EPARSE, "pce_fit: y[%zu]: value is not finite", i);
@@ -1250,33 +1286,48 @@ void rfx_pce_free(rfx_pce *pce)
     free(pce->marginals);
     free(pce->alpha);
     free(pce->coef);
+    free(pce->span);
     sparse_free(&pce->sp);
     free(pce);
 }
 
-/* The edges, in the standard variable t, beyond which the expansion is
- * continued linearly: 1 + 1 / (2 p_i^2) for a uniform input whose largest
- * degree in the expansion is p_i >= 1, where a polynomial of degree p_i
- * is still at most cosh(1) ~ 1.54 times its largest value on [-1, 1]
- * (the Chebyshev bound |P(t)| <= |T_p(t)| max |P|, T_p(1 + 1/(2 p^2)) ~
- * cosh 1); INFINITY for the other inputs. */
-static void trust_edges(const rfx_pce *pce, double *edge)
+/* The edges lo[i] < hi[i], in the standard variable t, beyond which the
+ * expansion is continued linearly: -+(1 + 1 / (2 p_i^2)) for a uniform
+ * input whose largest degree in the expansion is p_i >= 1, where a
+ * polynomial of degree p_i is still at most cosh(1) ~ 1.54 times its
+ * largest value on [-1, 1] (the Chebyshev bound |P(t)| <= |T_p(t)| max |P|,
+ * T_p(1 + 1/(2 p^2)) ~ cosh 1); the training range in t of a normal or
+ * lognormal input of degree >= 1 when the expansion has a span; -+INFINITY
+ * for the other inputs. */
+static void trust_edges(const rfx_pce *pce, double *lo, double *hi)
 {
-    for (size_t i = 0; i < pce->d; i++) edge[i] = 0.0;
+    const size_t d = pce->d;
+    for (size_t i = 0; i < d; i++) hi[i] = 0.0;
     for (size_t k = 0; k < pce->n_terms; k++)
-        for (size_t i = 0; i < pce->d; i++)
-            edge[i] = fmax(edge[i], (double)pce->alpha[k * pce->d + i]);
-    for (size_t i = 0; i < pce->d; i++)
-        edge[i] = pce->marginals[i].kind == RFX_MARGINAL_UNIFORM && edge[i] > 0
-                      ? 1.0 + 0.5 / (edge[i] * edge[i])
-                      : INFINITY;
+        for (size_t i = 0; i < d; i++) hi[i] = fmax(hi[i], (double)pce->alpha[k * d + i]);
+    for (size_t i = 0; i < d; i++) {
+        const rfx_marginal *m = &pce->marginals[i];
+        const double p = hi[i];
+        lo[i] = -INFINITY;
+        hi[i] = INFINITY;
+        if (p > 0 && m->kind == RFX_MARGINAL_UNIFORM) {
+            hi[i] = 1.0 + 0.5 / (p * p);
+            lo[i] = -hi[i];
+        } else if (p > 0 && pce->span) {
+            lo[i] = standardize(m, pce->span[i]);
+            hi[i] = standardize(m, pce->span[d + i]);
+        }
+    }
 }
 
 /* Whether row x leaves the trusted range of an input. */
-static int outside_support(const rfx_pce *pce, const double *edge, const double *x)
+static int outside_support(const rfx_pce *pce, const double *lo, const double *hi,
+                           const double *x)
 {
-    for (size_t i = 0; i < pce->d; i++)
-        if (isfinite(edge[i]) && fabs(standardize(&pce->marginals[i], x[i])) > edge[i]) return 1;
+    for (size_t i = 0; i < pce->d; i++) {
+        double t = standardize(&pce->marginals[i], x[i]);
+        if (t < lo[i] || t > hi[i]) return 1;
+    }
     return 0;
 }
 
@@ -1299,27 +1350,33 @@ static void eval_1d_slope(const double *c, double t, size_t p, double *out, doub
     }
 }
 
-/* The expansion continued linearly beyond the trusted range of its uniform
- * inputs (rfx_pce_predict): with c the point x clamped to it,
- *     f(c) + sum_i (x_i - c_i) df/dx_i(c)
- * over the coordinates outside. ws: 2 d (pmax + 2) values. */
-static double continued(const rfx_pce *pce, const pce_rec *rec, const double *edge,
-                        const double *x, double *ws)
+/* The expansion continued linearly beyond the trusted range of its inputs
+ * (rfx_pce_predict): with c the point x clamped to it,
+ *     f(c) + sum_i (u_i - c_i) df/du_i(c)
+ * over the coordinates outside, u_i = x_i for a uniform or normal input and
+ * log x_i for a lognormal one (the expansion is linear in t, and so in u).
+ * ws: 2 d (pmax + 2) values. */
+static double continued(const rfx_pce *pce, const pce_rec *rec, const double *lo,
+                        const double *hi, const double *x, double *ws)
 {
     const size_t d = pce->d, P = (size_t)pce->pmax + 1;
     double *psi = ws, *dpsi = psi + d * P, *delta = dpsi + d * P, *side = delta + d;
     for (size_t i = 0; i < d; i++) {
         const rfx_marginal *m = &pce->marginals[i];
-        const double *c = rec->c[m->kind == RFX_MARGINAL_NORMAL];
+        const double *c = rec->c[hermite(m->kind)];
         double t = standardize(m, x[i]);
         side[i] = 0.0;
         delta[i] = 0.0;
-        if (isfinite(edge[i]) && fabs(t) > edge[i]) {
-            side[i] = t < 0 ? -1.0 : 1.0;
-            const double te = side[i] * edge[i];
-            delta[i] = x[i] - (0.5 * (m->a + m->b) + 0.5 * (m->b - m->a) * te);
+        if (t < lo[i] || t > hi[i]) {
+            side[i] = t < lo[i] ? -1.0 : 1.0;
+            const double te = t < lo[i] ? lo[i] : hi[i];
             eval_1d_slope(c, te, P - 1, psi + i * P, dpsi + i * P);
-            for (size_t n = 0; n < P; n++) dpsi[i * P + n] *= 2.0 / (m->b - m->a);
+            if (m->kind == RFX_MARGINAL_UNIFORM) {
+                delta[i] = x[i] - (0.5 * (m->a + m->b) + 0.5 * (m->b - m->a) * te);
+                for (size_t n = 0; n < P; n++) dpsi[i * P + n] *= 2.0 / (m->b - m->a);
+            } else {
+                delta[i] = t - te; /* in t: df/dt (t - te) */
+            }
         } else {
             eval_1d(c, t, P - 1, psi + i * P, 1);
         }
@@ -1350,6 +1407,7 @@ rfx_status rfx_pce_predict(const rfx_pce *pce, rfx_cmat X, double *y)
         return rfx__error(RFX_EDIM, "pce_predict: X has %zu columns, the expansion %zu inputs",
                           X.cols, pce->d);
     if (X.rows == 0) return RFX_OK;
+    RFX__TRY(check_support(pce->marginals, X, "pce_predict"));
     enum { TILE = RFX__ROW_TILE };
     int nt = rfx__threads(pce->n_threads);
     size_t ntiles = (X.rows + TILE - 1) / TILE;
@@ -1363,8 +1421,8 @@ rfx_status rfx_pce_predict(const rfx_pce *pce, rfx_cmat X, double *y)
     RFX__TRY(rfx__add(per, extra, &per, "pce_predict: workspace"));
     RFX__TRY(rfx__mul(per, (size_t)nt, &total, "pce_predict: workspace"));
     double *edge = NULL;
-    RFX__TRY(rfx__alloc(pce->d, sizeof *edge, (void **)&edge, "pce_predict: workspace"));
-    trust_edges(pce, edge);
+    RFX__TRY(rfx__alloc(2 * pce->d, sizeof *edge, (void **)&edge, "pce_predict: workspace"));
+    trust_edges(pce, edge, edge + pce->d);
     rfx_status st = rec_init(&rec, pce->pmax);
     if (st) {
         free(edge);
@@ -1398,7 +1456,8 @@ rfx_status rfx_pce_predict(const rfx_pce *pce, rfx_cmat X, double *y)
             }
             for (size_t r = 0; r < rows; r++) {
                 const double *x = X.data + (r0 + r) * X.stride;
-                y[r0 + r] = outside_support(pce, edge, x) ? continued(pce, &rec, edge, x, cw)
+                y[r0 + r] = outside_support(pce, edge, edge + pce->d, x)
+                                  ? continued(pce, &rec, edge, edge + pce->d, x, cw)
                                                           : acc[r];
             }
         }
@@ -1542,8 +1601,28 @@ rfx_status rfx__pce_copy(const rfx_pce *pce, rfx_pce **out)
     c->q_norm = pce->q_norm;
     c->max_interaction = pce->max_interaction;
     c->n_threads = pce->n_threads;
+    if (pce->span) {
+        rfx_status st = rfx__pce_set_span(c, pce->span);
+        if (st) {
+            rfx_pce_free(c);
+            return st;
+        }
+    }
     *out = c;
     return RFX_OK;
+}
+
+rfx_status rfx__pce_set_span(rfx_pce *pce, const double *span)
+{
+    if (!pce->span)
+        RFX__TRY(rfx__alloc(2 * pce->d, sizeof(double), (void **)&pce->span, "pce: span"));
+    memcpy(pce->span, span, 2 * pce->d * sizeof(double));
+    return RFX_OK;
+}
+
+const double *rfx__pce_span(const rfx_pce *pce)
+{
+    return pce->span;
 }
 
 void rfx__pce_set_report(rfx_pce *pce, const rfx_pce_info *info)
@@ -1621,6 +1700,62 @@ void rfx__range_marginals(rfx_cmat X, rfx_marginal *mg)
     }
 }
 
+/* The log-likelihood per row of a column's values v (n finite, not all
+ * equal) under its fitted normal (log = 0) or lognormal (log = 1, every v
+ * > 0) marginal, at the maximum-likelihood mean and standard deviation;
+ * *a, *b receive them. */
+static double family_loglik(rfx_cmat X, size_t j, int log_scale, double *a, double *b)
+{
+    const size_t n = X.rows;
+    double mean = 0, ss = 0, jac = 0;
+    for (size_t i = 0; i < n; i++) {
+        double v = X.data[i * X.stride + j], t = log_scale ? log(v) : v;
+        mean += t;
+        jac += log_scale ? t : 0.0;
+    }
+    mean /= (double)n;
+    for (size_t i = 0; i < n; i++) {
+        double v = X.data[i * X.stride + j], t = (log_scale ? log(v) : v) - mean;
+        ss += t * t;
+    }
+    double sd = sqrt(ss / (double)n);
+    *a = mean;
+    *b = sd;
+    if (!(sd > 0) || !isfinite(sd)) return -INFINITY;
+    /* -1/2 (log(2 pi sd^2) + 1), less the mean of log v for the density
+     * of v itself under the lognormal */
+    return -0.5 * (log(2.0 * 3.14159265358979323846 * sd * sd) + 1.0) - jac / (double)n;
+}
+
+void rfx__data_marginals(rfx_cmat X, rfx_marginal *mg)
+{
+    rfx__range_marginals(X, mg);
+    for (size_t j = 0; j < X.cols; j++) {
+        const double lo = mg[j].a, hi = mg[j].b;
+        int constant = 1, positive = 1;
+        for (size_t i = 0; i < X.rows; i++) {
+            double v = X.data[i * X.stride + j];
+            constant &= v == X.data[j];
+            positive &= v > 0;
+        }
+        if (constant || X.rows < 3) continue;
+        /* a family replaces the one before only when its log-likelihood
+         * is larger by more than log n in all (per row: log n / n), so
+         * that a near tie keeps the simpler map of the input */
+        const double margin = log((double)X.rows) / (double)X.rows;
+        double best = -log(hi - lo), a, b;
+        double ll = family_loglik(X, j, 0, &a, &b);
+        if (ll > best + margin) {
+            best = ll;
+            mg[j] = rfx_marginal_normal(a, b);
+        }
+        if (positive) {
+            ll = family_loglik(X, j, 1, &a, &b);
+            if (ll > best + margin) mg[j] = rfx_marginal_lognormal(a, b);
+        }
+    }
+}
+
 /* The fit's basis, for rfx_pce_info. */
 static void note_basis(rfx_pce *pce, const rfx_pce_params *p)
 {
@@ -1628,6 +1763,59 @@ static void note_basis(rfx_pce *pce, const rfx_pce_params *p)
     pce->degree_max = p->basis ? pce->degree : p->degree;
     pce->q_norm = p->basis ? 1.0 : p->q_norm;
     pce->max_interaction = p->basis ? 0 : p->max_interaction;
+}
+
+/* pce's span: the range of each column of X (n >= 1 rows). */
+static rfx_status set_span(rfx_pce *pce, rfx_cmat X)
+{
+    const size_t d = X.cols;
+    RFX__TRY(rfx__alloc(2 * d, sizeof(double), (void **)&pce->span, "pce: span"));
+    for (size_t j = 0; j < d; j++) {
+        double lo = X.data[j], hi = X.data[j];
+        for (size_t i = 1; i < X.rows; i++) {
+            double v = X.data[i * X.stride + j];
+            lo = v < lo ? v : lo;
+            hi = v > hi ? v : hi;
+        }
+        pce->span[j] = lo;
+        pce->span[d + j] = hi;
+    }
+    return RFX_OK;
+}
+
+/* The fit of rfx_pce_fit once the rows and the marginals are settled: the
+ * automatic basis (the degree sweep, then the pairwise basis when it is
+ * larger, the one of lower corrected LOO error kept) or the basis asked. */
+static rfx_status fit_given(rfx_pce_params p, rfx_cmat X, const double *y, rfx_pce **out)
+{
+    rfx_pce *pce = NULL, *pce2 = NULL;
+    const int automatic = p.auto_basis && !p.basis;
+    if (automatic) {
+        p.degree = auto_degree(X.cols, X.rows);
+        if (p.degree < p.degree_min) p.degree = p.degree_min;
+    }
+    rfx_status st = fit_basis(&p, X, y, automatic ? AUTO_MAX_DEGREE : SIZE_MAX, &pce);
+    if (!st) note_basis(pce, &p);
+    const size_t d = X.cols, p2 = automatic && d >= 3 ? auto_pairwise_degree(d, X.rows) : 0;
+    if (!st && p.q_norm == 1.0 && p.max_interaction == 0 && p2 > p.degree) {
+        rfx_pce_params q = p;
+        q.max_interaction = 2;
+        q.degree = p2;
+        st = fit_basis(&q, X, y, SIZE_MAX, &pce2);
+        if (!st) note_basis(pce2, &q);
+        if (!st && pce2->loo_corrected < pce->loo_corrected) {
+            rfx_pce *t = pce;
+            pce = pce2;
+            pce2 = t;
+        }
+    }
+    rfx_pce_free(pce2);
+    if (st) {
+        rfx_pce_free(pce);
+        return st;
+    }
+    *out = pce;
+    return RFX_OK;
 }
 
 rfx_status rfx_pce_fit(const rfx_pce_params *params, rfx_cmat X, const double *y, rfx_pce **out)
@@ -1677,45 +1865,42 @@ rfx_status rfx_pce_fit(const rfx_pce_params *params, rfx_cmat X, const double *y
         }
         if (!equal) p.sample_weight = w;
     }
+    rfx_status st = RFX_OK;
     if (p.marginals_from_data && !p.marginals) {
         size_t bi = 0, bj = 0;
         RFX__TRY(rfx__check_cmat(X, "pce_fit: X"));
         if (X.cols == 0) return rfx__error(RFX_EDIM, "pce_fit: X has no columns");
-        rfx_status st = RFX_OK;
         if (X.rows < 2)
             st = rfx__error(RFX_EDIM, "pce_fit: %zu rows; at least 2 are needed", X.rows);
         else if (!rfx__all_finite(X, &bi, &bj))
             st = rfx__error(RFX_EPARSE, "pce_fit: X row %zu, column %zu: value is not finite",
                             bi, bj);
-        if (!st) st = rfx__alloc(X.cols, sizeof *mg, (void **)&mg, "pce: marginals");
-        if (st) {
-            free(Xp);
-            free(yp);
-            free(wp);
-            return st;
+        if (!st) st = rfx__alloc(2 * X.cols, sizeof *mg, (void **)&mg, "pce: marginals");
+        if (!st) {
+            /* uniform on the ranges, then the families of greatest
+             * likelihood when some input is not uniform: the fit of lower
+             * corrected LOO error is kept (ties: uniform) */
+            rfx_marginal *fitted = mg + X.cols;
+            int other = 0;
+            rfx__range_marginals(X, mg);
+            rfx__data_marginals(X, fitted);
+            for (size_t j = 0; j < X.cols; j++) other |= fitted[j].kind != RFX_MARGINAL_UNIFORM;
+            p.marginals = mg;
+            st = fit_given(p, X, y, &pce);
+            if (!st && other) {
+                p.marginals = fitted;
+                st = fit_given(p, X, y, &pce2);
+                if (!st) /* the families' polynomials are trusted on the rows' range */
+                    st = set_span(pce2, X);
+                if (!st && pce2->loo_corrected < pce->loo_corrected) {
+                    rfx_pce *t = pce;
+                    pce = pce2;
+                    pce2 = t;
+                }
+            }
         }
-        rfx__range_marginals(X, mg);
-        p.marginals = mg;
-    }
-    const int automatic = p.auto_basis && !p.basis;
-    if (automatic) {
-        p.degree = auto_degree(X.cols, X.rows);
-        if (p.degree < p.degree_min) p.degree = p.degree_min;
-    }
-    rfx_status st = fit_basis(&p, X, y, automatic ? AUTO_MAX_DEGREE : SIZE_MAX, &pce);
-    if (!st) note_basis(pce, &p);
-    const size_t d = X.cols, p2 = automatic && d >= 3 ? auto_pairwise_degree(d, X.rows) : 0;
-    if (!st && p.q_norm == 1.0 && p.max_interaction == 0 && p2 > p.degree) {
-        rfx_pce_params q = p;
-        q.max_interaction = 2;
-        q.degree = p2;
-        st = fit_basis(&q, X, y, SIZE_MAX, &pce2);
-        if (!st) note_basis(pce2, &q);
-        if (!st && pce2->loo_corrected < pce->loo_corrected) {
-            rfx_pce *t = pce;
-            pce = pce2;
-            pce2 = t;
-        }
+    } else {
+        st = fit_given(p, X, y, &pce);
     }
     free(mg);
     free(Xp);

@@ -88,6 +88,7 @@ static rfx_status pce_save(rfx__sink *s, const rfx_model *m, const unsigned char
     rfx__put_u64(s, RFX__TAG_PCE_CANDIDATES, info.n_candidates);
     const double loo[3] = {info.loo_mse, info.loo_relative, info.loo_corrected};
     rfx__put_f64s(s, RFX__TAG_PCE_LOO, loo, 3);
+    if (rfx__pce_span(pce)) rfx__put_f64s(s, RFX__TAG_PCE_SPAN, rfx__pce_span(pce), 2 * m->d);
     return RFX_OK;
 }
 
@@ -110,7 +111,8 @@ static rfx_status pce_load(const rfx__record *rec, const char *name, rfx__load_n
                                 rfx__field_specs[t].name);
     }
     for (int t = 1; t < RFX__TAG_END; t++)
-        if (rec[t].present && !(rfx__field_specs[t].flags & (RFX__F_PCE | RFX__F_COMMON)))
+        if (rec[t].present &&
+            !(rfx__field_specs[t].flags & (RFX__F_PCE | RFX__F_PCE_OPT | RFX__F_COMMON)))
             return rfx__corrupt(name, "a pce model with field '%s' of a feature map model (corrupt "
                                 "file)", rfx__field_specs[t].name);
     RFX__TRY(rfx__rec_dim(rec, RFX__TAG_N_INPUTS, name, &d));
@@ -143,12 +145,12 @@ static rfx_status pce_load(const rfx__record *rec, const char *name, rfx__load_n
     RFX__TRY(rfx__rec_check_count(rec, RFX__TAG_PCE_LOO, 3, "3", name));
     for (size_t i = 0; i < d; i++) {
         uint64_t k = rfx__get_le64(rec[RFX__TAG_PCE_KINDS].data + 8 * i);
-        if (k != RFX_MARGINAL_UNIFORM && k != RFX_MARGINAL_NORMAL)
+        if (k != RFX_MARGINAL_UNIFORM && k != RFX_MARGINAL_NORMAL && k != RFX_MARGINAL_LOGNORMAL)
             return rfx__corrupt(name,
-                                "field 'pce_marginal_kinds'[%zu] = %llu, expected %d (uniform) "
-                                "or %d (normal) (corrupt file)",
+                                "field 'pce_marginal_kinds'[%zu] = %llu, expected %d (uniform), "
+                                "%d (normal) or %d (lognormal) (corrupt file)",
                                 i, (unsigned long long)k, RFX_MARGINAL_UNIFORM,
-                                RFX_MARGINAL_NORMAL);
+                                RFX_MARGINAL_NORMAL, RFX_MARGINAL_LOGNORMAL);
     }
     double loo[3];
     rfx__rec_decode_f64s(&rec[RFX__TAG_PCE_LOO], loo);
@@ -209,6 +211,26 @@ static rfx_status pce_load(const rfx__record *rec, const char *name, rfx__load_n
     info.loo_relative = loo[1];
     info.loo_corrected = loo[2];
     rfx__pce_set_report(pce, &info);
+    if (rec[RFX__TAG_PCE_SPAN].present) { /* the training range (optional) */
+        const rfx__record *r = &rec[RFX__TAG_PCE_SPAN];
+        double *span = NULL;
+        if (r->count != 2 * (uint64_t)d) {
+            st = rfx__corrupt(name, "field 'pce_span' has %llu values, expected %zu (corrupt "
+                              "file)", (unsigned long long)r->count, 2 * d);
+            goto done;
+        }
+        if ((st = rfx__alloc(2 * d, sizeof *span, (void **)&span, "model: span"))) goto done;
+        rfx__rec_decode_f64s(r, span);
+        st = rfx__model_box_check(span, span + d, d);
+        if (st) {
+            char why[512];
+            snprintf(why, sizeof why, "%s", rfx_last_error() + strlen("model input box: "));
+            st = rfx__corrupt(name, "field 'pce_span': %s (corrupt file)", why);
+        }
+        if (!st) st = rfx__pce_set_span(pce, span);
+        free(span);
+        if (st) goto done;
+    }
     st = rfx_model_from_pce(pce, out);
     if (st) rfx__error_prefix("%s", name);
 

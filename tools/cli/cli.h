@@ -47,7 +47,7 @@ enum opt_id {
     O_NO_INTERCEPT, O_THREADS, O_DELIMITER, O_NO_HEADER, O_STD, O_CLASSES, O_PRED,
     O_TRUTH, O_PLOT, O_POINTS, O_DIM, O_LIST, O_LIKE, O_UNIFORM, O_BOOTSTRAP,
     O_SPARSITY, O_ACTIVATION, O_WEIGHTS, O_WEIGHT_SCALE, O_ETA, O_TERMS, O_FOLDS,
-    O_DEGREE, O_DEGREE_MIN, O_Q_NORM, O_MAX_INTERACTION, O_PCE_METHOD, O_NORMAL,
+    O_DEGREE, O_DEGREE_MIN, O_Q_NORM, O_MAX_INTERACTION, O_PCE_METHOD, O_NORMAL, O_LOGNORMAL,
     O_LENGTH_SCALES, O_LEARN_ITERATIONS, O_K, O_SURROGATE, O_ITERATIONS, O_PARTICLES,
     O_PATIENCE, O_THETA, O_TASK, O_LOSS, O_MULTICLASS, O_OPTIMIZER, O_CLASS_WEIGHT,
     O_PROBA, O_STRUCTURE, O_DESIGN, O_NO_SCRAMBLE, O_TRANSFORM, O_BUDGET, O_CANDIDATES,
@@ -329,7 +329,9 @@ typedef struct cli_dist {
 } cli_dist;
 /* "[NAME=]A,B" of --uniform (normal: "[NAME=]MU,SD" of --normal): 0 or
  * RC_USAGE after the message. */
-int cli_parse_dist(const opt_iter *it, const char *v, int normal, cli_dist *out);
+int cli_parse_dist(const opt_iter *it, const char *v, rfx_marginal_kind kind, cli_dist *out);
+/* The marginal kind of option O_UNIFORM, O_NORMAL or O_LOGNORMAL. */
+rfx_marginal_kind cli_dist_kind(int option);
 /* Every input's marginal (marg, d) from the specs: one without a name sets
  * every input, then each named one its input (the last wins); inputs left
  * take fallback[j] (NULL: none, a usage error naming the input). names:

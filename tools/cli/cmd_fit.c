@@ -191,6 +191,9 @@ static const opt_spec FIT_OPTS[] = {
       "its column's [min, max] in the training data, [x - 1/2, x + 1/2] if constant)" },
     { O_NORMAL, 0, "normal", "[NAME=]MU,SD",
       "pce: input NAME (or every input not named) normal N(MU, SD^2), SD > 0; repeatable" },
+    { O_LOGNORMAL, 0, "lognormal", "[NAME=]MU,SIGMA",
+      "pce: input NAME (or every input not named) lognormal, log x ~ N(MU, SIGMA^2), SIGMA > "
+      "0 (Hermite polynomials in log x); repeatable" },
     { O_NO_STANDARDIZE, 0, "no-standardize", NULL,
       "ridge, bayes, srfe, lasso, harfe, projected, classify, sinks, greedy: use the inputs as "
       "they are instead of (x - mean) / std per column" },
@@ -352,7 +355,7 @@ static const struct fit_opt_methods {
     { O_ETA, FM(FM_SRFE) }, { O_TERMS, FM(FM_HARFE) | FM(FM_GREEDY) },
     { O_DEGREE, FM(FM_PCE) }, { O_DEGREE_MIN, FM(FM_PCE) }, { O_Q_NORM, FM(FM_PCE) },
     { O_MAX_INTERACTION, FM(FM_PCE) }, { O_PCE_METHOD, FM(FM_PCE) }, { O_UNIFORM, FM(FM_PCE) },
-    { O_NORMAL, FM(FM_PCE) },
+    { O_NORMAL, FM(FM_PCE) }, { O_LOGNORMAL, FM(FM_PCE) },
     { O_K, FM(FM_PROJECTED) }, { O_SURROGATE, FM(FM_PROJECTED) },
     { O_ITERATIONS, FM(FM_PROJECTED) }, { O_PARTICLES, FM(FM_PROJECTED) },
     { O_PATIENCE, FM(FM_PROJECTED) }, { O_THETA, FM(FM_PROJECTED) },
@@ -1037,21 +1040,29 @@ static void print_pce_report(const fit_opts *o, const rfx_pce_params *p, const r
     fprintf(e, "%-16s pce (%s)\n", "method",
             lars ? "least-angle regression, corrected leave-one-out error" : "least squares");
     print_data_line(e, X, data);
-    if (o->n_dists == 0) {
+    const rfx_marginal *mg = rfx_pce_marginals(pce);
+    int fitted = 0; /* families fitted to the data (marginals_from_data) */
+    for (size_t j = 0; j < X.cols && o->n_dists == 0; j++)
+        fitted |= mg[j].kind != RFX_MARGINAL_UNIFORM;
+    if (o->n_dists == 0 && !fitted) {
         fprintf(e, "%-16s uniform on each column's training [min, max]\n", "marginals");
     } else {
-        const rfx_marginal *mg = rfx_pce_marginals(pce);
+        if (fitted)
+            fprintf(e, "%-16s fitted to the data (a lower corrected leave-one-out error than "
+                    "uniform on the ranges):\n", "marginals");
         char lab[256];
         for (size_t j = 0; j < X.cols; j++) {
             cli_input_label(NULL, j, lab, sizeof lab);
             if (rfx_data_has_names(data))
                 cli_escape(rfx_data_name(data, j), lab, sizeof lab);
+            const char *head = j || fitted ? "" : "marginals";
             if (mg[j].kind == RFX_MARGINAL_NORMAL)
-                fprintf(e, "%-16s %s normal N(%.6g, %.6g^2)\n", j ? "" : "marginals", lab,
-                        mg[j].a, mg[j].b);
-            else
-                fprintf(e, "%-16s %s uniform [%.6g, %.6g]\n", j ? "" : "marginals", lab, mg[j].a,
+                fprintf(e, "%-16s %s normal N(%.6g, %.6g^2)\n", head, lab, mg[j].a, mg[j].b);
+            else if (mg[j].kind == RFX_MARGINAL_LOGNORMAL)
+                fprintf(e, "%-16s %s lognormal, log x ~ N(%.6g, %.6g^2)\n", head, lab, mg[j].a,
                         mg[j].b);
+            else
+                fprintf(e, "%-16s %s uniform [%.6g, %.6g]\n", head, lab, mg[j].a, mg[j].b);
         }
     }
     if (in.degree_min > 0 && in.degree_min < in.degree_max)
@@ -1969,9 +1980,10 @@ static int cmd_fit_main(const command *c, int argc, char **argv)
         case O_CANDIDATES: bad = parse_candidates(&it, v, &o.autop.methods); break;
         case O_UNIFORM:
         case O_NORMAL:
+        case O_LOGNORMAL:
             if (o.n_dists == CLI_MAX_DISTS)
                 return cli_usage_error(c, "more than %d --uniform and --normal", CLI_MAX_DISTS);
-            bad = cli_parse_dist(&it, v, id == O_NORMAL, &o.dists[o.n_dists++]);
+            bad = cli_parse_dist(&it, v, cli_dist_kind(id), &o.dists[o.n_dists++]);
             break;
         case O_DELIMITER:
         case O_NO_HEADER: bad = cli_parse_read_option(&it, id, v, &rp); break;

@@ -219,6 +219,9 @@ static int print_pce_info(FILE *out, const char *path, const rfx_model *m, long 
         if (mg[j].kind == RFX_MARGINAL_NORMAL)
             fprintf(out, "%-16s normal N(%.6g, %.6g^2), %s (Hermite)\n", j ? "" : "marginals",
                    mg[j].a, mg[j].b, who);
+        else if (mg[j].kind == RFX_MARGINAL_LOGNORMAL)
+            fprintf(out, "%-16s lognormal, log x ~ N(%.6g, %.6g^2), %s (Hermite in log x)\n",
+                    j ? "" : "marginals", mg[j].a, mg[j].b, who);
         else
             fprintf(out, "%-16s uniform [%.6g, %.6g], %s (Legendre)\n", j ? "" : "marginals",
                    mg[j].a, mg[j].b, who);

@@ -22,6 +22,8 @@ static const opt_spec SOBOL_OPTS[] = {
       "without NAME=, every input not given its own; repeatable" },
     { O_NORMAL, 0, "normal", "[NAME=]MU,SD", "input NAME (or every other input) normal "
       "N(MU, SD^2), SD > 0; repeatable" },
+    { O_LOGNORMAL, 0, "lognormal", "[NAME=]MU,SIGMA", "input NAME (or every other input) "
+      "lognormal, log x ~ N(MU, SIGMA^2), SIGMA > 0; repeatable" },
     { O_SECOND_ORDER, 0, "second-order", NULL,
       "also the second-order indices S_ij of every pair (Monte Carlo: N d more "
       "evaluations, with intervals; a PCE model's from its coefficients)" },
@@ -179,9 +181,10 @@ static int cmd_sobol(const command *c, int argc, char **argv)
         case O_LIKE: like = v; break;
         case O_UNIFORM:
         case O_NORMAL:
+        case O_LOGNORMAL:
             if (n_specs == CLI_MAX_DISTS)
                 return cli_usage_error(c, "more than %d --uniform and --normal", CLI_MAX_DISTS);
-            bad = cli_parse_dist(&it, v, id == O_NORMAL, &specs[n_specs++]);
+            bad = cli_parse_dist(&it, v, cli_dist_kind(id), &specs[n_specs++]);
             have_uniform = 1;
             break;
         case O_PLOT: plot_path = v; break;

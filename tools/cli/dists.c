@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dists.c - input distributions from the command line (rfx sobol, rfx fit
- * --method pce): --uniform [NAME=]A,B and --normal [NAME=]MU,SD, repeated,
+ * --method pce): --uniform [NAME=]A,B, --normal [NAME=]MU,SD and
+ * --lognormal [NAME=]MU,SIGMA (log x ~ N(MU, SIGMA^2)), repeated,
  * NAME an input's name or 0-based index; one without NAME= for every input
  * not named.
  */
@@ -10,8 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-int cli_parse_dist(const opt_iter *it, const char *v, int normal, cli_dist *out)
+int cli_parse_dist(const opt_iter *it, const char *v, rfx_marginal_kind kind, cli_dist *out)
 {
+    const int normal = kind != RFX_MARGINAL_UNIFORM;
+    const char *pair_name = kind == RFX_MARGINAL_UNIFORM ? "A,B"
+                            : kind == RFX_MARGINAL_NORMAL ? "MU,SD"
+                                                          : "MU,SIGMA";
     const char *eq = strrchr(v, '=');
     const char *pair = eq ? eq + 1 : v;
     double a, b;
@@ -20,15 +25,26 @@ int cli_parse_dist(const opt_iter *it, const char *v, int normal, cli_dist *out)
         size_t len = (size_t)(eq - v);
         if (len == 0 || len >= sizeof out->who)
             return cli_value_error(it, "expected NAME=%s with a name of 1 to %zu bytes, got '%s'",
-                                   normal ? "MU,SD" : "A,B", sizeof out->who - 1, v);
+                                   pair_name, sizeof out->who - 1, v);
         memcpy(out->who, v, len);
         out->who[len] = '\0';
     }
     if (cli_parse_pair(it, pair, &a, &b)) return RC_USAGE;
     if (!normal && !(a < b)) return cli_value_error(it, "expected finite A < B, got '%s'", v);
-    if (normal && !(b > 0)) return cli_value_error(it, "expected SD > 0, got '%s'", v);
-    out->marginal = normal ? rfx_marginal_normal(a, b) : rfx_marginal_uniform(a, b);
+    if (normal && !(b > 0))
+        return cli_value_error(it, "expected %s > 0, got '%s'",
+                               kind == RFX_MARGINAL_NORMAL ? "SD" : "SIGMA", v);
+    out->marginal = kind == RFX_MARGINAL_UNIFORM  ? rfx_marginal_uniform(a, b)
+                    : kind == RFX_MARGINAL_NORMAL ? rfx_marginal_normal(a, b)
+                                                  : rfx_marginal_lognormal(a, b);
     return 0;
+}
+
+rfx_marginal_kind cli_dist_kind(int option)
+{
+    return option == O_UNIFORM  ? RFX_MARGINAL_UNIFORM
+           : option == O_NORMAL ? RFX_MARGINAL_NORMAL
+                                : RFX_MARGINAL_LOGNORMAL;
 }
 
 void cli_box_marginals(const double *lo, const double *hi, size_t d, rfx_marginal *out)
@@ -96,9 +112,10 @@ int cli_resolve_dists(const command *c, const char *const *names, size_t d,
         }
         free(set);
         cli_input_label(names, j, lab, sizeof lab);
-        return cli_usage_error(c, "input %s has no distribution: give --uniform %s=A,B or "
-                                  "--normal %s=MU,SD, or one for every input",
-                               lab, lab, lab);
+        return cli_usage_error(c, "input %s has no distribution: give --uniform %s=A,B, "
+                                  "--normal %s=MU,SD or --lognormal %s=MU,SIGMA, or one for "
+                                  "every input",
+                               lab, lab, lab, lab);
     }
     free(set);
     return RC_OK;
