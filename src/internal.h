@@ -623,6 +623,8 @@ void rfx__pce_arrays(const rfx_pce *pce, const unsigned **alpha, const double **
  * check). */
 const double *rfx__pce_span(const rfx_pce *pce);
 rfx_status rfx__pce_set_span(rfx_pce *pce, const double *span);
+/* The span of the n >= 1 rows of X (d columns), each column's min and max. */
+rfx_status rfx__pce_set_span_rows(rfx_pce *pce, rfx_cmat X);
 
 /* Kernel PCA internals for projected models (src/projection/kpca.c): the
  * arrays an exact fit's transform needs, and a transform-only object built

@@ -827,6 +827,34 @@ expect 0 "eval the normal pce on its data (exact: 2 a + 4 b^2 is in the basis)" 
     "$RFX" eval "$T/pce_n.rfx" "$T/normal.csv"
 check "a quadratic is fitted exactly (rel_L2 < 1e-10)" \
     awk '$1 == "rel_L2" { exit !($2 < 1e-10) }' "$T/stdout"
+# marginals fitted to the data: borehole's r is lognormal, rw normal
+expect 0 "sample borehole" "$RFX" sample borehole -n 200 --seed 5 -o "$T/bh.csv"
+expect 0 "fit pce to borehole with the default marginals" "$RFX" fit "$T/bh.csv" --method pce \
+    --threads 1 -o "$T/pce_bh.rfx"
+stderr_has "pce: marginals fitted to the data" "^marginals +fitted to the data"
+stderr_has "pce: r is lognormal" "^ +x1 lognormal, log x ~ N\("
+stderr_has "pce: Tu stays uniform" "^ +x2 uniform \["
+expect 0 "info of the borehole pce" "$RFX" info "$T/pce_bh.rfx"
+check "info: a lognormal marginal (Hermite in log x)" \
+    grep -Eq '^ +lognormal, log x ~ N\(.*\), x1 \(Hermite in log x\)$' "$T/stdout"
+check "a model with a lognormal input is format version 5" \
+    test "$(od -An -tu1 -j8 -N1 "$T/pce_bh.rfx" | tr -d ' ')" -eq 5
+awk -F, 'NR == 1 { print; next } NR == 2 { $2 = -5; print; exit }' OFS=, "$T/bh.csv" >"$T/bh_neg.csv"
+expect 2 "predict a lognormal input <= 0" "$RFX" predict "$T/pce_bh.rfx" "$T/bh_neg.csv"
+stderr_has "predict names the row, column and support" "column 1: -5 is outside the support"
+awk -F, 'NR == 1 { print; next } NR <= 3 { $2 = $2 * 1000; print }' OFS=, "$T/bh.csv" >"$T/bh_far.csv"
+expect 0 "predict past the training range of a lognormal input" "$RFX" predict "$T/pce_bh.rfx" \
+    "$T/bh_far.csv" -o "$T/bh_far.txt"
+check "the continued predictions are finite" \
+    awk 'NR > 1 { if ($1 + 0 != $1 || $1 != $1) exit 1 } END { exit NR != 3 }' "$T/bh_far.txt"
+expect 0 "fit pce --lognormal" "$RFX" fit "$T/bh.csv" --method pce --lognormal x1=7.71,1.0056 \
+    --normal 0=0.1,0.0161812 --threads 1 -o "$T/pce_bh2.rfx"
+stderr_has "--lognormal is reported" "^ +x1 lognormal, log x ~ N\(7\.71, 1\.0056\^2\)$"
+expect 1 "pce --lognormal with SIGMA 0" "$RFX" fit "$T/bh.csv" --method pce --lognormal 1=7,0 \
+    -o "$T/x.rfx"
+stderr_has "--lognormal SIGMA 0 is named" "SIGMA > 0"
+expect 2 "pce --lognormal on a column with values <= 0" "$RFX" fit "$T/ish3.csv" --method pce \
+    --lognormal 0=0,1 -o "$T/x.rfx"
 # damaged pce files
 size=$(wc -c <"$T/pce.rfx" | tr -d ' ')
 head -c $((size - 9)) "$T/pce.rfx" >"$T/pce_cut.rfx"

@@ -454,10 +454,10 @@ static void check_header_damage(const unsigned char *img, size_t len)
     char path[4096];
 
     /* a newer version, with a valid header checksum */
-    put32(b + 8, 5);
+    put32(b + 8, 6);
     fix_header_crc(b);
-    LOAD_FAILS(b, len, RFX_EVERSION, "model format version 5 is newer than this library", "v5");
-    CHECK(contains(rfx_last_error(), "(4); upgrade rfx"));
+    LOAD_FAILS(b, len, RFX_EVERSION, "model format version 6 is newer than this library", "v6");
+    CHECK(contains(rfx_last_error(), "(5); upgrade rfx"));
     snprintf(path, sizeof path, "%s", rfx_test_tmp("modelio_v2.rfx"));
     CHECK(write_file(path, b, len));
     {

@@ -891,7 +891,7 @@ static void test_errors(void)
     bad[1].kind = (rfx_marginal_kind)7;
     CHECK_ERR(rfx_pce_fit(&p, Xv, y, &out), RFX_EINVAL, "pce.marginals[1].kind");
     bad[1] = rfx_marginal_lognormal(0, 1); /* valid, but column 1 has values <= 0 */
-    CHECK_ERR(rfx_pce_fit(&p, Xv, y, &out), RFX_EINVAL, "lognormal marginal (x > 0)");
+    CHECK_ERR(rfx_pce_fit(&p, Xv, y, &out), RFX_EPARSE, "lognormal marginal (x > 0)");
     bad[1] = rfx_marginal_lognormal(0, 0);
     CHECK_ERR(rfx_pce_fit(&p, Xv, y, &out), RFX_EINVAL, "pce.marginals[1]: a lognormal");
     bad[1] = nrm(0, 0);
@@ -1534,7 +1534,7 @@ static void test_lognormal_inputs(void)
         CHECK_OK(rfx_pce_predict(b, rfx_cmat_of(L, 8, d), pb));
         for (int i = 0; i < 8; i++) CHECK_NEAR(pa[i], pb[i], 1e-10 * (1 + fabs(pb[i])));
         double bad[3] = {3, 1.5, 0.0}, v;
-        CHECK_STATUS(rfx_pce_predict(a, rfx_cmat_of(bad, 1, d), &v), RFX_EINVAL);
+        CHECK_STATUS(rfx_pce_predict(a, rfx_cmat_of(bad, 1, d), &v), RFX_EPARSE);
         CHECK(strstr(rfx_last_error(), "lognormal") != NULL);
         double psi[4], psn[4];
         CHECK_OK(rfx_pce_basis_1d(&ml[2], 3, 500.0, psi));
@@ -1549,7 +1549,7 @@ static void test_lognormal_inputs(void)
         double keep = X[7 * d + 2];
         X[7 * d + 2] = -1.0;
         p.marginals = ml;
-        CHECK_STATUS(rfx_pce_fit(&p, rfx_cmat_of(X, n, d), y, &a), RFX_EINVAL);
+        CHECK_STATUS(rfx_pce_fit(&p, rfx_cmat_of(X, n, d), y, &a), RFX_EPARSE);
         CHECK(a == NULL);
         X[7 * d + 2] = keep;
     }

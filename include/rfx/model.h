@@ -679,13 +679,14 @@ RFX_API rfx_status rfx_model_match_columns(const rfx_model *m, const char *const
                                            size_t n_cols, const char *target, size_t *cols,
                                            size_t *target_col);
 
-/* Model files. The format (version 4; version 1 files are version 2 files
+/* Model files. The format (version 5; version 1 files are version 2 files
  * without tags 55 to 58, version 2 files version 3 files without tag 59 and
  * the custom kernel, version 3 files version 4 files without the
- * phase-free form), all integers little-endian:
+ * phase-free form, version 4 files version 5 files without tag 60 and the
+ * lognormal marginal), all integers little-endian:
  *
  *   offset 0   8 bytes  magic "RFXMODL\x1a"
- *          8   u32      format version (1 to 4: see below)
+ *          8   u32      format version (1 to 5: see below)
  *         12   u32      header size in bytes (32)
  *         16   u64      payload size P in bytes
  *         24   u32      CRC-32 (zlib) of the payload
@@ -715,13 +716,18 @@ RFX_API rfx_status rfx_model_match_columns(const rfx_model *m, const char *const
  *   30 weight scale (f64)           (27..30 optional: cos, 0, kernel, 1)
  * A polynomial chaos model (method 4) has no feature map: it holds tags 1,
  * 2, 4 (= 1), 5, optionally 26, and all of
- *   31 marginal kinds (d u64: 0 uniform, 1 normal)
+ *   31 marginal kinds (d u64: 0 uniform, 1 normal, 2 lognormal in a
+ *      version 5 file only)
  *   32 marginal parameters (d x 2 f64: a, b of each input)
  *   33 number of terms T            34 multi-indices (T x d u32)
  *   35 coefficients (T f64)         36 degree   37 PCE method (rfx_pce_method)
  *   38 candidate terms              39 LOO errors (3 f64: mse, relative,
  *                                      corrected; NaN when not fitted)
- * and no other; feature models hold none of 31..39.
+ * and, in a version 5 file only, optionally
+ *   60 span (2d f64: each input's training range, the d lower ends, then
+ *      the d upper ends; finite, lower <= upper), beyond which normal and
+ *      lognormal inputs are continued linearly (rfx_pce_predict)
+ * and no other; feature models hold none of 31..39 and 60.
  * A projected model (method 5, rfx/projection.h) has no feature map of its
  * own: it holds tags 1, 2, 4 (= 1), 5 (m, the kernel's training rows,
  * 2..2^31 - 1), optionally 26 and 16, 17 (the kernel's input scaler, both
@@ -760,7 +766,7 @@ RFX_API rfx_status rfx_model_match_columns(const rfx_model *m, const char *const
  *      and is how none is written)
  *   54 its Box-Cox lambda (f64, finite; with 53 = 2 only, and then
  *      required).
- * Any model may hold, in a version 2, 3 or 4 file only (and never the
+ * Any model may hold, in a version 2 to 5 file only (and never the
  * surrogate inside a projected model):
  *   55 input names (element type 6): d names, each followed by a NUL
  *      byte, each 1..RFX_MODEL_MAX_NAME bytes, no two equal
@@ -770,7 +776,8 @@ RFX_API rfx_status rfx_model_match_columns(const rfx_model *m, const char *const
  *      lower <= upper)
  *   58 weight sum (f64, finite, > 0; a Bayesian model with intercept fitted
  *      on weighted rows only: the intercept's variance is noise_var / it).
- * A model with a phase-free map is written as version 4; else one with a
+ * A polynomial chaos model with a lognormal input or a span is written as
+ * version 5; a model with a phase-free map as version 4; else one with a
  * custom kernel or a SORF map of construction 2 as version 3; else one
  * with names, a box or a weight sum as version 2, one without as version
  * 1, which older readers take too.

@@ -17,7 +17,9 @@
  *                        psi_n(t) = sqrt(2 n + 1) P_n(t)   (Legendre);
  *   NORMAL N(mu, s^2):   t = (x - mu) / s ~ N(0, 1),
  *                        psi_n(t) = He_n(t) / sqrt(n!)     (probabilists'
- *                        Hermite).
+ *                        Hermite);
+ *   LOGNORMAL, log x ~ N(mu, s^2): t = (log x - mu) / s ~ N(0, 1), the
+ *                        Hermite polynomials of t; x must be > 0.
  *
  * Both have positive leading coefficients, as OpenTURNS' factories do, so
  * coefficients can be compared term by term. Inputs are independent.
@@ -98,7 +100,7 @@ extern "C" {
 /* ------------------------------------------------------------------------ */
 
 /* rfx_marginal (the input distributions) comes from rfx/surrogate.h, which
- * rfx.h includes; PCE takes the UNIFORM and NORMAL kinds. */
+ * rfx.h includes; PCE takes the UNIFORM, NORMAL and LOGNORMAL kinds. */
 
 /* ------------------------------------------------------------------------ */
 /* Fitting                                                                   */
@@ -162,9 +164,22 @@ typedef struct rfx_pce_params {
                                C(P2, 2) <= min(4 n, 10000) terms, when P2 >
                                P; the fit of lower corrected leave-one-out
                                error is kept. Default 0                     */
-    int marginals_from_data; /* 1 with marginals NULL: every input uniform
-                               on its training [min, max] (a constant
-                               column: [x - 1/2, x + 1/2]). Default 0        */
+    int marginals_from_data; /* 1 with marginals NULL: the marginals from
+                               the rows (of positive weight). First every
+                               input uniform on its training [min, max] (a
+                               constant column: [x - 1/2, x + 1/2]). Then
+                               each column's family of greatest likelihood
+                               among uniform on the range, normal (mean, sd)
+                               and, for a column > 0, lognormal (mean, sd of
+                               log x), a later one only when its
+                               log-likelihood is larger by more than log n;
+                               when some input is then not uniform, that fit
+                               too, and the one of lower corrected LOO error
+                               is kept (a tie: uniform). A kept fit with
+                               normal or lognormal inputs records its rows'
+                               range (its span) and is continued linearly
+                               beyond it, in t, as rfx_pce_predict continues
+                               a uniform input. Default 0                  */
     const double *sample_weight; /* a weight per row of X (finite, >= 0, not
                                all zero), or NULL (default) for 1 each; see
                                "Row weights" above                         */
@@ -220,7 +235,11 @@ RFX_API void rfx_pce_free(rfx_pce *pce);
  * linearly: a point x is given f(c) + sum_i (x_i - c_i) df/dx_i(c), c the
  * point clamped to those edges (the tangent plane there), instead of the
  * polynomials' own growth, of order |t|^p, which turns a sample's extreme
- * rows into large errors. Normal marginals need none. */
+ * rows into large errors. A normal or lognormal input is continued the same
+ * way, linearly in t, beyond the training range when the expansion was
+ * fitted with marginals_from_data and kept those families; otherwise its
+ * polynomials are used everywhere. A lognormal input's x must be > 0
+ * (RFX_EINVAL names the row and column). */
 RFX_API rfx_status rfx_pce_predict(const rfx_pce *pce, rfx_cmat X, double *y);
 
 /* ------------------------------------------------------------------------ */

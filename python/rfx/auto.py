@@ -402,7 +402,7 @@ def _fit_method(method, X, z, seed, threads, label, verbose, sw=None):
                            label=label, verbose=verbose, out=out)
     elif method == lib.RFX_METHOD_PCE:
         # as rfx fit --method pce: LARS, the automatic basis, degrees from
-        # 1, every input uniform on its range over the (all) rows
+        # 1, the marginals from the rows (rfx_pce_params.marginals_from_data)
         pp = ffi.new("rfx_pce_params *", lib.rfx_pce_params_default())
         pp.marginals_from_data = 1
         pp.method = lib.RFX_PCE_METHOD_LARS

@@ -277,10 +277,15 @@ class PCERegressor(RegressorMixin, _ModelFile):
 
     Parameters
     ----------
-    marginals : list of ("uniform", a, b) / ("normal", mu, sigma), or None
-        The input distribution, one per column; None (default) is uniform on
+    marginals : list of ("uniform", a, b) / ("normal", mu, sigma) /
+        ("lognormal", mu, sigma) (log x ~ N(mu, sigma^2)), or None
+        The input distribution, one per column. None (default): uniform on
         each column's training [min, max] (a constant column: [x - 1/2,
-        x + 1/2]).
+        x + 1/2]), unless a normal or lognormal family fitted to a column
+        is clearly likelier (by more than log n) and the fit with those
+        families has the lower corrected leave-one-out error; such a fit
+        is continued linearly beyond the training range of those inputs
+        (rfx_pce_params.marginals_from_data).
     degree : int or "auto", default="auto"
         The maximal total degree p; "auto" (the default) chooses the basis as
         ``rfx fit --method pce`` does (rfx_pce_params.auto_basis): the
@@ -355,7 +360,7 @@ class PCERegressor(RegressorMixin, _ModelFile):
         p = ffi.new("rfx_pce_params *", lib.rfx_pce_params_default())
         p.sample_weight = _weights_ptr(sw)
         if self.marginals is None:
-            p.marginals_from_data = 1  # the library's: uniform on the training range
+            p.marginals_from_data = 1  # the library's: the ranges, or families that fit better
         else:
             c_margs = _marginals([tuple(m) for m in self.marginals], d)
             p.marginals = c_margs

@@ -156,8 +156,26 @@ def test_pce_default_marginals_and_normal_inputs():
     # exact: Var(3 x0) = 36, Var(x1^2) = 4 mu^2 s^2 + 2 s^4 = 16 + 32 = 48
     first, total = pce.sobol_indices()
     assert np.allclose(first, [36 / 84, 48 / 84]) and np.allclose(total, first)
-    default = rfx.PCERegressor(degree=2).fit(X, y)
-    assert default.marginals_ == [("uniform", X[:, j].min(), X[:, j].max()) for j in range(2)]
+    # marginals from the data: uniform on the ranges, or the normal
+    # families at the columns' mean and (population) standard deviation
+    # when that fit has the lower corrected LOO error
+    yn = y + np.sin(X[:, 0])
+    default = rfx.PCERegressor(degree=2).fit(X, yn)
+    box = [("uniform", X[:, j].min(), X[:, j].max()) for j in range(2)]
+    fam = [("normal", X[:, j].mean(), X[:, j].std()) for j in range(2)]
+    on_box = rfx.PCERegressor(box, degree=2).fit(X, yn)
+    on_fam = rfx.PCERegressor([("normal", float(a), float(b)) for _, a, b in default.marginals_]
+                              if default.marginals_[0][0] == "normal" else fam,
+                              degree=2).fit(X, yn)
+    for (kind, a, b), (_, ea, eb) in zip(on_fam.marginals_, fam):
+        assert kind == "normal" and a == pytest.approx(ea, rel=1e-12) and b == pytest.approx(eb, rel=1e-12)
+    best = min((on_box, on_fam), key=lambda m: m.loo_corrected_)
+    assert default.loo_corrected_ == best.loo_corrected_
+    assert default.marginals_ == best.marginals_
+    assert np.array_equal(default.predict(X), best.predict(X))  # inside the training range
+    uni = rs.uniform(-1, 3, size=(200, 2))  # uniform columns stay uniform on their range
+    assert rfx.PCERegressor(degree=2).fit(uni, uni[:, 0]).marginals_ == [
+        ("uniform", uni[:, j].min(), uni[:, j].max()) for j in range(2)]
     with pytest.raises(ValueError, match="marginals"):
         rfx.PCERegressor([("uniform", 0, 1)], degree=2).fit(X, y)
     with pytest.raises(ValueError, match="marginals"):

@@ -138,7 +138,12 @@ static rfx_status fit_method(const fit_ctx *c, rfx_method method, rfx_cmat X, co
         pp.marginals = c->marginals;
         rfx_pce *pce = NULL;
         RFX__TRY(rfx_pce_fit(&pp, X, z, &pce));
-        rfx_status st = rfx_model_from_pce(pce, out);
+        /* marginals fitted to the data: continued beyond the rows' range,
+         * as rfx_pce_fit's marginals_from_data fit continues them */
+        int other = 0;
+        for (size_t j = 0; j < X.cols; j++) other |= c->marginals[j].kind != RFX_MARGINAL_UNIFORM;
+        rfx_status st = other ? rfx__pce_set_span_rows(pce, X) : RFX_OK;
+        if (!st) st = rfx_model_from_pce(pce, out);
         rfx_pce_free(pce);
         return st;
     }

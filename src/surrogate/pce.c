@@ -217,7 +217,7 @@ static rfx_status check_support(const rfx_marginal *mg, rfx_cmat X, const char *
         if (mg[j].kind == RFX_MARGINAL_LOGNORMAL)
             for (size_t i = 0; i < X.rows; i++)
                 if (!(X.data[i * X.stride + j] > 0))
-                    return rfx__error(RFX_EINVAL,
+                    return rfx__error(RFX_EPARSE,
                                       "%s: X row %zu, column %zu: %g is outside the support of "
                                       "the input's lognormal marginal (x > 0)",
                                       what, i, j, X.data[i * X.stride + j]);
@@ -1765,11 +1765,11 @@ static void note_basis(rfx_pce *pce, const rfx_pce_params *p)
     pce->max_interaction = p->basis ? 0 : p->max_interaction;
 }
 
-/* pce's span: the range of each column of X (n >= 1 rows). */
-static rfx_status set_span(rfx_pce *pce, rfx_cmat X)
+rfx_status rfx__pce_set_span_rows(rfx_pce *pce, rfx_cmat X)
 {
     const size_t d = X.cols;
-    RFX__TRY(rfx__alloc(2 * d, sizeof(double), (void **)&pce->span, "pce: span"));
+    if (!pce->span)
+        RFX__TRY(rfx__alloc(2 * d, sizeof(double), (void **)&pce->span, "pce: span"));
     for (size_t j = 0; j < d; j++) {
         double lo = X.data[j], hi = X.data[j];
         for (size_t i = 1; i < X.rows; i++) {
@@ -1891,7 +1891,7 @@ rfx_status rfx_pce_fit(const rfx_pce_params *params, rfx_cmat X, const double *y
                 p.marginals = fitted;
                 st = fit_given(p, X, y, &pce2);
                 if (!st) /* the families' polynomials are trusted on the rows' range */
-                    st = set_span(pce2, X);
+                    st = rfx__pce_set_span_rows(pce2, X);
                 if (!st && pce2->loo_corrected < pce->loo_corrected) {
                     rfx_pce *t = pce;
                     pce = pce2;

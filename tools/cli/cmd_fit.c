@@ -188,7 +188,10 @@ static const opt_spec FIT_OPTS[] = {
     { O_UNIFORM, 0, "uniform", "[NAME=]A,B",
       "pce: input NAME (a column's name or 0-based index) uniform on [A, B]; without NAME=, "
       "every input not named; repeatable (default for an input not given one: uniform on "
-      "its column's [min, max] in the training data, [x - 1/2, x + 1/2] if constant)" },
+      "its column's [min, max] in the training data, [x - 1/2, x + 1/2] if constant; with "
+      "no input given one, a normal or lognormal fitted to a column where it is likelier by "
+      "more than log n and the fit with those families has the lower corrected "
+      "leave-one-out error, continued linearly beyond the training range)" },
     { O_NORMAL, 0, "normal", "[NAME=]MU,SD",
       "pce: input NAME (or every input not named) normal N(MU, SD^2), SD > 0; repeatable" },
     { O_LOGNORMAL, 0, "lognormal", "[NAME=]MU,SIGMA",
@@ -1118,8 +1121,9 @@ static double *target_copy(rfx_cmat Y)
     return y;
 }
 
-/* pce: the marginals of --uniform and --normal (mg, one per column of
- * data), an input not given one uniform on its column's training range. */
+/* pce: the marginals of --uniform, --normal and --lognormal (mg, one per
+ * column of data), an input not given one uniform on its column's training
+ * range. */
 static int pce_marginals(const fit_opts *o, const rfx_data *data, rfx_marginal *mg)
 {
     rfx_cmat X = rfx_data_x(data);
