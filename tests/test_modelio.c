@@ -1045,8 +1045,11 @@ static void check_pce_hostile(const unsigned char *img, size_t len)
         LOAD_FAILS(b, len, RFX_EFORMAT, "pce_degree", "pce degree below its terms");
         memcpy(b, img, len);
     }
-    patch_u64_entry(b, len, T_PCE_KINDS, 0, 2); /* lognormal: not a PCE marginal */
-    LOAD_FAILS(b, len, RFX_EFORMAT, "pce_marginal_kinds", "pce kind 2");
+    patch_u64_entry(b, len, T_PCE_KINDS, 0, 2); /* lognormal: version 5 files only */
+    LOAD_FAILS(b, len, RFX_EFORMAT, "is lognormal in a version", "pce kind 2");
+    memcpy(b, img, len);
+    patch_u64_entry(b, len, T_PCE_KINDS, 0, 3);
+    LOAD_FAILS(b, len, RFX_EFORMAT, "pce_marginal_kinds", "pce kind 3");
     memcpy(b, img, len);
     patch_u64_entry(b, len, T_PCE_KINDS, DIN - 1, (uint64_t)1 << 63);
     LOAD_FAILS(b, len, RFX_EFORMAT, "pce_marginal_kinds", "pce kind 2^63");

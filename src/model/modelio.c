@@ -464,6 +464,12 @@ static rfx_status build_model(const rfx__record *rec, const char *name, uint32_t
     if (rec[RFX__TAG_PCE_SPAN].present && version < 5)
         return rfx__corrupt(name, "field 'pce_span' in a version %lu file (corrupt file)",
                             (unsigned long)version);
+    if (rec[RFX__TAG_PCE_KINDS].present && version < 5)
+        for (uint64_t j = 0; j < rec[RFX__TAG_PCE_KINDS].count; j++)
+            if (rfx__get_le64(rec[RFX__TAG_PCE_KINDS].data + 8 * j) == RFX_MARGINAL_LOGNORMAL)
+                return rfx__corrupt(name, "field 'pce_marginal_kinds'[%llu] is lognormal in a "
+                                    "version %lu file (corrupt file)", (unsigned long long)j,
+                                    (unsigned long)version);
     if (rec[RFX__TAG_STRUCTURE_VERSION].present && version < 3)
         return rfx__corrupt(name, "field 'structure_version' in a version %lu file (corrupt file)",
                             (unsigned long)version);
