@@ -4,6 +4,7 @@
  * folds, the choice (with and without racing), the final model against a
  * direct fit of the chosen candidate, determinism over runs and threads,
  * the transforms y <= 0 rules out, the budget, and the error paths. */
+#include "internal.h" /* rfx__pce_set_span_rows: the span of a fold's fit */
 #include "rfx.h"
 #include "testlib.h"
 
@@ -420,6 +421,98 @@ static void test_default_candidates(void)
     }
 }
 
+/* PCE candidates on an input far from uniform (x1 lognormal, log x1 ~
+ * N(1, 0.8^2)): the marginals are those rfx_pce_fit keeps from all rows
+ * on y (here x1 lognormal: its fit has the lower corrected LOO error),
+ * each fold's PCE is fitted on them and continued beyond its training
+ * rows' range; the CV error equals that explicit comparison and the final
+ * model is that PCE on all rows. */
+static void test_pce_marginals(void)
+{
+    enum { N = 120, F = 4 };
+    double Xl[N * DD], yl[N], Xtr[N * DD], ytr[N], Xte[N * DD], pred[N], yte[N];
+    size_t folds[N];
+    rfx_test_rng r = {5};
+    for (size_t i = 0; i < N; i++) {
+        Xl[i * DD] = 2 * rfx_test_uniform(&r) - 1;
+        Xl[i * DD + 1] = exp(1.0 + 0.8 * rfx_test_normal(&r));
+        const double l = log(Xl[i * DD + 1]);
+        yl[i] = sin(2 * Xl[i * DD]) + l + 0.3 * l * l * Xl[i * DD];
+        folds[i] = i % F;
+    }
+    rfx_pce_params pp = rfx_pce_params_default();
+    pp.marginals_from_data = 1;
+    pp.method = RFX_PCE_METHOD_LARS;
+    pp.auto_basis = 1;
+    pp.degree_min = 1;
+    rfx_pce *all = NULL;
+    CHECK_OK(rfx_pce_fit(&pp, rfx_cmat_of(Xl, N, DD), yl, &all));
+    if (!all) return;
+    rfx_marginal mg[DD];
+    for (size_t j = 0; j < DD; j++) mg[j] = rfx_pce_marginals(all)[j];
+    CHECK(mg[0].kind == RFX_MARGINAL_UNIFORM && mg[1].kind == RFX_MARGINAL_LOGNORMAL);
+    rfx_pce_free(all);
+    /* the explicit comparison on the same folds */
+    double ybar = 0, sse = 0, sst = 0;
+    for (size_t i = 0; i < N; i++) ybar += yl[i] / N;
+    for (size_t i = 0; i < N; i++) sst += (yl[i] - ybar) * (yl[i] - ybar);
+    pp.marginals_from_data = 0;
+    pp.marginals = mg;
+    int continued = 0;
+    for (size_t f = 0; f < F; f++) {
+        size_t a = 0, b = 0;
+        for (size_t i = 0; i < N; i++) {
+            if (folds[i] == f) {
+                memcpy(Xte + b * DD, Xl + i * DD, DD * sizeof *Xl);
+                yte[b++] = yl[i];
+            } else {
+                memcpy(Xtr + a * DD, Xl + i * DD, DD * sizeof *Xl);
+                ytr[a++] = yl[i];
+            }
+        }
+        rfx_pce *pce = NULL;
+        CHECK_OK(rfx_pce_fit(&pp, rfx_cmat_of(Xtr, a, DD), ytr, &pce));
+        if (!pce) return;
+        CHECK_OK(rfx__pce_set_span_rows(pce, rfx_cmat_of(Xtr, a, DD)));
+        const double *span = rfx__pce_span(pce);
+        for (size_t i = 0; i < b; i++)
+            continued |= Xte[i * DD + 1] > span[DD + 1] || Xte[i * DD + 1] < span[1];
+        CHECK_OK(rfx_pce_predict(pce, rfx_cmat_of(Xte, b, DD), pred));
+        for (size_t i = 0; i < b; i++) sse += (pred[i] - yte[i]) * (pred[i] - yte[i]);
+        rfx_pce_free(pce);
+    }
+    CHECK(continued); /* some held-out x1 lies beyond its fold's training range */
+    const double e = sqrt(sse / sst);
+    rfx_auto_params p = rfx_auto_params_default();
+    p.methods = RFX_AUTO_METHOD(RFX_METHOD_PCE) | RFX_AUTO_METHOD(RFX_METHOD_HARFE);
+    p.transforms = RFX_AUTO_TRANSFORM(RFX_TARGET_NONE);
+    p.n_folds = F;
+    p.folds = folds;
+    p.race_factor = INFINITY;
+    rfx_auto_report rep;
+    rfx_model *m = NULL;
+    CHECK_OK(rfx_auto_fit(&p, rfx_cmat_of(Xl, N, DD), yl, &m, &rep));
+    if (!m) return;
+    CHECK(rep.n_candidates == 2);
+    const rfx_auto_candidate *c = NULL;
+    for (size_t j = 0; j < rep.n_candidates; j++)
+        if (rep.candidates[j].method == RFX_METHOD_PCE) c = &rep.candidates[j];
+    CHECK(c != NULL && rep.candidates[rep.chosen].method == RFX_METHOD_PCE);
+    if (!c) return;
+    CHECK(c->folds == F);
+    CHECK_NEAR(c->cv_error, e, 1e-12 * e);
+    printf("auto, pce on a lognormal input: CV error %.4g (explicit %.4g)\n", c->cv_error, e);
+    const rfx_pce *fin = rfx_model_pce(m);
+    CHECK(fin != NULL);
+    if (fin) {
+        const rfx_marginal *fm = rfx_pce_marginals(fin);
+        for (size_t j = 0; j < DD; j++)
+            CHECK(fm[j].kind == mg[j].kind && fm[j].a == mg[j].a && fm[j].b == mg[j].b);
+        CHECK(rfx__pce_span(fin) != NULL);
+    }
+    rfx_model_free(m);
+}
+
 int main(void)
 {
     make_data();
@@ -429,5 +522,6 @@ int main(void)
     RFX_TEST_RUN(test_default_candidates);
     RFX_TEST_RUN(test_weights);
     RFX_TEST_RUN(test_errors);
+    RFX_TEST_RUN(test_pce_marginals);
     return rfx_test_finish("test_auto");
 }
