@@ -73,6 +73,23 @@ static rfx_status fit_one(rfx_method method, rfx_target_transform t, const doubl
     return st;
 }
 
+/* Rows i of (X, y) (n x DD, n) with i mod k == f into (Xte, yte), *b of
+ * them, the others into (Xtr, ytr), *a of them: fold f of k. */
+static void split_fold(const double *Xs, const double *ys, size_t n, size_t k, size_t f,
+                       double *Xtr, double *ytr, size_t *a, double *Xte, double *yte, size_t *b)
+{
+    *a = *b = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i % k == f) {
+            memcpy(Xte + *b * DD, Xs + i * DD, DD * sizeof *Xs);
+            yte[(*b)++] = ys[i];
+        } else {
+            memcpy(Xtr + *a * DD, Xs + i * DD, DD * sizeof *Xs);
+            ytr[(*a)++] = ys[i];
+        }
+    }
+}
+
 /* The explicit k-fold error of a candidate on folds i mod K. */
 static double explicit_cv(rfx_method method, rfx_target_transform t)
 {
@@ -81,16 +98,8 @@ static double explicit_cv(rfx_method method, rfx_target_transform t)
     for (size_t i = 0; i < NR; i++) ybar += Y[i] / NR;
     for (size_t i = 0; i < NR; i++) sst += (Y[i] - ybar) * (Y[i] - ybar);
     for (size_t f = 0; f < K; f++) {
-        size_t a = 0, b = 0;
-        for (size_t i = 0; i < NR; i++) {
-            if (i % K == f) {
-                memcpy(Xte + b * DD, X + i * DD, DD * sizeof *X);
-                yte[b++] = Y[i];
-            } else {
-                memcpy(Xtr + a * DD, X + i * DD, DD * sizeof *X);
-                ytr[a++] = Y[i];
-            }
-        }
+        size_t a, b;
+        split_fold(X, Y, NR, K, f, Xtr, ytr, &a, Xte, yte, &b);
         rfx_model *m = NULL;
         CHECK_OK(fit_one(method, t, Xtr, ytr, a, &m));
         if (!m) return NAN;
@@ -460,16 +469,8 @@ static void test_pce_marginals(void)
     pp.marginals = mg;
     int continued = 0;
     for (size_t f = 0; f < F; f++) {
-        size_t a = 0, b = 0;
-        for (size_t i = 0; i < N; i++) {
-            if (folds[i] == f) {
-                memcpy(Xte + b * DD, Xl + i * DD, DD * sizeof *Xl);
-                yte[b++] = yl[i];
-            } else {
-                memcpy(Xtr + a * DD, Xl + i * DD, DD * sizeof *Xl);
-                ytr[a++] = yl[i];
-            }
-        }
+        size_t a, b;
+        split_fold(Xl, yl, N, F, f, Xtr, ytr, &a, Xte, yte, &b);
         rfx_pce *pce = NULL;
         CHECK_OK(rfx_pce_fit(&pp, rfx_cmat_of(Xtr, a, DD), ytr, &pce));
         if (!pce) return;

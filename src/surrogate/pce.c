@@ -91,19 +91,16 @@ static rfx_status check_marginals(const rfx_marginal *m, size_t d, const char *w
                                   what, i, a, b);
             break;
         case RFX_MARGINAL_NORMAL:
+        case RFX_MARGINAL_LOGNORMAL: {
+            const int ln = m[i].kind == RFX_MARGINAL_LOGNORMAL;
             if (!isfinite(a) || !isfinite(b) || !(b > 0))
                 return rfx__error(RFX_EINVAL,
-                                  "%s[%zu]: a normal marginal needs a finite mean and a finite "
-                                  "standard deviation b > 0, got N(%g, %g^2)",
-                                  what, i, a, b);
+                                  "%s[%zu]: a %s marginal needs a finite mean and a finite "
+                                  "standard deviation b > 0%s, got N(%g, %g^2)",
+                                  what, i, ln ? "lognormal" : "normal", ln ? " of log x" : "",
+                                  a, b);
             break;
-        case RFX_MARGINAL_LOGNORMAL:
-            if (!isfinite(a) || !isfinite(b) || !(b > 0))
-                return rfx__error(RFX_EINVAL,
-                                  "%s[%zu]: a lognormal marginal needs a finite mu and a finite "
-                                  "sigma b > 0 (log x ~ N(mu, sigma^2)), got (%g, %g)",
-                                  what, i, a, b);
-            break;
+        }
         default:
             return rfx__error(RFX_EINVAL,
                               "%s[%zu].kind: %d is not a marginal PCE supports (uniform %d, "
