@@ -610,7 +610,9 @@ void rfx__range_marginals(rfx_cmat X, rfx_marginal *mg);
  * on its range as above, normal at its mean and standard deviation, or,
  * when every value is > 0, lognormal at those of its log, in this order, a
  * later one kept only when its log-likelihood exceeds the one before by
- * more than log n; a constant column, or fewer than 3 rows, stays uniform.
+ * more than log n, and a normal one (of x or log x) only when the skewness
+ * there is within 3 sqrt(6 / n) of 0; a constant column, or fewer than 3
+ * rows, stays uniform.
  * What marginals_from_data proposes besides the uniform ranges. */
 void rfx__data_marginals(rfx_cmat X, rfx_marginal *mg);
 rfx_status rfx__pce_copy(const rfx_pce *pce, rfx_pce **out);

@@ -1484,7 +1484,9 @@ static void test_linear_continuation(void)
  *   sigma); x <= 0 is outside its support, at the fit and at predict.
  * - rfx__data_marginals keeps uniform columns uniform and gives a normal
  *   column its mean and standard deviation, a lognormal one those of its
- *   log (the maximum-likelihood estimates, recomputed here).
+ *   log (the maximum-likelihood estimates, recomputed here); an
+ *   exponential column, likelier as lognormal but skewed there, stays
+ *   uniform.
  * - marginals_from_data keeps the fit of lower corrected LOO error of the
  *   two explicit fits (uniform on the ranges; the fitted families), and a
  *   kept family fit is continued linearly in t beyond its rows' range:
@@ -1573,6 +1575,20 @@ static void test_lognormal_inputs(void)
     CHECK_NEAR(fam[1].b, sqrt(s1), 1e-12);
     CHECK_NEAR(fam[2].a, m2, 1e-12);
     CHECK_NEAR(fam[2].b, sqrt(s2), 1e-12);
+    {
+        /* an exponential column: likelier as lognormal than as uniform,
+         * but log x is skewed (-1.14), so it stays uniform; its log is
+         * then normal enough */
+        double *E = malloc(n * sizeof *E);
+        rfx_marginal fe;
+        for (size_t i = 0; i < n; i++) E[i] = -log(1.0 - rfx_test_uniform(&r));
+        rfx__data_marginals(rfx_cmat_of(E, n, 1), &fe);
+        CHECK(fe.kind == RFX_MARGINAL_UNIFORM);
+        for (size_t i = 0; i < n; i++) E[i] = exp(X[i * d + 1]); /* lognormal (1.5, 0.4) */
+        rfx__data_marginals(rfx_cmat_of(E, n, 1), &fe);
+        CHECK(fe.kind == RFX_MARGINAL_LOGNORMAL);
+        free(E);
+    }
 
     /* marginals_from_data: the explicit fit of lower corrected LOO error */
     rfx_pce *u = NULL, *f = NULL, *c = NULL;

@@ -172,7 +172,10 @@ typedef struct rfx_pce_params {
                                among uniform on the range, normal (mean, sd)
                                and, for a column > 0, lognormal (mean, sd of
                                log x), a later one only when its
-                               log-likelihood is larger by more than log n;
+                               log-likelihood is larger by more than log n,
+                               and a normal one (of x or of log x) only when
+                               the skewness there is within 3 sqrt(6 / n)
+                               of 0;
                                when some input is then not uniform, that fit
                                too, and the one of lower corrected LOO error
                                is kept (a tie: uniform). A kept fit with

@@ -282,7 +282,8 @@ class PCERegressor(RegressorMixin, _ModelFile):
         The input distribution, one per column. None (default): uniform on
         each column's training [min, max] (a constant column: [x - 1/2,
         x + 1/2]), unless a normal or lognormal family fitted to a column
-        is clearly likelier (by more than log n) and the fit with those
+        is clearly likelier (by more than log n, and with a skewness of x or
+        log x within 3 standard errors of 0) and the fit with those
         families has the lower corrected leave-one-out error; such a fit
         is continued linearly beyond the training range of those inputs
         (rfx_pce_params.marginals_from_data).

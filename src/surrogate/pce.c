@@ -1700,7 +1700,8 @@ void rfx__range_marginals(rfx_cmat X, rfx_marginal *mg)
 /* The log-likelihood per row of a column's values v (n finite, not all
  * equal) under its fitted normal (log = 0) or lognormal (log = 1, every v
  * > 0) marginal, at the maximum-likelihood mean and standard deviation;
- * *a, *b receive them. */
+ * *a, *b receive them; -INFINITY when the family does not fit the column's
+ * skewness. */
 static double family_loglik(rfx_cmat X, size_t j, int log_scale, double *a, double *b)
 {
     const size_t n = X.rows;
@@ -1711,14 +1712,21 @@ static double family_loglik(rfx_cmat X, size_t j, int log_scale, double *a, doub
         jac += log_scale ? t : 0.0;
     }
     mean /= (double)n;
+    double s3 = 0;
     for (size_t i = 0; i < n; i++) {
         double v = X.data[i * X.stride + j], t = (log_scale ? log(v) : v) - mean;
         ss += t * t;
+        s3 += t * t * t;
     }
     double sd = sqrt(ss / (double)n);
     *a = mean;
     *b = sd;
     if (!(sd > 0) || !isfinite(sd)) return -INFINITY;
+    /* a skewness more than 3 standard errors (sqrt(6 / n)) from the
+     * family's 0 rules it out: an exponential column is neither normal nor
+     * lognormal (log x of it has skewness -1.14), whatever the likelihoods */
+    const double skew = s3 / (double)n / (sd * sd * sd);
+    if (!(fabs(skew) <= 3.0 * sqrt(6.0 / (double)n))) return -INFINITY;
     /* -1/2 (log(2 pi sd^2) + 1), less the mean of log v for the density
      * of v itself under the lognormal */
     return -0.5 * (log(2.0 * 3.14159265358979323846 * sd * sd) + 1.0) - jac / (double)n;

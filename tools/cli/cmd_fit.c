@@ -190,8 +190,9 @@ static const opt_spec FIT_OPTS[] = {
       "every input not named; repeatable (default for an input not given one: uniform on "
       "its column's [min, max] in the training data, [x - 1/2, x + 1/2] if constant; with "
       "no input given one, a normal or lognormal fitted to a column where it is likelier by "
-      "more than log n and the fit with those families has the lower corrected "
-      "leave-one-out error, continued linearly beyond the training range)" },
+      "more than log n and not skewed there (3 standard errors) and the fit with those "
+      "families has the lower corrected leave-one-out error, continued linearly beyond the "
+      "training range)" },
     { O_NORMAL, 0, "normal", "[NAME=]MU,SD",
       "pce: input NAME (or every input not named) normal N(MU, SD^2), SD > 0; repeatable" },
     { O_LOGNORMAL, 0, "lognormal", "[NAME=]MU,SIGMA",
