@@ -855,6 +855,23 @@ expect 1 "pce --lognormal with SIGMA 0" "$RFX" fit "$T/bh.csv" --method pce --lo
 stderr_has "--lognormal SIGMA 0 is named" "SIGMA > 0"
 expect 2 "pce --lognormal on a column with values <= 0" "$RFX" fit "$T/ish3.csv" --method pce \
     --lognormal 0=0,1 -o "$T/x.rfx"
+# screening: Friedman #1 in d = 20 lives on 5 inputs
+expect 0 "sample friedman1 d = 20" "$RFX" sample friedman1 -n 300 -d 20 --seed 5 -o "$T/fr.csv"
+expect 0 "sample friedman1 d = 20, held out" "$RFX" sample friedman1 -n 500 -d 20 --seed 6 \
+    -o "$T/fr_t.csv"
+expect 0 "fit pce to friedman1 (automatic basis)" "$RFX" fit "$T/fr.csv" --method pce \
+    --threads 1 -o "$T/pce_fr.rfx"
+stderr_has "pce: most of the 15 inert inputs screened out" \
+    "^screening +1[0-5] of 20 inputs left out"
+expect 0 "eval the screened pce on fresh rows" "$RFX" eval "$T/pce_fr.rfx" "$T/fr_t.csv"
+check "the screened pce is close to friedman1 (rel_L2 < 0.01)" \
+    awk '$1 == "rel_L2" { exit !($2 < 0.01) }' "$T/stdout"
+expect 0 "fit pce to friedman1 at degrees 1..3 (no screening)" "$RFX" fit "$T/fr.csv" \
+    --method pce --degree 3 --degree-min 1 --threads 1 -o "$T/pce_fr3.rfx"
+check "a given degree is not screened" sh -c "! grep -q '^screening' '$T/stderr'"
+expect 0 "eval the degree 1..3 pce on fresh rows" "$RFX" eval "$T/pce_fr3.rfx" "$T/fr_t.csv"
+check "without screening the error is over 0.05" \
+    awk '$1 == "rel_L2" { exit !($2 > 0.05) }' "$T/stdout"
 # damaged pce files
 size=$(wc -c <"$T/pce.rfx" | tr -d ' ')
 head -c $((size - 9)) "$T/pce.rfx" >"$T/pce_cut.rfx"
@@ -1340,9 +1357,12 @@ interrupted() {
 
 # sh starts background jobs with SIGINT ignored: the wrapper restores it.
 interrupted TERM 143 "SIGTERM while writing -o"
-interrupted HUP 129 "SIGHUP while writing -o"
+# Under nohup the tests start with SIGHUP ignored: the wrapper restores it too.
 if command -v perl >/dev/null 2>&1; then
+    interrupted HUP 129 "SIGHUP while writing -o" perl -e '$SIG{HUP} = "DEFAULT"; exec @ARGV or die'
     interrupted INT 130 "SIGINT while writing -o" perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV or die'
+else
+    interrupted HUP 129 "SIGHUP while writing -o"
 fi
 interrupted INT 0 "an ignored SIGINT stays ignored" sh -c 'trap "" INT; exec "$@"' sh
 

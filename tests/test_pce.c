@@ -1223,6 +1223,7 @@ static void test_auto_basis(void)
         CHECK(ic.n_terms == ib_->n_terms && ic.loo_corrected == ib_->loo_corrected);
         CHECK(ic.degree_max == (best == b ? 9u : 7u) && ic.degree_min == 1);
         CHECK(ic.max_interaction == (best == b ? 2u : 0u) && ic.q_norm == 1.0);
+        CHECK(ic.n_screened == 0);
         for (size_t k = 0; k < ic.n_terms && k < ib_->n_terms; k++) {
             double c1 = 0, c2 = 1;
             CHECK_OK(rfx_pce_term(c, k, &c1, NULL));
@@ -1250,6 +1251,124 @@ static void test_auto_basis(void)
     rfx_pce_free(c);
     free(X);
     free(y);
+}
+
+/* Screening (auto_basis): y = 10 sin(pi x0 x1) + 20 (x2 - 1/2)^2 in d = 12
+ * uniform inputs, n = 300. The first fit is the better of total degree 5
+ * (the largest with C(12 + P, P) <= 10000) and the pairwise degree 6 (1 +
+ * 12 P + 66 C(P, 2) <= 4 n); the inputs kept are those whose total Sobol
+ * index there is at least a tenth of its relative corrected LOO error,
+ * x0..x2 here; the automatic fit is then exactly the automatic fit on those
+ * three columns (its terms zero in the other nine), its corrected LOO error
+ * is lower, and held out it is far closer to the function. */
+static double screened_fn(const double *x)
+{
+    return 10 * sin(PI * x[0] * x[1]) + 20 * (x[2] - 0.5) * (x[2] - 0.5);
+}
+
+static void test_screening(void)
+{
+    enum { n = 300, nt = 1000, d = 12, k = 3 };
+    rfx_test_rng r = {404};
+    double *X = malloc(n * d * sizeof *X), *y = malloc(n * sizeof *y), *Xk = malloc(n * k * sizeof *Xk);
+    double *Xt = malloc(nt * d * sizeof *Xt), *yt = malloc(nt * sizeof *yt), *yp = malloc(nt * sizeof *yp);
+    for (size_t i = 0; i < n; i++) {
+        for (size_t j = 0; j < d; j++) X[i * d + j] = rfx_test_uniform(&r);
+        y[i] = screened_fn(X + i * d);
+        for (size_t j = 0; j < k; j++) Xk[i * k + j] = X[i * d + j];
+    }
+    for (size_t i = 0; i < nt; i++) { /* inside the training range */
+        for (size_t j = 0; j < d; j++) Xt[i * d + j] = 0.05 + 0.9 * rfx_test_uniform(&r);
+        yt[i] = screened_fn(Xt + i * d);
+    }
+    rfx_marginal mg[d];
+    for (size_t j = 0; j < d; j++) {
+        double lo = X[j], hi = X[j];
+        for (size_t i = 1; i < n; i++) {
+            lo = fmin(lo, X[i * d + j]);
+            hi = fmax(hi, X[i * d + j]);
+        }
+        mg[j] = uni(lo, hi);
+    }
+    rfx_pce_params p = rfx_pce_params_default();
+    p.method = RFX_PCE_METHOD_LARS;
+    p.degree_min = 1;
+    p.marginals = mg;
+    rfx_pce *a = NULL, *b = NULL, *sub = NULL, *c = NULL;
+    p.degree = 5;
+    CHECK_OK(rfx_pce_fit(&p, rfx_cmat_of(X, n, d), y, &a));
+    p.degree = 6;
+    p.max_interaction = 2;
+    CHECK_OK(rfx_pce_fit(&p, rfx_cmat_of(X, n, d), y, &b));
+    p.max_interaction = 0;
+    p.auto_basis = 1;
+    CHECK_OK(rfx_pce_fit(&p, rfx_cmat_of(Xk, n, k), y, &sub)); /* marginals mg[0..2] */
+    p.marginals = NULL;
+    p.marginals_from_data = 1;
+    CHECK_OK(rfx_pce_fit(&p, rfx_cmat_of(X, n, d), y, &c));
+    if (a && b && sub && c) {
+        rfx_pce_info ia, ib, is, ic;
+        CHECK_OK(rfx_pce_get_info(a, &ia));
+        CHECK_OK(rfx_pce_get_info(b, &ib));
+        CHECK_OK(rfx_pce_get_info(sub, &is));
+        CHECK_OK(rfx_pce_get_info(c, &ic));
+        const rfx_pce *first = ib.loo_corrected < ia.loo_corrected ? b : a;
+        const double loo1 = fmin(ia.loo_corrected, ib.loo_corrected), tau = loo1 / 10;
+        double total[d];
+        CHECK_OK(rfx_pce_sobol(first, NULL, total));
+        for (size_t j = 0; j < d; j++)
+            CHECK_MSG((total[j] >= tau) == (j < k), "x%zu: total %.3g, threshold %.3g", j,
+                      total[j], tau);
+        printf("screening: first fit LOO %.3g (threshold %.3g), screened LOO %.3g, %zu inputs "
+               "left out, degree %zu\n", loo1, tau, ic.loo_corrected, ic.n_screened, ic.degree);
+        CHECK(ic.n_screened == d - k && is.n_screened == 0);
+        CHECK(ic.loo_corrected == is.loo_corrected && ic.loo_corrected < loo1);
+        CHECK(ic.n_terms == is.n_terms && ic.degree == is.degree && ic.dim == d);
+        for (size_t t = 0; t < ic.n_terms && t < is.n_terms; t++) {
+            double c1 = 0, c2 = 1;
+            unsigned a1[d], a2[k];
+            CHECK_OK(rfx_pce_term(c, t, &c1, a1));
+            CHECK_OK(rfx_pce_term(sub, t, &c2, a2));
+            CHECK(c1 == c2);
+            for (size_t j = 0; j < d; j++) CHECK(a1[j] == (j < k ? a2[j] : 0u));
+        }
+        /* held out: the screened fit against the first */
+        double err[2];
+        for (int m = 0; m < 2; m++) {
+            CHECK_OK(rfx_pce_predict(m ? first : c, rfx_cmat_of(Xt, nt, d), yp));
+            double e = 0, v = 0, mean = 0;
+            for (size_t i = 0; i < nt; i++) mean += yt[i] / nt;
+            for (size_t i = 0; i < nt; i++) {
+                e += (yp[i] - yt[i]) * (yp[i] - yt[i]);
+                v += (yt[i] - mean) * (yt[i] - mean);
+            }
+            err[m] = sqrt(e / v);
+        }
+        printf("screening: held-out error %.3g (first fit %.3g)\n", err[0], err[1]);
+        CHECK(err[0] < 1e-3 && err[0] < 0.01 * err[1]);
+    }
+    /* the screening is part of the automatic basis only */
+    rfx_pce_free(c);
+    c = NULL;
+    p.auto_basis = 0;
+    p.degree = 5;
+    CHECK_OK(rfx_pce_fit(&p, rfx_cmat_of(X, n, d), y, &c));
+    if (c && a) {
+        rfx_pce_info ia, ic;
+        CHECK_OK(rfx_pce_get_info(a, &ia));
+        CHECK_OK(rfx_pce_get_info(c, &ic));
+        CHECK(ic.n_screened == 0 && ic.loo_corrected == ia.loo_corrected);
+    }
+    rfx_pce_free(a);
+    rfx_pce_free(b);
+    rfx_pce_free(sub);
+    rfx_pce_free(c);
+    free(X);
+    free(y);
+    free(Xk);
+    free(Xt);
+    free(yt);
+    free(yp);
 }
 
 /* The automatic basis past degree 10 (d = 3, n = 500: up to degree 16,
@@ -1680,6 +1799,7 @@ int main(void)
     test_weights();
     test_linear_continuation();
     test_auto_basis();
+    test_screening();
     test_auto_high_degree();
     test_orthonormality();
     test_exact_polynomial();

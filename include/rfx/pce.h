@@ -163,7 +163,14 @@ typedef struct rfx_pce_params {
                                degree P2 <= 10 with 1 + d P2 + C(d, 2)
                                C(P2, 2) <= min(4 n, 10000) terms, when P2 >
                                P; the fit of lower corrected leave-one-out
-                               error is kept. Default 0                     */
+                               error is kept. Then the screened fit: the
+                               same choice on the inputs whose total Sobol
+                               index in that fit is at least a tenth of its
+                               relative corrected LOO error, when that
+                               leaves some out and the fewer inputs reach a
+                               higher degree; kept when its corrected LOO
+                               error is lower (rfx_pce_info.n_screened).
+                               Default 0                                   */
     int marginals_from_data; /* 1 with marginals NULL: the marginals from
                                the rows (of positive weight). First every
                                input uniform on its training [min, max] (a
@@ -271,6 +278,10 @@ typedef struct rfx_pce_info {
     size_t degree_min, degree_max;
     double q_norm;
     size_t max_interaction;
+    size_t n_screened;    /* the automatic basis: inputs left out by the
+                             screening (see auto_basis), whose terms are
+                             all zero; 0 otherwise and for an expansion not
+                             fitted in this process                          */
 } rfx_pce_info;
 
 RFX_API rfx_status rfx_pce_get_info(const rfx_pce *pce, rfx_pce_info *info);

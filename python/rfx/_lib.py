@@ -431,6 +431,7 @@ typedef struct rfx_pce_info {
     size_t degree_min, degree_max;
     double q_norm;
     size_t max_interaction;
+    size_t n_screened;
 } rfx_pce_info;
 
 rfx_status rfx_pce_get_info(const rfx_pce *pce, rfx_pce_info *info);

@@ -294,7 +294,10 @@ class PCERegressor(RegressorMixin, _ModelFile):
         most 2 n terms, a degree above 10 kept only when it halves the
         corrected leave-one-out error), and for three or more
         inputs also a pairwise basis of higher degree, keeping the fit of
-        lower corrected leave-one-out error.
+        lower corrected leave-one-out error; then the same choice on the
+        inputs whose total Sobol index there is at least a tenth of its
+        relative corrected leave-one-out error (``n_screened_`` inputs left
+        out), kept when its error is lower.
     degree_min : int or None, default=None
         With an int, every degree in degree_min..degree is fitted and the
         one of least corrected leave-one-out error kept.
@@ -321,6 +324,9 @@ class PCERegressor(RegressorMixin, _ModelFile):
         The size of the candidate basis at the chosen degree.
     loo_mse_, loo_relative_, loo_corrected_ : float
         Leave-one-out errors of the fit.
+    n_screened_ : int
+        Inputs the automatic basis left out (all their terms are zero); 0
+        otherwise, and for a model loaded from a file.
 
     The fitted expansion is an rfx model (method "pce"): :meth:`save` writes
     the model file that ``rfx predict``, ``rfx info``, ``rfx sobol`` and
@@ -414,6 +420,7 @@ class PCERegressor(RegressorMixin, _ModelFile):
         self.loo_mse_ = float(info.loo_mse)
         self.loo_relative_ = float(info.loo_relative)
         self.loo_corrected_ = float(info.loo_corrected)
+        self.n_screened_ = int(info.n_screened)
         return info
 
     @classmethod

@@ -182,6 +182,25 @@ def test_pce_default_marginals_and_normal_inputs():
         rfx.PCERegressor([("beta", 0, 1)] * 2).fit(X, y)
 
 
+def test_pce_screens_inert_inputs():
+    # y lives on x0..x2 of 12 inputs: the automatic basis refits on those
+    # three (n_screened_ = 9) and equals the automatic fit on those columns
+    rs = np.random.RandomState(11)
+    X = rs.uniform(size=(300, 12))
+    y = 10 * np.sin(np.pi * X[:, 0] * X[:, 1]) + 20 * (X[:, 2] - 0.5) ** 2
+    full = rfx.PCERegressor().fit(X, y)
+    sub = rfx.PCERegressor().fit(X[:, :3], y)
+    assert full.n_screened_ == 9 and sub.n_screened_ == 0
+    assert full.loo_corrected_ == sub.loo_corrected_
+    assert np.array_equal(full.coef_, sub.coef_)
+    assert np.array_equal(full.multi_indices_[:, :3], sub.multi_indices_)
+    assert not full.multi_indices_[:, 3:].any()
+    Xt = rs.uniform(0.05, 0.95, size=(1000, 12))
+    yt = 10 * np.sin(np.pi * Xt[:, 0] * Xt[:, 1]) + 20 * (Xt[:, 2] - 0.5) ** 2
+    assert full.score(Xt, yt) > 1 - 1e-6
+    assert rfx.PCERegressor(degree=3, degree_min=1).fit(X, y).n_screened_ == 0
+
+
 def test_sobol_indices_of_a_callable_within_intervals():
     # f = x0 + 2 x1 (+ 0 x2) on U[0, 1]^3: S = ST = (1, 4, 0) / 5
     exact = np.array([0.2, 0.8, 0.0])

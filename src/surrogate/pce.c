@@ -53,6 +53,7 @@ struct rfx_pce {
     int n_threads;
     double *span; /* 2d: the training range, lo (d) then hi (d), beyond which
                      a normal or lognormal input is continued; or NULL     */
+    size_t screened; /* fit: inputs left out of the final basis          */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -1573,6 +1574,7 @@ rfx_status rfx_pce_get_info(const rfx_pce *pce, rfx_pce_info *info)
     r.degree_max = pce->degree_max ? pce->degree_max : pce->degree;
     r.q_norm = pce->q_norm > 0 ? pce->q_norm : 1.0;
     r.max_interaction = pce->max_interaction;
+    r.n_screened = pce->screened;
     moments(pce, &r.mean, &r.variance);
     *info = r;
     return RFX_OK;
@@ -1597,6 +1599,7 @@ rfx_status rfx__pce_copy(const rfx_pce *pce, rfx_pce **out)
     c->degree_max = pce->degree_max;
     c->q_norm = pce->q_norm;
     c->max_interaction = pce->max_interaction;
+    c->screened = pce->screened;
     c->n_threads = pce->n_threads;
     if (pce->span) {
         rfx_status st = rfx__pce_set_span(c, pce->span);
@@ -1642,6 +1645,10 @@ void rfx__pce_arrays(const rfx_pce *pce, const unsigned **alpha, const double **
 /* ---- the automatic basis and marginals ---------------------------------- */
 
 enum { AUTO_MAX_DEGREE = 10, AUTO_MAX_TERMS = 10000, AUTO_HIGH_DEGREE = 20 };
+
+/* The screening threshold: the first fit's relative corrected LOO error
+ * over this (see fit_given). */
+#define SCREEN_DIVISOR 10.0
 
 /* The largest p whose total-degree basis, C(d + p, p) terms, has at most
  * AUTO_MAX_TERMS of them, up to AUTO_MAX_DEGREE, and beyond that up to
@@ -1788,10 +1795,9 @@ rfx_status rfx__pce_set_span_rows(rfx_pce *pce, rfx_cmat X)
     return RFX_OK;
 }
 
-/* The fit of rfx_pce_fit once the rows and the marginals are settled: the
- * automatic basis (the degree sweep, then the pairwise basis when it is
- * larger, the one of lower corrected LOO error kept) or the basis asked. */
-static rfx_status fit_given(rfx_pce_params p, rfx_cmat X, const double *y, rfx_pce **out)
+/* The automatic basis (the degree sweep, then the pairwise basis when it
+ * is larger, the one of lower corrected LOO error kept) or the basis asked. */
+static rfx_status fit_bases(rfx_pce_params p, rfx_cmat X, const double *y, rfx_pce **out)
 {
     rfx_pce *pce = NULL, *pce2 = NULL;
     const int automatic = p.auto_basis && !p.basis;
@@ -1820,6 +1826,113 @@ static rfx_status fit_given(rfx_pce_params p, rfx_cmat X, const double *y, rfx_p
         return st;
     }
     *out = pce;
+    return RFX_OK;
+}
+
+/* The expansion sub (fitted on the inputs keep[0..k-1] of d) as one in all
+ * d inputs, with the marginals mg: its terms are zero in the others. */
+static rfx_status embed(const rfx_pce *sub, const size_t *keep, size_t d, const rfx_marginal *mg,
+                        rfx_pce **out)
+{
+    const size_t k = sub->d, P = sub->n_terms;
+    unsigned *alpha = NULL;
+    size_t Pd = 0;
+    RFX__TRY(rfx__mul(P, d, &Pd, "pce: terms"));
+    RFX__TRY(rfx__calloc(Pd ? Pd : 1, sizeof *alpha, (void **)&alpha, "pce: terms"));
+    for (size_t t = 0; t < P; t++)
+        for (size_t j = 0; j < k; j++) alpha[t * d + keep[j]] = sub->alpha[t * k + j];
+    rfx_pce *m = NULL;
+    rfx_status st = pce_alloc(d, mg, P, alpha, sub->coef, &m);
+    free(alpha);
+    if (st) return st;
+    m->degree = sub->degree;
+    m->method = sub->method;
+    m->n_train = sub->n_train;
+    m->n_candidates = sub->n_candidates;
+    m->loo_mse = sub->loo_mse;
+    m->loo_relative = sub->loo_relative;
+    m->loo_corrected = sub->loo_corrected;
+    m->degree_min = sub->degree_min;
+    m->degree_max = sub->degree_max;
+    m->q_norm = sub->q_norm;
+    m->max_interaction = sub->max_interaction;
+    m->n_threads = sub->n_threads;
+    m->screened = d - k;
+    *out = m;
+    return RFX_OK;
+}
+
+/* The automatic basis again on the inputs whose total Sobol index in the
+ * expansion from is at least tau, as an expansion in all d inputs (*out
+ * NULL when that keeps every input or none, or when it would not reach a
+ * higher degree than the d inputs do). */
+static rfx_status fit_screened(const rfx_pce_params *p, rfx_cmat X, const double *y,
+                               const rfx_pce *from, double tau, rfx_pce **out)
+{
+    const size_t n = X.rows, d = X.cols;
+    double *total = NULL, *Xk = NULL;
+    size_t *keep = NULL, k = 0;
+    rfx_marginal *mk = NULL;
+    rfx_pce *sub = NULL;
+    *out = NULL;
+    rfx_status st = rfx__alloc(d, sizeof *total, (void **)&total, "pce: screening");
+    if (!st) st = rfx__alloc(d, sizeof *keep, (void **)&keep, "pce: screening");
+    if (!st) st = rfx_pce_sobol(from, NULL, total);
+    if (st) goto done;
+    for (size_t j = 0; j < d; j++)
+        if (total[j] >= tau) keep[k++] = j;
+    if (k == 0 || k == d) goto done;
+    if (auto_degree(k, n) <= auto_degree(d, n) &&
+        (k < 3 || auto_pairwise_degree(k, n) <= auto_pairwise_degree(d, n)))
+        goto done;
+    st = rfx__alloc(n * k, sizeof *Xk, (void **)&Xk, "pce: screening");
+    if (!st) st = rfx__alloc(k, sizeof *mk, (void **)&mk, "pce: screening");
+    if (st) goto done;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < k; j++) Xk[i * k + j] = X.data[i * X.stride + keep[j]];
+    for (size_t j = 0; j < k; j++) mk[j] = p->marginals[keep[j]];
+    rfx_pce_params q = *p;
+    q.marginals = mk;
+    st = fit_bases(q, rfx_cmat_of(Xk, n, k), y, &sub);
+    if (!st) st = embed(sub, keep, d, p->marginals, out);
+done:
+    rfx_pce_free(sub);
+    free(total);
+    free(keep);
+    free(Xk);
+    free(mk);
+    return st;
+}
+
+/* The fit of rfx_pce_fit once the rows and the marginals are settled:
+ * fit_bases, and with the automatic basis the screened fit too, when it
+ * has the lower corrected LOO error. Its inputs are those whose total
+ * Sobol index in the first fit is at least a tenth of that fit's relative
+ * corrected LOO error: an input whose whole share of the variance is well
+ * below the share the fit leaves unexplained cannot be told from the
+ * overfitting that spreads over every input of a wide basis (on Friedman
+ * #1 in d = 100 the 95 inert inputs reach totals of 0.003 at an error of
+ * 0.05; the five others, 0.07 and more). With fewer inputs the automatic
+ * degree is higher: the basis grows where the function lives. */
+static rfx_status fit_given(const rfx_pce_params *p, rfx_cmat X, const double *y, rfx_pce **out)
+{
+    rfx_pce *best = NULL, *cand = NULL;
+    RFX__TRY(fit_bases(*p, X, y, &best));
+    const double tau = best->loo_corrected / SCREEN_DIVISOR;
+    if (p->auto_basis && !p->basis && tau > 0 && isfinite(tau)) {
+        rfx_status st = fit_screened(p, X, y, best, tau, &cand);
+        if (st) {
+            rfx_pce_free(best);
+            return st;
+        }
+        if (cand && cand->loo_corrected < best->loo_corrected) {
+            rfx_pce *t = best;
+            best = cand;
+            cand = t;
+        }
+        rfx_pce_free(cand);
+    }
+    *out = best;
     return RFX_OK;
 }
 
@@ -1891,10 +2004,10 @@ rfx_status rfx_pce_fit(const rfx_pce_params *params, rfx_cmat X, const double *y
             rfx__data_marginals(X, fitted);
             for (size_t j = 0; j < X.cols; j++) other |= fitted[j].kind != RFX_MARGINAL_UNIFORM;
             p.marginals = mg;
-            st = fit_given(p, X, y, &pce);
+            st = fit_given(&p, X, y, &pce);
             if (!st && other) {
                 p.marginals = fitted;
-                st = fit_given(p, X, y, &pce2);
+                st = fit_given(&p, X, y, &pce2);
                 if (!st) /* the families' polynomials are trusted on the rows' range */
                     st = rfx__pce_set_span_rows(pce2, X);
                 if (!st && pce2->loo_corrected < pce->loo_corrected) {
@@ -1905,7 +2018,7 @@ rfx_status rfx_pce_fit(const rfx_pce_params *params, rfx_cmat X, const double *y
             }
         }
     } else {
-        st = fit_given(p, X, y, &pce);
+        st = fit_given(&p, X, y, &pce);
     }
     free(mg);
     free(Xp);

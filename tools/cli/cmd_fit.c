@@ -1077,6 +1077,10 @@ static void print_pce_report(const fit_opts *o, const rfx_pce_params *p, const r
     if (in.q_norm < 1 || in.max_interaction > 0)
         fprintf(e, "%-16s q-norm %g, at most %zu inputs per term\n", "truncation", in.q_norm,
                 in.max_interaction ? in.max_interaction : X.cols);
+    if (in.n_screened > 0)
+        fprintf(e, "%-16s %zu of %zu inputs left out (total Sobol index below a tenth of the "
+                "first fit's relative corrected leave-one-out error); the basis on the other "
+                "%zu\n", "screening", in.n_screened, X.cols, X.cols - in.n_screened);
     fprintf(e, "%-16s %zu of %zu candidates\n", "terms", in.n_terms, in.n_candidates);
     fprintf(e, "%-16s %.6g (relative %.6g, corrected %.6g)\n", "LOO error", in.loo_mse,
             in.loo_relative, in.loo_corrected);
