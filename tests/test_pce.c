@@ -1168,6 +1168,19 @@ static void test_params_check(void)
     CHECK(out == NULL);
 }
 
+/* mg[j] = uniform on column j's [min, max] over the n rows of X (n x d). */
+static void column_ranges(const double *X, size_t n, size_t d, rfx_marginal *mg)
+{
+    for (size_t j = 0; j < d; j++) {
+        double lo = X[j], hi = X[j];
+        for (size_t i = 1; i < n; i++) {
+            lo = fmin(lo, X[i * d + j]);
+            hi = fmax(hi, X[i * d + j]);
+        }
+        mg[j] = uni(lo, hi);
+    }
+}
+
 /* The automatic basis and the marginals from the data (rfx_pce_params
  * auto_basis, marginals_from_data) are exactly the better of the two fits
  * they stand for: total degree 7 (the largest with C(8 + P, P) <= 10000 at
@@ -1187,14 +1200,7 @@ static void test_auto_basis(void)
     }
     X[5 * d + 2] = 5.0; /* column ranges from the data */
     rfx_marginal mg[8];
-    for (size_t j = 0; j < d; j++) {
-        double lo = X[j], hi = X[j];
-        for (size_t i = 1; i < n; i++) {
-            lo = fmin(lo, X[i * d + j]);
-            hi = fmax(hi, X[i * d + j]);
-        }
-        mg[j] = uni(lo, hi);
-    }
+    column_ranges(X, n, d, mg);
     rfx_pce_params p = rfx_pce_params_default();
     p.method = RFX_PCE_METHOD_LARS;
     p.degree_min = 1;
@@ -1282,14 +1288,7 @@ static void test_screening(void)
         yt[i] = screened_fn(Xt + i * d);
     }
     rfx_marginal mg[d];
-    for (size_t j = 0; j < d; j++) {
-        double lo = X[j], hi = X[j];
-        for (size_t i = 1; i < n; i++) {
-            lo = fmin(lo, X[i * d + j]);
-            hi = fmax(hi, X[i * d + j]);
-        }
-        mg[j] = uni(lo, hi);
-    }
+    column_ranges(X, n, d, mg);
     rfx_pce_params p = rfx_pce_params_default();
     p.method = RFX_PCE_METHOD_LARS;
     p.degree_min = 1;

@@ -1687,15 +1687,24 @@ static size_t auto_pairwise_degree(size_t d, size_t n)
     return best;
 }
 
+/* The smallest and largest value of column j of X (X.rows >= 1). */
+static void column_range(rfx_cmat X, size_t j, double *lo, double *hi)
+{
+    double a = X.data[j], b = X.data[j];
+    for (size_t i = 1; i < X.rows; i++) {
+        double v = X.data[i * X.stride + j];
+        a = v < a ? v : a;
+        b = v > b ? v : b;
+    }
+    *lo = a;
+    *hi = b;
+}
+
 void rfx__range_marginals(rfx_cmat X, rfx_marginal *mg)
 {
     for (size_t j = 0; j < X.cols; j++) {
-        double lo = X.data[j], hi = X.data[j];
-        for (size_t i = 1; i < X.rows; i++) {
-            double v = X.data[i * X.stride + j];
-            lo = v < lo ? v : lo;
-            hi = v > hi ? v : hi;
-        }
+        double lo, hi;
+        column_range(X, j, &lo, &hi);
         if (!(hi > lo)) { /* a constant column */
             lo -= 0.5;
             hi += 0.5;
@@ -1782,16 +1791,7 @@ rfx_status rfx__pce_set_span_rows(rfx_pce *pce, rfx_cmat X)
     const size_t d = X.cols;
     if (!pce->span)
         RFX__TRY(rfx__alloc(2 * d, sizeof(double), (void **)&pce->span, "pce: span"));
-    for (size_t j = 0; j < d; j++) {
-        double lo = X.data[j], hi = X.data[j];
-        for (size_t i = 1; i < X.rows; i++) {
-            double v = X.data[i * X.stride + j];
-            lo = v < lo ? v : lo;
-            hi = v > hi ? v : hi;
-        }
-        pce->span[j] = lo;
-        pce->span[d + j] = hi;
-    }
+    for (size_t j = 0; j < d; j++) column_range(X, j, &pce->span[j], &pce->span[d + j]);
     return RFX_OK;
 }
 
