@@ -1584,23 +1584,30 @@ rfx_status rfx_pce_get_info(const rfx_pce *pce, rfx_pce_info *info)
 /* Internals for PCE models (pce_model.c, model/modelio.c)                    */
 /* ------------------------------------------------------------------------ */
 
+/* The fit's report and settings of from into to (not the terms, the
+ * marginals or the span). */
+static void copy_report(rfx_pce *to, const rfx_pce *from)
+{
+    to->degree = from->degree;
+    to->method = from->method;
+    to->n_train = from->n_train;
+    to->n_candidates = from->n_candidates;
+    to->loo_mse = from->loo_mse;
+    to->loo_relative = from->loo_relative;
+    to->loo_corrected = from->loo_corrected;
+    to->degree_min = from->degree_min;
+    to->degree_max = from->degree_max;
+    to->q_norm = from->q_norm;
+    to->max_interaction = from->max_interaction;
+    to->screened = from->screened;
+    to->n_threads = from->n_threads;
+}
+
 rfx_status rfx__pce_copy(const rfx_pce *pce, rfx_pce **out)
 {
     rfx_pce *c = NULL;
     RFX__TRY(pce_alloc(pce->d, pce->marginals, pce->n_terms, pce->alpha, pce->coef, &c));
-    c->degree = pce->degree;
-    c->method = pce->method;
-    c->n_train = pce->n_train;
-    c->n_candidates = pce->n_candidates;
-    c->loo_mse = pce->loo_mse;
-    c->loo_relative = pce->loo_relative;
-    c->loo_corrected = pce->loo_corrected;
-    c->degree_min = pce->degree_min;
-    c->degree_max = pce->degree_max;
-    c->q_norm = pce->q_norm;
-    c->max_interaction = pce->max_interaction;
-    c->screened = pce->screened;
-    c->n_threads = pce->n_threads;
+    copy_report(c, pce);
     if (pce->span) {
         rfx_status st = rfx__pce_set_span(c, pce->span);
         if (st) {
@@ -1845,18 +1852,7 @@ static rfx_status embed(const rfx_pce *sub, const size_t *keep, size_t d, const 
     rfx_status st = pce_alloc(d, mg, P, alpha, sub->coef, &m);
     free(alpha);
     if (st) return st;
-    m->degree = sub->degree;
-    m->method = sub->method;
-    m->n_train = sub->n_train;
-    m->n_candidates = sub->n_candidates;
-    m->loo_mse = sub->loo_mse;
-    m->loo_relative = sub->loo_relative;
-    m->loo_corrected = sub->loo_corrected;
-    m->degree_min = sub->degree_min;
-    m->degree_max = sub->degree_max;
-    m->q_norm = sub->q_norm;
-    m->max_interaction = sub->max_interaction;
-    m->n_threads = sub->n_threads;
+    copy_report(m, sub);
     m->screened = d - k;
     *out = m;
     return RFX_OK;
