@@ -1126,7 +1126,7 @@ static void loo_by_refits(const rfx_features *f, const double *X, size_t n, size
         rfx__lsq_result res;
         rfx_model *m = NULL;
         CHECK_OK(rfx__classify_lsq(f, rfx_cmat_of(Xi, n - 1, d), yi, classes, C, icpt, &li, 1, 1,
-                                   &res, &m));
+                                   &res, &m, NULL));
         if (!m) break;
         CHECK_OK(rfx_model_decision(m, rfx_cmat_of(X + i * d, 1, d), rfx_mat_of(s, 1, K)));
         size_t best = 0;
@@ -1165,7 +1165,7 @@ static void test_squared_dual(void)
             rfx__lsq_result rd, rp;
             double bf_err, bf_sse;
             CHECK_OK(rfx__classify_lsq(f, rfx_cmat_of(X, n, d), y, classes, C, icpt, &lam, 1, 1,
-                                       &rd, NULL));
+                                       &rd, NULL, NULL));
             loo_by_refits(f, X, n, d, y, classes, C, icpt, lam, &bf_err, &bf_sse);
             CHECK_NEAR(rd.error * (double)n, bf_err, 1e-9);
             CHECK_NEAR(rd.mse * (double)n, bf_sse, 1e-7 * bf_sse);
@@ -1173,11 +1173,11 @@ static void test_squared_dual(void)
             rfx_model *md = NULL, *mp = NULL;
             rfx_stats *st = NULL;
             CHECK_OK(rfx__classify_lsq(f, rfx_cmat_of(X, n, d), y, classes, C, icpt, NULL, 0, 1,
-                                       &rd, &md));
+                                       &rd, &md, NULL));
             CHECK_OK(rfx_stats_create(D, K, &st));
             CHECK_OK(rfx__classify_lsq_add(st, f, rfx_cmat_of(X, n, d), y, C));
             CHECK_OK(rfx__classify_lsq_solve(f, st, rfx_cmat_of(X, n, d), y, classes, C, icpt,
-                                             NULL, 0, 1, &rp, &mp));
+                                             NULL, 0, 1, &rp, &mp, NULL));
             CHECK_MSG(fabs(rd.lambda - rp.lambda) <= 1e-12 * rp.lambda && rd.error == rp.error &&
                           rd.n_lambdas == rp.n_lambdas,
                       "dual lambda %.17g error %g (%zu), primal %.17g %g (%zu)", rd.lambda,
@@ -1228,7 +1228,7 @@ static void test_squared_loo(void)
                 /* the closed form of one lambda against n explicit refits */
                 rfx__lsq_result res;
                 CHECK_OK(rfx__classify_lsq(f, rfx_cmat_of(X, n, d), y, classes, C, icpt,
-                                           &lambdas[g], 1, 1, &res, NULL));
+                                           &lambdas[g], 1, 1, &res, NULL, NULL));
                 loo_by_refits(f, X, n, d, y, classes, C, icpt, lambdas[g], &bf_err[g], &bf_sse[g]);
                 CHECK_NEAR(res.error * (double)n, bf_err[g], 1e-9);
                 CHECK_NEAR(res.mse * (double)n, bf_sse[g], 1e-7 * bf_sse[g]);
@@ -1239,7 +1239,7 @@ static void test_squared_loo(void)
              * the smallest squared error */
             rfx__lsq_result res;
             CHECK_OK(rfx__classify_lsq(f, rfx_cmat_of(X, n, d), y, classes, C, icpt, lambdas, 6,
-                                       1, &res, NULL));
+                                       1, &res, NULL, NULL));
             size_t best = 0;
             for (size_t g = 1; g < 6; g++)
                 if (bf_err[g] < bf_err[best] ||
@@ -1252,7 +1252,7 @@ static void test_squared_loo(void)
         rfx__lsq_result res;
         const double lam = 1e-3;
         CHECK_OK(rfx__classify_lsq(f, rfx_cmat_of(X, n, d), y, classes, C, 1, &lam, 1, 1, &res,
-                                   &mc));
+                                   &mc, NULL));
         rfx_classify_params cp = tight(RFX_LOSS_SQUARED, RFX_OPTIMIZER_LBFGS, lam);
         CHECK_OK(rfx_classify_fit(f, rfx_cmat_of(X, n, d), yl, &cp, &mb, NULL));
         if (mc && mb) {
@@ -1345,7 +1345,7 @@ static void test_squared_model_fit(void)
         CHECK_OK(rfx_features_create(&fp, d, &f));
         rfx__lsq_result res;
         CHECK_OK(rfx__classify_lsq(f, rfx_cmat_of(Xs, n, d), yi, classes, C, 1, NULL, 0, 1, &res,
-                                   NULL));
+                                   NULL, NULL));
         rfx_features_free(f);
         if (k == 81) {
             ce = res.error;
@@ -1521,7 +1521,10 @@ static void test_errors(void)
     CHECK(mc == RFX_MULTICLASS_SOFTMAX && strcmp(rfx_multiclass_name(mc), "softmax") == 0);
     CHECK_OK(rfx_optimizer_from_name("dual-cd", &o));
     CHECK(o == RFX_OPTIMIZER_DUAL_CD && strcmp(rfx_optimizer_name(o), "dual-cd") == 0);
-    EXPECT_ERR(rfx_loss_from_name("square", &l), RFX_EINVAL, "logistic, hinge, squared-hinge or squared");
+    EXPECT_ERR(rfx_loss_from_name("square", &l), RFX_EINVAL,
+               "logistic, hinge, squared-hinge, squared or auto");
+    CHECK_OK(rfx_loss_from_name("auto", &l));
+    CHECK(l == RFX_LOSS_AUTO && strcmp(rfx_loss_name(l), "auto") == 0);
     EXPECT_ERR(rfx_multiclass_from_name("ova", &mc), RFX_EINVAL, "ovr or softmax");
     EXPECT_ERR(rfx_optimizer_from_name("adam", &o), RFX_EINVAL, "auto, lbfgs, dual-cd or sgd");
     EXPECT_ERR(rfx_loss_from_name(NULL, &l), RFX_EINVAL, "NULL");

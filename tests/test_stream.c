@@ -473,6 +473,11 @@ static void classify_pair(size_t n, rfx_loss loss, double given_l, double tol)
                   "/ %zu", rfx_loss_name(loss), n, r1.length_scale, r2.length_scale, r1.lambda,
                   r2.lambda, r1.n_candidates, r2.n_candidates);
         CHECK(r1.score == r2.score || (isnan(r1.score) && isnan(r2.score)));
+        CHECK_MSG(r1.refine_holdout == r2.refine_holdout && r1.refine_steps == r2.refine_steps &&
+                      r1.refine_gained == r2.refine_gained && r1.refine_lost == r2.refine_lost,
+                  "refinement: %zu / %zu held out, %zu / %zu steps", r1.refine_holdout,
+                  r2.refine_holdout, r1.refine_steps, r2.refine_steps);
+        CHECK(loss != RFX_LOSS_AUTO || r1.refine_holdout == n / 5);
         CHECK(memcmp(m1->x_mean, m2->x_mean, d * sizeof(double)) == 0);
         CHECK(memcmp(m1->x_scale, m2->x_scale, d * sizeof(double)) == 0);
         /* the order of the rows changes no choice */
@@ -485,8 +490,9 @@ static void classify_pair(size_t n, rfx_loss loss, double given_l, double tol)
         CHECK_MSG(tol ? gap <= tol : gap == 0, "%s, n %zu: scores differ by %.3g relative",
                   rfx_loss_name(loss), n, gap);
         printf("classify from a file, %s loss, %zu rows: length scale %.4g, lambda %.3g, %zu "
-               "candidates; scores %.3g from the in-memory fit\n", rfx_loss_name(loss), n,
-               r2.length_scale, r2.lambda, r2.n_candidates, gap);
+               "candidates, %zu refining steps; scores %.3g from the in-memory fit\n",
+               rfx_loss_name(loss), n, r2.length_scale, r2.lambda, r2.n_candidates,
+               r2.refine_steps, gap);
         /* the probabilities' temperature too */
         double P1[9], P2[9];
         rfx_cmat X3 = {rfx_data_x(data).data, 3, d, rfx_data_x(data).stride};
@@ -507,6 +513,8 @@ static void test_fit_source_classify(void)
     classify_pair(6000, RFX_LOSS_SQUARED, 0.0, 0.0);
     /* beyond 20000 rows: the 20000 of least key scored */
     classify_pair(26000, RFX_LOSS_SQUARED, 0.0, 0.0);
+    /* refined (RFX_LOSS_AUTO): every row held, the same refinement */
+    classify_pair(6000, RFX_LOSS_AUTO, 0.0, 0.0);
     /* the logistic loss: holdout choice on the selection rows, L-BFGS
      * over the source (cached) */
     classify_pair(5000, RFX_LOSS_LOGISTIC, 0.0, 1e-9);

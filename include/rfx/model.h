@@ -347,6 +347,13 @@ typedef struct rfx_fit_report {
                                   starting scales and at the learned ones;
                                   never worse after. NaN without learning   */
     size_t learn_evaluations;  /* candidate scale vectors tried (0 without) */
+    /* a classifier of RFX_LOSS_AUTO (rfx/classify.h): */
+    size_t refine_holdout; /* rows held out to decide (0: not tried)       */
+    size_t refine_steps;   /* Newton steps of the squared hinge kept (0:
+                              the least-squares classifier stays)          */
+    size_t refine_gained, refine_lost; /* held-out rows the kept steps got
+                              right that least squares got wrong, and the
+                              reverse (0 and 0 with no step kept)          */
 } rfx_fit_report;
 
 /* Fit X (n x d), Y (n x ny; one column for RFX_METHOD_BAYES). report may be

@@ -254,6 +254,9 @@ typedef struct rfx_fit_report {
     double learn_score_before;
     double learn_score_after;
     size_t learn_evaluations;
+    size_t refine_holdout;
+    size_t refine_steps;
+    size_t refine_gained, refine_lost;
 } rfx_fit_report;
 
 rfx_status rfx_model_fit(const rfx_fit_params *params, rfx_cmat X, rfx_cmat Y,
@@ -679,7 +682,8 @@ typedef enum rfx_loss {
     RFX_LOSS_LOGISTIC = 0,
     RFX_LOSS_HINGE = 1,
     RFX_LOSS_SQUARED_HINGE = 2,
-    RFX_LOSS_SQUARED = 3
+    RFX_LOSS_SQUARED = 3,
+    RFX_LOSS_AUTO = 4
 } rfx_loss;
 
 typedef enum rfx_multiclass {
@@ -748,6 +752,8 @@ typedef struct rfx_classifier_info {
     size_t n_classes;
     size_t n_columns;
     double lambda;
+    double temperature;
+    int probabilities;
 } rfx_classifier_info;
 
 rfx_status rfx_model_classifier_info(const rfx_model *m, rfx_classifier_info *info);

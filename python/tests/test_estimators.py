@@ -589,28 +589,40 @@ def test_greedy_relaxed_update():
         rfx.GreedyRegressor(update="convex").fit(X, y)
 
 
-def test_squared_classifier_is_the_cli_default(cli, tmp_path):
-    """RFFClassifier(loss="squared") is `rfx fit --task classify` with no
-    options (the least-squares classifier, lambda and the length scale by
-    exact leave-one-out errors, the probabilities' temperature on the LOO
-    scores): the same lambda, labels and probabilities, bit for bit."""
+@pytest.mark.parametrize("loss", ["squared", "auto"])
+def test_squared_classifier_is_the_cli_default(cli, tmp_path, loss):
+    """RFFClassifier(loss="auto") is `rfx fit --task classify` with no
+    options, and loss="squared" is the same with --loss squared (the
+    least-squares classifier, lambda and the length scale by exact
+    leave-one-out errors, the probabilities' temperature on the LOO scores;
+    auto then refines it where held-out rows gain): the same lambda,
+    refinement, labels and probabilities, bit for bit."""
     from sklearn.datasets import load_digits
     X, y = load_digits(return_X_y=True)
     Xtr, ytr, Xte = X[:400], y[:400], X[400:600]
-    clf = rfx.RFFClassifier(256, loss="squared", random_state=3).fit(Xtr, ytr)
+    clf = rfx.RFFClassifier(256, loss=loss, random_state=3).fit(Xtr, ytr)
     head = ",".join(["x%d" % i for i in range(64)])
     tr, te = str(tmp_path / "tr.csv"), str(tmp_path / "te.csv")
     np.savetxt(tr, np.column_stack([Xtr, ytr]), delimiter=",", fmt="%.17g", header=head + ",y",
                comments="")
     np.savetxt(te, Xte, delimiter=",", fmt="%.17g", header=head, comments="")
     model, pred = str(tmp_path / "m.rfx"), str(tmp_path / "p.csv")
+    extra = ["--loss", "squared"] if loss == "squared" else []
     r = subprocess.run([cli, "fit", tr, "--target", "y", "--task", "classify", "-D", "256",
-                        "--seed", "3", "-o", model], capture_output=True, text=True, check=True)
+                        "--seed", "3", "-o", model] + extra, capture_output=True, text=True,
+                       check=True)
     lam = float(re.search(r"^lambda +(\S+)", r.stderr, re.M).group(1))
     subprocess.run([cli, "predict", model, te, "--proba", "-o", pred], check=True,
                    capture_output=True)
     q = np.genfromtxt(pred, delimiter=",", skip_header=1)
     assert clf.alpha_ == pytest.approx(lam, rel=1e-5)  # the CLI prints 6 digits
+    line = re.search(r"^refinement +(.*)$", r.stderr, re.M)
+    if loss == "squared":
+        assert line is None and clf.refine_steps_ == 0 and clf.refine_holdout_ == 0
+    else:
+        assert clf.refine_holdout_ == 80
+        steps = 0 if line.group(1).startswith("none") else int(line.group(1).split()[0])
+        assert clf.refine_steps_ == steps
     assert np.array_equal(q[:, 0], clf.predict(Xte))
     assert np.array_equal(q[:, 1:], clf.predict_proba(Xte))
     # the probabilities: a softmax of the scores over one temperature
@@ -619,3 +631,35 @@ def test_squared_classifier_is_the_cli_default(cli, tmp_path):
     T = np.median((S[:, 0] - S[:, 1]) / (np.log(P[:, 0]) - np.log(P[:, 1])))
     E = np.exp((S - S.max(axis=1, keepdims=True)) / T)
     assert np.allclose(P, E / E.sum(axis=1, keepdims=True), rtol=1e-9, atol=1e-12)
+
+
+def test_auto_classifier_refines_where_held_out_rows_gain():
+    """loss="auto" on five rings, where least squares masks the middle
+    rings: Newton steps of the squared hinge are kept, the model has the
+    squared-hinge loss, beats loss="squared" on fresh rows, and keeps
+    probabilities (a softmax over the held-out temperature) through a
+    pickle; on two rings nothing gains and it is loss="squared" bit for
+    bit."""
+    def rings(seed, n, C):
+        r = np.random.RandomState(seed)
+        k = r.randint(0, C, n)
+        rad, a = k + r.uniform(size=n), r.uniform(0, 2 * np.pi, n)
+        return np.column_stack([rad * np.cos(a), rad * np.sin(a)]), k
+    X, y = rings(0, 1000, 5)
+    Xf, yf = rings(1, 4000, 5)
+    auto = rfx.RFFClassifier(48, loss="auto", random_state=1).fit(X, y)
+    sq = rfx.RFFClassifier(48, loss="squared", random_state=1).fit(X, y)
+    assert auto.refine_holdout_ == 200 and auto.refine_steps_ >= 1
+    assert auto.alpha_ == sq.alpha_
+    assert auto.score(Xf, yf) > sq.score(Xf, yf)
+    P = auto.predict_proba(Xf[:50])
+    assert np.allclose(P.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+    assert np.array_equal(P.argmax(axis=1), auto.predict(Xf[:50]))
+    back = pickle.loads(pickle.dumps(auto))
+    assert np.array_equal(back.predict_proba(Xf[:50]), P)
+    X2, y2 = rings(2, 1000, 2)
+    a2 = rfx.RFFClassifier(48, loss="auto", random_state=1).fit(X2, y2)
+    s2 = rfx.RFFClassifier(48, loss="squared", random_state=1).fit(X2, y2)
+    assert a2.refine_steps_ == 0 and a2.refine_holdout_ == 200
+    assert np.array_equal(a2.coef_, s2.coef_)
+    assert np.array_equal(a2.predict_proba(X2[:20]), s2.predict_proba(X2[:20]))

@@ -26,7 +26,7 @@ static const names STRUCTURE = NAMES("structure", "iid", "orthogonal", "sorf", "
 static const names WEIGHTS = NAMES("weight distribution", "kernel", "normal", "uniform");
 static const names METHOD = NAMES("method", "ridge", "bayes", "srfe", "harfe", "pce", "projected",
                                   "classify", "sinks", "greedy");
-static const names LOSS = NAMES("loss", "logistic", "hinge", "squared-hinge", "squared");
+static const names LOSS = NAMES("loss", "logistic", "hinge", "squared-hinge", "squared", "auto");
 static const names MULTICLASS = NAMES("multi-class scheme", "ovr", "softmax");
 static const names OPTIMIZER = NAMES("optimizer", "auto", "lbfgs", "dual-cd", "sgd");
 static const names STRATEGY = NAMES("sgd strategy", "features-on-the-fly", "features-cached",

@@ -1422,16 +1422,21 @@ static rfx_status fit_source_classify(const rfx_fit_params *params, src_fit *sf,
     rfx_status st = RFX_OK;
     const int given = params->lambda >= 0;
     rfx__lsq_result lr;
+    rfx__lsq_factor fac = {0};
     if (sf->closed && sf->nloo == sf->total) {
         /* every row is a scored row, held: rfx__fit_classify's own call
          * (the dual form when n < D), no pass more */
         st = rfx__classify_lsq(f, rfx_cmat_of(sf->xloo, sf->nloo, d), sf->yloo, sf->classes, C,
                                params->fit_intercept, given ? &cp.lambda : NULL, given ? 1 : 0,
-                               fp->n_threads, &lr, &m);
+                               fp->n_threads, &lr, &m, &fac);
         if (!st) {
             ch.score = lr.error;
             ch.evals += lr.n_lambdas;
         }
+        if (!st && rfx__fit_classify_refines(params, 0))
+            st = rfx__classify_refine(m, &fac, rfx_cmat_of(sf->xloo, sf->nloo, d), sf->yloo,
+                                      fp->seed, fp->n_threads, 0, &ch.refine);
+        rfx__lsq_factor_free(&fac);
     } else if (sf->closed) {
         /* the statistics of the +-1 targets, then lambda by the exact LOO
          * errors of the scored rows */
@@ -1443,7 +1448,7 @@ static rfx_status fit_source_classify(const rfx_fit_params *params, src_fit *sf,
             st = rfx__classify_lsq_solve(f, sf->stats, rfx_cmat_of(sf->xloo, sf->nloo, d),
                                          sf->yloo, sf->classes, C, params->fit_intercept,
                                          given ? &cp.lambda : NULL, given ? 1 : 0, fp->n_threads,
-                                         &lr, &m);
+                                         &lr, &m, NULL);
         if (!st) {
             ch.score = lr.error;
             ch.evals += lr.n_lambdas;

@@ -228,7 +228,7 @@ static rfx_status lsq_at(const lsq_select *ls, double l, int nt, double *err, do
     RFX__TRY(rfx_features_create(&sp, ls->X.cols, &f));
     rfx__lsq_result r;
     rfx_status st = rfx__classify_lsq(f, ls->X, ls->y, ls->classes, ls->C, ls->p->fit_intercept,
-                                      ls->lambdas, ls->lambdas ? 1 : 0, nt, &r, NULL);
+                                      ls->lambdas, ls->lambdas ? 1 : 0, nt, &r, NULL, NULL);
     rfx_features_free(f);
     *scored = 0;
     if (st == RFX_ENUMERIC) { /* an ill-posed candidate; others decide */
@@ -357,6 +357,8 @@ rfx_status rfx__fit_classify_choose(const rfx_fit_params *params, rfx_cmat X, co
     out->lambda = cp.lambda;
     out->score = NAN;
     out->evals = 0;
+    memset(&out->refine, 0, sizeof out->refine);
+    out->refine.skipped = 1;
     if (rfx__fit_classify_closed(&cp, w != NULL)) {
         if (!choose) return RFX_OK;
         lsq_select ls;
@@ -516,6 +518,12 @@ void rfx__fit_classify_report(rfx_fit_report *report, const rfx_model *m,
     report->score = ch->score;
     report->n_candidates = ch->evals;
     report->learn_score_before = report->learn_score_after = NAN;
+    if (!ch->refine.skipped) {
+        report->refine_holdout = ch->refine.holdout;
+        report->refine_steps = ch->refine.steps;
+        report->refine_gained = ch->refine.gained;
+        report->refine_lost = ch->refine.lost;
+    }
 }
 
 /* rfx_model_fit with RFX_METHOD_CLASSIFY: Y (n x 1) holds the labels. */
@@ -551,6 +559,7 @@ rfx_status rfx__fit_classify(const rfx_fit_params *params, rfx_cmat X, rfx_cmat 
     rfx_model *m = NULL;
     rfx_features *f = NULL;
     rfx_stats *stats = NULL;
+    rfx__lsq_factor fac = {0};
     rfx__cls_choice ch;
     rfx_status st = rfx__classify_classes(Y.data, n, Y.stride, "fit: Y", &classes, &C);
     if (st) return st;
@@ -615,18 +624,23 @@ rfx_status rfx__fit_classify(const rfx_fit_params *params, rfx_cmat X, rfx_cmat 
             /* every row scored; the dual form when n < D */
             st = rfx__classify_lsq(f, Xw, y, classes, C, params->fit_intercept,
                                    given ? &cp.lambda : NULL, given ? 1 : 0, fp->n_threads, &lr,
-                                   &m);
+                                   &m, &fac);
         } else {
             st = rfx_stats_create(f->D, C == 2 ? 1 : C, &stats);
             if (!st) st = rfx__classify_lsq_add(stats, f, Xw, y, C);
             if (!st)
                 st = rfx__classify_lsq_solve(f, stats, Xl, yl, classes, C, params->fit_intercept,
                                              given ? &cp.lambda : NULL, given ? 1 : 0,
-                                             fp->n_threads, &lr, &m);
+                                             fp->n_threads, &lr, &m, &fac);
         }
         if (st) goto done;
         ch.score = lr.error;
         ch.evals += lr.n_lambdas;
+        /* refined when every row is a scored row, as a fit from a source
+         * can (it holds those rows alone) */
+        if (rfx__fit_classify_refines(params, 0) && n <= RFX__LSQ_LOO_ROWS &&
+            (st = rfx__classify_refine(m, &fac, Xw, y, fp->seed, fp->n_threads, 0, &ch.refine)))
+            goto done;
     } else {
         cp.lambda = ch.lambda;
         if ((st = rfx__classify_fit_indexed(f, Xw, y, classes, C, &cp, &m, NULL))) goto done;
@@ -650,6 +664,7 @@ done:
     rfx_model_free(m);
     rfx_features_free(f);
     rfx_stats_free(stats);
+    rfx__lsq_factor_free(&fac);
     free(classes);
     free(mean);
     free(scale);

@@ -53,5 +53,13 @@ rfx_classify_params rfx__fit_classify_settings(const rfx_fit_params *p)
     cp.progress_user = NULL;
     cp.sample_weight = p->sample_weight; /* each fit sets those of its rows */
     if (!(p->lambda < 0)) cp.lambda = p->lambda;
+    if (cp.loss == RFX_LOSS_AUTO) cp.loss = RFX_LOSS_SQUARED; /* then refined */
     return cp;
+}
+
+int rfx__fit_classify_refines(const rfx_fit_params *p, int weighted)
+{
+    if (!p->classify || p->classify->loss != RFX_LOSS_AUTO) return 0;
+    const rfx_classify_params cp = rfx__fit_classify_settings(p);
+    return rfx__fit_classify_closed(&cp, weighted);
 }

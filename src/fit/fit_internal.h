@@ -7,6 +7,7 @@
 #define RFX_FIT_INTERNAL_H
 
 #include "internal.h"
+#include "solvers/classify_internal.h"
 
 /* params->progress at stage and fraction frac (-1: unknown); nonzero to
  * cancel. */
@@ -28,6 +29,11 @@ rfx_classify_params rfx__fit_classify_settings(const rfx_fit_params *p);
  * from the exact leave-one-out errors of the scored rows. */
 int rfx__fit_classify_closed(const rfx_classify_params *cp, int weighted);
 
+/* 1 when the least-squares classifier is then refined by Newton steps of
+ * the squared hinge (RFX_LOSS_AUTO, closed form; rfx__classify_refine);
+ * rfx__fit_classify_settings maps RFX_LOSS_AUTO to RFX_LOSS_SQUARED. */
+int rfx__fit_classify_refines(const rfx_fit_params *p, int weighted);
+
 /* 1 when the fit uses its selection rows: to choose the length scale, to
  * choose lambda other than in closed form, or for the temperature of a
  * squared loss fitted by an optimizer; else they need not be drawn. */
@@ -40,6 +46,7 @@ typedef struct rfx__cls_choice {
     double lambda;       /* chosen (not in closed form), or the settings'     */
     double score;        /* the best validation score; NaN when nothing chosen */
     size_t evals;        /* candidates scored                                 */
+    rfx__refine_report refine; /* the final fit's refinement (skipped: none) */
 } rfx__cls_choice;
 
 /* Choose the length scale (when the map leaves it open) and, unless in

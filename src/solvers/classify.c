@@ -1174,7 +1174,10 @@ done:
 rfx_status rfx_classify_params_check(const rfx_classify_params *p)
 {
     if (!p) return rfx__error(RFX_EINVAL, "classify: params is NULL");
-    if ((unsigned)p->loss > RFX_LOSS_SQUARED)
+    if (p->loss == RFX_LOSS_AUTO)
+        return rfx__error(RFX_EINVAL, "classify.loss: auto is rfx_model_fit's (least squares, "
+                          "refined by the squared hinge); this fit needs the loss itself");
+    if ((unsigned)p->loss > RFX_LOSS_AUTO)
         return rfx__error(RFX_EINVAL, "classify.loss: %d is not an rfx_loss", (int)p->loss);
     if ((unsigned)p->multiclass > RFX_MULTICLASS_SOFTMAX)
         return rfx__error(RFX_EINVAL, "classify.multiclass: %d is not an rfx_multiclass",

@@ -46,6 +46,16 @@ rfx_status rfx__classify_fit_path(const rfx_features *f, rfx_cmat X, const uint3
 rfx_status rfx__classify_model_new(const rfx_features *f, const double *classes, size_t C,
                                    rfx_model **out);
 
+/* The eigendecomposition of a least-squares fit's centred normal matrix,
+ * Zc^T Zc = V^T diag(s) V over its n rows (row j of V an eigenvector), and
+ * the feature means mu it centred by; all NULL when the fit had none (the
+ * dual form). Owned by the holder: rfx__lsq_factor_free. */
+typedef struct rfx__lsq_factor {
+    double *V, *s, *mu;
+    size_t rows;
+} rfx__lsq_factor;
+void rfx__lsq_factor_free(rfx__lsq_factor *k);
+
 /* What rfx__classify_lsq chose. */
 typedef struct rfx__lsq_result {
     double lambda;      /* the chosen lambda (of the mean loss; alpha = n lambda / 2) */
@@ -72,7 +82,8 @@ typedef struct rfx__lsq_result {
 rfx_status rfx__classify_lsq_solve(const rfx_features *f, const rfx_stats *s, rfx_cmat rX,
                                    const uint32_t *ry, const double *classes, size_t C,
                                    int intercept, const double *lambdas, size_t n_lambdas,
-                                   int n_threads, rfx__lsq_result *res, rfx_model **out);
+                                   int n_threads, rfx__lsq_result *res, rfx_model **out,
+                                   rfx__lsq_factor *keep);
 /* The scored rows of a fit on more rows than this: the RFX__LSQ_LOO_ROWS
  * rows of least content hash (rfx__rows_order, stream 1 of the seed). */
 #define RFX__LSQ_LOO_ROWS 20000
@@ -91,7 +102,7 @@ rfx_status rfx__classify_lsq_add(rfx_stats *s, const rfx_features *f, rfx_cmat X
 rfx_status rfx__classify_lsq(const rfx_features *f, rfx_cmat X, const uint32_t *y,
                              const double *classes, size_t C, int intercept,
                              const double *lambdas, size_t n_lambdas, int n_threads,
-                             rfx__lsq_result *res, rfx_model **out);
+                             rfx__lsq_result *res, rfx_model **out, rfx__lsq_factor *keep);
 /* The temperature T > 0 minimising the mean negative log-likelihood of the
  * classes y (m rows) under sigmoid(s / T) (K = 1) or softmax(s / T) of the
  * scores S (m x K); 1 when m = 0. */
@@ -101,5 +112,67 @@ double rfx__classify_temperature(const double *S, const uint32_t *y, size_t m, s
  * (w: m weights >= 0 with a positive sum; NULL: rfx__classify_temperature). */
 double rfx__classify_temperature_weighted(const double *S, const uint32_t *y, const double *w,
                                           size_t m, size_t K);
+
+/* ---- Newton steps of the squared hinge (solvers/classify_polish.c) ---- */
+
+/* A polish over the n rows of Zc (n x D features centred by the fit's
+ * means, kept by the caller) with targets Y (n x K, +-1), the penalty
+ * alpha (of the sum of squared margins, as the least-squares fit's), the
+ * preconditioner's eigendecomposition V, s of Zc^T Zc over eig_rows rows
+ * (rfx__lsq_factor). The iterates X are (D + 1) x K: the weights, then the
+ * offsets c of the centred scores S = Zc w + c (n x K). Each function
+ * works on the rows r0..r1 and adds its conjugate gradient iterations to
+ * *iters. */
+typedef struct rfx__polish rfx__polish;
+#define RFX__POLISH_TOL 1e-4 /* the default relative residual of a solve */
+rfx_status rfx__polish_create(const double *Zc, const double *Y, size_t n, size_t D, size_t K,
+                              double alpha, int intercept, const double *V, const double *s,
+                              size_t eig_rows, int n_threads, rfx__polish **out);
+void rfx__polish_free(rfx__polish *p);
+/* The relative residual at which a ridge solve stops (<= 0: the default). */
+void rfx__polish_set_tol(rfx__polish *p, double tol);
+/* X = the least-squares fit on the rows, from X. */
+rfx_status rfx__polish_ridge(rfx__polish *p, size_t r0, size_t r1, double *X, size_t *iters);
+/* One Newton step of the squared hinge from X, whose scores are S (rows
+ * r0..r1); both updated. */
+rfx_status rfx__polish_newton(rfx__polish *p, size_t r0, size_t r1, double *X, double *S,
+                              size_t *iters);
+/* S (rows r0..r1) = the scores of X. */
+void rfx__polish_scores(const rfx__polish *p, size_t r0, size_t r1, const double *X, double *S);
+/* Column k's squared-hinge objective at X, S on the rows. */
+double rfx__polish_objective(const rfx__polish *p, size_t r0, size_t r1, const double *X,
+                             const double *S, size_t k);
+
+/* What rfx__classify_refine did. */
+typedef struct rfx__refine_report {
+    size_t steps;      /* Newton steps kept (0: the least-squares fit stays) */
+    size_t holdout;    /* rows held out                                      */
+    size_t gained, lost; /* held-out rows the kept steps got right that least
+                          squares got wrong, and the reverse                  */
+    size_t iterations; /* conjugate gradient iterations in all               */
+    int skipped;       /* 1: not tried (no factor, or the features too big)  */
+} rfx__refine_report;
+
+/* The one-call fit's refinement of the least-squares classifier m (fitted
+ * on the n rows X with class indices y; fac its factor): the rows in the
+ * order of their contents (rfx__rows_order with the seed), the last n / 5
+ * held out; the
+ * least-squares fit on the others at the same lambda (their penalty alpha
+ * scaled by their share of the rows; tol: the solves' relative residual,
+ * <= 0 for RFX__POLISH_TOL), then up to 3 Newton
+ * steps of the squared hinge, each scored on the held-out rows. The step
+ * count with the largest gain over least squares among those McNemar's
+ * test finds significant (one-sided, 5 %) is taken on all rows from m; m
+ * then has the squared hinge loss and the temperature of that step's
+ * held-out scores. With no significant gain m is left as it is. Skipped
+ * when fac has no eigendecomposition (the dual form) or Z (n x D) would
+ * take more than 512 MiB. */
+#define RFX__REFINE_MAX_STEPS 3
+#define RFX__REFINE_HOLDOUT 5      /* one row in 5 held out                  */
+#define RFX__REFINE_GATE 1.645     /* McNemar's one-sided 5 % point          */
+#define RFX__REFINE_STREAM 0x524546u /* the rows' order (rfx__rows_order)    */
+rfx_status rfx__classify_refine(rfx_model *m, const rfx__lsq_factor *fac, rfx_cmat X,
+                                const uint32_t *y, uint64_t seed, int n_threads, double tol,
+                                rfx__refine_report *rep);
 
 #endif /* RFX_CLASSIFY_INTERNAL_H */

@@ -544,8 +544,9 @@ done:
 rfx_status rfx__classify_lsq(const rfx_features *f, rfx_cmat X, const uint32_t *y,
                              const double *classes, size_t C, int intercept,
                              const double *lambdas, size_t n_lambdas, int n_threads,
-                             rfx__lsq_result *res, rfx_model **out)
+                             rfx__lsq_result *res, rfx_model **out, rfx__lsq_factor *keep)
 {
+    if (keep) memset(keep, 0, sizeof *keep);
     if (X.rows < f->D && X.rows >= 2 && X.rows <= RFX__LSQ_LOO_ROWS &&
         X.rows <= DUAL_MAX_BYTES / sizeof(double) / f->D)
         return lsq_dual_fit(f, X, y, classes, C, intercept, lambdas, n_lambdas, n_threads, res,
@@ -555,7 +556,7 @@ rfx_status rfx__classify_lsq(const rfx_features *f, rfx_cmat X, const uint32_t *
     rfx_status st = rfx__classify_lsq_add(s, f, X, y, C);
     if (!st)
         st = rfx__classify_lsq_solve(f, s, X, y, classes, C, intercept, lambdas, n_lambdas,
-                                     n_threads, res, out);
+                                     n_threads, res, out, keep);
     rfx_stats_free(s);
     return st;
 }
@@ -563,8 +564,10 @@ rfx_status rfx__classify_lsq(const rfx_features *f, rfx_cmat X, const uint32_t *
 rfx_status rfx__classify_lsq_solve(const rfx_features *f, const rfx_stats *s, rfx_cmat rX,
                                    const uint32_t *ry, const double *classes, size_t C,
                                    int intercept, const double *lambdas, size_t n_lambdas,
-                                   int n_threads, rfx__lsq_result *res, rfx_model **out)
+                                   int n_threads, rfx__lsq_result *res, rfx_model **out,
+                                   rfx__lsq_factor *keep)
 {
+    if (keep) memset(keep, 0, sizeof *keep);
     const size_t n = rfx_stats_rows(s), D = f->D, K = C == 2 ? 1 : C, d = rX.cols;
     if (rfx_stats_n_features(s) != D || rfx_stats_n_targets(s) != K)
         return rfx__error(RFX_EINTERNAL, "classify: statistics of %zu features and %zu targets "
@@ -636,6 +639,13 @@ rfx_status rfx__classify_lsq_solve(const rfx_features *f, const rfx_stats *s, rf
     lsq_finish_model(mod, q.mu, q.ybar, D, K, intercept, res, n);
     *out = mod;
     mod = NULL;
+    if (keep) {
+        keep->V = q.V;
+        keep->s = q.s;
+        keep->mu = q.mu;
+        keep->rows = n;
+        q.V = q.s = q.mu = NULL;
+    }
 done:
     rfx_model_free(mod);
     free(q.V);
@@ -648,4 +658,13 @@ done:
     free(Xcal);
     free(tmp);
     return st;
+}
+
+void rfx__lsq_factor_free(rfx__lsq_factor *k)
+{
+    if (!k) return;
+    free(k->V);
+    free(k->s);
+    free(k->mu);
+    memset(k, 0, sizeof *k);
 }

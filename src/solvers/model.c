@@ -251,6 +251,15 @@ rfx_status rfx_model_classes(const rfx_model *m, const double **classes, size_t 
     return RFX_OK;
 }
 
+/* 1 when the probabilities are softmax(s / T) of the scores (sigmoid for
+ * two classes): the least-squares classifier, and a squared-hinge one
+ * refined from it (RFX_LOSS_AUTO), T in noise_var. */
+static int tempered(const rfx_model *m)
+{
+    return m->loss == RFX_LOSS_SQUARED ||
+           (m->loss == RFX_LOSS_SQUARED_HINGE && m->noise_var > 0 && isfinite(m->noise_var));
+}
+
 rfx_status rfx_model_classifier_info(const rfx_model *m, rfx_classifier_info *info)
 {
     RFX__TRY(check_classifier(m, "classifier info"));
@@ -261,6 +270,9 @@ rfx_status rfx_model_classifier_info(const rfx_model *m, rfx_classifier_info *in
     info->n_classes = m->n_classes;
     info->n_columns = m->ny;
     info->lambda = m->lambda;
+    info->temperature = tempered(m) ? m->noise_var : 0.0;
+    info->probabilities = m->loss == RFX_LOSS_LOGISTIC ||
+                          (tempered(m) && m->noise_var > 0 && isfinite(m->noise_var));
     return RFX_OK;
 }
 
@@ -289,12 +301,12 @@ static void apply_row(const rfx_model *m, const double *s, double *o, int mode)
         }
         o[0] = m->classes[best];
     } else if (K == 1) {
-        /* the least-squares classifier: its scores over the temperature */
-        double p = sigmoid(m->loss == RFX_LOSS_SQUARED ? s[0] / m->noise_var : s[0]);
+        /* a tempered classifier: its scores over the temperature */
+        double p = sigmoid(tempered(m) ? s[0] / m->noise_var : s[0]);
         o[0] = 1.0 - p;
         o[1] = p;
-    } else if (m->multiclass == RFX_MULTICLASS_SOFTMAX || m->loss == RFX_LOSS_SQUARED) {
-        const double beta = m->loss == RFX_LOSS_SQUARED ? 1.0 / m->noise_var : 1.0;
+    } else if (m->multiclass == RFX_MULTICLASS_SOFTMAX || tempered(m)) {
+        const double beta = tempered(m) ? 1.0 / m->noise_var : 1.0;
         double mx = s[0], sum = 0;
         for (size_t k = 1; k < C; k++)
             if (s[k] > mx) mx = s[k];
@@ -369,9 +381,10 @@ rfx_status rfx_model_decision(const rfx_model *m, rfx_cmat X, rfx_mat scores)
 rfx_status rfx_model_predict_proba(const rfx_model *m, rfx_cmat X, rfx_mat P)
 {
     RFX__TRY(check_classifier(m, "predict_proba"));
-    if (m->loss != RFX_LOSS_LOGISTIC && m->loss != RFX_LOSS_SQUARED)
+    if (m->loss != RFX_LOSS_LOGISTIC && m->loss != RFX_LOSS_SQUARED && !tempered(m))
         return rfx__error(RFX_EINVAL, "predict_proba: probabilities need the logistic or squared "
-                          "loss; this classifier has the %s loss (use rfx_model_decision)",
+                          "loss, or a calibrated temperature; this classifier has the %s loss "
+                          "and none (use rfx_model_decision)",
                           rfx_loss_name((rfx_loss)m->loss));
     if (m->loss == RFX_LOSS_SQUARED && !(m->noise_var > 0 && isfinite(m->noise_var)))
         return rfx__error(RFX_EINVAL, "predict_proba: this squared-loss classifier has no "

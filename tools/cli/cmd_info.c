@@ -120,7 +120,8 @@ static int print_classifier_info(FILE *out, const rfx_model *m)
     cli_print_label_list(out, classes, C, 50);
     fputc('\n', out);
     fprintf(out, "%-16s %zu\n", "score columns", ci.n_columns);
-    fprintf(out, "%-16s %s\n", "probabilities", yes_no(ci.loss == RFX_LOSS_LOGISTIC));
+    fprintf(out, "%-16s %s\n", "probabilities", yes_no(ci.probabilities));
+    if (ci.temperature > 0) fprintf(out, "%-16s %.6g\n", "temperature", ci.temperature);
     return RC_OK;
 }
 
@@ -460,7 +461,7 @@ static int json_model(json_writer *w, const rfx_model *m)
         json_str(w, "multiclass", ci.multiclass == RFX_MULTICLASS_SOFTMAX ? "softmax" : "ovr");
         json_nums(w, "classes", classes, C);
         json_size(w, "score_columns", ci.n_columns);
-        json_bool(w, "probabilities", ci.loss == RFX_LOSS_LOGISTIC);
+        json_bool(w, "probabilities", ci.probabilities);
     }
     return RC_OK;
 }

@@ -153,7 +153,7 @@ static int cmd_kernel_sgd(const command *c, int argc, char **argv)
             }
             break;
         case O_LOSS:
-            if (rfx_loss_from_name(v, &kp.loss) != RFX_OK || kp.loss == RFX_LOSS_SQUARED) {
+            if (rfx_loss_from_name(v, &kp.loss) != RFX_OK || kp.loss >= RFX_LOSS_SQUARED) {
                 rfx_clear_error();
                 bad = cli_value_error(&it, "unknown loss '%s' (logistic, hinge or squared-hinge)",
                                       v);

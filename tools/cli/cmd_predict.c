@@ -270,7 +270,7 @@ static int cmd_predict(const command *c, int argc, char **argv)
             rc = cli_fail(st);
             goto done;
         }
-        if (ci.loss != RFX_LOSS_LOGISTIC && ci.loss != RFX_LOSS_SQUARED) {
+        if (!ci.probabilities) {
             rc = cli_usage_error(c, "--proba: this classifier has the %s loss, which gives no "
                                     "probabilities (fit with --loss logistic)",
                                  rfx_loss_name(ci.loss));
