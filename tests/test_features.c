@@ -555,7 +555,7 @@ static void test_names(void)
     ROUND_TRIP(rfx_structure, rfx_structure, RFX_STRUCTURE_HALTON);
     ROUND_TRIP(rfx_weights, rfx_weights, RFX_WEIGHTS_UNIFORM);
     ROUND_TRIP(rfx_method, rfx_method, RFX_METHOD_GREEDY);
-    ROUND_TRIP(rfx_loss, rfx_loss, RFX_LOSS_SQUARED);
+    ROUND_TRIP(rfx_loss, rfx_loss, RFX_LOSS_AUTO);
     ROUND_TRIP(rfx_multiclass, rfx_multiclass, RFX_MULTICLASS_SOFTMAX);
     ROUND_TRIP(rfx_optimizer, rfx_optimizer, RFX_OPTIMIZER_SGD);
     ROUND_TRIP(rfx_sgd_strategy, rfx_sgd_strategy, RFX_SGD_GRAM_CACHED);
@@ -567,7 +567,8 @@ static void test_names(void)
     rfx_loss l = RFX_LOSS_HINGE;
     CHECK_STATUS(rfx_loss_from_name("huber", &l), RFX_EINVAL);
     CHECK_MSG(strcmp(rfx_last_error(),
-                     "unknown loss 'huber' (expected logistic, hinge, squared-hinge or squared)") == 0,
+                     "unknown loss 'huber' (expected logistic, hinge, squared-hinge, squared "
+                     "or auto)") == 0,
               "%s", rfx_last_error());
     CHECK(l == RFX_LOSS_HINGE);
     CHECK_STATUS(rfx_structure_from_name(NULL, NULL), RFX_EINVAL);

@@ -1502,12 +1502,15 @@ rfx_status rfx_dist_model_fit_source(rfx_dist *d, const rfx_fit_params *params, 
          * rank count, not for any */
         const rfx_classify_params cp = params->classify ? *params->classify
                                                         : rfx_classify_params_default();
-        if (cp.loss != RFX_LOSS_SQUARED || cp.optimizer != RFX_OPTIMIZER_AUTO ||
+        if ((cp.loss != RFX_LOSS_SQUARED && cp.loss != RFX_LOSS_AUTO) ||
+            cp.optimizer != RFX_OPTIMIZER_AUTO ||
             cp.class_weights || cp.balanced)
             local = fail(RFX_EINVAL, "distributed: the deterministic mode fits from statistics "
                          "(ridge, bayes, the least-squares classifier); a classifier of the %s "
                          "loss%s sums its gradients in MPI's order", rfx_loss_name(cp.loss),
-                         cp.loss == RFX_LOSS_SQUARED ? " with class weights or an optimizer" : "");
+                         cp.loss == RFX_LOSS_SQUARED || cp.loss == RFX_LOSS_AUTO
+                             ? " with class weights or an optimizer"
+                             : "");
     }
     TRY(agree(d, "fit parameters", rec, k * sizeof *rec, local));
     if (params->features.length_scales)

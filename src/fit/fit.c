@@ -1433,7 +1433,8 @@ static rfx_status fit_source_classify(const rfx_fit_params *params, src_fit *sf,
             ch.score = lr.error;
             ch.evals += lr.n_lambdas;
         }
-        if (!st && rfx__fit_classify_refines(params, 0))
+        /* refined on one machine only: in parts, no part holds every row */
+        if (!st && !parts && rfx__fit_classify_refines(params, 0))
             st = rfx__classify_refine(m, &fac, rfx_cmat_of(sf->xloo, sf->nloo, d), sf->yloo,
                                       fp->seed, fp->n_threads, 0, &ch.refine);
         rfx__lsq_factor_free(&fac);

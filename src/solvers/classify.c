@@ -1175,7 +1175,7 @@ rfx_status rfx_classify_params_check(const rfx_classify_params *p)
 {
     if (!p) return rfx__error(RFX_EINVAL, "classify: params is NULL");
     if (p->loss == RFX_LOSS_AUTO)
-        return rfx__error(RFX_EINVAL, "classify.loss: auto is rfx_model_fit's (least squares, "
+        return rfx__error(RFX_EINVAL, "classify.loss: auto is the one-call fit's (least squares, "
                           "refined by the squared hinge); this fit needs the loss itself");
     if ((unsigned)p->loss > RFX_LOSS_AUTO)
         return rfx__error(RFX_EINVAL, "classify.loss: %d is not an rfx_loss", (int)p->loss);
