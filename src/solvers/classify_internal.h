@@ -124,7 +124,8 @@ double rfx__classify_temperature_weighted(const double *S, const uint32_t *y, co
  * works on the rows r0..r1 and adds its conjugate gradient iterations to
  * *iters. */
 typedef struct rfx__polish rfx__polish;
-#define RFX__POLISH_TOL 1e-4 /* the default relative residual of a solve */
+#define RFX__POLISH_TOL 1e-3 /* a solve's relative residual by default: inexact
+                                 Newton steps, each still a descent step */
 rfx_status rfx__polish_create(const double *Zc, const double *Y, size_t n, size_t D, size_t K,
                               double alpha, int intercept, const double *V, const double *s,
                               size_t eig_rows, int n_threads, rfx__polish **out);
@@ -158,8 +159,10 @@ typedef struct rfx__refine_report {
  * order of their contents (rfx__rows_order with the seed), the last n / 5
  * held out; the
  * least-squares fit on the others at the same lambda (their penalty alpha
- * scaled by their share of the rows; tol: the solves' relative residual,
- * <= 0 for RFX__POLISH_TOL), then up to 3 Newton
+ * scaled by their share of the rows; solved to a relative residual of
+ * 1e-10, as it starts from m, which has seen the held-out rows; tol: the
+ * Newton steps' relative residual, <= 0 for RFX__POLISH_TOL, and that of
+ * the held-out least squares too when > 0), then up to 3 Newton
  * steps of the squared hinge, each scored on the held-out rows. The step
  * count with the largest gain over least squares among those McNemar's
  * test finds significant (one-sided, 5 %) is taken on all rows from m; m

@@ -397,6 +397,7 @@ double rfx__polish_objective(const rfx__polish *p, size_t r0, size_t r1, const d
 #define REFINE_HOLDOUT RFX__REFINE_HOLDOUT
 #define REFINE_GATE RFX__REFINE_GATE
 #define REFINE_STREAM RFX__REFINE_STREAM
+#define RIDGE_TOL 1e-10   /* the held-out comparison's least squares     */
 
 /* The class of row i's scores s (K columns). */
 static size_t predicted(const double *s, size_t K)
@@ -468,11 +469,15 @@ rfx_status rfx__classify_refine(rfx_model *m, const rfx__lsq_factor *fac, rfx_cm
     if ((st = rfx__polish_create(Z, Y, n, D, K, alpha * (double)nt / (double)n, m->fit_intercept,
                                  fac->V, fac->s, fac->rows, n_threads, &p)))
         goto done;
-    rfx__polish_set_tol(p, tol);
     /* the least-squares fit on the first nt rows, then its Newton steps,
      * each scored on the held-out rows */
     memcpy(Xt, X0, w * sizeof *Xt);
+    /* least squares on the nt rows, from the fit on all (which has seen the
+     * held-out rows: solved tightly, so that none of them leaks into the
+     * comparison); the Newton steps from there see the nt rows alone */
+    rfx__polish_set_tol(p, tol > 0 ? tol : RIDGE_TOL);
     if ((st = rfx__polish_ridge(p, 0, nt, Xt, &rep->iterations))) goto done;
+    rfx__polish_set_tol(p, tol);
     rfx__polish_scores(p, 0, n, Xt, S);
     for (int j = 0;; j++) {
         memcpy(SH + (size_t)j * nh * K, S + nt * K, nh * K * sizeof *S);
