@@ -1086,6 +1086,47 @@ stderr_has "fit classify: the method and loss" "^method +classify \(squared loss
 stderr_has "fit classify: the classes" "^classes +3: 0 1 7$"
 stderr_has "fit classify: the chosen length scale" "^length scale .*chosen by the leave-one-out error"
 stderr_has "fit classify: the validation error" "^validation .*leave-one-out error rate"
+stderr_has "fit classify: the refinement by held-out rows" "^refinement .*90 held-out rows"
+expect 0 "fit --task classify --loss squared" "$RFX" fit "$T/ctrain.csv" --task classify \
+    --loss squared -D 256 -o "$T/csq.rfx"
+check "fit classify --loss squared: no refinement" sh -c "! grep -q '^refinement' '$T/stderr'"
+# five rings (class k at radius k + U(0, 1)): least squares masks the middle
+# rings, and Newton steps of the squared hinge gain on held-out rows
+gen_rings() {
+    awk -v n="$2" -v seed="$3" "$MINSTD"'
+    BEGIN {
+        useed(seed)
+        print "x0,x1,ring"
+        for (i = 0; i < n; i++) {
+            k = int(5 * u()); if (k > 4) k = 4; r = k + u(); a = 6.283185307 * u()
+            printf "%.8f,%.8f,%d\n", r * cos(a), r * sin(a), k
+        }
+    }' >"$1"
+}
+gen_rings "$T/rings.csv" 1000 8
+gen_rings "$T/rings_test.csv" 3000 9
+expect 0 "fit classify on five rings" "$RFX" fit "$T/rings.csv" --task classify -D 48 \
+    -o "$T/rings.rfx"
+stderr_has "rings: Newton steps kept" "^refinement +[1-3] Newton steps? of the squared hinge"
+stderr_has "rings: the refined model's loss" "^method +classify \(squared-hinge loss"
+expect 0 "fit classify on five rings, --loss squared" "$RFX" fit "$T/rings.csv" --task classify \
+    -D 48 --loss squared -o "$T/rings_sq.rfx"
+expect 0 "eval the refined rings classifier" "$RFX" eval "$T/rings.rfx" "$T/rings_test.csv"
+acc_refined=$(awk '$1 == "accuracy" { print $2 }' "$T/stdout")
+expect 0 "eval the least-squares rings classifier" "$RFX" eval "$T/rings_sq.rfx" \
+    "$T/rings_test.csv"
+acc_squared=$(awk '$1 == "accuracy" { print $2 }' "$T/stdout")
+check "rings: the refined classifier is more accurate on fresh rows ($acc_refined, $acc_squared)" \
+    awk -v a="$acc_refined" -v b="$acc_squared" 'BEGIN { exit !(a > b) }'
+expect 0 "info on the refined classifier" "$RFX" info "$T/rings.rfx"
+check "info: the refined classifier gives probabilities" \
+    grep -qE '^probabilities +yes' "$T/stdout"
+check "info: its temperature" grep -qE '^temperature +[0-9]' "$T/stdout"
+expect 0 "predict --proba with the refined classifier" "$RFX" predict "$T/rings.rfx" \
+    "$T/rings_test.csv" --proba -o "$T/pred/rings.csv"
+check "refined classifier: probabilities sum to 1" \
+    awk -F, 'NR > 1 { s = 0; for (k = 2; k <= NF; k++) s += $k
+             if ((s - 1) ^ 2 > 1e-20) bad = 1 } END { exit bad }' "$T/pred/rings.csv"
 # read in blocks: gzip on standard input gives the model of the file
 expect 0 "fit --task classify from gzip on stdin" sh -c "gzip -c '$T/ctrain.csv' |
     '$RFX' fit - --task classify -D 256 -q -o '$T/c_stdin.rfx'"
