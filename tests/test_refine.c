@@ -106,7 +106,7 @@ static void dense_fit(const problem *p, size_t r0, size_t r1, const double *S, d
                       int intercept, size_t k, double *X)
 {
     const size_t D = p->D, K = p->K, m = intercept ? D + 1 : D;
-    double *A = calloc(m * m, sizeof *A), *b = calloc(m, sizeof *b), z[512];
+    double *A = calloc(m * m, sizeof *A), *b = calloc(m, sizeof *b), *z = malloc(m * sizeof *z);
     for (size_t i = r0; i < r1; i++) {
         const double y = p->Y[i * K + k];
         if (S && !(y * S[i * K + k] < 1)) continue;
@@ -124,6 +124,7 @@ static void dense_fit(const problem *p, size_t r0, size_t r1, const double *S, d
     X[D * K + k] = intercept ? b[D] : 0.0;
     free(A);
     free(b);
+    free(z);
 }
 
 /* Column k's squared-hinge objective at X on the rows r0..r1. */
@@ -304,18 +305,22 @@ out:
  * contents, the last fifth held out; least squares on the others at the
  * same lambda, three dense Newton steps scored on the held-out rows,
  * McNemar's test; then the steps on all rows from the least-squares
- * model, and the temperature of the held-out scores. */
-static void test_refine(void)
+ * model, and the temperature of the held-out scores. Five rings, n rows,
+ * D features; lambda chosen (NULL) or given. With n < D the least-squares
+ * fit and the refinement take the dual form; the recomputation stays in
+ * the primal one. */
+static void refine_case(uint64_t seed, size_t n, size_t D, double l, const double *lambda)
 {
     problem p;
-    problem_make(&p, 11, 1000, 5, 48, 0.45);
-    const size_t n = p.n, D = p.D, K = p.K, w = (D + 1) * K;
+    problem_make(&p, seed, n, 5, D, l);
+    const size_t K = p.K, w = (D + 1) * K;
     rfx__lsq_result res;
     rfx_model *m = NULL;
     rfx__lsq_factor fac;
-    CHECK_OK(rfx__classify_lsq(p.f, rfx_cmat_of(p.Xs, n, 2), p.y, p.classes, p.C, 1, NULL, 0, 2,
-                               &res, &m, &fac));
-    if (!m || !fac.V) {
+    CHECK_OK(rfx__classify_lsq(p.f, rfx_cmat_of(p.Xs, n, 2), p.y, p.classes, p.C, 1, lambda,
+                               lambda ? 1 : 0, 2, &res, &m, &fac));
+    CHECK(n < D ? fac.V == NULL : fac.V != NULL);
+    if (!m) {
         CHECK(0);
         rfx_model_free(m);
         rfx__lsq_factor_free(&fac);
@@ -356,7 +361,7 @@ static void test_refine(void)
     const size_t nh = n / RFX__REFINE_HOLDOUT, nt = n - nh;
     const double alpha = 0.5 * (double)n * res.lambda, at = alpha * (double)nt / (double)n;
     for (size_t k = 0; k < K; k++) dense_fit(&q, 0, nt, NULL, at, 1, k, Xt);
-    int ok[RFX__REFINE_MAX_STEPS + 1][1000];
+    static int ok[RFX__REFINE_MAX_STEPS + 1][1000];
     double *SH = malloc((RFX__REFINE_MAX_STEPS + 1) * nh * K * sizeof *SH);
     for (int j = 0; j <= RFX__REFINE_MAX_STEPS; j++) {
         if (j) dense_newton(&q, 0, nt, at, 1, Xt);
@@ -387,12 +392,13 @@ static void test_refine(void)
             lost = c;
         }
     }
-    printf("refinement: %zu steps (%zu gained, %zu lost on %zu held-out rows, %zu CG "
-           "iterations); recomputed: %d steps (%zu gained, %zu lost)\n", rep.steps, rep.gained,
-           rep.lost, rep.holdout, rep.iterations, steps, gained, lost);
+    printf("refinement (%s form, n %zu, D %zu): %zu steps (%zu gained, %zu lost on %zu "
+           "held-out rows, %zu CG iterations); recomputed: %d steps (%zu gained, %zu lost)\n",
+           n < D ? "dual" : "primal", n, D, rep.steps, rep.gained, rep.lost, rep.holdout,
+           rep.iterations, steps, gained, lost);
     CHECK(rep.holdout == nh && !rep.skipped);
     CHECK(rep.steps == (size_t)steps && rep.gained == gained && rep.lost == lost);
-    /* this problem gains: its least squares is masked between the rings */
+    /* these problems gain: least squares is masked between the rings */
     CHECK(steps > 0);
     for (int j = 0; j < steps; j++) dense_newton(&q, 0, n, alpha, 1, X0);
     double *Wd = malloc(D * K * sizeof *Wd), bd[8];
@@ -456,6 +462,19 @@ static void test_refine(void)
     rfx_model_free(m);
     rfx__lsq_factor_free(&fac);
     problem_free(&p);
+}
+
+static void test_refine(void)
+{
+    refine_case(11, 1000, 48, 0.45, NULL);
+}
+
+static void test_refine_dual(void)
+{
+    /* a given lambda: at the small ones LOO chooses, least squares
+     * interpolates the rows (every margin 1) and no step changes a label */
+    const double lambda = 1e-3;
+    refine_case(12, 400, 600, 0.65, &lambda);
 }
 
 /* rfx_model_fit with RFX_LOSS_AUTO: the least-squares fit of
@@ -569,6 +588,7 @@ int main(void)
     RFX_TEST_RUN(test_ridge);
     RFX_TEST_RUN(test_newton);
     RFX_TEST_RUN(test_refine);
+    RFX_TEST_RUN(test_refine_dual);
     RFX_TEST_RUN(test_model_fit_auto);
     return rfx_test_finish("test_refine");
 }

@@ -63,10 +63,12 @@
  *                   Least squares pulls every score to +-1, so rows far on
  *                   the right side pull the boundary; the hinge's steps
  *                   let them go, which pays on large sets with many
- *                   classes. Rows whose features would take more than
- *                   512 MiB (n D doubles), fewer rows than features, and
- *                   a fit from a source with more rows than it holds
- *                   (RFX__LSQ_LOO_ROWS, 20000) are not refined.
+ *                   classes. With fewer rows than features the steps are
+ *                   exact solves in the dual form (n x n Gram matrix).
+ *                   Rows whose features would take more than 512 MiB
+ *                   (n D doubles), more than 20000 rows (the most a fit
+ *                   from a source holds), and a distributed fit are not
+ *                   refined.
  * scikit-learn's LogisticRegression(C) and LinearSVC(C) minimise
  * C sum loss + |w|^2 / 2, the same minimiser as lambda = 1 / (C n) (their
  * intercept aside: LinearSVC penalises it, here it is free).

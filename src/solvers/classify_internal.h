@@ -119,8 +119,9 @@ double rfx__classify_temperature_weighted(const double *S, const uint32_t *y, co
  * means, kept by the caller) with targets Y (n x K, +-1), the penalty
  * alpha (of the sum of squared margins, as the least-squares fit's), the
  * preconditioner's eigendecomposition V, s of Zc^T Zc over eig_rows rows
- * (rfx__lsq_factor). The iterates X are (D + 1) x K: the weights, then the
- * offsets c of the centred scores S = Zc w + c (n x K). Each function
+ * (rfx__lsq_factor; V NULL: the dual form, see rfx__polish_dim). The
+ * iterates X are (D + 1) x K: the weights, then the offsets c of the
+ * centred scores S = Zc w + c (n x K). Each function
  * works on the rows r0..r1 and adds its conjugate gradient iterations to
  * *iters. */
 typedef struct rfx__polish rfx__polish;
@@ -132,6 +133,13 @@ rfx_status rfx__polish_create(const double *Zc, const double *Y, size_t n, size_
 void rfx__polish_free(rfx__polish *p);
 /* The relative residual at which a ridge solve stops (<= 0: the default). */
 void rfx__polish_set_tol(rfx__polish *p, double tol);
+/* A new penalty alpha for the solves that follow. */
+void rfx__polish_set_alpha(rfx__polish *p, double alpha);
+/* The iterates' leading dimension: D, or n in the dual form (V NULL: the
+ * iterate's first n rows are coefficients B over the rows, w = Zc^T B,
+ * the Gram matrix Zc Zc^T held, each fit an exact Cholesky solve per
+ * column; for n at most D). */
+size_t rfx__polish_dim(const rfx__polish *p);
 /* X = the least-squares fit on the rows, from X. */
 rfx_status rfx__polish_ridge(rfx__polish *p, size_t r0, size_t r1, double *X, size_t *iters);
 /* One Newton step of the squared hinge from X, whose scores are S (rows
@@ -167,9 +175,10 @@ typedef struct rfx__refine_report {
  * count with the largest gain over least squares among those McNemar's
  * test finds significant (one-sided, 5 %) is taken on all rows from m; m
  * then has the squared hinge loss and the temperature of that step's
- * held-out scores. With no significant gain m is left as it is. Skipped
- * when fac has no eigendecomposition (the dual form) or Z (n x D) would
- * take more than 512 MiB. */
+ * held-out scores. With no significant gain m is left as it is. When fac
+ * has no eigendecomposition (the least-squares fit's dual form, n <= D),
+ * the fits are the dual form's exact solves (rfx__polish_dim). Skipped
+ * when Z (n x D) would take more than 512 MiB. */
 #define RFX__REFINE_MAX_STEPS 3
 #define RFX__REFINE_HOLDOUT 5      /* one row in 5 held out                  */
 #define RFX__REFINE_GATE 1.645     /* McNemar's one-sided 5 % point          */

@@ -42,6 +42,9 @@
 #define CG_MAX_ITER 200
 #define LINE_STEPS 60     /* bisections of the line search               */
 
+static size_t n_blocks(size_t rows);
+static size_t block_start(size_t r0, size_t rows, size_t nb, size_t b);
+
 struct rfx__polish {
     const double *Z, *Y; /* n x D centred features, n x K targets       */
     size_t n, D, K;
@@ -50,6 +53,7 @@ struct rfx__polish {
     const double *V, *s; /* the preconditioner's eigenvectors (rows), values */
     double eig_rows;     /* the rows of Zc^T Zc's eigendecomposition     */
     double tol;          /* relative residual of a ridge solve           */
+    double *Kc;          /* the dual form (V NULL): Zc Zc^T, n x n       */
     /* workspaces */
     double *T;           /* n x K                                         */
     double *part;        /* BLOCKS x (D + 1) x K                          */
@@ -80,6 +84,23 @@ rfx_status rfx__polish_create(const double *Zc, const double *Y, size_t n, size_
         st = rfx__alloc(BLOCKS * (D + 1) * K, sizeof *p->part, (void **)&p->part,
                         "classify (polish)");
     if (!st) st = rfx__alloc(D * K, sizeof *p->U, (void **)&p->U, "classify (polish)");
+    if (!st && !V) {
+        /* the dual form: Kc = Zc Zc^T on the row blocks, each block's rows
+         * one BLAS call */
+        st = rfx__alloc(n * n + 1, sizeof *p->Kc, (void **)&p->Kc, "classify (polish): Gram");
+        if (!st) {
+            const size_t nb = n_blocks(n);
+#pragma omp parallel for num_threads(p->nt) schedule(static) if (nb > 1)
+            for (size_t b = 0; b < nb; b++) {
+                RFX__SERIAL_BLAS();
+                const size_t a = block_start(0, n, nb, b), e = block_start(0, n, nb, b + 1);
+                if (e > a)
+                    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)(e - a), (int)n,
+                                (int)D, 1.0, Zc + a * D, (int)D, Zc, (int)D, 0.0, p->Kc + a * n,
+                                (int)n);
+            }
+        }
+    }
     if (st) {
         rfx__polish_free(p);
         return st;
@@ -93,9 +114,20 @@ void rfx__polish_set_tol(rfx__polish *p, double tol)
     p->tol = tol > 0 ? tol : RFX__POLISH_TOL;
 }
 
+void rfx__polish_set_alpha(rfx__polish *p, double alpha)
+{
+    p->alpha = alpha;
+}
+
+size_t rfx__polish_dim(const rfx__polish *p)
+{
+    return p->Kc ? p->n : p->D;
+}
+
 void rfx__polish_free(rfx__polish *p)
 {
     if (!p) return;
+    free(p->Kc);
     free(p->T);
     free(p->part);
     free(p->U);
@@ -279,9 +311,129 @@ out:
     return st;
 }
 
+static double line_slope(const rfx__polish *p, size_t r0, size_t r1, const double *S,
+                         const double *Q, size_t k, double wd, double dd, double t);
+
+/* ---- the dual form: fewer rows than features ---------------------------- */
+
+/* With the iterate w = Zc^T B (B: n x K coefficients over the rows, zero
+ * outside the rows worked on) the scores are Kc B + c, |w|^2 = B^T Kc B,
+ * and the ridge fit of column k on the rows A is
+ *     (Kc_AA + alpha I) beta = y_A - c 1,   c = 1^T M y_A / 1^T M 1,
+ * M = (Kc_AA + alpha I)^-1 (the offset that makes 1^T beta = 0, the
+ * residuals alpha beta summing to 0), solved by a Cholesky factorisation
+ * per column: exact, for n at most D. */
+
+/* S (rows r0..r1) = Kc B + c, X (n + 1) x K. */
+static void dual_scores(const rfx__polish *p, size_t r0, size_t r1, const double *X, double *S)
+{
+    const size_t n = p->n, K = p->K, rows = r1 - r0, nb = n_blocks(rows);
+#pragma omp parallel for num_threads(p->nt) schedule(static) if (nb > 1)
+    for (size_t b = 0; b < nb; b++) {
+        RFX__SERIAL_BLAS();
+        const size_t a = block_start(r0, rows, nb, b), e = block_start(r0, rows, nb, b + 1);
+        if (e == a) continue;
+        for (size_t i = a; i < e; i++) memcpy(S + i * K, X + n * K, K * sizeof *S);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)(e - a), (int)K, (int)n, 1.0,
+                    p->Kc + a * n, (int)n, X, (int)K, 1.0, S + a * K, (int)K);
+    }
+}
+
+/* X = the ridge fits of every column on the rows r0..r1 of margin y s < 1
+ * at S, or on all of them (S NULL). */
+static rfx_status dual_fit(const rfx__polish *p, size_t r0, size_t r1, const double *S, double *X)
+{
+    const size_t n = p->n, K = p->K;
+    memset(X, 0, (n + 1) * K * sizeof *X);
+    rfx__failure fail;
+    rfx__failure_init(&fail);
+#pragma omp parallel for num_threads(p->nt) schedule(dynamic, 1) if (K > 1)
+    for (size_t k = 0; k < K; k++) {
+        RFX__SERIAL_BLAS();
+        size_t m = 0, *A = NULL;
+        double *G = NULL, *Bt = NULL;
+        rfx_status st = rfx__alloc(r1 - r0 + 1, sizeof *A, (void **)&A, "classify (polish)");
+        for (size_t i = r0; i < r1 && !st; i++)
+            if (!S || p->Y[i * K + k] * S[i * K + k] < 1) A[m++] = i;
+        if (!st) st = rfx__alloc(m * m + 1, sizeof *G, (void **)&G, "classify (polish)");
+        if (!st) st = rfx__alloc(2 * m + 1, sizeof *Bt, (void **)&Bt, "classify (polish)");
+        if (!st && m > 0) {
+            /* G = Kc_AA + alpha I; Bt = [y_A 1] then M [y_A 1] */
+            for (size_t a = 0; a < m; a++) {
+                for (size_t b = 0; b < m; b++) G[a * m + b] = p->Kc[A[a] * n + A[b]];
+                G[a * m + a] += p->alpha;
+                Bt[a * 2] = p->Y[A[a] * K + k];
+                Bt[a * 2 + 1] = 1.0;
+            }
+            st = rfx__chol(G, m, 1, "classify (polish, dual)");
+            if (!st) st = rfx__chol_solve(G, m, Bt, 2);
+            if (!st) {
+                double sy = 0, s1 = 0;
+                for (size_t a = 0; a < m; a++) {
+                    sy += Bt[a * 2];
+                    s1 += Bt[a * 2 + 1];
+                }
+                const double c = p->intercept && s1 > 0 ? sy / s1 : 0.0;
+                for (size_t a = 0; a < m; a++) X[A[a] * K + k] = Bt[a * 2] - c * Bt[a * 2 + 1];
+                X[n * K + k] = c;
+            }
+        }
+        rfx__failure_note(&fail, k, st);
+        free(A);
+        free(G);
+        free(Bt);
+    }
+    return rfx__failure_raise(&fail);
+}
+
+static rfx_status dual_newton(rfx__polish *p, size_t r0, size_t r1, double *X, double *S)
+{
+    const size_t n = p->n, K = p->K, w = (n + 1) * K;
+    double *Xn = NULL, *Dl = NULL, *G = NULL;
+    rfx_status st = rfx__alloc(w, sizeof *Xn, (void **)&Xn, "classify (polish)");
+    if (!st) st = rfx__alloc(w, sizeof *Dl, (void **)&Dl, "classify (polish)");
+    if (!st) st = rfx__alloc(n * K + 1, sizeof *G, (void **)&G, "classify (polish)");
+    if (!st) st = dual_fit(p, r0, r1, S, Xn);
+    if (st) goto out;
+    /* the step's coefficients (no offset) and G = Kc D on the rows: the
+     * change of the scores, and with it B^T Kc D and D^T Kc D */
+    for (size_t j = 0; j < w; j++) Dl[j] = Xn[j] - X[j];
+    for (size_t k = 0; k < K; k++) Dl[n * K + k] = 0;
+    dual_scores(p, r0, r1, Dl, G);
+    for (size_t k = 0; k < K; k++) {
+        double wd = 0, dd = 0;
+        for (size_t i = r0; i < r1; i++) {
+            wd += X[i * K + k] * G[i * K + k];
+            dd += Dl[i * K + k] * G[i * K + k];
+        }
+        const double dc = Xn[n * K + k] - X[n * K + k];
+        for (size_t i = r0; i < r1; i++) G[i * K + k] += dc; /* Q */
+        double t = 1.0;
+        if (line_slope(p, r0, r1, S, G, k, wd, dd, 1.0) > 0) {
+            double lo = 0, hi = 1;
+            for (int b = 0; b < LINE_STEPS; b++) {
+                const double mid = 0.5 * (lo + hi);
+                if (line_slope(p, r0, r1, S, G, k, wd, dd, mid) > 0)
+                    hi = mid;
+                else
+                    lo = mid;
+            }
+            t = 0.5 * (lo + hi);
+        }
+        for (size_t j = 0; j <= n; j++) X[j * K + k] += t * (Xn[j * K + k] - X[j * K + k]);
+        for (size_t i = r0; i < r1; i++) S[i * K + k] += t * G[i * K + k];
+    }
+out:
+    free(Xn);
+    free(Dl);
+    free(G);
+    return st;
+}
+
 rfx_status rfx__polish_ridge(rfx__polish *p, size_t r0, size_t r1, double *X, size_t *iters)
 {
     const size_t D = p->D, K = p->K;
+    if (p->Kc) return dual_fit(p, r0, r1, NULL, X);
     double *M = NULL, *B = NULL;
     rfx_status st = rfx__alloc(p->n * K, sizeof *M, (void **)&M, "classify (polish)");
     if (!st) st = rfx__alloc((D + 1) * K, sizeof *B, (void **)&B, "classify (polish)");
@@ -316,6 +468,7 @@ static double line_slope(const rfx__polish *p, size_t r0, size_t r1, const doubl
 rfx_status rfx__polish_newton(rfx__polish *p, size_t r0, size_t r1, double *X, double *S,
                               size_t *iters)
 {
+    if (p->Kc) return dual_newton(p, r0, r1, X, S);
     const size_t D = p->D, K = p->K, n = p->n, w = (D + 1) * K;
     double *M = NULL, *B = NULL, *Xn = NULL, *Q = NULL;
     rfx_status st = rfx__calloc(n * K, sizeof *M, (void **)&M, "classify (polish)");
@@ -373,7 +526,10 @@ out:
 
 void rfx__polish_scores(const rfx__polish *p, size_t r0, size_t r1, const double *X, double *S)
 {
-    scores(p, r0, r1, X, S);
+    if (p->Kc)
+        dual_scores(p, r0, r1, X, S);
+    else
+        scores(p, r0, r1, X, S);
 }
 
 double rfx__polish_objective(const rfx__polish *p, size_t r0, size_t r1, const double *X,
@@ -381,7 +537,13 @@ double rfx__polish_objective(const rfx__polish *p, size_t r0, size_t r1, const d
 {
     const size_t D = p->D, K = p->K;
     double v = 0;
-    for (size_t j = 0; j < D; j++) v += p->alpha * X[j * K + k] * X[j * K + k];
+    if (p->Kc) { /* |w|^2 = B^T Kc B */
+        for (size_t a = 0; a < p->n; a++)
+            for (size_t b = 0; b < p->n; b++)
+                v += p->alpha * X[a * K + k] * p->Kc[a * p->n + b] * X[b * K + k];
+    } else {
+        for (size_t j = 0; j < D; j++) v += p->alpha * X[j * K + k] * X[j * K + k];
+    }
     for (size_t i = r0; i < r1; i++) {
         const double m = 1.0 - p->Y[i * K + k] * S[i * K + k];
         if (m > 0) v += m * m;
@@ -415,14 +577,15 @@ rfx_status rfx__classify_refine(rfx_model *m, const rfx__lsq_factor *fac, rfx_cm
 {
     const size_t n = X.rows, d = X.cols, D = m->D, K = m->ny;
     const size_t nh = n / REFINE_HOLDOUT, nt = n - nh;
+    const int dual = fac->V == NULL;
     memset(rep, 0, sizeof *rep);
     rep->holdout = nh;
-    if (!fac->V || nh == 0 || n > REFINE_MAX_BYTES / sizeof(double) / (D ? D : 1)) {
+    if (nh == 0 || n > REFINE_MAX_BYTES / sizeof(double) / (D ? D : 1) || (dual && n > D)) {
         rep->skipped = 1;
         return RFX_OK;
     }
-    const size_t w = (D + 1) * K;
     double *Xo = NULL, *Z = NULL, *Y = NULL, *X0 = NULL, *Xt = NULL, *S = NULL, *SH = NULL;
+    double *mu = NULL;
     uint32_t *yo = NULL;
     size_t *order = NULL;
     unsigned char *ok = NULL;
@@ -430,7 +593,7 @@ rfx_status rfx__classify_refine(rfx_model *m, const rfx__lsq_factor *fac, rfx_cm
     rfx_status st = rfx__alloc(n * d, sizeof *Xo, (void **)&Xo, "classify (refine): rows");
     if (!st) st = rfx__alloc(n * D, sizeof *Z, (void **)&Z, "classify (refine): features");
     if (!st) st = rfx__alloc(n * K, sizeof *Y, (void **)&Y, "classify (refine)");
-    if (!st) st = rfx__alloc(2 * w, sizeof *X0, (void **)&X0, "classify (refine)");
+    if (!st) st = rfx__calloc(D, sizeof *mu, (void **)&mu, "classify (refine)");
     if (!st) st = rfx__alloc(n * K, sizeof *S, (void **)&S, "classify (refine)");
     if (!st)
         st = rfx__alloc((REFINE_MAX_STEPS + 1) * nh * K, sizeof *SH, (void **)&SH,
@@ -439,7 +602,6 @@ rfx_status rfx__classify_refine(rfx_model *m, const rfx__lsq_factor *fac, rfx_cm
     if (!st) st = rfx__alloc((REFINE_MAX_STEPS + 1) * nh, 1, (void **)&ok, "classify (refine)");
     if (!st) st = rfx__alloc(n, sizeof *order, (void **)&order, "classify (refine)");
     if (st) goto done;
-    Xt = X0 + w;
     /* the rows in the seeded order of their contents (so the same rows in
      * any order give the same model): the first nt fit, the last nh are
      * held out */
@@ -455,26 +617,45 @@ rfx_status rfx__classify_refine(rfx_model *m, const rfx__lsq_factor *fac, rfx_cm
         goto done;
     free(Xo);
     Xo = NULL;
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < D; j++) Z[i * D + j] -= fac->mu[j];
-    rfx__classify_targets(yo, n, K, Y);
-    /* the least-squares fit in centred coordinates */
-    memcpy(X0, m->W, D * K * sizeof *X0);
-    for (size_t k = 0; k < K; k++) {
-        double c = m->intercept[k];
-        for (size_t j = 0; j < D; j++) c += fac->mu[j] * m->W[j * K + k];
-        X0[D * K + k] = c;
+    /* centred by the least-squares fit's means (the dual form: the rows'
+     * own; none without an intercept) */
+    if (!dual) {
+        memcpy(mu, fac->mu, D * sizeof *mu);
+    } else if (m->fit_intercept) {
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < D; j++) mu[j] += Z[i * D + j];
+        for (size_t j = 0; j < D; j++) mu[j] /= (double)n;
     }
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < D; j++) Z[i * D + j] -= mu[j];
+    rfx__classify_targets(yo, n, K, Y);
     const double alpha = 0.5 * (double)n * m->lambda;
-    if ((st = rfx__polish_create(Z, Y, n, D, K, alpha * (double)nt / (double)n, m->fit_intercept,
-                                 fac->V, fac->s, fac->rows, n_threads, &p)))
+    if ((st = rfx__polish_create(Z, Y, n, D, K, alpha, m->fit_intercept, fac->V, fac->s,
+                                 fac->rows, n_threads, &p)))
         goto done;
-    /* the least-squares fit on the first nt rows, then its Newton steps,
-     * each scored on the held-out rows */
+    rfx__polish_set_tol(p, tol);
+    const size_t dim = rfx__polish_dim(p), w = (dim + 1) * K;
+    if ((st = rfx__alloc(2 * w, sizeof *X0, (void **)&X0, "classify (refine)"))) goto done;
+    Xt = X0 + w;
+    /* the least-squares fit on all rows: the model's, in centred
+     * coordinates (the dual form: solved again, exactly) */
+    if (dual) {
+        if ((st = rfx__polish_ridge(p, 0, n, X0, &rep->iterations))) goto done;
+    } else {
+        memcpy(X0, m->W, D * K * sizeof *X0);
+        for (size_t k = 0; k < K; k++) {
+            double c = m->intercept[k];
+            for (size_t j = 0; j < D; j++) c += mu[j] * m->W[j * K + k];
+            X0[D * K + k] = c;
+        }
+    }
+    /* least squares on the first nt rows (their penalty scaled by their
+     * share), from the fit on all, which has seen the held-out rows: solved
+     * tightly, so that none of them leaks into the comparison; then its
+     * Newton steps, which see the nt rows alone, each scored on the
+     * held-out rows */
+    rfx__polish_set_alpha(p, alpha * (double)nt / (double)n);
     memcpy(Xt, X0, w * sizeof *Xt);
-    /* least squares on the nt rows, from the fit on all (which has seen the
-     * held-out rows: solved tightly, so that none of them leaks into the
-     * comparison); the Newton steps from there see the nt rows alone */
     rfx__polish_set_tol(p, tol > 0 ? tol : RIDGE_TOL);
     if ((st = rfx__polish_ridge(p, 0, nt, Xt, &rep->iterations))) goto done;
     rfx__polish_set_tol(p, tol);
@@ -509,18 +690,19 @@ rfx_status rfx__classify_refine(rfx_model *m, const rfx__lsq_factor *fac, rfx_cm
     rep->steps = best;
     if (!best) goto done;
     /* the steps on all rows, and the temperature of the held-out scores */
-    rfx__polish_free(p);
-    if ((st = rfx__polish_create(Z, Y, n, D, K, alpha, m->fit_intercept, fac->V, fac->s,
-                                 fac->rows, n_threads, &p)))
-        goto done;
-    rfx__polish_set_tol(p, tol);
+    rfx__polish_set_alpha(p, alpha);
     rfx__polish_scores(p, 0, n, X0, S);
-    for (size_t j = 0; j < best && !st; j++) st = rfx__polish_newton(p, 0, n, X0, S, &rep->iterations);
+    for (size_t j = 0; j < best && !st; j++)
+        st = rfx__polish_newton(p, 0, n, X0, S, &rep->iterations);
     if (st) goto done;
-    memcpy(m->W, X0, D * K * sizeof *X0);
+    if (dual) /* w = Zc^T B */
+        RFX__SERIAL(cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)D, (int)K, (int)n,
+                                1.0, Z, (int)D, X0, (int)K, 0.0, m->W, (int)K))
+    else
+        memcpy(m->W, X0, D * K * sizeof *X0);
     for (size_t k = 0; k < K; k++) {
-        double b = X0[D * K + k];
-        for (size_t j = 0; j < D; j++) b -= fac->mu[j] * X0[j * K + k];
+        double b = X0[dim * K + k];
+        for (size_t j = 0; j < D; j++) b -= mu[j] * m->W[j * K + k];
         m->intercept[k] = m->fit_intercept ? b : 0.0;
     }
     m->loss = RFX_LOSS_SQUARED_HINGE;
@@ -530,6 +712,7 @@ done:
     free(Xo);
     free(Z);
     free(Y);
+    free(mu);
     free(X0);
     free(S);
     free(SH);
