@@ -173,17 +173,6 @@ static void dense_newton(const problem *p, size_t r0, size_t r1, double alpha, i
     free(Xt);
 }
 
-/* max |a - b| / max |b| over n values. */
-static double rel_gap(const double *a, const double *b, size_t n)
-{
-    double g = 0, s = 0;
-    for (size_t i = 0; i < n; i++) {
-        g = fmax(g, fabs(a[i] - b[i]));
-        s = fmax(s, fabs(b[i]));
-    }
-    return s > 0 ? g / s : g;
-}
-
 /* The masked ridge solve by conjugate gradients equals the Cholesky solve
  * of the normal equations, with and without the free offset. */
 static void test_ridge(void)
@@ -202,7 +191,7 @@ static void test_ridge(void)
         memset(X, 0, w * sizeof *X);
         CHECK_OK(rfx__polish_ridge(pol, 0, r1, X, &its));
         for (size_t k = 0; k < p.K; k++) dense_fit(&p, 0, r1, NULL, alpha, icpt, k, R);
-        const double gap = rel_gap(X, R, w);
+        const double gap = rfx_test_max_rel_diff(X, R, w);
         printf("ridge by PCG (offset %d): %zu iterations, %.3g from Cholesky\n", icpt, its, gap);
         CHECK_MSG(gap < 1e-9, "offset %d: %.3g", icpt, gap);
         CHECK(its > 0 && its < 200 * 1);
@@ -234,7 +223,7 @@ static void test_newton(void)
     rfx__polish_scores(pol, 0, n, X, S);
     CHECK_OK(rfx__polish_newton(pol, 0, n, X, S, &its));
     dense_newton(&p, 0, n, alpha, 1, R);
-    const double gap = rel_gap(X, R, w);
+    const double gap = rfx_test_max_rel_diff(X, R, w);
     CHECK_MSG(gap < 1e-7, "one Newton step: %.3g from the dense one", gap);
     /* the scores kept are those of the new iterate */
     double sg = 0;
@@ -407,7 +396,7 @@ static void refine_case(uint64_t seed, size_t n, size_t D, double l, const doubl
         bd[k] = X0[D * K + k];
         for (size_t j = 0; j < D; j++) bd[k] -= p.mu[j] * X0[j * K + k];
     }
-    const double gw = rel_gap(m->W, Wd, D * K), gb = rel_gap(m->intercept, bd, K);
+    const double gw = rfx_test_max_rel_diff(m->W, Wd, D * K), gb = rfx_test_max_rel_diff(m->intercept, bd, K);
     const double T = rfx__classify_temperature(SH + (size_t)steps * nh * K, q.y + nt, nh, K);
     printf("  weights %.3g, intercepts %.3g from the dense steps; temperature %.6g (%.6g)\n", gw,
            gb, m->noise_var, T);

@@ -45,16 +45,6 @@ static double *features_of(const rfx_features *f, const double *X, size_t n)
     return Z;
 }
 
-static double max_rel_diff(const double *a, const double *b, size_t n)
-{
-    double num = 0, den = 0;
-    for (size_t i = 0; i < n; i++) {
-        num = fmax(num, fabs(a[i] - b[i]));
-        den = fmax(den, fabs(b[i]));
-    }
-    return den > 0 ? num / den : num;
-}
-
 /* The weights satisfy (Zc^T Zc + lambda I) w = Zc^T yc to LAPACK accuracy:
  * |residual| <= 1e-12 |A| |w| (a backward-stable solve gives O(eps)). */
 static void test_normal_equations(void)
@@ -149,8 +139,8 @@ static void test_primal_dual(void)
             rfx_model_get_info(mp, &ip);
             rfx_model_get_info(md, &id);
             CHECK_NEAR(ip.lambda / id.lambda, 1.0, 1e-12);
-            double dw = max_rel_diff(rfx_model_weights(md).data, rfx_model_weights(mp).data, D * ny);
-            double db = max_rel_diff(rfx_model_intercepts(md), rfx_model_intercepts(mp), ny);
+            double dw = rfx_test_max_rel_diff(rfx_model_weights(md).data, rfx_model_weights(mp).data, D * ny);
+            double db = rfx_test_max_rel_diff(rfx_model_intercepts(md), rfx_model_intercepts(mp), ny);
             printf("primal vs dual (form %d, gcv %d, lambda %.3g): weights %.3g, intercepts %.3g\n",
                    form, gcv, ip.lambda, dw, db);
             CHECK(dw < 1e-8);
@@ -187,8 +177,8 @@ static void test_streaming(void)
         CHECK_OK(rfx_ridge_fit_source(f, src, &p, &m));
         rfx_source_free(src);
         if (!m || !ref) continue;
-        double dw = max_rel_diff(rfx_model_weights(m).data, rfx_model_weights(ref).data, D);
-        double db = max_rel_diff(rfx_model_intercepts(m), rfx_model_intercepts(ref), 1);
+        double dw = rfx_test_max_rel_diff(rfx_model_weights(m).data, rfx_model_weights(ref).data, D);
+        double db = rfx_test_max_rel_diff(rfx_model_intercepts(m), rfx_model_intercepts(ref), 1);
         printf("streaming, blocks of %zu rows: weights %.3g, intercept %.3g\n", blocks[b], dw, db);
         CHECK(dw < 1e-10);
         CHECK(db < 1e-10);
@@ -233,15 +223,15 @@ static void test_stats_merge(void)
     double t1[64], t2[64], z1[64], z2[64], y1, y2;
     CHECK_OK(rfx_stats_get(all, g1, t1, z1, &y1));
     CHECK_OK(rfx_stats_get(c, g2, t2, z2, &y2));
-    CHECK(max_rel_diff(g2, g1, D * D) < 1e-13);
-    CHECK(max_rel_diff(t2, t1, D) < 1e-12);
-    CHECK(max_rel_diff(z2, z1, D) < 1e-13);
+    CHECK(rfx_test_max_rel_diff(g2, g1, D * D) < 1e-13);
+    CHECK(rfx_test_max_rel_diff(t2, t1, D) < 1e-12);
+    CHECK(rfx_test_max_rel_diff(z2, z1, D) < 1e-13);
     CHECK_NEAR(y2 / y1, 1.0, 1e-13);
     CHECK_OK(rfx_stats_remove(c, b));
     CHECK_OK(rfx_stats_get(a, g1, t1, z1, &y1));
     CHECK_OK(rfx_stats_get(c, g2, t2, z2, &y2));
-    CHECK(max_rel_diff(g2, g1, D * D) < 1e-12);
-    CHECK(max_rel_diff(t2, t1, D) < 1e-10);
+    CHECK(rfx_test_max_rel_diff(g2, g1, D * D) < 1e-12);
+    CHECK(rfx_test_max_rel_diff(t2, t1, D) < 1e-10);
     CHECK_STATUS(rfx_stats_remove(a, all), RFX_EINVAL);
     rfx_stats *other = NULL;
     CHECK_OK(rfx_stats_create(D + 1, 1, &other));
@@ -304,10 +294,10 @@ static void test_stats_pack(void)
     double t1[48], t2[48], z1[24], z2[24], y1[2], y2[2];
     CHECK_OK(rfx_stats_get(all, g1, t1, z1, y1));
     CHECK_OK(rfx_stats_get(u, g2, t2, z2, y2));
-    CHECK(max_rel_diff(g2, g1, D * D) < 1e-13);
-    CHECK(max_rel_diff(t2, t1, D * ny) < 1e-12);
-    CHECK(max_rel_diff(z2, z1, D) < 1e-13);
-    CHECK(max_rel_diff(y2, y1, ny) < 1e-12);
+    CHECK(rfx_test_max_rel_diff(g2, g1, D * D) < 1e-13);
+    CHECK(rfx_test_max_rel_diff(t2, t1, D * ny) < 1e-12);
+    CHECK(rfx_test_max_rel_diff(z2, z1, D) < 1e-13);
+    CHECK(rfx_test_max_rel_diff(y2, y1, ny) < 1e-12);
     /* the Bayesian evidence sees the weights (sum w, sum log w) */
     rfx_bayes_params bp = rfx_bayes_params_default();
     bp.noise_var = 0.01;
@@ -335,7 +325,7 @@ static void test_stats_pack(void)
     CHECK_OK(rfx_model_get_info(m1, &i1));
     CHECK_OK(rfx_model_get_info(m2, &i2));
     CHECK(fabs(i1.log_evidence - i2.log_evidence) < 1e-9 * fabs(i1.log_evidence));
-    CHECK(max_rel_diff(rfx_model_weights(m2).data, rfx_model_weights(m1).data, D) < 1e-9);
+    CHECK(rfx_test_max_rel_diff(rfx_model_weights(m2).data, rfx_model_weights(m1).data, D) < 1e-9);
     /* errors */
     double bad = NAN;
     CHECK_STATUS(rfx_stats_pack(a, NULL, NULL), RFX_EINVAL);
@@ -396,7 +386,7 @@ static void test_stats_f32(void)
     double *g1 = malloc(D * D * sizeof *g1), *g2 = malloc(D * D * sizeof *g2);
     CHECK_OK(rfx_stats_get(s64, g1, NULL, NULL, NULL));
     CHECK_OK(rfx_stats_get(s32, g2, NULL, NULL, NULL));
-    double dg = max_rel_diff(g2, g1, D * D);
+    double dg = rfx_test_max_rel_diff(g2, g1, D * D);
     rfx_ridge_params p = rfx_ridge_params_default();
     p.lambda = 1e-2;
     rfx_model *m64 = NULL, *m32 = NULL;
@@ -674,7 +664,7 @@ static void test_bayes_gp(void)
     rp.fit_intercept = 0;
     rfx_model *mr = NULL;
     CHECK_OK(rfx_ridge_fit(f, rfx_cmat_of(X, n, d), rfx_cmat_of(Y, n, 1), &rp, &mr));
-    CHECK(max_rel_diff(rfx_model_weights(m).data, rfx_model_weights(mr).data, D) < 1e-8);
+    CHECK(rfx_test_max_rel_diff(rfx_model_weights(m).data, rfx_model_weights(mr).data, D) < 1e-8);
     /* std asked of a ridge model is refused */
     CHECK_STATUS(rfx_model_predict(mr, rfx_cmat_of(Xt, nt, d), rfx_mat_of(mean, nt, 1),
                                    rfx_mat_of(sd, nt, 1)),
@@ -1029,8 +1019,8 @@ static size_t keep_rows(const double *X, const double *Y, const double *w, size_
 static double model_diff(const rfx_model *a, const rfx_model *b)
 {
     const rfx_cmat W = rfx_model_weights(b);
-    double dw = max_rel_diff(rfx_model_weights(a).data, W.data, W.rows * W.cols);
-    double db = max_rel_diff(rfx_model_intercepts(a), rfx_model_intercepts(b), W.cols);
+    double dw = rfx_test_max_rel_diff(rfx_model_weights(a).data, W.data, W.rows * W.cols);
+    double db = rfx_test_max_rel_diff(rfx_model_intercepts(a), rfx_model_intercepts(b), W.cols);
     return dw > db ? dw : db;
 }
 
@@ -1230,7 +1220,7 @@ static void test_weighted_bayes(void)
                                           rfx_mat_of(s1, 40, 1)));
         CHECK_OK(rfx_model_predict_latent(mr, rfx_cmat_of(X, 40, d), rfx_mat_of(m2, 40, 1),
                                           rfx_mat_of(s2, 40, 1)));
-        double dm = model_diff(mw, mr), ds = max_rel_diff(s1, s2, 40);
+        double dm = model_diff(mw, mr), ds = rfx_test_max_rel_diff(s1, s2, 40);
         printf("weighted bayes vs repeated rows (given variances, intercept %d): mean %.3g, "
                "latent std %.3g\n", icpt, dm, ds);
         CHECK(dm < 1e-10);
@@ -1361,7 +1351,7 @@ static void test_weighted_model_fit(void)
         double pa[30], pb[30];
         CHECK_OK(rfx_model_predict(a, rfx_cmat_of(X, 30, d), rfx_mat_of(pa, 30, 1), rfx_mat_none()));
         CHECK_OK(rfx_model_predict(b, rfx_cmat_of(X, 30, d), rfx_mat_of(pb, 30, 1), rfx_mat_none()));
-        double dp = max_rel_diff(pa, pb, 30);
+        double dp = rfx_test_max_rel_diff(pa, pb, 30);
         printf("rfx_model_fit (%s) weighted vs repeated rows: predictions %.3g\n",
                rfx_method_name((rfx_method)method), dp);
         CHECK(dp < 1e-10);

@@ -92,3 +92,13 @@ __attribute__((constructor)) static void rfx_test_isa_gate(void)
         exit(1);
     }
 }
+
+double rfx_test_max_rel_diff(const double *a, const double *b, size_t n)
+{
+    double num = 0, den = 0;
+    for (size_t i = 0; i < n; i++) {
+        num = fmax(num, fabs(a[i] - b[i]));
+        den = fmax(den, fabs(b[i]));
+    }
+    return den > 0 ? num / den : num;
+}

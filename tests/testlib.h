@@ -68,4 +68,6 @@ double rfx_test_uniform(rfx_test_rng *r);
 double rfx_test_normal(rfx_test_rng *r);
 /* A malloc'd rows x cols matrix of U(lo, hi) values. */
 double *rfx_test_matrix(rfx_test_rng *r, size_t rows, size_t cols, double lo, double hi);
+/* max |a_i - b_i| / max |b_i| over n values (the absolute gap when b is 0). */
+double rfx_test_max_rel_diff(const double *a, const double *b, size_t n);
 #endif

@@ -311,8 +311,8 @@ out:
     return st;
 }
 
-static double line_slope(const rfx__polish *p, size_t r0, size_t r1, const double *S,
-                         const double *Q, size_t k, double wd, double dd, double t);
+static void line_step(const rfx__polish *p, size_t r0, size_t r1, size_t dim, size_t k, double wd,
+                      double dd, const double *Xn, const double *Q, double *X, double *S);
 
 /* ---- the dual form: fewer rows than features ---------------------------- */
 
@@ -408,20 +408,7 @@ static rfx_status dual_newton(rfx__polish *p, size_t r0, size_t r1, double *X, d
         }
         const double dc = Xn[n * K + k] - X[n * K + k];
         for (size_t i = r0; i < r1; i++) G[i * K + k] += dc; /* Q */
-        double t = 1.0;
-        if (line_slope(p, r0, r1, S, G, k, wd, dd, 1.0) > 0) {
-            double lo = 0, hi = 1;
-            for (int b = 0; b < LINE_STEPS; b++) {
-                const double mid = 0.5 * (lo + hi);
-                if (line_slope(p, r0, r1, S, G, k, wd, dd, mid) > 0)
-                    hi = mid;
-                else
-                    lo = mid;
-            }
-            t = 0.5 * (lo + hi);
-        }
-        for (size_t j = 0; j <= n; j++) X[j * K + k] += t * (Xn[j * K + k] - X[j * K + k]);
-        for (size_t i = r0; i < r1; i++) S[i * K + k] += t * G[i * K + k];
+        line_step(p, r0, r1, n, k, wd, dd, Xn, G, X, S);
     }
 out:
     free(Xn);
@@ -465,6 +452,31 @@ static double line_slope(const rfx__polish *p, size_t r0, size_t r1, const doubl
     return v;
 }
 
+/* Column k of X ((dim + 1) x K) moved toward Xn by the step t in [0, 1]
+ * that minimises the squared-hinge objective (convex and piecewise
+ * quadratic along the way: its slope by bisection when t = 1 overshoots);
+ * the scores S by t Q, Q their change over the whole step; wd = w^T d and
+ * dd = d^T d of the weights' step d. */
+static void line_step(const rfx__polish *p, size_t r0, size_t r1, size_t dim, size_t k, double wd,
+                      double dd, const double *Xn, const double *Q, double *X, double *S)
+{
+    const size_t K = p->K;
+    double t = 1.0;
+    if (line_slope(p, r0, r1, S, Q, k, wd, dd, 1.0) > 0) {
+        double lo = 0, hi = 1;
+        for (int b = 0; b < LINE_STEPS; b++) {
+            const double mid = 0.5 * (lo + hi);
+            if (line_slope(p, r0, r1, S, Q, k, wd, dd, mid) > 0)
+                hi = mid;
+            else
+                lo = mid;
+        }
+        t = 0.5 * (lo + hi);
+    }
+    for (size_t j = 0; j <= dim; j++) X[j * K + k] += t * (Xn[j * K + k] - X[j * K + k]);
+    for (size_t i = r0; i < r1; i++) S[i * K + k] += t * Q[i * K + k];
+}
+
 rfx_status rfx__polish_newton(rfx__polish *p, size_t r0, size_t r1, double *X, double *S,
                               size_t *iters)
 {
@@ -502,20 +514,7 @@ rfx_status rfx__polish_newton(rfx__polish *p, size_t r0, size_t r1, double *X, d
             wd += X[j * K + k] * dj;
             dd += dj * dj;
         }
-        double t = 1.0;
-        if (line_slope(p, r0, r1, S, Q, k, wd, dd, 1.0) > 0) {
-            double lo = 0, hi = 1;
-            for (int b = 0; b < LINE_STEPS; b++) {
-                const double mid = 0.5 * (lo + hi);
-                if (line_slope(p, r0, r1, S, Q, k, wd, dd, mid) > 0)
-                    hi = mid;
-                else
-                    lo = mid;
-            }
-            t = 0.5 * (lo + hi);
-        }
-        for (size_t j = 0; j <= D; j++) X[j * K + k] += t * (Xn[j * K + k] - X[j * K + k]);
-        for (size_t i = r0; i < r1; i++) S[i * K + k] += t * Q[i * K + k];
+        line_step(p, r0, r1, D, k, wd, dd, Xn, Q, X, S);
     }
 out:
     free(M);
