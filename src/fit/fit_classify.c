@@ -334,6 +334,13 @@ int rfx__fit_classify_closed(const rfx_classify_params *cp, int weighted)
            cp->optimizer == RFX_OPTIMIZER_AUTO;
 }
 
+int rfx__fit_classify_refines(const rfx_fit_params *p, int weighted)
+{
+    if (!p->classify || p->classify->loss != RFX_LOSS_AUTO) return 0;
+    const rfx_classify_params cp = rfx__fit_classify_settings(p);
+    return rfx__fit_classify_closed(&cp, weighted);
+}
+
 int rfx__fit_classify_uses_selection(const rfx_fit_params *p, const rfx_classify_params *cp,
                                      int weighted)
 {

@@ -57,9 +57,3 @@ rfx_classify_params rfx__fit_classify_settings(const rfx_fit_params *p)
     return cp;
 }
 
-int rfx__fit_classify_refines(const rfx_fit_params *p, int weighted)
-{
-    if (!p->classify || p->classify->loss != RFX_LOSS_AUTO) return 0;
-    const rfx_classify_params cp = rfx__fit_classify_settings(p);
-    return rfx__fit_classify_closed(&cp, weighted);
-}
