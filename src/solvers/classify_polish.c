@@ -147,19 +147,27 @@ static size_t block_start(size_t r0, size_t rows, size_t nb, size_t b)
     return r0 + rows * b / nb;
 }
 
-/* S (rows r0..r1 of an n x K array) = Zc X_w + 1 x_c^T, X (D + 1) x K. */
-static void scores(const rfx__polish *p, size_t r0, size_t r1, const double *X, double *S)
+/* S (rows r0..r1 of an n x K array) = A X_w + 1 x_c^T, A n x m (row-major),
+ * X (m + 1) x K: its last row the offsets. */
+static void row_scores(const rfx__polish *p, const double *A, size_t m, size_t r0, size_t r1,
+                       const double *X, double *S)
 {
-    const size_t D = p->D, K = p->K, rows = r1 - r0, nb = n_blocks(rows);
+    const size_t K = p->K, rows = r1 - r0, nb = n_blocks(rows);
 #pragma omp parallel for num_threads(p->nt) schedule(static) if (nb > 1)
     for (size_t b = 0; b < nb; b++) {
         RFX__SERIAL_BLAS();
         const size_t a = block_start(r0, rows, nb, b), e = block_start(r0, rows, nb, b + 1);
         if (e == a) continue;
-        for (size_t i = a; i < e; i++) memcpy(S + i * K, X + D * K, K * sizeof *S);
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)(e - a), (int)K, (int)D, 1.0,
-                    p->Z + a * D, (int)D, X, (int)K, 1.0, S + a * K, (int)K);
+        for (size_t i = a; i < e; i++) memcpy(S + i * K, X + m * K, K * sizeof *S);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)(e - a), (int)K, (int)m, 1.0,
+                    A + a * m, (int)m, X, (int)K, 1.0, S + a * K, (int)K);
     }
+}
+
+/* S (rows r0..r1) = Zc X_w + 1 x_c^T, X (D + 1) x K. */
+static void scores(const rfx__polish *p, size_t r0, size_t r1, const double *X, double *S)
+{
+    row_scores(p, p->Z, p->D, r0, r1, X, S);
 }
 
 /* G ((D + 1) x K) = [Zc^T T; 1^T T] over rows r0..r1 of T (n x K), the
@@ -327,16 +335,7 @@ static void line_step(const rfx__polish *p, size_t r0, size_t r1, size_t dim, si
 /* S (rows r0..r1) = Kc B + c, X (n + 1) x K. */
 static void dual_scores(const rfx__polish *p, size_t r0, size_t r1, const double *X, double *S)
 {
-    const size_t n = p->n, K = p->K, rows = r1 - r0, nb = n_blocks(rows);
-#pragma omp parallel for num_threads(p->nt) schedule(static) if (nb > 1)
-    for (size_t b = 0; b < nb; b++) {
-        RFX__SERIAL_BLAS();
-        const size_t a = block_start(r0, rows, nb, b), e = block_start(r0, rows, nb, b + 1);
-        if (e == a) continue;
-        for (size_t i = a; i < e; i++) memcpy(S + i * K, X + n * K, K * sizeof *S);
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)(e - a), (int)K, (int)n, 1.0,
-                    p->Kc + a * n, (int)n, X, (int)K, 1.0, S + a * K, (int)K);
-    }
+    row_scores(p, p->Kc, p->n, r0, r1, X, S);
 }
 
 /* X = the ridge fits of every column on the rows r0..r1 of margin y s < 1
