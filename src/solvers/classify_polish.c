@@ -24,7 +24,10 @@
  * M_k = V^T diag(rho_k s + alpha) V for w and |A_k| for c, rho_k the share
  * of rows in A_k (Zc_A^T Zc_A is about rho_k Zc^T Zc when the rows of A
  * are spread like the others). Warm-started from the current iterate, a
- * solve takes a few iterations.
+ * solve takes a few iterations. With fewer rows than features (the
+ * least-squares fit's dual form, which has no such eigendecomposition)
+ * the fits are exact solves on the n x n Gram matrix instead (the dual
+ * part below).
  *
  * Every product over the rows runs in a fixed number of row blocks (a
  * function of the row count alone) whose partial sums are added in block
