@@ -1423,18 +1423,19 @@ static rfx_status fit_source_classify(const rfx_fit_params *params, src_fit *sf,
     const int given = params->lambda >= 0;
     rfx__lsq_result lr;
     rfx__lsq_factor fac = {0};
+    /* refined on one machine only: in parts, no part holds every row */
+    const int refines = !parts && rfx__fit_classify_refines(params, 0);
     if (sf->closed && sf->nloo == sf->total) {
         /* every row is a scored row, held: rfx__fit_classify's own call
          * (the dual form when n < D), no pass more */
         st = rfx__classify_lsq(f, rfx_cmat_of(sf->xloo, sf->nloo, d), sf->yloo, sf->classes, C,
                                params->fit_intercept, given ? &cp.lambda : NULL, given ? 1 : 0,
-                               fp->n_threads, &lr, &m, &fac);
+                               fp->n_threads, &lr, &m, refines ? &fac : NULL);
         if (!st) {
             ch.score = lr.error;
             ch.evals += lr.n_lambdas;
         }
-        /* refined on one machine only: in parts, no part holds every row */
-        if (!st && !parts && rfx__fit_classify_refines(params, 0))
+        if (!st && refines)
             st = rfx__classify_refine(m, &fac, rfx_cmat_of(sf->xloo, sf->nloo, d), sf->yloo,
                                       fp->seed, fp->n_threads, 0, &ch.refine);
         rfx__lsq_factor_free(&fac);

@@ -627,25 +627,26 @@ rfx_status rfx__fit_classify(const rfx_fit_params *params, rfx_cmat X, rfx_cmat 
         }
         rfx__lsq_result lr;
         const int given = params->lambda >= 0;
+        /* refined when every row is a scored row, as a fit from a source
+         * can (it holds those rows alone) */
+        const int refine = rfx__fit_classify_refines(params, sw != NULL) && n <= RFX__LSQ_LOO_ROWS;
         if (n <= RFX__LSQ_LOO_ROWS) {
             /* every row scored; the dual form when n < D */
             st = rfx__classify_lsq(f, Xw, y, classes, C, params->fit_intercept,
                                    given ? &cp.lambda : NULL, given ? 1 : 0, fp->n_threads, &lr,
-                                   &m, &fac);
+                                   &m, refine ? &fac : NULL);
         } else {
             st = rfx_stats_create(f->D, C == 2 ? 1 : C, &stats);
             if (!st) st = rfx__classify_lsq_add(stats, f, Xw, y, C);
             if (!st)
                 st = rfx__classify_lsq_solve(f, stats, Xl, yl, classes, C, params->fit_intercept,
                                              given ? &cp.lambda : NULL, given ? 1 : 0,
-                                             fp->n_threads, &lr, &m, &fac);
+                                             fp->n_threads, &lr, &m, NULL);
         }
         if (st) goto done;
         ch.score = lr.error;
         ch.evals += lr.n_lambdas;
-        /* refined when every row is a scored row, as a fit from a source
-         * can (it holds those rows alone) */
-        if (rfx__fit_classify_refines(params, 0) && n <= RFX__LSQ_LOO_ROWS &&
+        if (refine &&
             (st = rfx__classify_refine(m, &fac, Xw, y, fp->seed, fp->n_threads, 0, &ch.refine)))
             goto done;
     } else {

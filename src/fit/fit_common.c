@@ -56,4 +56,3 @@ rfx_classify_params rfx__fit_classify_settings(const rfx_fit_params *p)
     if (cp.loss == RFX_LOSS_AUTO) cp.loss = RFX_LOSS_SQUARED; /* then refined */
     return cp;
 }
-

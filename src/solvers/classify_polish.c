@@ -83,10 +83,11 @@ rfx_status rfx__polish_create(const double *Zc, const double *Y, size_t n, size_
     p->eig_rows = (double)eig_rows;
     p->tol = RFX__POLISH_TOL;
     rfx_status st = rfx__alloc(n * K + 1, sizeof *p->T, (void **)&p->T, "classify (polish)");
-    if (!st)
+    /* the primal form's conjugate gradients: block sums, preconditioner */
+    if (!st && V)
         st = rfx__alloc(BLOCKS * (D + 1) * K, sizeof *p->part, (void **)&p->part,
                         "classify (polish)");
-    if (!st) st = rfx__alloc(D * K, sizeof *p->U, (void **)&p->U, "classify (polish)");
+    if (!st && V) st = rfx__alloc(D * K, sizeof *p->U, (void **)&p->U, "classify (polish)");
     if (!st && !V) {
         /* the dual form: Kc = Zc Zc^T on the row blocks, each block's rows
          * one BLAS call */
