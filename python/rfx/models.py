@@ -458,14 +458,15 @@ _LOSSES = ("auto", "logistic", "hinge", "squared_hinge", "squared", "least_squar
 @_doc
 class RFFClassifier(ClassifierMixin, _RFXModel):
     """A classifier on random Fourier features, fitted by the rfx C library
-    (rfx/classify.h): logistic regression (binary, one-vs-rest or softmax)
-    or a linear SVM (hinge or squared hinge) on the features, with class
-    weights; or the kernel least-squares classifier (``RidgeClassifier`` on
-    the features): ``loss="squared"``, refined toward the squared hinge
-    where held-out rows show a gain by ``loss="auto"`` (as ``rfx fit
-    --task classify`` by default; usually the most accurate per second),
-    or ``loss="least_squares"``, a ridge regression that partial_fit
-    grows.
+    (rfx/classify.h). By default (``loss="auto"``, as ``rfx fit --task
+    classify``; the most accurate per second on the project's benchmark
+    sets) the kernel least-squares classifier (``RidgeClassifier`` on the
+    features, alpha and the length scale by exact leave-one-out), refined
+    toward the squared hinge where held-out rows show a gain; or that
+    classifier alone (``loss="squared"``); logistic regression (binary,
+    one-vs-rest or softmax) or a linear SVM (hinge or squared hinge) on
+    the features, with class weights; or ``loss="least_squares"``, a ridge
+    regression that partial_fit grows.
 
     The objective is ``sum_i c_i loss_i / n + alpha / 2 |W|^2`` with an
     unpenalised intercept (c_i the class weights): scikit-learn's
@@ -483,19 +484,23 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
     Parameters
     ----------
 %(params)s
-    loss : {"logistic", "auto", "hinge", "squared_hinge", "squared", "least_squares"}, default="logistic"
+    loss : {"auto", "logistic", "hinge", "squared_hinge", "squared", "least_squares"}, default="auto"
         "squared" is the least-squares classifier of ``rfx fit --task
         classify --loss squared`` (bit for bit): one-vs-rest +-1 targets,
         alpha and the length scale chosen by the exact leave-one-out error
         of every alpha at once, probabilities a softmax of the scores over
-        a temperature fitted on their leave-one-out values. "auto" (``rfx
-        fit --task classify``'s default, bit for bit) is that classifier
-        followed by up to 3 Newton steps of the squared hinge at the same
-        alpha, kept when a held-out fifth of the rows shows a significant
-        gain (McNemar's test; see RFX_LOSS_AUTO in rfx/classify.h), with
-        the temperature of the held-out scores; ``refine_steps_`` says how
-        many. "least_squares" is ridge regression on the +-1 targets (alpha
-        by generalised cross-validation), which partial_fit can grow.
+        a temperature fitted on their leave-one-out values. "auto", the
+        default (``rfx fit --task classify``'s, bit for bit), is that
+        classifier followed by up to 3 Newton steps of the squared hinge at
+        the same alpha, kept when a held-out fifth of the rows shows a
+        significant gain (McNemar's test; see RFX_LOSS_AUTO in
+        rfx/classify.h), with the temperature of the held-out scores;
+        ``refine_steps_`` says how many. With sample_weight or
+        class_weight, or another optimizer than "auto", "auto" is the
+        squared loss fitted by the optimizer (weights have no closed form
+        here). "least_squares" is ridge regression on the +-1 targets
+        (alpha by generalised cross-validation), which partial_fit can
+        grow.
     multi_class : {"ovr", "softmax"}, default="ovr"
         One-vs-rest, or the multinomial (softmax) logistic model.
     alpha : float > 0 or None, default=None
@@ -547,7 +552,7 @@ class RFFClassifier(ClassifierMixin, _RFXModel):
 
     def __init__(self, n_components=1024, *, kernel="gaussian", nu=1.5, length_scale="auto",
                  gamma=None, form="cos_bias", activation="cos", sparsity=None, weights="kernel",
-                 weight_scale=1.0, structure="iid", loss="logistic", multi_class="ovr",
+                 weight_scale=1.0, structure="iid", loss="auto", multi_class="ovr",
                  alpha=None, class_weight=None, optimizer="auto", tol=None,
                  fit_intercept=True, standardize=True, random_state=None, n_jobs=None,
                  verbose=0, spectral_sampler=None):

@@ -252,8 +252,8 @@ def test_logistic_and_svm_classifiers_equal_scikit_learn_on_the_features(n_class
     n, alpha = len(X), 0.01
     multi = ["ovr", "softmax"] if n_classes > 2 else ["ovr"]
     for mc in multi:
-        clf = rfx.RFFClassifier(alpha=alpha, multi_class=mc, standardize=False, tol=1e-12,
-                                **kw).fit(X, labels)
+        clf = rfx.RFFClassifier(alpha=alpha, loss="logistic", multi_class=mc, standardize=False,
+                                tol=1e-12, **kw).fit(X, labels)
         # Newton solvers: scikit-learn's lbfgs stops 1e-5 short here
         peer = LogisticRegression(C=1 / (n * alpha), tol=1e-10, max_iter=1000,
                                   multi_class="multinomial" if mc == "softmax" else "ovr",
@@ -334,7 +334,8 @@ def test_classifier_files_load_as_classifiers(tmp_path):
     rs = np.random.RandomState(3)
     X = rs.normal(size=(120, 3))
     y = np.array(["x", "y", "z"])[np.digitize(X[:, 0], [-0.4, 0.4])]
-    clf = rfx.RFFClassifier(64, multi_class="softmax", alpha=1e-3, random_state=0).fit(X, y)
+    clf = rfx.RFFClassifier(64, loss="logistic", multi_class="softmax", alpha=1e-3,
+                            random_state=0).fit(X, y)
     path = str(tmp_path / "c.rfx")
     clf.save(path)
     again = rfx.load_model(path)

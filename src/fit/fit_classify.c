@@ -325,6 +325,8 @@ static rfx_status lsq_length_scale(lsq_select *ls, double *best_l)
         b = lsq_best(ls);
     }
     *best_l = sqrt((double)ls->X.cols) * exp2(ls->t[b]);
+    if (rfx__fit_progress(ls->p, "choose length scale", 1.0))
+        return rfx__error(RFX_ECANCELLED, "fit: cancelled by the progress callback");
     return RFX_OK;
 }
 
