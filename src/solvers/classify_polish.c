@@ -342,12 +342,48 @@ static void dual_scores(const rfx__polish *p, size_t r0, size_t r1, const double
     row_scores(p, p->Kc, p->n, r0, r1, X, S);
 }
 
+/* The ridge fits of every column on all the rows r0..r1 into X (zeroed):
+ * one matrix for all columns, so one factorisation, solved for [Y 1]. */
+static rfx_status dual_fit_all(const rfx__polish *p, size_t r0, size_t r1, double *X)
+{
+    const size_t n = p->n, K = p->K, m = r1 - r0, R = K + 1;
+    if (m == 0) return RFX_OK;
+    double *G = NULL, *Bt = NULL;
+    rfx_status st = rfx__alloc(m * m, sizeof *G, (void **)&G, "classify (polish)");
+    if (!st) st = rfx__alloc(m * R, sizeof *Bt, (void **)&Bt, "classify (polish)");
+    if (!st) {
+        for (size_t a = 0; a < m; a++) {
+            memcpy(G + a * m, p->Kc + (r0 + a) * n + r0, m * sizeof *G);
+            G[a * m + a] += p->alpha;
+            memcpy(Bt + a * R, p->Y + (r0 + a) * K, K * sizeof *Bt);
+            Bt[a * R + K] = 1.0;
+        }
+        st = rfx__chol(G, m, p->nt, "classify (polish, dual)");
+    }
+    if (!st) st = rfx__chol_solve(G, m, Bt, R);
+    if (!st) {
+        double s1 = 0;
+        for (size_t a = 0; a < m; a++) s1 += Bt[a * R + K];
+        for (size_t k = 0; k < K; k++) {
+            double sy = 0;
+            for (size_t a = 0; a < m; a++) sy += Bt[a * R + k];
+            const double c = p->intercept && s1 > 0 ? sy / s1 : 0.0;
+            for (size_t a = 0; a < m; a++) X[(r0 + a) * K + k] = Bt[a * R + k] - c * Bt[a * R + K];
+            X[n * K + k] = c;
+        }
+    }
+    free(G);
+    free(Bt);
+    return st;
+}
+
 /* X = the ridge fits of every column on the rows r0..r1 of margin y s < 1
  * at S, or on all of them (S NULL). */
 static rfx_status dual_fit(const rfx__polish *p, size_t r0, size_t r1, const double *S, double *X)
 {
     const size_t n = p->n, K = p->K;
     memset(X, 0, (n + 1) * K * sizeof *X);
+    if (!S) return dual_fit_all(p, r0, r1, X);
     rfx__failure fail;
     rfx__failure_init(&fail);
 #pragma omp parallel for num_threads(p->nt) schedule(dynamic, 1) if (K > 1)
