@@ -589,10 +589,11 @@ def test_greedy_relaxed_update():
         rfx.GreedyRegressor(update="convex").fit(X, y)
 
 
-@pytest.mark.parametrize("loss", ["squared", "auto"])
+@pytest.mark.parametrize("loss", ["squared", "auto", None])
 def test_squared_classifier_is_the_cli_default(cli, tmp_path, loss):
-    """RFFClassifier(loss="auto") is `rfx fit --task classify` with no
-    options, and loss="squared" is the same with --loss squared (the
+    """RFFClassifier() (loss="auto", the default) is `rfx fit --task
+    classify` with no options, and loss="squared" is the same with --loss
+    squared (the
     least-squares classifier, lambda and the length scale by exact
     leave-one-out errors, the probabilities' temperature on the LOO scores;
     auto then refines it where held-out rows gain): the same lambda,
@@ -600,7 +601,8 @@ def test_squared_classifier_is_the_cli_default(cli, tmp_path, loss):
     from sklearn.datasets import load_digits
     X, y = load_digits(return_X_y=True)
     Xtr, ytr, Xte = X[:400], y[:400], X[400:600]
-    clf = rfx.RFFClassifier(256, loss=loss, random_state=3).fit(Xtr, ytr)
+    kw = {} if loss is None else {"loss": loss}
+    clf = rfx.RFFClassifier(256, random_state=3, **kw).fit(Xtr, ytr)
     head = ",".join(["x%d" % i for i in range(64)])
     tr, te = str(tmp_path / "tr.csv"), str(tmp_path / "te.csv")
     np.savetxt(tr, np.column_stack([Xtr, ytr]), delimiter=",", fmt="%.17g", header=head + ",y",

@@ -703,6 +703,13 @@ rfx_status rfx__classify_refine(rfx_model *m, const rfx__lsq_factor *fac, rfx_cm
         for (size_t i = 0; i < nh; i++)
             ok[(size_t)j * nh + i] = predicted(S + (nt + i) * K, K) == yo[nt + i];
         if (j == REFINE_MAX_STEPS) break;
+        if (j == 0) {
+            /* a step gains at most the rows least squares gets wrong
+             * (b <= errors, c >= 0): with too few, none can pass */
+            size_t errors = 0;
+            for (size_t i = 0; i < nh; i++) errors += !ok[i];
+            if (!((double)errors > REFINE_GATE * sqrt((double)errors))) goto done;
+        }
         if ((st = rfx__polish_newton(p, 0, nt, Xt, S, &rep->iterations))) goto done;
         rfx__polish_scores(p, nt, n, Xt, S);
     }
