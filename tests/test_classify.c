@@ -1082,18 +1082,37 @@ static void test_model_fit(void)
         CHECK(info.standardized && info.method == RFX_METHOD_CLASSIFY);
         rfx_model_free(m);
     }
-    /* a given length scale and lambda: nothing chosen */
-    {
+    /* a given length scale and lambda: nothing chosen. Without classify
+     * settings the fit is the default classifier (RFX_LOSS_AUTO: least
+     * squares, whose one lambda is scored by its LOO error, then refined),
+     * the same model as with the loss given; the logistic loss scores
+     * nothing */
+    for (int given = 0; given < 3; given++) {
+        rfx_classify_params cp = rfx_classify_params_default();
+        cp.loss = given == 1 ? RFX_LOSS_AUTO : RFX_LOSS_LOGISTIC;
         rfx_fit_params p = rfx_fit_params_default();
         p.method = RFX_METHOD_CLASSIFY;
         p.features.n_features = 128;
         p.features.length_scale = 0.5;
         p.lambda = 1e-3;
+        p.classify = given ? &cp : NULL;
         rfx_model *m = NULL;
         rfx_fit_report rep;
         CHECK_OK(rfx_model_fit(&p, rfx_cmat_of(X, n, 2), rfx_cmat_of(y, n, 1), &m, &rep));
-        CHECK(rep.n_candidates == 0 && isnan(rep.score) && rep.length_scale == 0.5 &&
-              rep.lambda == 1e-3);
+        CHECK(rep.length_scale == 0.5 && rep.lambda == 1e-3);
+        if (given == 2) {
+            CHECK(rep.n_candidates == 0 && isnan(rep.score));
+        } else {
+            CHECK(rep.n_candidates == 1 && rep.score >= 0 && rep.score < 0.1);
+            CHECK(rep.refine_holdout == n / RFX__REFINE_HOLDOUT);
+        }
+        if (m && given < 2) {
+            static double scores[2][8];
+            rfx_mat S = rfx_mat_of(scores[given], 8, 1);
+            CHECK_OK(rfx_model_decision(m, rfx_cmat_of(Xt, 8, 2), S));
+            if (given == 1)
+                CHECK(memcmp(scores[0], scores[1], sizeof scores[0]) == 0);
+        }
         rfx_model_free(m);
     }
     free(X);

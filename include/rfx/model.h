@@ -311,7 +311,10 @@ typedef struct rfx_fit_params {
     const struct rfx_classify_params *classify; /* loss, multi-class scheme,
                                   optimizer, class weights and optimizer
                                   settings (rfx/classify.h); NULL (default)
-                                  = rfx_classify_params_default()           */
+                                  = rfx_classify_params_default() with the
+                                  loss RFX_LOSS_AUTO: the least-squares
+                                  classifier, refined where held-out rows
+                                  gain (rfx fit --task classify's default) */
     size_t classify_folds;     /* how the length scale and lambda are chosen:
                                   k >= 2 folds (row i in fold i mod k), or 0
                                   (default) one holdout, rows i mod 4 == 3,
@@ -386,7 +389,10 @@ typedef struct rfx_fit_report {
  * (rfx_projected_fit), RFX_METHOD_SINKS and RFX_METHOD_GREEDY (rfx/sinks.h).
  *
  * RFX_METHOD_CLASSIFY fits a classifier (rfx/classify.h) with the settings
- * of params->classify (or its defaults); Y (n x 1) holds the labels, any
+ * of params->classify (without them, the default classifier RFX_LOSS_AUTO:
+ * least squares with the length scale and lambda by exact leave-one-out,
+ * refined where held-out rows gain; see RFX_LOSS_SQUARED and RFX_LOSS_AUTO
+ * there; the selection described next is that of the other losses); Y (n x 1) holds the labels, any
  * finite values with at least two distinct. fit_intercept, the threads of
  * features and, when >= 0, lambda (then > 0) replace those of the classify
  * settings. Inputs are standardised (unless standardize = 0); when the

@@ -1472,7 +1472,9 @@ static size_t fit_record(const rfx_fit_params *p, double *rec)
     rec[k++] = (double)p->learn_iterations;
     rec[k++] = (double)p->learn_particles;
     if (p->method == RFX_METHOD_CLASSIFY) {
-        const rfx_classify_params cp = p->classify ? *p->classify : rfx_classify_params_default();
+        rfx_classify_params cp = rfx_classify_params_default();
+        cp.loss = RFX_LOSS_AUTO; /* without settings: the default classifier (rfx/model.h) */
+        if (p->classify) cp = *p->classify;
         rec[k++] = (double)p->classify_folds;
         rec[k++] = (double)params_hash(&cp); /* loss .. tol, the class weights */
         rec[k++] = (double)cp.epochs;
@@ -1500,8 +1502,9 @@ rfx_status rfx_dist_model_fit_source(rfx_dist *d, const rfx_fit_params *params, 
     if (!local && d->p.deterministic && params->method == RFX_METHOD_CLASSIFY) {
         /* the optimizer's sums go in MPI's order: the same bits for one
          * rank count, not for any */
-        const rfx_classify_params cp = params->classify ? *params->classify
-                                                        : rfx_classify_params_default();
+        rfx_classify_params cp = rfx_classify_params_default();
+        cp.loss = RFX_LOSS_AUTO; /* without settings: the default classifier */
+        if (params->classify) cp = *params->classify;
         if ((cp.loss != RFX_LOSS_SQUARED && cp.loss != RFX_LOSS_AUTO) ||
             cp.optimizer != RFX_OPTIMIZER_AUTO ||
             cp.class_weights || cp.balanced)

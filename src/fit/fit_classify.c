@@ -338,7 +338,7 @@ int rfx__fit_classify_closed(const rfx_classify_params *cp, int weighted)
 
 int rfx__fit_classify_refines(const rfx_fit_params *p, int weighted)
 {
-    if (!p->classify || p->classify->loss != RFX_LOSS_AUTO) return 0;
+    if (rfx__fit_classify_given(p).loss != RFX_LOSS_AUTO) return 0;
     const rfx_classify_params cp = rfx__fit_classify_settings(p);
     return rfx__fit_classify_closed(&cp, weighted);
 }

@@ -41,12 +41,20 @@ rfx_status rfx__fit_standardize(rfx_cmat X, const double *w, double **mean_out,
     return RFX_OK;
 }
 
+rfx_classify_params rfx__fit_classify_given(const rfx_fit_params *p)
+{
+    if (p->classify) return *p->classify;
+    rfx_classify_params cp = rfx_classify_params_default();
+    cp.loss = RFX_LOSS_AUTO;
+    return cp;
+}
+
 /* The classifier's settings as the fit uses them: those of p->classify (or
  * the defaults) with the fit's intercept, threads and (when given) lambda;
  * no progress of its own. */
 rfx_classify_params rfx__fit_classify_settings(const rfx_fit_params *p)
 {
-    rfx_classify_params cp = p->classify ? *p->classify : rfx_classify_params_default();
+    rfx_classify_params cp = rfx__fit_classify_given(p);
     cp.fit_intercept = p->fit_intercept;
     cp.n_threads = p->features.n_threads;
     cp.progress = NULL;

@@ -23,6 +23,10 @@ rfx_status rfx__fit_standardize(rfx_cmat X, const double *w, double **mean_out,
  * the defaults) with the fit's intercept, threads and (when given) lambda;
  * no progress of its own. */
 rfx_classify_params rfx__fit_classify_settings(const rfx_fit_params *p);
+/* The classifier's settings as given: *p->classify, or without them
+ * rfx_classify_params_default() with the loss RFX_LOSS_AUTO (the default
+ * classifier of a fit, rfx/model.h). */
+rfx_classify_params rfx__fit_classify_given(const rfx_fit_params *p);
 
 /* 1 when the classifier is the least-squares one in closed form (squared
  * loss, automatic optimizer, no class or row weights): lambda then comes
