@@ -1439,6 +1439,16 @@ static void fit_fail(void *u, rfx_status status)
     (void)checkin(c->d, OP_FIT_FAILED, status, NULL, NULL, NULL, NULL, NULL);
 }
 
+/* A fit's classifier settings: *p->classify, or without them the default
+ * classifier, RFX_LOSS_AUTO (rfx/model.h). */
+static rfx_classify_params classify_given(const rfx_fit_params *p)
+{
+    if (p->classify) return *p->classify;
+    rfx_classify_params cp = rfx_classify_params_default();
+    cp.loss = RFX_LOSS_AUTO;
+    return cp;
+}
+
 /* The parameters every rank must share, field by field (no pointers, no
  * padding, no thread count). */
 static size_t fit_record(const rfx_fit_params *p, double *rec)
@@ -1472,9 +1482,7 @@ static size_t fit_record(const rfx_fit_params *p, double *rec)
     rec[k++] = (double)p->learn_iterations;
     rec[k++] = (double)p->learn_particles;
     if (p->method == RFX_METHOD_CLASSIFY) {
-        rfx_classify_params cp = rfx_classify_params_default();
-        cp.loss = RFX_LOSS_AUTO; /* without settings: the default classifier (rfx/model.h) */
-        if (p->classify) cp = *p->classify;
+        const rfx_classify_params cp = classify_given(p);
         rec[k++] = (double)p->classify_folds;
         rec[k++] = (double)params_hash(&cp); /* loss .. tol, the class weights */
         rec[k++] = (double)cp.epochs;
@@ -1502,9 +1510,7 @@ rfx_status rfx_dist_model_fit_source(rfx_dist *d, const rfx_fit_params *params, 
     if (!local && d->p.deterministic && params->method == RFX_METHOD_CLASSIFY) {
         /* the optimizer's sums go in MPI's order: the same bits for one
          * rank count, not for any */
-        rfx_classify_params cp = rfx_classify_params_default();
-        cp.loss = RFX_LOSS_AUTO; /* without settings: the default classifier */
-        if (params->classify) cp = *params->classify;
+        const rfx_classify_params cp = classify_given(params);
         if ((cp.loss != RFX_LOSS_SQUARED && cp.loss != RFX_LOSS_AUTO) ||
             cp.optimizer != RFX_OPTIMIZER_AUTO ||
             cp.class_weights || cp.balanced)
