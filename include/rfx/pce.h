@@ -157,12 +157,16 @@ typedef struct rfx_pce_params {
                                error is below half the best of the lower
                                ones, and the sweep stops after two that are
                                not (noisy data then stop where the sweep to
-                               10 does); and for d >= 3, q_norm 1 and no
+                               10 does); up to degree 10 the sweep stops
+                               after three degrees in a row that do not
+                               lower the best error; and for d >= 3, q_norm
+                               1 and no
                                max_interaction, also the pairwise basis
                                (terms of at most two inputs) of the largest
                                degree P2 <= 10 with 1 + d P2 + C(d, 2)
                                C(P2, 2) <= min(4 n, 10000) terms, when P2 >
-                               P; the fit of lower corrected leave-one-out
+                               P (swept the same way); the fit of lower
+                               corrected leave-one-out
                                error is kept. Then the screened fit: the
                                same choice on the inputs whose total Sobol
                                index in that fit is at least a tenth of its
@@ -271,8 +275,9 @@ typedef struct rfx_pce_info {
     double loo_relative;  /* +INFINITY when a point has leverage 1 (e.g.    */
     double loo_corrected; /* n == P)                                         */
     double mean, variance; /* as rfx_pce_moments                             */
-    /* the fit's candidate basis: the degree range swept (degree_min 0: one
-       degree, degree_max), the hyperbolic truncation and the interaction
+    /* the fit's candidate basis: the degree range of the sweep (degree_min
+       0: one degree, degree_max; with auto_basis the sweep may stop before
+       degree_max), the hyperbolic truncation and the interaction
        limit (0: none). For an expansion not fitted in this process
        (rfx_pce_create, a model file): 0, degree, 1, 0 */
     size_t degree_min, degree_max;

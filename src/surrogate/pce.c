@@ -678,6 +678,8 @@ enum { LARS_FREE = 0, LARS_ACTIVE = 1, LARS_OUT = 2 };
  * of its norm lies outside the span of the active ones (a condition number
  * of 1e8 for the refit); one that does not is dropped for good. */
 #define PCE_LARS_COLLINEAR 1e-8
+/* degrees up to the sure degree in a row without gain that end the sweep */
+#define SWEEP_PATIENCE 3
 
 /* Double the columns of Q (n x kc) and of the upper triangle R^-1 (kc x kc,
  * column l at l kc), at most to kmax. */
@@ -1052,15 +1054,20 @@ static rfx_status pce_alloc(size_t d, const rfx_marginal *marginals, size_t P,
     return RFX_OK;
 }
 
-/* One fit on the candidate basis params describes (marginals set). */
 /* Fit params' basis (the degree sweep, or the given basis). Degrees above
  * sure_degree are taken only when their corrected LOO error is below half
  * the best so far, and the sweep stops after two of them in a row are not:
  * data without noise from a smooth function keep gaining by orders of
  * magnitude there, noisy data gain nothing, and the argmin of a flat
- * curve over many degrees would pick noise. */
+ * curve over many degrees would pick noise. With patience > 0 (the
+ * automatic basis: SWEEP_PATIENCE), up to sure_degree the sweep stops
+ * after that many degrees in a row that do not lower the best error: once the basis outgrows the rows the error only grows with the
+ * degree, and the last degrees, whose candidates are the most (C(d + p, p)),
+ * cost the most. Three, not one or two, because a function with only even
+ * (or odd) terms gains nothing at every other degree. The design matrix's
+ * columns are computed as the sweep first needs them. */
 static rfx_status fit_basis(const rfx_pce_params *params, rfx_cmat X, const double *y,
-                            size_t sure_degree, rfx_pce **out)
+                            size_t sure_degree, size_t patience, rfx_pce **out)
 {
     if (!out) return rfx__error(RFX_EINVAL, "pce_fit: out is NULL");
     if (!y && X.rows > 0) return rfx__error(RFX_EINVAL, "pce_fit: y is NULL");
@@ -1098,7 +1105,8 @@ static rfx_status fit_basis(const rfx_pce_params *params, rfx_cmat X, const doub
     pce_sparse sp = {NULL, NULL, NULL};
     pce_rec rec = {{NULL, NULL}, 0};
     double *Vt = NULL, *Psi = NULL, *qsum = NULL, *sv = NULL, *ys = NULL;
-    size_t *cand = NULL, *sel = NULL;
+    size_t *cand = NULL, *sel = NULL, *todo = NULL;
+    unsigned char *filled = NULL;
     pce_sol bestsol = {0, NULL, NULL, {INFINITY, INFINITY, INFINITY}, 0, 0};
     unsigned pmax = 0;
     size_t nM = 0, nV = 0;
@@ -1118,14 +1126,15 @@ static rfx_status fit_basis(const rfx_pce_params *params, rfx_cmat X, const doub
     if (!st) st = rfx__alloc(M, sizeof *qsum, (void **)&qsum, "pce");
     if (!st) st = rfx__alloc(M, sizeof *cand, (void **)&cand, "pce");
     if (!st) st = rfx__alloc(M, sizeof *sel, (void **)&sel, "pce");
+    if (!st) st = rfx__alloc(M, sizeof *todo, (void **)&todo, "pce");
+    if (!st) st = rfx__calloc(M, sizeof *filled, (void **)&filled, "pce");
     if (!st && p->sample_weight) st = rfx__alloc(n, sizeof *sv, (void **)&sv, "pce: weights");
     if (!st && p->sample_weight) st = rfx__alloc(n, sizeof *ys, (void **)&ys, "pce: weights");
     if (st) goto done;
 
-    /* Psi (n x M, column-major): the candidates at the points */
+    /* Psi (n x M, column-major): the candidates at the points, each column
+     * filled when a degree first needs it */
     univariate_table(p->marginals, d, &rec, X.data, X.stride, n, Vt, n);
-#pragma omp parallel for schedule(static) num_threads(nt) if (M > 16)
-    for (size_t j = 0; j < M; j++) term_values(&sp, j, Vt, pmax, n, n, Psi + j * n);
     for (size_t k = 0; k < M; k++) {
         double s = 0.0;
         for (size_t i = 0; i < d; i++) s += pow((double)alpha[k * d + i], q);
@@ -1150,8 +1159,6 @@ static rfx_status fit_basis(const rfx_pce_params *params, rfx_cmat X, const doub
             yvar += sv[i] * sv[i] * (y[i] - ybar) * (y[i] - ybar);
             ys[i] = sv[i] * y[i];
         }
-        for (size_t j = 0; j < M; j++)
-            for (size_t i = 0; i < n; i++) Psi[j * n + i] *= sv[i];
         y = ys;
     } else {
         for (size_t i = 0; i < n; i++) ybar += y[i];
@@ -1161,15 +1168,27 @@ static rfx_status fit_basis(const rfx_pce_params *params, rfx_cmat X, const doub
     yvar /= (double)(n - 1);
 
     size_t misses = 0; /* degrees above sure_degree in a row not taken */
+    size_t stall = 0;  /* degrees up to sure_degree in a row without gain */
     for (size_t deg = deg_lo; deg <= deg_hi; deg++) {
         /* the candidates of this degree: |a|_q <= deg */
-        size_t m = 0, mc0 = M;
+        size_t m = 0, mc0 = M, nt_do = 0;
         double bound = pow((double)deg, q) * (1 + 1e-9);
         for (size_t k = 0; k < M; k++)
             if (p->basis || qsum[k] <= bound) {
                 if (k == c0) mc0 = m;
                 cand[m++] = k;
+                if (!filled[k]) {
+                    filled[k] = 1;
+                    todo[nt_do++] = k;
+                }
             }
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt_do > 16)
+        for (size_t t = 0; t < nt_do; t++) {
+            double *col = Psi + todo[t] * n;
+            term_values(&sp, todo[t], Vt, pmax, n, n, col);
+            if (sv)
+                for (size_t i = 0; i < n; i++) col[i] *= sv[i];
+        }
         pce_sol sol = {0, NULL, NULL, {INFINITY, INFINITY, INFINITY}, deg, m};
         size_t *cols = NULL, P = 0;
         if (p->method == RFX_PCE_METHOD_LSQ) {
@@ -1215,9 +1234,11 @@ static rfx_status fit_basis(const rfx_pce_params *params, rfx_cmat X, const doub
             sol_free(&bestsol);
             bestsol = sol;
             misses = 0;
+            stall = 0;
         } else {
             sol_free(&sol);
             if (high && ++misses == 2) break;
+            if (!high && patience && ++stall == patience) break;
         }
     }
 
@@ -1253,6 +1274,8 @@ done:
     free(qsum);
     free(cand);
     free(sel);
+    free(todo);
+    free(filled);
     free(sv);
     free(ys);
     return st;
@@ -1812,14 +1835,15 @@ static rfx_status fit_bases(rfx_pce_params p, rfx_cmat X, const double *y, rfx_p
         p.degree = auto_degree(X.cols, X.rows);
         if (p.degree < p.degree_min) p.degree = p.degree_min;
     }
-    rfx_status st = fit_basis(&p, X, y, automatic ? AUTO_MAX_DEGREE : SIZE_MAX, &pce);
+    rfx_status st = fit_basis(&p, X, y, automatic ? AUTO_MAX_DEGREE : SIZE_MAX,
+                              automatic ? SWEEP_PATIENCE : 0, &pce);
     if (!st) note_basis(pce, &p);
     const size_t d = X.cols, p2 = automatic && d >= 3 ? auto_pairwise_degree(d, X.rows) : 0;
     if (!st && p.q_norm == 1.0 && p.max_interaction == 0 && p2 > p.degree) {
         rfx_pce_params q = p;
         q.max_interaction = 2;
         q.degree = p2;
-        st = fit_basis(&q, X, y, SIZE_MAX, &pce2);
+        st = fit_basis(&q, X, y, SIZE_MAX, SWEEP_PATIENCE, &pce2);
         if (!st) note_basis(pce2, &q);
         if (!st && pce2->loo_corrected < pce->loo_corrected) {
             rfx_pce *t = pce;
