@@ -1376,6 +1376,38 @@ static void test_screening(void)
  * goes past 10 and its held-out error falls far below the degree-10 fit's;
  * with noise (sd 0.5) it stops where the degree-10 sweep stops, bit for
  * bit the same model. */
+/* Fit params p (LARS, degree_min 1) with the automatic basis and with the
+ * plain sweep of degrees 1..10, check that both keep the same model, term
+ * by term, and give the automatic fit's info in *info (may be NULL). */
+static void auto_is_sweep(rfx_pce_params *p, rfx_cmat X, const double *y, const char *label,
+                          rfx_pce_info *info)
+{
+    rfx_pce *a = NULL, *b = NULL;
+    p->auto_basis = 1;
+    CHECK_OK(rfx_pce_fit(p, X, y, &a));
+    p->auto_basis = 0;
+    p->degree = 10;
+    CHECK_OK(rfx_pce_fit(p, X, y, &b));
+    if (a && b) {
+        rfx_pce_info ia, ib;
+        CHECK_OK(rfx_pce_get_info(a, &ia));
+        CHECK_OK(rfx_pce_get_info(b, &ib));
+        printf("%s: automatic degree %zu of 1..%zu, sweep to 10 degree %zu, %zu terms\n", label,
+               ia.degree, ia.degree_max, ib.degree, ib.n_terms);
+        CHECK(ia.degree == ib.degree && ia.n_terms == ib.n_terms &&
+              ia.loo_corrected == ib.loo_corrected);
+        for (size_t k = 0; k < ia.n_terms && k < ib.n_terms; k++) {
+            double c1 = 0, c2 = 1;
+            CHECK_OK(rfx_pce_term(a, k, &c1, NULL));
+            CHECK_OK(rfx_pce_term(b, k, &c2, NULL));
+            CHECK(c1 == c2);
+        }
+        if (info) *info = ia;
+    }
+    rfx_pce_free(a);
+    rfx_pce_free(b);
+}
+
 static void test_auto_high_degree(void)
 {
     const size_t n = 500, nt = 2000, d = 3;
@@ -1422,29 +1454,7 @@ static void test_auto_high_degree(void)
     }
     CHECK(err[0] < 0.1 * err[1]);
     /* noise: the same model as the sweep to 10 */
-    rfx_pce *a = NULL, *b = NULL;
-    p.auto_basis = 1;
-    CHECK_OK(rfx_pce_fit(&p, rfx_cmat_of(X, n, d), yn, &a));
-    p.auto_basis = 0;
-    p.degree = 10;
-    CHECK_OK(rfx_pce_fit(&p, rfx_cmat_of(X, n, d), yn, &b));
-    if (a && b) {
-        rfx_pce_info ia, ib;
-        CHECK_OK(rfx_pce_get_info(a, &ia));
-        CHECK_OK(rfx_pce_get_info(b, &ib));
-        printf("ishigami + noise: automatic degree %zu, sweep to 10 degree %zu\n", ia.degree,
-               ib.degree);
-        CHECK(ia.degree == ib.degree && ia.n_terms == ib.n_terms &&
-              ia.loo_corrected == ib.loo_corrected);
-        for (size_t k = 0; k < ia.n_terms; k++) {
-            double c1 = 0, c2 = 1;
-            CHECK_OK(rfx_pce_term(a, k, &c1, NULL));
-            CHECK_OK(rfx_pce_term(b, k, &c2, NULL));
-            CHECK(c1 == c2);
-        }
-    }
-    rfx_pce_free(a);
-    rfx_pce_free(b);
+    auto_is_sweep(&p, rfx_cmat_of(X, n, d), yn, "ishigami + noise", NULL);
     free(X);
     free(y);
     free(yn);
@@ -1812,31 +1822,11 @@ static void test_sweep_patience(void)
     p.method = RFX_PCE_METHOD_LARS;
     p.degree_min = 1;
     p.marginals_from_data = 1;
-    rfx_pce *a = NULL, *b = NULL;
-    p.auto_basis = 1;
-    CHECK_OK(rfx_pce_fit(&p, rfx_cmat_of(X, n, d), y, &a));
-    p.auto_basis = 0;
-    p.degree = 10;
-    CHECK_OK(rfx_pce_fit(&p, rfx_cmat_of(X, n, d), y, &b));
-    if (a && b) {
-        rfx_pce_info ia, ib;
-        CHECK_OK(rfx_pce_get_info(a, &ia));
-        CHECK_OK(rfx_pce_get_info(b, &ib));
-        printf("sweep patience: automatic degree %zu of 1..%zu, full sweep degree %zu, "
-               "%zu terms\n", ia.degree, ia.degree_max, ib.degree, ib.n_terms);
-        CHECK(ia.degree_max == 10 && ia.n_screened == 0);
-        CHECK(ia.degree + 3 < 10); /* the stop comes before degree 10 */
-        CHECK(ia.degree == ib.degree && ia.n_terms == ib.n_terms &&
-              ia.loo_corrected == ib.loo_corrected);
-        for (size_t k = 0; k < ia.n_terms && k < ib.n_terms; k++) {
-            double c1 = 0, c2 = 1;
-            CHECK_OK(rfx_pce_term(a, k, &c1, NULL));
-            CHECK_OK(rfx_pce_term(b, k, &c2, NULL));
-            CHECK(c1 == c2);
-        }
-    }
-    rfx_pce_free(a);
-    rfx_pce_free(b);
+    rfx_pce_info ia;
+    memset(&ia, 0, sizeof ia);
+    auto_is_sweep(&p, rfx_cmat_of(X, n, d), y, "sweep patience", &ia);
+    CHECK(ia.degree_max == 10 && ia.n_screened == 0);
+    CHECK(ia.degree + 3 < 10); /* the stop comes before degree 10 */
     free(X);
     free(y);
 }
