@@ -702,9 +702,10 @@ rfx_status rfx__svd_thin(double *A, size_t n, size_t N, double *sv, double *U, d
                          const char *what);
 /* log det A = 2 sum log R_ii */
 double rfx__chol_logdet(const double *R, size_t n);
-/* sum_i a[i] b[i] in one fixed order, rfx's own (no BLAS): four partial
- * sums s_k over i = k mod 4, combined as (s0 + s1) + (s2 + s3), the tail
- * added to s0. The same bits for the same inputs on any thread or machine
+/* sum_i a[i] b[i] in one fixed order, rfx's own (no BLAS): eight partial
+ * sums s_k over i = k mod 8 (up to the last multiple of 8), combined as
+ * ((s0 + s4) + (s1 + s5)) + ((s2 + s6) + (s3 + s7)), the tail added to
+ * s0. The same bits for the same inputs on any thread or machine
  * of one instruction set (the compiler may use vector registers but not
  * reassociate). 2 n flops (src/core/linalg.c). */
 double rfx__dot(const double *a, const double *b, size_t n);

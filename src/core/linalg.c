@@ -113,16 +113,17 @@ double rfx__chol_logdet(const double *R, size_t n)
     return 2.0 * s;
 }
 
+/* Eight partial sums in a fixed order (see internal.h); the compiler keeps
+ * them in four two-lane registers, enough independent additions to keep
+ * the loads busy. With four sums the adder's latency was the limit: on
+ * rows of 160 and 800 values in cache (the lasso's and LARS's dot
+ * products) they took 1.3 to 1.5 times as long. */
 double rfx__dot(const double *a, const double *b, size_t n)
 {
-    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        s0 += a[i] * b[i];
-        s1 += a[i + 1] * b[i + 1];
-        s2 += a[i + 2] * b[i + 2];
-        s3 += a[i + 3] * b[i + 3];
-    }
-    for (; i < n; i++) s0 += a[i] * b[i];
-    return (s0 + s1) + (s2 + s3);
+    for (; i + 8 <= n; i += 8)
+        for (int l = 0; l < 8; l++) s[l] += a[i + l] * b[i + l];
+    for (; i < n; i++) s[0] += a[i] * b[i];
+    return ((s[0] + s[4]) + (s[1] + s[5])) + ((s[2] + s[6]) + (s[3] + s[7]));
 }
