@@ -1061,11 +1061,12 @@ static rfx_status pce_alloc(size_t d, const rfx_marginal *marginals, size_t P,
  * magnitude there, noisy data gain nothing, and the argmin of a flat
  * curve over many degrees would pick noise. With patience > 0 (the
  * automatic basis: SWEEP_PATIENCE), up to sure_degree the sweep stops
- * after that many degrees in a row that do not lower the best error: once the basis outgrows the rows the error only grows with the
- * degree, and the last degrees, whose candidates are the most (C(d + p, p)),
- * cost the most. Three, not one or two, because a function with only even
- * (or odd) terms gains nothing at every other degree. The design matrix's
- * columns are computed as the sweep first needs them. */
+ * after that many degrees in a row that do not lower the best error: once
+ * the basis outgrows the rows the error only grows with the degree, and
+ * the last degrees, whose candidates are the most (C(d + p, p)), cost the
+ * most. Three, not one or two, because a function with only even (or odd)
+ * terms gains nothing at every other degree. The design matrix's columns
+ * are computed as the sweep first needs them. */
 static rfx_status fit_basis(const rfx_pce_params *params, rfx_cmat X, const double *y,
                             size_t sure_degree, size_t patience, rfx_pce **out)
 {
