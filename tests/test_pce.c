@@ -1802,11 +1802,14 @@ static void test_lognormal_inputs(void)
     free(y);
 }
 
-/* The automatic sweep's early stop: on noisy data from a smooth function in
- * d = 6 (degrees 1..10, no pairwise basis, nothing screened) the corrected
- * LOO error is least at a low degree and grows beyond it, so the sweep ends
- * three degrees later; the model is the one the full sweep 1..10 keeps,
- * term by term. */
+/* The automatic sweep's early stop. On noisy data from a smooth function
+ * in d = 6 (degrees 1..10, no pairwise basis, nothing screened) the
+ * corrected LOO error is least at a low degree and grows fast beyond it,
+ * so the sweep ends two degrees after it rises past twice the best; on a
+ * Legendre polynomial of degree 6 in one input (plus a linear term in
+ * another, d = 2), the error is flat over degrees 1 to 5, which must not
+ * end the sweep. Both give the model of the full sweep 1..10, term by
+ * term. */
 static void test_sweep_patience(void)
 {
     const size_t n = 200, d = 6;
@@ -1826,7 +1829,20 @@ static void test_sweep_patience(void)
     memset(&ia, 0, sizeof ia);
     auto_is_sweep(&p, rfx_cmat_of(X, n, d), y, "sweep patience", &ia);
     CHECK(ia.degree_max == 10 && ia.n_screened == 0);
-    CHECK(ia.degree + 3 < 10); /* the stop comes before degree 10 */
+    CHECK(ia.degree + 3 < 10); /* the stop can come before degree 10 */
+    /* a plateau: y = P6(x0) + 0.3 x1 on [-1, 1]^2 */
+    const size_t d2 = 2;
+    for (size_t i = 0; i < n; i++) {
+        double *x = X + i * d2, t;
+        for (size_t j = 0; j < d2; j++) x[j] = 2 * rfx_test_uniform(&r) - 1;
+        t = x[0] * x[0];
+        y[i] = (((231 * t - 315) * t + 105) * t - 5) / 16 + 0.3 * x[1] +
+               0.001 * rfx_test_normal(&r);
+    }
+    memset(&ia, 0, sizeof ia);
+    p.degree_min = 1;
+    auto_is_sweep(&p, rfx_cmat_of(X, n, d2), y, "sweep over a plateau", &ia);
+    CHECK(ia.degree >= 6 && ia.loo_corrected < 1e-3);
     free(X);
     free(y);
 }

@@ -158,8 +158,9 @@ typedef struct rfx_pce_params {
                                ones, and the sweep stops after two that are
                                not (noisy data then stop where the sweep to
                                10 does); up to degree 10 the sweep stops
-                               after three degrees in a row that do not
-                               lower the best error; and for d >= 3, q_norm
+                               after two degrees in a row whose corrected
+                               LOO error is above twice the best; and for
+                               d >= 3, q_norm
                                1 and no
                                max_interaction, also the pairwise basis
                                (terms of at most two inputs) of the largest

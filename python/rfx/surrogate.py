@@ -292,8 +292,9 @@ class PCERegressor(RegressorMixin, _ModelFile):
         ``rfx fit --method pce`` does (rfx_pce_params.auto_basis): the
         largest degree <= 10 with at most 10000 terms (up to 20 while at
         most 2 n terms, a degree above 10 kept only when it halves the
-        corrected leave-one-out error; the sweep up to 10 stops after three
-        degrees in a row without a lower error), and for three or more
+        corrected leave-one-out error; the sweep up to 10 stops after two
+        degrees in a row whose error is above twice the best), and for three
+        or more
         inputs also a pairwise basis of higher degree, keeping the fit of
         lower corrected leave-one-out error; then the same choice on the
         inputs whose total Sobol index there is at least a tenth of its

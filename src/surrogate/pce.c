@@ -678,8 +678,11 @@ enum { LARS_FREE = 0, LARS_ACTIVE = 1, LARS_OUT = 2 };
  * of its norm lies outside the span of the active ones (a condition number
  * of 1e8 for the refit); one that does not is dropped for good. */
 #define PCE_LARS_COLLINEAR 1e-8
-/* degrees up to the sure degree in a row without gain that end the sweep */
-#define SWEEP_PATIENCE 3
+/* the automatic sweep up to the sure degree ends after SWEEP_PATIENCE
+ * degrees in a row whose corrected LOO error exceeds SWEEP_RISE times the
+ * best (see fit_basis) */
+#define SWEEP_PATIENCE 2
+#define SWEEP_RISE 2.0
 
 /* Double the columns of Q (n x kc) and of the upper triangle R^-1 (kc x kc,
  * column l at l kc), at most to kmax. */
@@ -1061,12 +1064,16 @@ static rfx_status pce_alloc(size_t d, const rfx_marginal *marginals, size_t P,
  * magnitude there, noisy data gain nothing, and the argmin of a flat
  * curve over many degrees would pick noise. With patience > 0 (the
  * automatic basis: SWEEP_PATIENCE), up to sure_degree the sweep stops
- * after that many degrees in a row that do not lower the best error: once
- * the basis outgrows the rows the error only grows with the degree, and
+ * after that many degrees in a row whose error is above SWEEP_RISE times
+ * the best: once the basis outgrows the rows the error grows fast with the
+ * degree (OTL, borehole: 3 to 50 times the best within two degrees), and
  * the last degrees, whose candidates are the most (C(d + p, p)), cost the
- * most. Three, not one or two, because a function with only even (or odd)
- * terms gains nothing at every other degree. The design matrix's columns
- * are computed as the sweep first needs them. */
+ * most. A degree without gain but not that far above the best does not
+ * count: the error is flat over the degrees that a function does not use
+ * (every other degree for an even or odd function; degrees 2 to 5 for a
+ * Legendre polynomial of degree 6, orthogonal to all lower ones), and
+ * the gain comes later. The design matrix's columns are computed as the
+ * sweep first needs them. */
 static rfx_status fit_basis(const rfx_pce_params *params, rfx_cmat X, const double *y,
                             size_t sure_degree, size_t patience, rfx_pce **out)
 {
@@ -1169,7 +1176,7 @@ static rfx_status fit_basis(const rfx_pce_params *params, rfx_cmat X, const doub
     yvar /= (double)(n - 1);
 
     size_t misses = 0; /* degrees above sure_degree in a row not taken */
-    size_t stall = 0;  /* degrees up to sure_degree in a row without gain */
+    size_t stall = 0;  /* degrees up to sure_degree in a row far above the best */
     for (size_t deg = deg_lo; deg <= deg_hi; deg++) {
         /* the candidates of this degree: |a|_q <= deg */
         size_t m = 0, mc0 = M, nt_do = 0;
@@ -1237,9 +1244,11 @@ static rfx_status fit_basis(const rfx_pce_params *params, rfx_cmat X, const doub
             misses = 0;
             stall = 0;
         } else {
+            const int far = sol.loo.corrected > SWEEP_RISE * bestsol.loo.corrected;
             sol_free(&sol);
             if (high && ++misses == 2) break;
-            if (!high && patience && ++stall == patience) break;
+            stall = far ? stall + 1 : 0;
+            if (!high && patience && stall == patience) break;
         }
     }
 
