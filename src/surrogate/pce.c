@@ -1066,7 +1066,7 @@ static rfx_status pce_alloc(size_t d, const rfx_marginal *marginals, size_t P,
  * automatic basis: SWEEP_PATIENCE), up to sure_degree the sweep stops
  * after that many degrees in a row whose error is above SWEEP_RISE times
  * the best: once the basis outgrows the rows the error grows fast with the
- * degree (OTL, borehole: 3 to 50 times the best within two degrees), and
+ * degree (OTL, borehole: 1.9 to 50 times the best two degrees later), and
  * the last degrees, whose candidates are the most (C(d + p, p)), cost the
  * most. A degree without gain but not that far above the best does not
  * count: the error is flat over the degrees that a function does not use
