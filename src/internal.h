@@ -722,6 +722,12 @@ rfx_status rfx__sinks_fit_box(const rfx_features *f, rfx_cmat X, const double *y
                               const rfx_sinks_params *params, rfx_model **out,
                               rfx_sinks_report *report);
 
+/* SRFE and HARFE (src/surrogate/srfe.c) fit the full feature map at the
+ * screened weight scale s and at this times s, and keep the latter unless
+ * it scores worse; the automatic surrogate's final fit does the same from
+ * a fold's choice (src/auto/auto.c). */
+#define RFX__SRFE_SCALE_UP 1.5
+
 /* int-sized LAPACK dimension check. */
 rfx_status rfx__lapack_int(size_t n, int *out, const char *what);
 

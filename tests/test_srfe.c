@@ -128,7 +128,9 @@ static void test_defaults(void)
         printf("Ishigami, m = %zu: relative error %.4f (scale %.2g, lambda %.3g, %zu nonzero, "
                "CV MSE %.4g)\n", m, e, rep.weight_scale, rep.lambda, rep.n_nonzero, rep.cv_mse);
         CHECK(e < 0.2);
-        CHECK(rep.n_candidates == 5); /* 3 scales at q = 2, then q = 1, 3 */
+        /* 3 scales at q = 2, then q = 1, 3, and rounds of 2 widening the grid */
+        CHECK(rep.n_candidates == 5 || rep.n_candidates == 7 || rep.n_candidates == 9 ||
+              rep.n_candidates == 11);
         CHECK(rep.sparsity >= 1 && rep.sparsity <= 3);
         CHECK(isfinite(rep.cv_mse));
     }
@@ -175,6 +177,130 @@ static void test_defaults(void)
     free(yt);
     free(pt);
     rfx_testfn_free(fn);
+}
+
+/* The GCV score of the fit with the given scale, q and N (the lasso grid
+ * halved for a screen), as rfx_srfe_fit scores a candidate. */
+static double score_at(const double *X, const double *y, size_t m, size_t d, double scale,
+                       size_t q, size_t N, int screen)
+{
+    rfx_srfe_params p = rfx_srfe_params_default();
+    p.features.n_features = N;
+    p.features.weight_scale = scale;
+    p.features.sparsity = q;
+    if (screen) p.n_lambdas = 25;
+    rfx_model *mo = NULL;
+    rfx_srfe_report rep;
+    CHECK_OK(rfx_srfe_fit(&p, rfx_cmat_of(X, m, d), rfx_cmat_of(y, m, 1), &mo, &rep));
+    const double g = mo ? rep.cv_mse : NAN;
+    rfx_model_free(mo);
+    return g;
+}
+
+/* The documented search with N = 4000 given, replayed with fits at given
+ * (scale, q): the screen with the first 1000 features and half the lambda
+ * grid, the scales {0.5, 1, 2} at q = 2, then the other q <= d at the best
+ * scale; when that scale is an end of the grid, rounds of two scales twice
+ * and four times further out at the best q, while the outer one scores
+ * best (three rounds at most); then all 4000 features at the best scale s
+ * and 1.5 s, the latter kept unless it scores worse. The default fit must
+ * choose the same scale and q, with as many screens. Returns the scale. */
+static double check_search_by_hand(const char *what, const double *X, const double *y, size_t m,
+                                   size_t d)
+{
+    const size_t Ns = 1000, N = 4000;
+    double best_s = 0, best = INFINITY;
+    size_t best_q = 0, screens = 0;
+    const double grid[3] = {0.5, 1.0, 2.0};
+    const size_t q0 = d < 2 ? d : 2, qs[3] = {1, 2, 3};
+    for (size_t k = 0; k < 3; k++, screens++) {
+        double g = score_at(X, y, m, d, grid[k], q0, Ns, 1);
+        if (g < best) {
+            best = g;
+            best_s = grid[k];
+            best_q = q0;
+        }
+    }
+    const double s0 = best_s;
+    for (size_t k = 0; k < 3; k++) {
+        if (qs[k] == q0 || qs[k] > d) continue;
+        double g = score_at(X, y, m, d, s0, qs[k], Ns, 1);
+        screens++;
+        if (g < best) {
+            best = g;
+            best_q = qs[k];
+        }
+    }
+    const double step = s0 == 2.0 ? 2.0 : s0 == 0.5 ? 0.5 : 1.0;
+    double outer = s0;
+    for (size_t round = 0; step != 1.0 && round < 3; round++) {
+        const size_t q = best_q;
+        for (size_t k = 0; k < 2; k++, screens++) {
+            outer *= step;
+            double g = score_at(X, y, m, d, outer, q, Ns, 1);
+            if (g < best) {
+                best = g;
+                best_s = outer;
+            }
+        }
+        if (best_s != outer) break;
+    }
+    const double g1 = score_at(X, y, m, d, best_s, best_q, N, 0);
+    const double g2 = score_at(X, y, m, d, 1.5 * best_s, best_q, N, 0);
+    const double want = g2 > g1 ? best_s : 1.5 * best_s;
+    rfx_srfe_params p = rfx_srfe_params_default();
+    p.features.n_features = N;
+    rfx_model *mo = NULL;
+    rfx_srfe_report rep;
+    CHECK_OK(rfx_srfe_fit(&p, rfx_cmat_of(X, m, d), rfx_cmat_of(y, m, 1), &mo, &rep));
+    printf("%s: by hand %zu screens, scale %g (screen %g), q %zu, GCV %.4g / %.4g; the fit: %zu "
+           "screens, scale %g, q %zu, GCV %.4g\n",
+           what, screens, want, best_s, best_q, g1, g2, rep.n_candidates, rep.weight_scale,
+           rep.sparsity, rep.cv_mse);
+    CHECK(rep.n_candidates == screens && rep.n_features == N);
+    CHECK(rep.weight_scale == want && rep.sparsity == best_q);
+    CHECK(rep.cv_mse == fmin(g1, g2));
+    if (mo) CHECK(rfx_model_weights(mo).rows == N);
+    rfx_model_free(mo);
+    return want;
+}
+
+/* A target whose best scale lies far above the grid {0.5, 1, 2}: the sum
+ * of sin(6 pi x_j), x uniform on [-1, 1]^2 (a frequency of about 11 per
+ * standardised unit). The search widens the grid, and its choice is the
+ * replayed search's; its test error is about half that at the grid's end, 2 * 1.5. */
+static void test_widening(void)
+{
+    const size_t m = 200, mt = 400, d = 2;
+    double X[200 * 2], y[200], Xt[400 * 2], yt[400], pt[400];
+    rfx_test_rng r = {11};
+    for (size_t i = 0; i < m + mt; i++) {
+        double *x = i < m ? X + i * d : Xt + (i - m) * d;
+        double v = 0;
+        for (size_t j = 0; j < d; j++) {
+            x[j] = 2 * rfx_test_uniform(&r) - 1;
+            v += sin(6 * 3.141592653589793 * x[j]);
+        }
+        if (i < m) y[i] = v;
+        else yt[i - m] = v;
+    }
+    double s = check_search_by_hand("widening", X, y, m, d);
+    CHECK(s >= 6.0);
+    double e[2];
+    for (int k = 0; k < 2; k++) {
+        rfx_srfe_params p = rfx_srfe_params_default();
+        p.features.n_features = 4000;
+        if (k) p.features.weight_scale = 3.0;
+        rfx_model *mo = NULL;
+        CHECK_OK(rfx_srfe_fit(&p, rfx_cmat_of(X, m, d), rfx_cmat_of(y, m, 1), &mo, NULL));
+        if (!mo) return;
+        CHECK_OK(rfx_model_predict(mo, rfx_cmat_of(Xt, mt, d), rfx_mat_of(pt, mt, 1),
+                                   rfx_mat_none()));
+        e[k] = rel_err(pt, yt, mt);
+        rfx_model_free(mo);
+    }
+    printf("widening: test error %.4f at the chosen scale %g, %.4f at scale 3\n", e[0], s, e[1]);
+    CHECK(e[0] < 0.6 * e[1]);
 }
 
 /* The default selection is GCV along one lasso path: the model equals the
@@ -248,41 +374,8 @@ static void test_selection(void)
     CHECK(isfinite(rep.cv_mse) && rep.n_candidates == 1);
     rfx_model_free(mo);
     mo = NULL;
-    /* the screen: each (scale, q) scored with the first 1000 of 4000
-     * features and half the lambda grid, scales first at q = 2, then q = 1
-     * and 3 at the best scale; the winner is what the default fit picks */
-    double sc[5], sg[5] = {0.5, 1.0, 2.0, 0, 0};
-    size_t qg[5] = {2, 2, 2, 1, 3};
-    for (size_t k = 0; k < 5; k++) {
-        if (k == 3) { /* the best scale so far */
-            size_t b = 0;
-            for (size_t i = 1; i < 3; i++)
-                if (sc[i] < sc[b]) b = i;
-            sg[3] = sg[4] = sg[b];
-        }
-        p = rfx_srfe_params_default();
-        p.features.n_features = 1000;
-        p.features.weight_scale = sg[k];
-        p.features.sparsity = qg[k];
-        p.n_lambdas = 25;
-        CHECK_OK(rfx_srfe_fit(&p, rfx_cmat_of(X, m, d), rfx_cmat_of(y, m, 1), &mo, &rep));
-        sc[k] = rep.cv_mse;
-        rfx_model_free(mo);
-        mo = NULL;
-    }
-    size_t kb = 0;
-    for (size_t k = 1; k < 5; k++)
-        if (sc[k] < sc[kb]) kb = k;
-    p = rfx_srfe_params_default();
-    p.features.n_features = 4000; /* screened with 1000 */
-    CHECK_OK(rfx_srfe_fit(&p, rfx_cmat_of(X, m, d), rfx_cmat_of(y, m, 1), &mo, &rep));
-    printf("selection: screen GCV q=2 %.4g %.4g %.4g (scales .5 1 2), q=1 %.4g, q=3 %.4g; chose "
-           "scale %g q %zu\n", sc[0], sc[1], sc[2], sc[3], sc[4], rep.weight_scale, rep.sparsity);
-    CHECK(rep.n_candidates == 5 && rep.n_features == 4000);
-    CHECK(rep.weight_scale == sg[kb] && rep.sparsity == qg[kb]);
-    if (mo) CHECK(rfx_model_weights(mo).rows == 4000);
-    rfx_model_free(mo);
-    mo = NULL;
+    /* the screen and the full stage, by hand (screen_by_hand) */
+    check_search_by_hand("Ishigami", X, y, m, d);
     /* N chosen: without a given N the screen's fit is kept when it scores
      * better than the full map (m = 200: N = 6000, screened with 1500) */
     p = rfx_srfe_params_default();
@@ -481,6 +574,7 @@ int main(void)
     test_recovery();
     test_defaults();
     test_selection();
+    test_widening();
     test_params_check();
     return rfx_test_finish("test_srfe");
 }

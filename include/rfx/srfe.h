@@ -28,7 +28,11 @@
  * its path (for SRFE-S the equivalent eta is reported). The candidates
  * are screened with N_s = N/4 features (at most 3000, or N/8 when that is
  * more; at least 1000) and half the lambda grid: the scales at q = 2, then
- * q = 1 and 3 at the best scale (a coordinate search); the best pair is
+ * q = 1 and 3 at the best scale (a coordinate search); when the best
+ * scale is an end of the grid {0.5, 1, 2}, the grid is widened past it at
+ * the best q, two scales a round (4 and 8, then 16 and 32, ...; 0.25 and
+ * 0.125 downwards), for up to three rounds while the outermost scores
+ * best (from 1/128 to 128); the best pair is
  * then fitted with all N features at its scale and, when the scale is
  * chosen, at 1.5 times it (the best scale grows with N, so a screen with
  * fewer features prefers too small a one); the best score of these and of
@@ -73,7 +77,8 @@ typedef struct rfx_srfe_params {
     rfx_features_params features; /* defaults here: sparsity q = 0 (choose
                                      from {1, 2, 3}, see below), activation
                                      sin, weights normal, weight_scale 0
-                                     (choose from {0.5, 1, 2}), n_features
+                                     (choose from {0.5, 1, 2},
+                                     widened past an end), n_features
                                      N = 0 (choose: 30 m within [1000,
                                      30000], or the screen's N_s when it
                                      scores better), seed 0. A dense map

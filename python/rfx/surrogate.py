@@ -90,8 +90,10 @@ class SparseRFERegressor(RegressorMixin, _RFXModel):
     feature columns. What is not given is chosen by generalised
     cross-validation along one lasso path per candidate (GCV with the lasso's
     degrees of freedom, the nonzeros), or by k-fold cross-validation (rows
-    i mod k): the weight scale s from {0.5, 1, 2} (screened on N / 4
-    features, at most 3000, then fitted on all N at the best s and 1.5 s),
+    i mod k): the weight scale s from {0.5, 1, 2}, widened past an end of
+    the grid that scores best (by factors of 2, up to 128 or down to 1/128),
+    screened on N / 4 features (at most 3000), then fitted on all N at the
+    best s and 1.5 s,
     the lasso penalty along its path down to 1e-3 of its largest
     useful value. The defaults are those of ``rfx fit --method srfe``, so
     the same data and integer ``random_state`` give the same bits. One target.

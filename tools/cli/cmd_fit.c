@@ -125,7 +125,7 @@ static const opt_spec FIT_OPTS[] = {
       "the default)" },
     { O_WEIGHT_SCALE, 0, "weight-scale", "S",
       "srfe, lasso, harfe: their scale s > 0, N(0, s^2) or U(-s, s) (default: chosen from "
-      "0.5, 1, 2, see --folds); sinks, greedy with --weights: the scale (default 1)" },
+      "0.5, 1, 2, widened past an end that scores best, see --folds); sinks, greedy with --weights: the scale (default 1)" },
     { O_BOX, 0, "box", "C",
       "sinks: the box |alpha_k| <= C / K on the weights of the K unscaled nonlinearities, so "
       "that the fit minus its intercept is at most C in magnitude: C > 0 in the target's "
