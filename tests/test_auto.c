@@ -2,7 +2,8 @@
 /* The automatic surrogate: its cross-validated errors against an explicit
  * k-fold comparison written here with the methods' own calls on the same
  * folds, the choice (with and without racing), the final model against a
- * direct fit of the chosen candidate, determinism over runs and threads,
+ * direct fit of the chosen candidate (srfe and harfe: from the first
+ * fold's choice), determinism over runs and threads,
  * the transforms y <= 0 rules out, the budget, and the error paths. */
 #include "internal.h" /* rfx__pce_set_span_rows: the span of a fold's fit */
 #include "rfx.h"
@@ -173,6 +174,61 @@ static void test_against_explicit_cv(void)
     CHECK(fits < rep.n_candidates * K);
     rfx_model_free(m2);
     rfx_model_free(m);
+}
+
+/* srfe and harfe chosen: the final model is not a new search on all rows
+ * but starts from the first fold's choice - its q, and the full map at its
+ * weight scale s and at 1.5 s, the latter kept unless its GCV score is
+ * worse. Replayed here with the methods' own calls, for each on its own. */
+static void test_final_from_first_fold(void)
+{
+    const rfx_method methods[2] = {RFX_METHOD_SRFE, RFX_METHOD_HARFE};
+    for (int k = 0; k < 2; k++) {
+        rfx_auto_params p = small_params();
+        p.methods = RFX_AUTO_METHOD(methods[k]);
+        p.transforms = RFX_AUTO_TRANSFORM(RFX_TARGET_LOG);
+        rfx_auto_report rep;
+        rfx_model *m = NULL;
+        CHECK_OK(rfx_auto_fit(&p, rfx_cmat_of(X, NR, DD), Y, &m, &rep));
+        if (!m) return;
+        CHECK(rep.n_candidates == 1 && rep.chosen == 0 &&
+              rep.candidates[0].method == methods[k]);
+        /* the first fold's fit, as the cross-validation made it */
+        double Xtr[NR * DD], ytr[NR], Xte[NR * DD], yte[NR], z[NR], a[NR], b[NR];
+        size_t na, nb;
+        split_fold(X, Y, NR, K, 0, Xtr, ytr, &na, Xte, yte, &nb);
+        for (size_t i = 0; i < na; i++) z[i] = log(ytr[i]);
+        rfx_srfe_params sp = rfx_srfe_params_default();
+        if (methods[k] == RFX_METHOD_HARFE) sp.method = RFX_L1_METHOD_HTP;
+        rfx_srfe_report fold0, full[2];
+        rfx_model *f0 = NULL, *fm[2] = {NULL, NULL};
+        CHECK_OK(rfx_srfe_fit(&sp, rfx_cmat_of(Xtr, na, DD), rfx_cmat_of(z, na, 1), &f0, &fold0));
+        rfx_model_free(f0);
+        /* all rows at its q, its scale and 1.5 times it */
+        for (size_t i = 0; i < NR; i++) z[i] = log(Y[i]);
+        for (int u = 0; u < 2; u++) {
+            rfx_srfe_params q = sp;
+            q.features.sparsity = fold0.sparsity;
+            q.features.weight_scale = fold0.weight_scale * (u ? 1.5 : 1.0);
+            CHECK_OK(rfx_srfe_fit(&q, rfx_cmat_of(X, NR, DD), rfx_cmat_of(z, NR, 1), &fm[u],
+                                  &full[u]));
+        }
+        const int u = full[1].cv_mse > full[0].cv_mse ? 0 : 1;
+        if (fm[u]) {
+            CHECK_OK(rfx_model_set_target_transform(fm[u], RFX_TARGET_LOG, 0));
+            CHECK_OK(rfx_model_predict(m, rfx_cmat_of(X, NR, DD), rfx_mat_of(a, NR, 1),
+                                       rfx_mat_none()));
+            CHECK_OK(rfx_model_predict(fm[u], rfx_cmat_of(X, NR, DD), rfx_mat_of(b, NR, 1),
+                                       rfx_mat_none()));
+            printf("%s: first fold's scale %g, q %zu; all rows: GCV %.4g at %g, %.4g at %g\n",
+                   k ? "harfe" : "srfe", fold0.weight_scale, fold0.sparsity, full[0].cv_mse,
+                   fold0.weight_scale, full[1].cv_mse, 1.5 * fold0.weight_scale);
+            CHECK(memcmp(a, b, sizeof a) == 0);
+        }
+        rfx_model_free(fm[0]);
+        rfx_model_free(fm[1]);
+        rfx_model_free(m);
+    }
 }
 
 static void test_determinism(void)
@@ -518,6 +574,7 @@ int main(void)
 {
     make_data();
     RFX_TEST_RUN(test_against_explicit_cv);
+    RFX_TEST_RUN(test_final_from_first_fold);
     RFX_TEST_RUN(test_determinism);
     RFX_TEST_RUN(test_candidates);
     RFX_TEST_RUN(test_default_candidates);

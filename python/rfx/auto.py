@@ -116,7 +116,10 @@ class SurrogateRegressor(RegressorMixin, _ModelFile):
     worse than the best stops (racing). Transforms: the log and Box-Cox
     (its lambda by maximum likelihood, on the training rows of each fold and
     on all rows for the final model) take y > 0 only, and are no candidates
-    when some y <= 0. One target.
+    when some y <= 0. The final srfe or harfe fit starts from the weight
+    scale s and q its fit on the first fold chose (the full map at s and
+    1.5 s, the better by its selection score) instead of searching again.
+    One target.
 
     Parameters
     ----------

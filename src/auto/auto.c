@@ -107,10 +107,53 @@ static rfx_pce_params pce_params(const rfx_auto_params *p, const double *w)
     return pp;
 }
 
+/* Where srfe and harfe start on all rows: the weight scale and q their fit
+ * on the first fold chose. */
+typedef struct srfe_start {
+    double scale;
+    size_t q;
+} srfe_start;
+
+/* srfe or harfe (sp: the defaults) from a fold's choice: at the start's q,
+ * with the full map at its scale s and at RFX__SRFE_SCALE_UP s, the latter
+ * kept unless it scores worse - the last stage of rfx_srfe_fit's search,
+ * without the screens that led the fold's fit to s. The two fits run side
+ * by side on two threads (each gives the same bits on any thread count). */
+static rfx_status srfe_from_start(const rfx_srfe_params *sp, const srfe_start *start, rfx_cmat X,
+                                  rfx_cmat Z, rfx_model **out)
+{
+    rfx_model *m[2] = {NULL, NULL};
+    rfx_srfe_report r[2];
+    const int nt = rfx__threads(sp->features.n_threads), tn = nt > 1 ? 2 : 1;
+    rfx__failure fail;
+    rfx__failure_init(&fail);
+#pragma omp parallel for num_threads(tn) schedule(static, 1) if (tn > 1)
+    for (int k = 0; k < 2; k++) {
+        RFX__SERIAL_BLAS();
+        rfx_srfe_params q = *sp;
+        q.features.sparsity = start->q;
+        q.features.weight_scale = start->scale * (k ? RFX__SRFE_SCALE_UP : 1.0);
+        q.features.n_threads = tn > 1 ? 1 : nt;
+        rfx__failure_note(&fail, (size_t)k, rfx_srfe_fit(&q, X, Z, &m[k], &r[k]));
+    }
+    rfx_status st = rfx__failure_raise(&fail);
+    if (st) {
+        rfx_model_free(m[0]);
+        rfx_model_free(m[1]);
+        return st;
+    }
+    const int k = r[1].cv_mse > r[0].cv_mse ? 0 : 1;
+    rfx_model_free(m[1 - k]);
+    *out = m[k];
+    return RFX_OK;
+}
+
 /* Fit method to X (m x d) and z (m), with the rows' weights w (m values, or
- * NULL): each method with its own defaults. */
+ * NULL): each method with its own defaults; srfe and harfe from start when
+ * it is not NULL, and their choice in *chose when that is not NULL. */
 static rfx_status fit_method(const fit_ctx *c, rfx_method method, rfx_cmat X, const double *z,
-                             const double *w, rfx_model **out)
+                             const double *w, const srfe_start *start, srfe_start *chose,
+                             rfx_model **out)
 {
     const rfx_auto_params *p = c->p;
     rfx_cmat Z = rfx_cmat_of(z, X.rows, 1);
@@ -131,7 +174,11 @@ static rfx_status fit_method(const fit_ctx *c, rfx_method method, rfx_cmat X, co
         sp.features.n_threads = p->n_threads;
         if (method == RFX_METHOD_HARFE) sp.method = RFX_L1_METHOD_HTP;
         sp.sample_weight = w;
-        return rfx_srfe_fit(&sp, X, Z, out, NULL);
+        if (start) return srfe_from_start(&sp, start, X, Z, out);
+        rfx_srfe_report rep;
+        RFX__TRY(rfx_srfe_fit(&sp, X, Z, out, &rep));
+        if (chose) *chose = (srfe_start){rep.weight_scale, rep.sparsity};
+        return RFX_OK;
     }
     case RFX_METHOD_PCE: {
         rfx_pce_params pp = pce_params(p, w);
@@ -160,17 +207,17 @@ static rfx_status fit_method(const fit_ctx *c, rfx_method method, rfx_cmat X, co
 }
 
 /* Fit (method, transform) to rows X, y with weights w (or NULL); the model
- * predicts y. */
+ * predicts y. start, chose: fit_method's. */
 static rfx_status fit_candidate(const fit_ctx *c, rfx_method method, rfx_target_transform t,
                                 rfx_cmat X, const double *y, const double *w, double *z,
-                                rfx_model **out)
+                                const srfe_start *start, srfe_start *chose, rfx_model **out)
 {
     double lambda = 0;
     if (t == RFX_TARGET_BOXCOX)
         RFX__TRY(rfx_target_boxcox_lambda_weighted(y, w, X.rows, &lambda));
     RFX__TRY(rfx_target_forward(t, lambda, y, X.rows, z));
     rfx_model *m = NULL;
-    RFX__TRY(fit_method(c, method, X, z, w, &m));
+    RFX__TRY(fit_method(c, method, X, z, w, start, chose, &m));
     rfx_status st = rfx_model_set_target_transform(m, t, lambda);
     if (st) {
         rfx_model_free(m);
@@ -186,6 +233,7 @@ typedef struct cand {
     rfx_auto_candidate pub;
     double *sse;        /* per fold: sum of squared held-out errors        */
     double last_seconds;
+    srfe_start start;   /* srfe, harfe: the choice of the first fold's fit */
     int active;
     int deferred;       /* the default projected candidate: fold 0 waits   */
     /* concurrent_round's outcome for this round */
@@ -239,7 +287,8 @@ static rfx_status concurrent_round(const fit_ctx *ctx, cand *cs, size_t nc, int 
         const double t1 = now_seconds();
         rfx_model *m = NULL;
         rfx_status fs = fit_candidate(&c1, c->pub.method, c->pub.transform, Xtr, ytr, wtr,
-                                      zc + j * n, &m);
+                                      zc + j * n, NULL, c->pub.folds == 0 ? &c->start : NULL,
+                                      &m);
         if (!fs)
             fs = rfx_model_predict(m, Xte, rfx_mat_of(pc + j * n, Xte.rows, 1), rfx_mat_none());
         rfx_model_free(m);
@@ -558,7 +607,8 @@ rfx_status rfx_auto_fit(const rfx_auto_params *params, rfx_cmat X, const double 
                 if (fs) rfx__error(fs, "%s", c->round_message);
             } else {
                 fs = fit_candidate(&ctx, c->pub.method, c->pub.transform,
-                                   rfx_cmat_of(Xtr, mtr, d), ytr, wtr, ztr, &model);
+                                   rfx_cmat_of(Xtr, mtr, d), ytr, wtr, ztr, NULL,
+                                   c->pub.folds == 0 ? &c->start : NULL, &model);
                 if (!fs)
                     fs = rfx_model_predict(model, rfx_cmat_of(Xte, mte, d),
                                            rfx_mat_of(pred, mte, 1), rfx_mat_none());
@@ -611,7 +661,8 @@ rfx_status rfx_auto_fit(const rfx_auto_params *params, rfx_cmat X, const double 
             }
             const double t1 = now_seconds();
             rfx_status fs = fit_candidate(&ctx, c->pub.method, c->pub.transform,
-                                          rfx_cmat_of(Xtr, mtr, d), ytr, wtr, ztr, &model);
+                                          rfx_cmat_of(Xtr, mtr, d), ytr, wtr, ztr, NULL, NULL,
+                                          &model);
             if (!fs)
                 fs = rfx_model_predict(model, rfx_cmat_of(Xte, mte, d), rfx_mat_of(pred, mte, 1),
                                        rfx_mat_none());
@@ -710,8 +761,11 @@ rfx_status rfx_auto_fit(const rfx_auto_params *params, rfx_cmat X, const double 
     /* the final fit on all rows (none when only the choice is wanted) */
     if (out) {
         for (size_t i = 0; i < n; i++) memcpy(Xtr + i * d, X.data + i * X.stride, d * sizeof *Xtr);
-        st = fit_candidate(&ctx, cs[chosen].pub.method, cs[chosen].pub.transform,
-                           rfx_cmat_of(Xtr, n, d), y, w, ztr, &model);
+        /* srfe and harfe from the first fold's choice of scale and q */
+        const rfx_method mc = cs[chosen].pub.method;
+        const int from_fold = mc == RFX_METHOD_SRFE || mc == RFX_METHOD_HARFE;
+        st = fit_candidate(&ctx, mc, cs[chosen].pub.transform, rfx_cmat_of(Xtr, n, d), y, w,
+                           ztr, from_fold ? &cs[chosen].start : NULL, NULL, &model);
         if (st) goto done;
     }
     if (report) {
