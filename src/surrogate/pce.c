@@ -678,6 +678,11 @@ enum { LARS_FREE = 0, LARS_ACTIVE = 1, LARS_OUT = 2 };
  * of its norm lies outside the span of the active ones (a condition number
  * of 1e8 for the refit); one that does not is dropped for good. */
 #define PCE_LARS_COLLINEAR 1e-8
+/* A LARS pass over the candidates (n m multiply-adds, once per step) is
+ * shared among the threads only above this much work: a parallel region
+ * per step costs a fork and a barrier, and on a machine busy with other
+ * work each barrier can wait a time slice for a descheduled thread. */
+#define LARS_PAR_WORK 262144
 /* the automatic sweep up to the sure degree ends after SWEEP_PATIENCE
  * degrees in a row whose corrected LOO error exceeds SWEEP_RISE times the
  * best (see fit_basis) */
@@ -788,7 +793,7 @@ static rfx_status lars_path(const double *Psi, size_t n, const size_t *cols, siz
 
     /* column statistics and the first correlations, c_j = x_j^T (y - ybar) */
     int nfree = 0;
-#pragma omp parallel for schedule(static) num_threads(nt) if (m > 64) reduction(+ : nfree)
+#pragma omp parallel for schedule(static) num_threads(nt) if (m * n > LARS_PAR_WORK) reduction(+ : nfree)
     for (size_t j = 0; j < m; j++) {
         const double *col = Psi + cols[j] * n;
         double s = 0.0, ss = 0.0, raw = 0.0;
@@ -906,7 +911,7 @@ static rfx_status lars_path(const double *Psi, size_t n, const size_t *cols, siz
         }
         /* a_j = x_j^T u (u is orthogonal to the constant, so the mean drops
          * out), then the step gamma to the next entering column */
-#pragma omp parallel for schedule(static) num_threads(nt) if (m > 64)
+#pragma omp parallel for schedule(static) num_threads(nt) if (m * n > LARS_PAR_WORK)
         for (size_t i = 0; i < m; i++)
             if (state[i] == LARS_FREE) a[i] = rfx__dot(Psi + cols[i] * n, u, n) / sc[i];
         double gamma = INFINITY;
