@@ -254,6 +254,7 @@ static void test_zero_weight(void)
         rfx_model *ms = fit_or_null(&ps, X, y, m, d, &rs), *sm = NULL;
         rfx_srfe_params sp = rfx_srfe_params_default();
         sp.features.n_features = 4000;
+        sp.widen_rounds = 0;
         rfx_srfe_report sr;
         CHECK_OK(rfx_srfe_fit(&sp, rfx_cmat_of(E, m, 2), rfx_cmat_of(y, m, 1), &sm, &sr));
         if (ms && sm) {
@@ -1358,6 +1359,7 @@ static void test_auto_log(void)
     /* SRFE on log y: 4000 features, its weight scale, q, N and lambda */
     rfx_srfe_params sp = rfx_srfe_params_default();
     sp.features.n_features = 4000;
+    sp.widen_rounds = 0;
     rfx_srfe_report sr;
     rfx_model *sm = NULL;
     CHECK_OK(rfx_srfe_fit(&sp, rfx_cmat_of(E, m, 2), rfx_cmat_of(ly, m, 1), &sm, &sr));

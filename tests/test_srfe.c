@@ -301,6 +301,15 @@ static void test_widening(void)
     }
     printf("widening: test error %.4f at the chosen scale %g, %.4f at scale 3\n", e[0], s, e[1]);
     CHECK(e[0] < 0.6 * e[1]);
+    /* widen_rounds 0: the grid alone, 3 scales at q = 2 and q = 1 */
+    rfx_srfe_params p = rfx_srfe_params_default();
+    p.features.n_features = 4000;
+    p.widen_rounds = 0;
+    rfx_srfe_report rep;
+    rfx_model *mo = NULL;
+    CHECK_OK(rfx_srfe_fit(&p, rfx_cmat_of(X, m, d), rfx_cmat_of(y, m, 1), &mo, &rep));
+    rfx_model_free(mo);
+    CHECK(rep.n_candidates == 4 && (rep.weight_scale == 2.0 || rep.weight_scale == 3.0));
 }
 
 /* The default selection is GCV along one lasso path: the model equals the
@@ -438,6 +447,7 @@ static void test_params_check(void)
     BAD(lambda, NAN, "srfe.lambda");
     BAD(eta, -1.0, "srfe.eta");
     BAD(n_folds, 1, "srfe.n_folds: must be >= 2, got 1");
+    BAD(widen_rounds, 11, "srfe.widen_rounds: must be at most 10, got 11");
     BAD(n_lambdas, 0, "srfe.n_lambdas");
     BAD(select, RFX_SELECT_NONE, "srfe.select");
     BAD(lambda_min_ratio, 1.0, "srfe.lambda_min_ratio");

@@ -442,7 +442,8 @@ RFX_API rfx_status rfx_kpca_theta(const rfx_kpca *kp, double *theta);
  * rfx_model_fit (params fit, or its defaults with 1000 features:
  * standardised scores, length scale and penalty chosen automatically) on
  * one thread; RFX_METHOD_SRFE through rfx_srfe_fit (params srfe, or its
- * defaults with 4000 features; its sparsity at most k) on n_threads;
+ * defaults with 4000 features and the scale grid alone, widen_rounds 0;
+ * its sparsity at most k) on n_threads;
  * RFX_METHOD_PCE through rfx_pce_fit (params pce, or degree 3 with LARS)
  * with normal marginals N(mean_j, sd_j) of the training scores of each
  * component (any marginals given in pce are replaced: the scores'
@@ -509,7 +510,7 @@ typedef struct rfx_projected_params {
                                     defaults with 1000 features; its method
                                     is replaced by surrogate                */
     const rfx_srfe_params *srfe; /* srfe: NULL (default) = the defaults with
-                                    4000 features                           */
+                                    4000 features, widen_rounds 0           */
     const rfx_pce_params *pce;   /* pce: NULL (default) = degree 3, LARS    */
     const double *theta;    /* optional: d values in [0, 1], not all zero:
                                use this theta and do not search; default

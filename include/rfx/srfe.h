@@ -105,6 +105,10 @@ typedef struct rfx_srfe_params {
     const double *sample_weight; /* a weight per row of X (finite, >= 0, not
                                all zero), or NULL (default) for 1 each; see
                                "Row weights" below                         */
+    size_t widen_rounds;    /* with the weight scale chosen: at most this
+                               many rounds widening the grid past an end
+                               that scores best (see above), <= 10;
+                               default 3, 0: the grid {0.5, 1, 2} alone  */
 } rfx_srfe_params;
 
 RFX_API rfx_srfe_params rfx_srfe_params_default(void);

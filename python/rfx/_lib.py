@@ -520,6 +520,7 @@ typedef struct rfx_srfe_params {
     rfx_progress_fn progress;
     void *progress_user;
     const double *sample_weight;
+    size_t widen_rounds;
 } rfx_srfe_params;
 
 rfx_srfe_params rfx_srfe_params_default(void);

@@ -358,6 +358,7 @@ class ProjectedRegressor(RegressorMixin, _ModelFile):
             fp.features.n_features = n_feat
             sp = ffi.new("rfx_srfe_params *", lib.rfx_srfe_params_default())
             sp.features.n_features = n_feat
+            sp.widen_rounds = 0  # the projected fit's default srfe
             keep += [fp, sp]
             p.fit = fp
             p.srfe = sp

@@ -87,6 +87,7 @@ def _c_fit(X, y, seed, particles, iterations, n_features):
     fp.features.n_features = n_features
     sp = ffi.new("rfx_srfe_params *", lib.rfx_srfe_params_default())
     sp.features.n_features = n_features
+    sp.widen_rounds = 0
     p.fit = fp
     p.srfe = sp
     out = ffi.new("rfx_model **")

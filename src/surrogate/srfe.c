@@ -54,14 +54,15 @@ static const double SCALE_GRID[] = {0.5, 1.0, 2.0};
 #define FULL_SCALE_UP RFX__SRFE_SCALE_UP
 
 /* A chosen scale at an end of SCALE_GRID widens the grid past that end: up
- * to WIDEN_ROUNDS rounds of WIDEN_PER_ROUND scales, each WIDEN_STEP times
- * further out than the last, while the outermost scores best (from 2 up to
- * 128, from 0.5 down to 1/128). The log of the G-function, a sum of terms
+ * to widen_rounds rounds (default WIDEN_ROUNDS) of WIDEN_PER_ROUND scales,
+ * each WIDEN_STEP times further out than the last, while the outermost
+ * scores best (by default from 2 up to 128, from 0.5 down to 1/128). The log of the G-function, a sum of terms
  * with a kink, wants fast features: with q = 1 and N = 24000 (m = 800, two
  * seeds) GCV and the test error both fell from scale 3 (0.027) to 20-30
  * (0.009) and rose beyond. */
 #define WIDEN_STEP 2.0
 #define WIDEN_ROUNDS 3
+#define WIDEN_ROUNDS_MAX 10
 #define WIDEN_PER_ROUND 2
 _Static_assert(WIDEN_PER_ROUND <= 3, "a widening round fits in the batch of the stages");
 
@@ -90,6 +91,7 @@ rfx_srfe_params rfx_srfe_params_default(void)
     p.n_lambdas = 50;
     p.lambda_min_ratio = 1e-3;
     p.select = RFX_SELECT_GCV;
+    p.widen_rounds = WIDEN_ROUNDS;
     return p;
 }
 
@@ -120,6 +122,9 @@ rfx_status rfx_srfe_params_check(const rfx_srfe_params *p)
     if (!(p->lambda_min_ratio > 0 && p->lambda_min_ratio < 1))
         return rfx__error(RFX_EINVAL, "srfe.lambda_min_ratio: must be in (0, 1), got %g",
                           p->lambda_min_ratio);
+    if (p->widen_rounds > WIDEN_ROUNDS_MAX)
+        return rfx__error(RFX_EINVAL, "srfe.widen_rounds: must be at most %d, got %zu",
+                          WIDEN_ROUNDS_MAX, p->widen_rounds);
     rfx_features_params fp = fit_features(p);
     RFX__TRY(rfx__features_check_fields(&fp));
     if (fp.form == RFX_FORM_COS_SIN)
@@ -457,7 +462,8 @@ rfx_status rfx_srfe_fit(const rfx_srfe_params *params, rfx_cmat X, rfx_cmat Y, r
     const size_t n_full = final ? 1 + (size_t)up : 0;
     /* the fits planned for the progress: the widening's as many as it may
      * take, the rounds it does not take dropped as it stops */
-    size_t n_fits = n_grid + n_full + (n_scales > 1 ? WIDEN_ROUNDS * WIDEN_PER_ROUND : 0);
+    const size_t rounds = n_scales > 1 ? p->widen_rounds : 0;
+    size_t n_fits = n_grid + n_full + rounds * WIDEN_PER_ROUND;
     size_t done_fits = 0, n_screens = 0, widened = 0;
     double outer = 0, step = 1; /* the widening: the last scale tried, the factor */
     enum { STAGE_SCALES, STAGE_QS, STAGE_WIDEN, STAGE_FULL, STAGE_DONE } stage = STAGE_SCALES;
@@ -530,12 +536,12 @@ rfx_status rfx_srfe_fit(const rfx_srfe_params *params, rfx_cmat X, rfx_cmat Y, r
         } else if (stage == STAGE_QS || stage == STAGE_WIDEN) {
             /* another round while the outer scale scores best */
             if (stage == STAGE_WIDEN) widened++;
-            const int more = step != 1.0 && widened < WIDEN_ROUNDS &&
+            const int more = step != 1.0 && widened < rounds &&
                              (stage == STAGE_QS || best.fp.weight_scale == outer);
             if (more) {
                 stage = STAGE_WIDEN;
             } else {
-                if (n_scales > 1) n_fits -= (WIDEN_ROUNDS - widened) * WIDEN_PER_ROUND;
+                n_fits -= (rounds - widened) * WIDEN_PER_ROUND;
                 stage = final ? STAGE_FULL : STAGE_DONE;
             }
         } else {

@@ -1298,7 +1298,8 @@ static void print_projected_report(const rfx_projected_params *p, const rfx_proj
 
 /* projected: rfx_projected_params from its defaults and what was given
  * (but --theta); with -D its surrogate's parameters fp and sp, the
- * defaults with that many features. */
+ * projected fit's defaults with that many features (srfe without the
+ * widening of its scale grid). */
 static rfx_projected_params projected_params(const fit_opts *o, rfx_fit_params *fp,
                                              rfx_srfe_params *sp)
 {
@@ -1313,6 +1314,7 @@ static rfx_projected_params projected_params(const fit_opts *o, rfx_fit_params *
     if (o->given[O_FEATURES]) {
         fp->features.n_features = o->fit.features.n_features;
         sp->features.n_features = o->fit.features.n_features;
+        sp->widen_rounds = 0;
         p.fit = fp;
         p.srfe = sp;
     }
