@@ -31,8 +31,8 @@
  * q = 1 and 3 at the best scale (a coordinate search); when the best
  * scale is an end of the grid {0.5, 1, 2}, the grid is widened past it at
  * the best q, two scales a round (4 and 8, then 16 and 32, ...; 0.25 and
- * 0.125 downwards), for up to three rounds while the outermost scores
- * best (from 1/128 to 128); the best pair is
+ * 0.125 downwards), for up to widen_rounds rounds (default 3: from 1/128
+ * to 128) while the outermost scores best; the best pair is
  * then fitted with all N features at its scale and, when the scale is
  * chosen, at 1.5 times it (the best scale grows with N, so a screen with
  * fewer features prefers too small a one); the best score of these and of

@@ -56,10 +56,10 @@ static const double SCALE_GRID[] = {0.5, 1.0, 2.0};
 /* A chosen scale at an end of SCALE_GRID widens the grid past that end: up
  * to widen_rounds rounds (default WIDEN_ROUNDS) of WIDEN_PER_ROUND scales,
  * each WIDEN_STEP times further out than the last, while the outermost
- * scores best (by default from 2 up to 128, from 0.5 down to 1/128). The log of the G-function, a sum of terms
- * with a kink, wants fast features: with q = 1 and N = 24000 (m = 800, two
- * seeds) GCV and the test error both fell from scale 3 (0.027) to 20-30
- * (0.009) and rose beyond. */
+ * scores best (by default from 2 up to 128, from 0.5 down to 1/128). The
+ * log of the G-function, a sum of terms with a kink, wants fast features:
+ * with q = 1 and N = 24000 (m = 800, two seeds) GCV and the test error
+ * both fell from scale 3 (0.027) to 20-30 (0.009) and rose beyond. */
 #define WIDEN_STEP 2.0
 #define WIDEN_ROUNDS 3
 #define WIDEN_ROUNDS_MAX 10
