@@ -7,6 +7,7 @@
  * counts, and every error path. */
 #include "internal.h"
 #include "rfx/pce.h"
+#include "rfx/surrogate.h"
 #include "testlib.h"
 
 #include <math.h>
@@ -1463,6 +1464,86 @@ static void test_auto_high_degree(void)
     free(yp);
 }
 
+/* The hyperbolic basis of the automatic choice. On the OTL circuit (d = 6,
+ * n = 200) the total-degree sweep keeps a degree below its cap of 10 (the
+ * basis outgrew the rows), so the q = 0.5 basis up to degree 10 (231 terms
+ * at 10, the largest within 4 n and 10) is swept too; its corrected LOO
+ * error is the lower and the automatic fit is the sweep of that basis over
+ * degrees 1..10, term by term, with a lower
+ * held-out error than the total-degree sweep's. Where the total-degree
+ * sweep reaches its cap (Ishigami above, the sweep-patience cases) the
+ * hyperbolic basis is not tried: those tests see the sweep's model. */
+static void test_hyperbolic_basis(void)
+{
+    const size_t n = 200, nt = 2000;
+    rfx_testfn *f = NULL;
+    CHECK_OK(rfx_testfn_create(RFX_TESTFN_OTL, NULL, &f));
+    if (!f) return;
+    const size_t d = rfx_testfn_dim(f);
+    double *X = malloc(n * d * sizeof *X), *y = malloc(n * sizeof *y);
+    double *Xt = malloc(nt * d * sizeof *Xt), *yt = malloc(nt * sizeof *yt);
+    double *yp = malloc(nt * sizeof *yp);
+    CHECK_OK(rfx_testfn_sample(f, 31, (rfx_mat){X, n, d, d}, y));
+    CHECK_OK(rfx_testfn_sample(f, 32, (rfx_mat){Xt, nt, d, d}, yt));
+    rfx_marginal mg[6];
+    column_ranges(X, n, d, mg);
+    rfx_pce_params p = rfx_pce_params_default();
+    p.method = RFX_PCE_METHOD_LARS;
+    p.degree_min = 1;
+    rfx_pce *fit[3] = {NULL, NULL, NULL}; /* automatic, hyperbolic, total degree 1..10 */
+    p.marginals_from_data = 1;
+    p.auto_basis = 1;
+    CHECK_OK(rfx_pce_fit(&p, rfx_cmat_of(X, n, d), y, &fit[0]));
+    p.marginals_from_data = 0;
+    p.marginals = mg;
+    p.auto_basis = 0;
+    p.q_norm = 0.5;
+    p.degree = 10;
+    CHECK_OK(rfx_pce_fit(&p, rfx_cmat_of(X, n, d), y, &fit[1]));
+    p.q_norm = 1.0;
+    CHECK_OK(rfx_pce_fit(&p, rfx_cmat_of(X, n, d), y, &fit[2]));
+    if (fit[0] && fit[1] && fit[2]) {
+        rfx_pce_info in[3];
+        double err[3];
+        for (int k = 0; k < 3; k++) {
+            CHECK_OK(rfx_pce_get_info(fit[k], &in[k]));
+            CHECK_OK(rfx_pce_predict(fit[k], rfx_cmat_of(Xt, nt, d), yp));
+            double e = 0, v = 0, m = 0;
+            for (size_t i = 0; i < nt; i++) m += yt[i] / (double)nt;
+            for (size_t i = 0; i < nt; i++) {
+                e += (yp[i] - yt[i]) * (yp[i] - yt[i]);
+                v += (yt[i] - m) * (yt[i] - m);
+            }
+            err[k] = sqrt(e / v);
+        }
+        printf("hyperbolic basis: automatic q %g degree %zu of 1..%zu, %zu of %zu terms, LOO "
+               "%.3g, held-out %.3g; q 0.5 degrees 1..10 LOO %.3g; total degree %zu of 1..10 "
+               "LOO %.3g, held-out %.3g\n",
+               in[0].q_norm, in[0].degree, in[0].degree_max, in[0].n_terms, in[0].n_candidates,
+               in[0].loo_corrected, err[0], in[1].loo_corrected, in[2].degree,
+               in[2].loo_corrected, err[2]);
+        CHECK(in[0].q_norm == 0.5 && in[0].degree_max == 10 && in[0].degree_min == 1);
+        CHECK(in[0].degree == in[1].degree && in[0].n_candidates == in[1].n_candidates);
+        CHECK(in[0].n_screened == 0 && in[2].degree < 10);
+        CHECK(in[0].n_terms == in[1].n_terms && in[0].loo_corrected == in[1].loo_corrected);
+        for (size_t k = 0; k < in[0].n_terms && k < in[1].n_terms; k++) {
+            double c1 = 0, c2 = 1;
+            CHECK_OK(rfx_pce_term(fit[0], k, &c1, NULL));
+            CHECK_OK(rfx_pce_term(fit[1], k, &c2, NULL));
+            CHECK(c1 == c2);
+        }
+        CHECK(in[1].loo_corrected < in[2].loo_corrected);
+        CHECK(err[0] < 0.8 * err[2]);
+    }
+    for (int k = 0; k < 3; k++) rfx_pce_free(fit[k]);
+    rfx_testfn_free(f);
+    free(X);
+    free(y);
+    free(Xt);
+    free(yt);
+    free(yp);
+}
+
 /* Row weights: least squares at a given degree is that of the rows
  * repeated by integer weights; a row of weight 0 is the row left out, bit
  * for bit (LARS, degrees 1..4 chosen by the weighted corrected LOO). */
@@ -1855,6 +1936,7 @@ int main(void)
     test_auto_basis();
     test_screening();
     test_auto_high_degree();
+    test_hyperbolic_basis();
     test_sweep_patience();
     test_orthonormality();
     test_exact_polynomial();

@@ -166,8 +166,14 @@ typedef struct rfx_pce_params {
                                (terms of at most two inputs) of the largest
                                degree P2 <= 10 with 1 + d P2 + C(d, 2)
                                C(P2, 2) <= min(4 n, 10000) terms, when P2 >
-                               P (swept the same way); the fit of lower
-                               corrected leave-one-out
+                               P (swept the same way); and with LARS, when
+                               the total-degree sweep kept a degree below
+                               P (its basis outgrew the rows), the
+                               hyperbolic basis q = 0.5 (sum_i sqrt(a_i) <=
+                               sqrt(Ph)) of the largest degree Ph <= 10
+                               with at most min(4 n, 10000) terms (swept
+                               the same way); the
+                               fit of lower corrected leave-one-out
                                error is kept. Then the screened fit: the
                                same choice on the inputs whose total Sobol
                                index in that fit is at least a tenth of its

@@ -297,7 +297,9 @@ class PCERegressor(RegressorMixin, _ModelFile):
         corrected leave-one-out error; the sweep up to 10 stops after two
         degrees in a row whose error is above twice the best), and for three
         or more
-        inputs also a pairwise basis of higher degree, keeping the fit of
+        inputs also a pairwise basis of higher degree, and when the sweep
+        kept a degree below its cap the hyperbolic basis of q-norm 0.5 at
+        the largest degree <= 10 within 4 n terms, keeping the fit of
         lower corrected leave-one-out error; then the same choice on the
         inputs whose total Sobol index there is at least a tenth of its
         relative corrected leave-one-out error (``n_screened_`` inputs left
