@@ -1371,6 +1371,21 @@ static void test_screening(void)
     free(yp);
 }
 
+/* The relative error |f - y| / |y - mean y| of pce's predictions f over the
+ * nt rows of Xt (nt x d) against yt; yp receives the predictions. */
+static double held_out_error(const rfx_pce *pce, const double *Xt, const double *yt, size_t nt,
+                             size_t d, double *yp)
+{
+    CHECK_OK(rfx_pce_predict(pce, rfx_cmat_of(Xt, nt, d), yp));
+    double e = 0, v = 0, m = 0;
+    for (size_t i = 0; i < nt; i++) m += yt[i] / (double)nt;
+    for (size_t i = 0; i < nt; i++) {
+        e += (yp[i] - yt[i]) * (yp[i] - yt[i]);
+        v += (yt[i] - m) * (yt[i] - m);
+    }
+    return sqrt(e / v);
+}
+
 /* The automatic basis past degree 10 (d = 3, n = 500: up to degree 16,
  * C(19, 3) = 969 <= 2 n terms), each degree above 10 taken only when its
  * corrected LOO error halves the best: on Ishigami without noise the fit
@@ -1439,14 +1454,7 @@ static void test_auto_high_degree(void)
         if (!pce) continue;
         rfx_pce_info info;
         CHECK_OK(rfx_pce_get_info(pce, &info));
-        CHECK_OK(rfx_pce_predict(pce, rfx_cmat_of(Xt, nt, d), yp));
-        double e = 0, v = 0, m = 0;
-        for (size_t i = 0; i < nt; i++) m += yt[i] / (double)nt;
-        for (size_t i = 0; i < nt; i++) {
-            e += (yp[i] - yt[i]) * (yp[i] - yt[i]);
-            v += (yt[i] - m) * (yt[i] - m);
-        }
-        err[k] = sqrt(e / v);
+        err[k] = held_out_error(pce, Xt, yt, nt, d, yp);
         printf("ishigami, %s: degree %zu of 1..%zu, %zu terms, held-out error %.3g\n",
                k == 0 ? "automatic basis" : "degrees 1..10", info.degree, info.degree_max,
                info.n_terms, err[k]);
@@ -1507,14 +1515,7 @@ static void test_hyperbolic_basis(void)
         double err[3];
         for (int k = 0; k < 3; k++) {
             CHECK_OK(rfx_pce_get_info(fit[k], &in[k]));
-            CHECK_OK(rfx_pce_predict(fit[k], rfx_cmat_of(Xt, nt, d), yp));
-            double e = 0, v = 0, m = 0;
-            for (size_t i = 0; i < nt; i++) m += yt[i] / (double)nt;
-            for (size_t i = 0; i < nt; i++) {
-                e += (yp[i] - yt[i]) * (yp[i] - yt[i]);
-                v += (yt[i] - m) * (yt[i] - m);
-            }
-            err[k] = sqrt(e / v);
+            err[k] = held_out_error(fit[k], Xt, yt, nt, d, yp);
         }
         printf("hyperbolic basis: automatic q %g degree %zu of 1..%zu, %zu of %zu terms, LOO "
                "%.3g, held-out %.3g; q 0.5 degrees 1..10 LOO %.3g; total degree %zu of 1..10 "

@@ -1890,8 +1890,20 @@ rfx_status rfx__pce_set_span_rows(rfx_pce *pce, rfx_cmat X)
     return RFX_OK;
 }
 
+/* *best becomes the one of *best and *other of lower corrected LOO error
+ * (a tie: *best), *other the other. */
+static void keep_lower(rfx_pce **best, rfx_pce **other)
+{
+    if ((*other)->loo_corrected < (*best)->loo_corrected) {
+        rfx_pce *t = *best;
+        *best = *other;
+        *other = t;
+    }
+}
+
 /* The automatic basis (the degree sweep, then the pairwise basis when it
- * is larger, the one of lower corrected LOO error kept) or the basis asked. */
+ * is larger and the hyperbolic one when the sweep stopped below its cap,
+ * the one of lower corrected LOO error kept) or the basis asked. */
 static rfx_status fit_bases(rfx_pce_params p, rfx_cmat X, const double *y, rfx_pce **out)
 {
     rfx_pce *pce = NULL, *pce2 = NULL;
@@ -1911,11 +1923,7 @@ static rfx_status fit_bases(rfx_pce_params p, rfx_cmat X, const double *y, rfx_p
         q.degree = p2;
         st = fit_basis(&q, X, y, SIZE_MAX, SWEEP_PATIENCE, &pce2);
         if (!st) note_basis(pce2, &q);
-        if (!st && pce2->loo_corrected < pce->loo_corrected) {
-            rfx_pce *t = pce;
-            pce = pce2;
-            pce2 = t;
-        }
+        if (!st) keep_lower(&pce, &pce2);
         rfx_pce_free(pce2);
         pce2 = NULL;
     }
@@ -1927,11 +1935,7 @@ static rfx_status fit_bases(rfx_pce_params p, rfx_cmat X, const double *y, rfx_p
         q.degree = ph;
         st = fit_basis(&q, X, y, AUTO_MAX_DEGREE, SWEEP_PATIENCE, &pce2);
         if (!st) note_basis(pce2, &q);
-        if (!st && pce2->loo_corrected < pce->loo_corrected) {
-            rfx_pce *t = pce;
-            pce = pce2;
-            pce2 = t;
-        }
+        if (!st) keep_lower(&pce, &pce2);
     }
     rfx_pce_free(pce2);
     if (st) {
@@ -2027,11 +2031,7 @@ static rfx_status fit_given(const rfx_pce_params *p, rfx_cmat X, const double *y
             rfx_pce_free(best);
             return st;
         }
-        if (cand && cand->loo_corrected < best->loo_corrected) {
-            rfx_pce *t = best;
-            best = cand;
-            cand = t;
-        }
+        if (cand) keep_lower(&best, &cand);
         rfx_pce_free(cand);
     }
     *out = best;
@@ -2112,11 +2112,7 @@ rfx_status rfx_pce_fit(const rfx_pce_params *params, rfx_cmat X, const double *y
                 st = fit_given(&p, X, y, &pce2);
                 if (!st) /* the families' polynomials are trusted on the rows' range */
                     st = rfx__pce_set_span_rows(pce2, X);
-                if (!st && pce2->loo_corrected < pce->loo_corrected) {
-                    rfx_pce *t = pce;
-                    pce = pce2;
-                    pce2 = t;
-                }
+                if (!st) keep_lower(&pce, &pce2);
             }
         }
     } else {
