@@ -1377,13 +1377,7 @@ static double held_out_error(const rfx_pce *pce, const double *Xt, const double 
                              size_t d, double *yp)
 {
     CHECK_OK(rfx_pce_predict(pce, rfx_cmat_of(Xt, nt, d), yp));
-    double e = 0, v = 0, m = 0;
-    for (size_t i = 0; i < nt; i++) m += yt[i] / (double)nt;
-    for (size_t i = 0; i < nt; i++) {
-        e += (yp[i] - yt[i]) * (yp[i] - yt[i]);
-        v += (yt[i] - m) * (yt[i] - m);
-    }
-    return sqrt(e / v);
+    return rfx_test_rel_error(yp, yt, nt);
 }
 
 /* The automatic basis past degree 10 (d = 3, n = 500: up to degree 16,

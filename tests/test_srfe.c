@@ -10,17 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static double rel_err(const double *p, const double *y, size_t n)
-{
-    double num = 0, den = 0, mu = 0;
-    for (size_t i = 0; i < n; i++) mu += y[i] / (double)n;
-    for (size_t i = 0; i < n; i++) {
-        num += (p[i] - y[i]) * (p[i] - y[i]);
-        den += (y[i] - mu) * (y[i] - mu);
-    }
-    return sqrt(num / den);
-}
-
 /* y = 0.3 + 6 features of the very map SRFE draws (standardize = 0 keeps
  * the inputs as given): the l1 fits must reproduce the function out of 400
  * candidate features from 300 rows; HTP with 60 terms. */
@@ -65,7 +54,7 @@ static void test_recovery(void)
         double *pt = malloc(mt * sizeof *pt);
         CHECK_OK(rfx_model_predict(mo, rfx_cmat_of(Xt, mt, d), rfx_mat_of(pt, mt, 1),
                                    rfx_mat_none()));
-        double e = rel_err(pt, yt, mt);
+        double e = rfx_test_rel_error(pt, yt, mt);
         printf("recovery (%s): test relative error %.2e, %zu nonzero\n",
                rfx_l1_method_name(q.method), e, rep.n_nonzero);
         /* the columns are coherent (15 supports shared by 400 features, and
@@ -124,7 +113,7 @@ static void test_defaults(void)
     if (mo) {
         CHECK_OK(rfx_model_predict(mo, rfx_cmat_of(Xt, mt, d), rfx_mat_of(pt, mt, 1),
                                    rfx_mat_none()));
-        double e = rel_err(pt, yt, mt);
+        double e = rfx_test_rel_error(pt, yt, mt);
         printf("Ishigami, m = %zu: relative error %.4f (scale %.2g, lambda %.3g, %zu nonzero, "
                "CV MSE %.4g)\n", m, e, rep.weight_scale, rep.lambda, rep.n_nonzero, rep.cv_mse);
         CHECK(e < 0.2);
@@ -296,7 +285,7 @@ static void test_widening(void)
         if (!mo) return;
         CHECK_OK(rfx_model_predict(mo, rfx_cmat_of(Xt, mt, d), rfx_mat_of(pt, mt, 1),
                                    rfx_mat_none()));
-        e[k] = rel_err(pt, yt, mt);
+        e[k] = rfx_test_rel_error(pt, yt, mt);
         rfx_model_free(mo);
     }
     printf("widening: test error %.4f at the chosen scale %g, %.4f at scale 3\n", e[0], s, e[1]);

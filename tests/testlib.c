@@ -102,3 +102,14 @@ double rfx_test_max_rel_diff(const double *a, const double *b, size_t n)
     }
     return den > 0 ? num / den : num;
 }
+
+double rfx_test_rel_error(const double *p, const double *y, size_t n)
+{
+    double num = 0, den = 0, mu = 0;
+    for (size_t i = 0; i < n; i++) mu += y[i] / (double)n;
+    for (size_t i = 0; i < n; i++) {
+        num += (p[i] - y[i]) * (p[i] - y[i]);
+        den += (y[i] - mu) * (y[i] - mu);
+    }
+    return sqrt(num / den);
+}

@@ -70,4 +70,7 @@ double rfx_test_normal(rfx_test_rng *r);
 double *rfx_test_matrix(rfx_test_rng *r, size_t rows, size_t cols, double lo, double hi);
 /* max |a_i - b_i| / max |b_i| over n values (the absolute gap when b is 0). */
 double rfx_test_max_rel_diff(const double *a, const double *b, size_t n);
+/* The relative L2 error |p - y| / |y - mean y| of predictions p of the n
+ * targets y. */
+double rfx_test_rel_error(const double *p, const double *y, size_t n);
 #endif
