@@ -1714,6 +1714,13 @@ static size_t auto_degree(size_t d, size_t n)
     return p;
 }
 
+/* The terms the pairwise and hyperbolic bases may have: min(4 n,
+ * AUTO_MAX_TERMS). */
+static double auto_term_budget(size_t n)
+{
+    return 4.0 * (double)n < AUTO_MAX_TERMS ? 4.0 * (double)n : AUTO_MAX_TERMS;
+}
+
 /* The pairwise basis's degree: the largest P <= AUTO_MAX_DEGREE whose 1 +
  * d P + C(d, 2) C(P, 2) terms are at most min(4 n, AUTO_MAX_TERMS)
  * (pairwise interactions of high degree suit many engineering functions of
@@ -1721,7 +1728,7 @@ static size_t auto_degree(size_t d, size_t n)
  * 2 fits. */
 static size_t auto_pairwise_degree(size_t d, size_t n)
 {
-    double budget = 4.0 * (double)n < AUTO_MAX_TERMS ? 4.0 * (double)n : AUTO_MAX_TERMS;
+    const double budget = auto_term_budget(n);
     double pairs = (double)d * (double)(d - 1) / 2.0;
     size_t best = 0;
     for (size_t k = 2; k <= AUTO_MAX_DEGREE; k++) {
@@ -1774,7 +1781,7 @@ static double hyperbolic_terms(size_t d, size_t p, double q)
  * when not even degree 2 fits. */
 static size_t auto_hyperbolic_degree(size_t d, size_t n)
 {
-    const double budget = 4.0 * (double)n < AUTO_MAX_TERMS ? 4.0 * (double)n : AUTO_MAX_TERMS;
+    const double budget = auto_term_budget(n);
     size_t best = 0;
     for (size_t k = 2; k <= AUTO_MAX_DEGREE; k++) {
         if (hyperbolic_terms(d, k, HYPERBOLIC_Q) > budget) break;
@@ -1928,9 +1935,10 @@ static rfx_status fit_bases(rfx_pce_params p, rfx_cmat X, const double *y, rfx_p
         rfx_pce_free(pce2);
         pce2 = NULL;
     }
-    const size_t ph = automatic && d >= 2 ? auto_hyperbolic_degree(d, X.rows) : 0;
-    if (!st && below_cap && p.method == RFX_PCE_METHOD_LARS && p.q_norm == 1.0 &&
-        p.max_interaction == 0 && ph > 0) {
+    const int hyperbolic = automatic && below_cap && d >= 2 && p.method == RFX_PCE_METHOD_LARS &&
+                           p.q_norm == 1.0 && p.max_interaction == 0;
+    const size_t ph = !st && hyperbolic ? auto_hyperbolic_degree(d, X.rows) : 0;
+    if (ph > 0) {
         rfx_pce_params q = p;
         q.q_norm = HYPERBOLIC_Q;
         q.degree = ph;

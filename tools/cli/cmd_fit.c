@@ -174,11 +174,11 @@ static const opt_spec FIT_OPTS[] = {
       "a degree above 10 kept only when it halves the corrected leave-one-out error of the "
       "best below it, and the sweep up to 10 stopped after two degrees in a row whose error "
       "is above twice the best; with d >= 3 also terms of at most two inputs "
-      "to a higher degree, within 4 n terms; when that sweep kept a degree below its cap, also "
-      "the hyperbolic basis of q-norm 0.5 of the largest degree <= 10 within 4 n terms; the "
-      "fit of lower corrected leave-one-out error is kept; then the same choice on the inputs whose total Sobol index there is "
-      "at least a tenth of its relative corrected leave-one-out error, kept when its error "
-      "is lower)" },
+      "to a higher degree, within 4 n terms; when that sweep kept a degree below its cap, "
+      "also the hyperbolic basis of q-norm 0.5 of the largest degree <= 10 within 4 n terms; "
+      "the fit of lower corrected leave-one-out error is kept; then the same choice on the "
+      "inputs whose total Sobol index there is at least a tenth of its relative corrected "
+      "leave-one-out error, kept when its error is lower)" },
     { O_DEGREE_MIN, 0, "degree-min", "M",
       "pce: every degree M..P is fitted and the one of least corrected leave-one-out error "
       "kept (default 1; M = P fits degree P only)" },
